@@ -1,0 +1,26 @@
+"""symtrans: exact, symbolic parameter counts, FLOPs and memory of Transformer models.
+
+``import symtrans`` stays light: everything loads on first use.
+
+    >>> import symtrans
+    >>> m = symtrans.model("gpt2")          # displays as rendered LaTeX/Markdown in Jupyter
+    >>> m.params, m.closed_form
+"""
+
+
+def model(name_or_spec, settings=None, **changes):
+    """A ``notebook.Model`` (exact counts, closed forms, Jupyter display) for a preset name,
+    a config.json path or a Spec, with ``--set``-style ``settings`` or keyword changes.
+
+    Raises:
+        ValueError: an unknown preset, a bad setting, or an invalid Spec.
+    """
+    from .notebook import model as _model
+    return _model(name_or_spec, settings, **changes)
+
+
+def __getattr__(name):
+    if name == "assert_identity":
+        from .identities import assert_identity
+        return assert_identity
+    raise AttributeError(f"module 'symtrans' has no attribute {name!r}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from . import symbols as S
+from .conventions import per_element
 from .cost import ATTENTION, DENSE, ZERO, Cost, Step
 from .spec import Spec
 
@@ -80,7 +81,7 @@ def linear(label: str, d_in: sp.Expr, d_out: sp.Expr, tokens: sp.Expr, bias: boo
         source=source,
     )]
     if bias:
-        steps.append(Step(label=f"bias of {label}", params=d_out, elementwise=tokens * d_out,
+        steps.append(Step(label=f"bias of {label}", params=d_out, elementwise=per_element("bias") * tokens * d_out,
                           note=f"one bias per output feature ({_fmt(d_out)})", source=source))
     return steps
 
@@ -97,7 +98,7 @@ def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
         params = width
         note = "RMSNorm scale γ"
         src = "Zhang & Sennrich 2019; LlamaRMSNorm / T5LayerNorm"
-    return [Step(label=label, params=params, elementwise=5 * tokens * width, note=note, source=src)]
+    return [Step(label=label, params=params, elementwise=per_element(spec.norm) * tokens * width, note=note, source=src)]
 
 
 def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
@@ -115,6 +116,54 @@ def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
     if mask == "half":
         return q * kv / 2
     raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+
+
+def _window_prefix(x: sp.Expr, w: sp.Expr, exact: bool = True) -> sp.Expr:
+    """sum_{p=1..x} min(p, w) = m*(m+1)/2 + (x - m)*w with m = Min(x, w) (``exact``);
+    its continuous twin m**2/2 + (x - m)*w otherwise (the band's area)."""
+    m = sp.Min(x, w)
+    return (m * (m + 1) if exact else m ** 2) / 2 + (x - m) * w
+
+
+def windowed_pairs(q: sp.Expr, kv: sp.Expr, mask: str, w: sp.Expr = S.w, causal: bool = True,
+                   global_tokens: int = 0) -> sp.Expr:
+    """Query-key pairs per sequence and head of local (sliding-window) attention.
+
+    Causal (Mistral, Jiang et al. 2023 §2; HF sliding-window mask ``q_idx - kv_idx < w``):
+    the query at position p sees min(p, w) keys.  For the last q rows of a kv-wide
+    square, with F(x) = sum_{p<=x} min(p, w) = m(m+1)/2 + (x - m)*w, m = Min(x, w):
+
+    * ``causal`` (exact): F(kv) - F(kv - q); at q = kv = L this is L*w - w*(w-1)/2
+      for L >= w and L*(L+1)/2 (the full causal form) for L <= w;
+    * ``full`` (mask ignored, as ``attention_pairs``): q*Min(kv, w);
+    * ``half``: the band's area, (q/kv)*(m**2/2 + (kv - m)*w), = q*kv/2 for kv <= w.
+
+    Bidirectional (Longformer, Beltagy et al. 2020 §3.1: a = w/2 keys on each side plus
+    the query itself; HF LongformerConfig requires w even, an odd w is taken as
+    a = floor(w/2)): q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
+    = q**2 for q <= a + 1.  ``global_tokens`` g add g*kv + q*g pairs (the global
+    rows and columns, computed separately from the band as in HF
+    ``LongformerSelfAttention``; overlaps with the band are not subtracted).
+
+    Raises:
+        ValueError: for an unknown ``mask``.
+    """
+    if mask not in MASKS:
+        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+    if causal:
+        if mask == "causal":
+            pairs = _window_prefix(kv, w) - _window_prefix(kv - q, w)
+        elif mask == "full":
+            pairs = q * sp.Min(kv, w)
+        else:
+            pairs = q / kv * _window_prefix(kv, w, exact=False)
+    else:
+        a = sp.floor(w / 2)
+        m = sp.Min(q - 1, a)
+        pairs = q + 2 * (m * (m + 1) / 2 + (q - 1 - m) * a)
+    if global_tokens:
+        pairs = pairs + global_tokens * kv + q * global_tokens
+    return pairs
 
 
 def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
@@ -146,42 +195,88 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     if spec.qk_norm:
         steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h)
         steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv)
-    pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")
+    if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
+        pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
+    else:
+        pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")
     steps.append(Step(
         label="Q K^T", flops=2 * batch * D.h * pairs * D.d_k, kind=ATTENTION,
         shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
-        elementwise=batch * D.h * pairs,  # the 1/sqrt(d_k) scaling
+        elementwise=per_element("scale") * batch * D.h * pairs,  # the 1/sqrt(d_k) scaling
         note="attention scores: every kept query-key pair, a d_k-wide dot product per head",
         source="Vaswani et al. 2017 eq. 1"))
     steps.append(Step(
-        label="softmax", elementwise=3 * batch * D.h * pairs,
+        label="softmax", elementwise=per_element("softmax") * batch * D.h * pairs,
         note="exp, sum and divide per score (counted only under all-ops)",
         source="Hoffmann et al. 2022 (Chinchilla) App. F"))
     steps.append(Step(
         label="scores V", flops=2 * batch * D.h * pairs * D.d_v, kind=ATTENTION,
         shape=f"h x ({_fmt(q)} x {_fmt(kv)}) . ({_fmt(kv)} x {_fmt(D.d_v)})",
         note="weighted sum of values, per head", source="Vaswani et al. 2017 eq. 1"))
+    if spec.positional == "transformer-xl" and kind != "cross":
+        steps += _transformer_xl_steps(batch, q, kv, pairs, D)
     steps += linear("W_O", D.h * D.d_v, D.d_model, tq, spec.out_bias_on, src, "output projection of the concatenated heads")
     name = {"self": "self-attention", "causal": "causal self-attention", "cross": "cross-attention"}[kind]
     return Cost(name=name, steps=tuple(steps), source=src)
 
 
+def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Expr, D: "Dims") -> list[Step]:
+    """Transformer-XL relative attention (Dai et al. 2019 §3.3), per layer.
+
+    W_R (d_model x h*d_k, no bias) projects the kv fixed sinusoidal relative encodings
+    R (2*kv*d_model*h*d_k FLOPs, once per sequence batch: R does not depend on the
+    batch); u and v (h*d_k each) are the content and position biases added to the
+    queries; Q R^T scores every kept query-key pair against R (term (b)+(d)).
+    Implementation: HF ``TransfoXLRelPartialLearnableMultiHeadAttn`` (r_net, r_w_bias,
+    r_r_bias with untie_r=True).
+    """
+    src = "Dai et al. 2019 (Transformer-XL) §3.3; TransfoXLRelPartialLearnableMultiHeadAttn"
+    steps = linear("W_R", D.d_model, D.h * D.d_k, kv, False, src, "projection of the relative position encodings R")
+    steps.append(Step(label="u, v", params=2 * D.h * D.d_k,
+                      elementwise=per_element("bias") * 2 * batch * q * D.h * D.d_k,
+                      note="content bias u and position bias v, h*d_k each, added to the queries", source=src))
+    steps.append(Step(label="Q R^T", flops=2 * batch * D.h * pairs * D.d_k, kind=ATTENTION,
+                      shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+                      note="position scores (q + v) R^T for every kept query-key pair, then the relative shift",
+                      source=src))
+    return steps
+
+
+def low_rank_linear(label: str, d_in: sp.Expr, d_out: sp.Expr, tokens: sp.Expr, bias: bool,
+                    source: str, note: str = "") -> list[Step]:
+    """A d_in -> d_out map factorised through rank ``r``: (d_in x r) then (r x d_out).
+
+    Parameters r*(d_in + d_out) (+ d_out bias) instead of d_in*d_out; FLOPs
+    2*tokens*r*(d_in + d_out).  It saves parameters only below the break-even rank
+    d_in*d_out/(d_in + d_out) (see ``variants.low_rank_saving``).  Source: low-rank
+    factorisation of weight matrices, Sainath et al. 2013; Lan et al. 2020 §3.1 for
+    the same idea applied to embeddings.
+    """
+    src = source + "; low-rank factorisation W = U V (Sainath et al. 2013)"
+    steps = linear(f"{label} (down to r)", d_in, S.r, tokens, False, src,
+                   (note + ": " if note else "") + f"first factor, {_fmt(d_in)} x r")
+    steps += linear(f"{label} (up from r)", S.r, d_out, tokens, bias, src, f"second factor, r x {_fmt(d_out)}")
+    return steps
+
+
 def _ffn_steps(spec: Spec, tokens: sp.Expr, prefix: str = "") -> list[Step]:
     D = dims(spec)
     b = spec.ffn_bias_on
+    linear_ = low_rank_linear if spec.has("r") else linear  # low-rank FFN: every map factorised
     if spec.ffn == "mlp":
         src = "Vaswani et al. 2017 §3.3, FFN(x) = max(0, xW_1 + b_1)W_2 + b_2"
-        steps = linear(prefix + "W_1", D.d_model, D.d_ff, tokens, b, src, "expansion to d_ff")
-        steps.append(Step(label=prefix + "activation", elementwise=tokens * D.d_ff,
+        steps = linear_(prefix + "W_1", D.d_model, D.d_ff, tokens, b, src, "expansion to d_ff")
+        steps.append(Step(label=prefix + "activation", elementwise=per_element("activation") * tokens * D.d_ff,
                           note="ReLU/GELU per element (all-ops only)", source=src))
-        steps += linear(prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model")
+        steps += linear_(prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model")
         return steps
     src = "Shazeer 2020 (GLU variants), FFN = (act(xW_gate) * xW_up) W_down; LlamaMLP"
-    steps = linear(prefix + "W_gate", D.d_model, D.d_ff, tokens, b, src, "gate projection")
-    steps += linear(prefix + "W_up", D.d_model, D.d_ff, tokens, b, src, "up projection")
-    steps.append(Step(label=prefix + "activation and gate", elementwise=2 * tokens * D.d_ff,
+    steps = linear_(prefix + "W_gate", D.d_model, D.d_ff, tokens, b, src, "gate projection")
+    steps += linear_(prefix + "W_up", D.d_model, D.d_ff, tokens, b, src, "up projection")
+    steps.append(Step(label=prefix + "activation and gate",
+                      elementwise=(per_element("activation") + per_element("gate")) * tokens * D.d_ff,
                       note="SiLU/GELU and the elementwise product (all-ops only)", source=src))
-    steps += linear(prefix + "W_down", D.d_ff, D.d_model, tokens, b, src, "down projection")
+    steps += linear_(prefix + "W_down", D.d_ff, D.d_model, tokens, b, src, "down projection")
     return steps
 
 
@@ -222,15 +317,19 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     return Cost(name="mixture of experts", steps=tuple(steps), children=tuple(children), source=src)
 
 
-def token_embedding(label: str = "token embedding", tied_note: str = "") -> Step:
-    """V x d_model lookup table: V*d_model parameters, 0 FLOPs (a lookup, not a matmul)."""
-    return Step(label=label, params=S.V * S.d_model,
+def token_embedding(label: str = "token embedding", tied_note: str = "", width: sp.Expr = S.d_model) -> Step:
+    """V x d_model lookup table: V*d_model parameters, 0 FLOPs (a lookup, not a matmul).
+
+    ``width`` is E_emb for ALBERT's factorized embedding (Lan et al. 2020 §3.1).
+    """
+    return Step(label=label, params=S.V * width,
                 note=tied_note or "one d_model vector per vocabulary entry; the lookup costs no FLOPs",
                 source="Vaswani et al. 2017 §3.4")
 
 
-def positions(spec: Spec) -> list[Step]:
-    """Positional encoding parameters: learned (L + offset) x d_model; others 0.
+def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
+    """Positional encoding parameters: learned (L + offset) x d_model (``width``: E_emb
+    with a factorized embedding, as HF AlbertEmbeddings); others 0.
 
     Sinusoidal: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and
     PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) (Vaswani 2017 §3.5), fixed, 0 parameters.
@@ -240,7 +339,7 @@ def positions(spec: Spec) -> list[Step]:
     if p == "learned":
         rows = S.L + spec.position_offset
         note = "one learned vector per position" + (f" (L + {spec.position_offset} rows: the implementation offsets positions by {spec.position_offset})" if spec.position_offset else "")
-        return [Step(label="learned positions", params=rows * S.d_model, note=note,
+        return [Step(label="learned positions", params=rows * width, note=note,
                      source="Gehring et al. 2017; BERT/GPT-2" + ("; BartLearnedPositionalEmbedding / OPTLearnedPositionalEmbedding" if spec.position_offset else ""))]
     if p == "sinusoidal":
         return [Step(label="sinusoidal positions", note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), PE(pos,2i+1) = cos(pos/10000^(2i/d_model)): fixed, no parameters",

@@ -151,6 +151,15 @@ class Cost:
                 pass
         raise KeyError(f"no component {name!r} under {self.name!r}")
 
+    # Jupyter display (symtrans.notebook): the closed forms rendered, with the components.
+    def _repr_markdown_(self) -> str:
+        from .notebook import cost_markdown
+        return cost_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        from .notebook import cost_latex
+        return cost_latex(self)
+
 
 # The layer-count symbols closed forms are grouped by.
 LAYER_SYMBOLS = (N, N_enc, N_dec)

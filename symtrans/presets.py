@@ -24,6 +24,10 @@ class Preset:
         published: the parameter figure as printed (text, e.g. ``"65M"``), and
             ``published_value`` its number in parameters.
         notes: why the published figure and the exact count differ, misprints, ...
+        kind: ``"model"`` (reproduces an implementation) or ``"hand count"`` (reproduces
+            a teaching article's count under its stated assumptions; see handcounts.py).
+        real: for a hand count, the preset of the real implementation to compare with,
+            and ``real_set`` the ``--set NAME=VALUE`` overrides applied to it.
     """
 
     name: str
@@ -33,6 +37,9 @@ class Preset:
     published: str = ""
     published_value: float | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    kind: str = "model"
+    real: str = ""
+    real_set: tuple[str, ...] = ()
 
 
 def _gpt2_like(**sizes: int) -> Spec:
@@ -95,6 +102,15 @@ _add(Preset("roberta-base", Spec(family="encoder-only", sizes=dict(d_model=768, 
             "Liu et al. 2019; config.json of roberta-base (514 positions: 512 + padding offset 2)",
             "transformers RobertaModel (with pooler)", "125M", 125e6,
             ("RoBERTa keeps 514 position rows and a single token type.",)))
+_add(Preset("albert-base-v2", Spec(family="encoder-only",
+                                   sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L=512, E_emb=128),
+                                   positional="learned", token_types=2, embedding_norm=True, pooler=True,
+                                   share_layers="all"),
+            "Lan et al. 2020 (ALBERT) Table 1 (base: E = 128, all layers shared); config.json of albert-base-v2",
+            "transformers AlbertModel (with pooler)", "12M", 12e6,
+            ("One layer's weights serve all 12 layers (num_hidden_groups = 1): parameters do not scale with N, "
+             "FLOPs do. The embeddings are E_emb = 128 wide (tokens, positions, token types and their LayerNorm), "
+             "then an E_emb x d_model projection with bias.",)))
 for _name, _d, _n, _h, _pub in (("gpt2", 768, 12, 12, "117M"), ("gpt2-medium", 1024, 24, 16, "345M"),
                                 ("gpt2-large", 1280, 36, 20, "762M"), ("gpt2-xl", 1600, 48, 25, "1542M")):
     _add(Preset(_name, _gpt2_like(d_model=_d, d_ff=4 * _d, h=_h, N=_n, V=50257, L=1024),
@@ -128,7 +144,7 @@ _add(Preset("llama-3-8b", _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V
 _add(Preset("llama-3-70b", _llama(d_model=8192, d_ff=28672, h=64, h_kv=8, N=80, V=128256, L=8192),
             "Llama 3 (Dubey et al. 2024) Table 3; config.json of meta-llama/Meta-Llama-3-70B",
             "transformers LlamaForCausalLM", "70B", 70e9))
-_add(Preset("mistral-7b", _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L=32768),
+_add(Preset("mistral-7b", _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L=32768, w=4096),
             "Jiang et al. 2023 (Mistral 7B) Table 1; config.json of mistralai/Mistral-7B-v0.1",
             "transformers MistralForCausalLM", "7B", 7e9,
             ("Sliding-window attention (w = 4096) changes FLOPs and the KV cache, not parameters.",)))
@@ -192,3 +208,10 @@ def get(name: str) -> Preset:
         close = difflib.get_close_matches(name, PRESETS, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; see 'symtrans presets'"
         raise KeyError(f"unknown preset {name!r}{hint}") from None
+
+
+# The teaching articles' hand counts (kind "hand count"); imported last: handcounts imports Preset lazily.
+from .handcounts import handcount_presets as _handcount_presets  # noqa: E402
+
+for _p in _handcount_presets():
+    _add(_p)

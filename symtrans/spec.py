@@ -23,9 +23,10 @@ from .symbols import SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 NORMS = ("layernorm", "rmsnorm", "none")
-POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative")
+POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl")
 FFNS = ("mlp", "swiglu", "geglu")
 NORM_POSITIONS = ("post", "pre")
+SHARE_LAYERS = ("none", "all", "attention", "ffn")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -54,7 +55,9 @@ class Spec:
         final_norm: a norm after the last layer of every stack.
         embedding_norm: a norm after the embeddings of every stack (BERT, BART).
         positional: ``sinusoidal`` | ``learned`` | ``none`` | ``rotary`` | ``alibi`` |
-            ``relative`` (T5's bucketed bias, ``relative_buckets`` x h per stack).
+            ``relative`` (T5's bucketed bias, ``relative_buckets`` x h per stack) |
+            ``transformer-xl`` (Dai et al. 2019: per layer W_R d_model x h*d_k and the
+            u, v biases, h*d_k each; used by Chinchilla/Gopher).
         position_offset: extra learned position rows (BART and OPT keep 2).
         tie_output: the LM head shares the (decoder) token embedding.
         head_bias: the LM head has a V-vector bias.
@@ -62,6 +65,7 @@ class Spec:
         token_types: rows of the token-type (segment) embedding; 0 means none.
         pooler, mlm_head: BERT's pooler (d_model x d_model + bias, on the first
             token) and masked-LM head (dense + norm + tied decoder + V bias).
+        pooler_bias: the pooler's d_model bias (hand counts often drop it).
         lm_head: whether the model has an LM head at all (decoder-only and
             encoder-decoder default True).
         ffn: ``mlp`` (two maps) | ``swiglu`` | ``geglu`` (three maps).
@@ -69,6 +73,13 @@ class Spec:
         n_shared_experts: dense experts every MoE layer always runs (DeepSeekMoE).
         moe_first_dense, moe_every: of N layers, the first ``moe_first_dense`` are
             dense and then every ``moe_every``-th is a MoE layer.
+        share_layers: ALBERT's cross-layer sharing (Lan et al. 2020 §3.1): ``none``,
+            ``all`` (one layer's weights serve all N), ``attention`` or ``ffn`` (only
+            that sublayer is shared).  Parameters stop scaling with N; FLOPs do not.
+        global_tokens: Longformer's global tokens (Beltagy et al. 2020 §3.1) on top
+            of a bidirectional local window ``w``; 0 means none.
+    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
+    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     """
 
     family: str = "decoder-only"
@@ -91,6 +102,7 @@ class Spec:
     share_embeddings: bool = True
     token_types: int = 0
     pooler: bool = False
+    pooler_bias: bool = True
     mlm_head: bool = False
     lm_head: bool = True
     ffn: str = "mlp"
@@ -98,6 +110,8 @@ class Spec:
     n_shared_experts: int = 0
     moe_first_dense: int = 0
     moe_every: int = 1
+    share_layers: str = "none"
+    global_tokens: int = 0
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -179,12 +193,13 @@ OPTION_TYPES: dict[str, Any] = {
     "norm_position": NORM_POSITIONS,
     "bias": bool, "attention_bias": bool, "qkv_bias": bool, "out_bias": bool, "ffn_bias": bool,
     "norm_bias": bool, "final_norm": bool, "embedding_norm": bool, "tie_output": bool,
-    "head_bias": bool, "share_embeddings": bool, "pooler": bool, "mlm_head": bool,
+    "head_bias": bool, "share_embeddings": bool, "pooler": bool, "pooler_bias": bool, "mlm_head": bool,
     "lm_head": bool, "qk_norm": bool,
     "position_offset": int, "relative_buckets": int, "token_types": int,
     "n_shared_experts": int, "moe_first_dense": int, "moe_every": int,
+    "share_layers": SHARE_LAYERS, "global_tokens": int,
 }
-_NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense")
+_NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
 
 def _validate(spec: Spec) -> None:
@@ -232,3 +247,7 @@ def _validate(spec: Spec) -> None:
         raise ValueError(f"k={v['k']} experts per token exceeds E={v['E']} experts")
     if spec.positional == "learned" and "L" not in v:
         raise ValueError("learned positions need L (maximum positions)")
+    if spec.global_tokens and "w" not in v:
+        raise ValueError("global_tokens need a local attention window w")
+    if spec.global_tokens and spec.family == "decoder-only":
+        raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")

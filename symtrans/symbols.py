@@ -46,6 +46,8 @@ _LEGEND = [
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),
+    SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
+    SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
 ]
 
 LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
@@ -77,6 +79,8 @@ w = SYMBOLS["w"]
 L_pre = SYMBOLS["L_pre"]
 T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
+t = SYMBOLS["t"]
+N_d = SYMBOLS["N_d"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

@@ -1,0 +1,4 @@
+"""``python -m symtrans``: the same as the ``symtrans`` command."""
+from .cli import run
+
+run()

@@ -1,0 +1,115 @@
+"""Shared fixtures: fixture paths, exact engine counts, and real models on the meta device.
+
+The reference side (``hf``, ``torch_meta``) never uses symtrans code: the model class
+for each ``model_type`` is written out here, independently of ``symtrans.hf_config``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONFIG_DIR = FIXTURES / "configs"
+
+# model_type -> the transformers class whose parameters a config's count must equal
+# (AutoModel for the encoders, the LM-head model for the generative ones).
+HF_CLASSES = {
+    "bert": "BertModel",
+    "roberta": "RobertaModel",
+    "gpt2": "GPT2LMHeadModel",
+    "llama": "LlamaForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "gemma": "GemmaForCausalLM",
+    "t5": "T5ForConditionalGeneration",
+    "bart": "BartForConditionalGeneration",
+    "opt": "OPTForCausalLM",
+    "albert": "AlbertModel",
+}
+
+
+def _engine_params(spec) -> int:
+    from symtrans.architectures import build
+    from symtrans.evaluate import exact
+    return exact(build(spec).params, spec.values)
+
+
+def _engine_active(spec) -> int:
+    from symtrans.architectures import build
+    from symtrans.evaluate import exact
+    return exact(build(spec).active_params, spec.values)
+
+
+def _engine_child(spec, *names: str) -> int:
+    """Exact parameters of the named top-level components of the built model, summed."""
+    from symtrans.architectures import build
+    from symtrans.evaluate import exact
+    cost = build(spec)
+    return sum(exact(cost.child(n).params, spec.values) for n in names)
+
+
+@pytest.fixture(scope="session")
+def config_dir() -> Path:
+    return CONFIG_DIR
+
+
+@pytest.fixture(scope="session")
+def read_fixture():
+    """``read_fixture(name)`` -> the parsed dict of tests/fixtures/configs/<name>.json."""
+    def read(name: str) -> dict[str, Any]:
+        return json.loads((CONFIG_DIR / f"{name}.json").read_text())
+    return read
+
+
+@pytest.fixture(scope="session")
+def engine() -> SimpleNamespace:
+    """Exact engine counts of a Spec: ``params``, ``active`` and ``child(spec, *names)``."""
+    return SimpleNamespace(params=_engine_params, active=_engine_active, child=_engine_child)
+
+
+@pytest.fixture(scope="session")
+def torch_meta() -> SimpleNamespace:
+    """torch on the meta device: ``count(module)``, ``build(factory)`` (skips without torch)."""
+    torch = pytest.importorskip("torch")
+
+    def build(factory, *args, **kwargs):
+        with torch.device("meta"):
+            return factory(*args, **kwargs)
+
+    def count(module) -> int:
+        return sum(p.numel() for p in module.parameters())  # shared tensors once
+
+    return SimpleNamespace(torch=torch, build=build, count=count)
+
+
+@pytest.fixture(scope="session")
+def hf(torch_meta) -> SimpleNamespace:
+    """transformers on the meta device (skips without transformers).
+
+    ``build(model_type, cfg, **model_kwargs)`` instantiates ``HF_CLASSES[model_type]``
+    from a config.json-style dict exactly as a user would (``ConfigClass(**cfg)``), with no
+    weights downloaded or allocated; ``count(model)`` is
+    ``sum(p.numel() for p in model.parameters())`` (tied tensors once).
+    """
+    transformers = pytest.importorskip("transformers")
+    transformers.logging.set_verbosity_error()
+
+    def model_class(model_type: str):
+        return getattr(transformers, HF_CLASSES[model_type])
+
+    def config(model_type: str, cfg: dict[str, Any]):
+        cls = model_class(model_type)
+        return cls.config_class(**{k: v for k, v in cfg.items() if k != "torch_dtype"})
+
+    def build(model_type: str, cfg: dict[str, Any], **model_kwargs):
+        return torch_meta.build(model_class(model_type), config(model_type, cfg), **model_kwargs)
+
+    return SimpleNamespace(transformers=transformers, torch=torch_meta.torch, model_class=model_class,
+                           config=config, build=build,
+                           count=torch_meta.count, version=transformers.__version__)

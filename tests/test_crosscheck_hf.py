@@ -1,0 +1,345 @@
+"""hf_config + engine against transformers models on the meta device, exactly.
+
+For every supported model_type the model transformers builds from a config (fixture,
+class defaults, or a random small config from hypothesis) is instantiated on the meta
+device (no weights) and ``sum(p.numel() for p in model.parameters())`` must equal the
+engine's count of ``spec_from_config(config)``; for Mixtral also the active count,
+``total - (E - k)/E x expert weights``, with the expert weights read from the torch
+model's expert tensor shapes.
+
+Two documented differences from a fresh transformers 5.x model, each proved below on a
+tiny real (CPU) model:
+* T5 with ``tie_word_embeddings: false`` (the v1.1 checkpoints): 5.x's T5Config ties a
+  fresh model anyway, but ``from_pretrained`` keeps the checkpoint's separate lm_head;
+  symtrans counts the separate head.
+* BART with ``tie_word_embeddings: false``: 5.x unties encoder and decoder inputs from
+  ``model.shared`` and keeps ``model.shared``, which no forward pass reads; symtrans
+  does not count it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from symtrans.architectures import build  # noqa: E402
+from symtrans.evaluate import exact  # noqa: E402
+from symtrans.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config  # noqa: E402
+
+CONFIG_DIR = Path(__file__).parent / "fixtures" / "configs"
+FIXTURES = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+
+
+def reference_total(hf, model_type: str, cfg: dict, model) -> int:
+    """The transformers count, with the two adjustments the module docstring explains."""
+    n = hf.count(model)
+    if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
+        assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
+        n += model.lm_head.weight.numel()                   # from_pretrained keeps it separate
+    if model_type == "bart" and cfg.get("tie_word_embeddings") is False:
+        shared = model.model.shared.weight
+        assert shared is not model.model.encoder.embed_tokens.weight
+        n -= shared.numel()                                 # allocated, never read
+    return n
+
+
+def reference_active(hf, model, E: int, k: int) -> int:
+    """total - (E - k)/E x expert weights, from the shapes of the tensors under ``.experts.``."""
+    idle, tensors = 0, 0
+    for name, p in model.named_parameters():
+        if ".experts." in name:
+            assert p.shape[0] == E, name  # stacked experts: one slice per expert
+            idle += (p.numel() // E) * (E - k)
+            tensors += 1
+    assert tensors > 0
+    return hf.count(model) - idle
+
+
+def engine_counts(spec) -> tuple[int, int]:
+    cost = build(spec)
+    return exact(cost.params, spec.values), exact(cost.active_params, spec.values)
+
+
+def check(hf, cfg: dict) -> None:
+    """spec_from_config(cfg) counts exactly what transformers builds from cfg."""
+    mt = cfg["model_type"]
+    spec, notes = spec_from_config(cfg, "hypothesis")
+    model = hf.build(mt, cfg)
+    total, active = engine_counts(spec)
+    assert total == reference_total(hf, mt, cfg, model), (cfg, notes)
+    if mt == "mixtral":
+        E, k = model.config.num_local_experts, model.config.num_experts_per_tok
+        assert (spec.size("E"), spec.size("k")) == (E, k)
+        assert active == reference_active(hf, model, E, k)
+    else:
+        assert active == total
+
+
+# --------------------------------------------------------------------------- fixtures and defaults
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_fixture_matches_transformers(hf, read_fixture, name):
+    cfg = read_fixture(name)
+    model = hf.build(cfg["model_type"], cfg)
+    spec, _, _ = load_config(CONFIG_DIR / f"{name}.json")
+    total, active = engine_counts(spec)
+    assert total == reference_total(hf, cfg["model_type"], cfg, model)
+    if spec.is_moe:
+        assert active == reference_active(hf, model, spec.size("E"), spec.size("k"))
+
+
+@pytest.mark.parametrize("model_type", SUPPORTED)
+def test_class_defaults_match_transformers(hf, model_type):
+    """{"model_type": X}: every value from the config class; the whole default model matches."""
+    check(hf, {"model_type": model_type})
+
+
+@pytest.mark.parametrize("model_type", SUPPORTED)
+def test_documented_defaults_are_the_library_defaults(hf, model_type):
+    """hf_config.DEFAULTS is what the installed transformers config classes default to."""
+    cls = hf.model_class(model_type).config_class
+    fields = {f.name: f.default for f in dataclasses.fields(cls)}
+    instance = cls()
+    for key, value in DEFAULTS[model_type].items():
+        if value is None:  # derived defaults: the field itself defaults to None
+            assert fields[key] is None, key
+        elif key == "pad_token_id":
+            assert fields[key] == value
+        else:
+            assert getattr(instance, key) == value, key
+
+
+def test_stories15m_state_dict_counts_tied_matrix_twice(hf, read_fixture):
+    model = hf.build("llama", read_fixture("stories15M"))
+    assert hf.count(model) == 15_191_712
+    state = sum(t.numel() for t in model.state_dict().values())
+    assert state == 24_407_712 == 15_191_712 + 32000 * 288
+
+
+def test_explicit_head_dim_on_meta(hf, read_fixture):
+    """d_model 2560, h 32, h_kv 8, head_dim 128: q_proj is 2560 -> 4096, k/v 2560 -> 1024."""
+    for mt in ("qwen3", "llama"):
+        cfg = {**read_fixture("qwen3-4b-shaped"), "model_type": mt}
+        model = hf.build(mt, cfg)
+        attn = model.model.layers[0].self_attn
+        assert tuple(attn.q_proj.weight.shape) == (4096, 2560)
+        assert tuple(attn.k_proj.weight.shape) == tuple(attn.v_proj.weight.shape) == (1024, 2560)
+        assert tuple(attn.o_proj.weight.shape) == (2560, 4096)
+        spec, _ = spec_from_config(cfg, mt)
+        assert engine_counts(spec)[0] == hf.count(model)
+    assert hf.count(hf.build("qwen3", read_fixture("qwen3-4b-shaped"))) == 4_022_468_096
+
+
+def test_qwen15_72b_shape_on_meta(hf, read_fixture):
+    model = hf.build("qwen2", read_fixture("qwen1.5-72b-shaped"))
+    attn = model.model.layers[0].self_attn
+    assert attn.q_proj.bias is not None and attn.o_proj.bias is None
+    assert hf.count(model) == 72_287_920_128
+
+
+# --------------------------------------------------------------------------- the two adjustments
+
+def test_t5_untied_head_survives_from_pretrained(hf, tmp_path):
+    """transformers 5.x: a fresh T5 is tied even with tie_word_embeddings false, but loading a
+    checkpoint with a separate lm_head keeps it separate -- the count symtrans gives."""
+    T, torch = hf.transformers, hf.torch
+    cfg = dict(model_type="t5", vocab_size=20, d_model=8, d_kv=4, d_ff=8, num_layers=1, num_heads=2,
+               tie_word_embeddings=False)
+    fresh = T.T5ForConditionalGeneration(hf.config("t5", cfg))
+    assert fresh.lm_head.weight is fresh.shared.weight
+    fresh.lm_head.weight = torch.nn.Parameter(torch.randn(20, 8))  # as in a v1.1 checkpoint
+    fresh.save_pretrained(tmp_path)
+    loaded = T.T5ForConditionalGeneration.from_pretrained(tmp_path)
+    assert loaded.lm_head.weight is not loaded.shared.weight
+    spec, _ = spec_from_config(cfg, "t5")
+    assert engine_counts(spec)[0] == hf.count(loaded) == hf.count(fresh)
+
+
+def test_bart_untied_shared_is_never_read(hf):
+    T, torch = hf.transformers, hf.torch
+    torch.manual_seed(0)
+    cfg = dict(model_type="bart", vocab_size=20, d_model=8, encoder_layers=1, decoder_layers=1, encoder_ffn_dim=8,
+               decoder_ffn_dim=8, encoder_attention_heads=2, decoder_attention_heads=2, max_position_embeddings=16,
+               tie_word_embeddings=False)
+    model = T.BartForConditionalGeneration(hf.config("bart", cfg)).eval()
+    ids = torch.tensor([[0, 5, 6, 7, 2]])
+    with torch.no_grad():
+        before = model(input_ids=ids, decoder_input_ids=ids).logits
+        model.model.shared.weight.normal_()
+        after = model(input_ids=ids, decoder_input_ids=ids).logits
+    assert torch.equal(before, after)
+    spec, _ = spec_from_config(cfg, "bart")
+    assert engine_counts(spec)[0] == hf.count(model) - 20 * 8
+
+
+# --------------------------------------------------------------------------- engine gaps (xfail)
+
+GAPS = {
+    # OPT-350m's shape: embeddings of width 512 mapped to 1024 by project_in / project_out.
+    "opt-350m word_embed_proj_dim": dict(
+        model_type="opt", hidden_size=1024, ffn_dim=4096, num_hidden_layers=24, num_attention_heads=16,
+        word_embed_proj_dim=512, do_layer_norm_before=False, max_position_embeddings=2048, vocab_size=50272),
+    "bart asymmetric widths": dict(
+        model_type="bart", d_model=64, encoder_ffn_dim=256, decoder_ffn_dim=128, encoder_attention_heads=4,
+        decoder_attention_heads=8, encoder_layers=2, decoder_layers=2, vocab_size=100, max_position_embeddings=32),
+    # ALBERT-style layer groups: 2 groups of 2 inner layers over 4 layers (4 distinct layers stored,
+    # each "layer" runs its group's 2 inner layers).
+    "albert layer groups": dict(
+        model_type="albert", hidden_size=64, num_attention_heads=4, intermediate_size=128, embedding_size=16,
+        num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2, vocab_size=100, max_position_embeddings=32),
+    "gpt2 add_cross_attention": dict(
+        model_type="gpt2", n_embd=64, n_head=4, n_layer=2, vocab_size=100, n_positions=32, add_cross_attention=True),
+}
+GAP_REASONS = {
+    "opt-350m word_embed_proj_dim": "engine gap: needs an embedding width != d_model with two bias-free "
+                                    "projections (d_emb x d_model in, d_model x d_emb out); hf_config refuses it",
+    "bart asymmetric widths": "engine gap: one d_ff and one h per model; BART can give the encoder and the "
+                              "decoder their own (needs d_ff_enc/d_ff_dec, h_enc/h_dec); hf_config refuses it",
+    "albert layer groups": "engine gap: share_layers is all-or-none; ALBERT's num_hidden_groups x inner_group_num "
+                           "layer groups need G groups of I layers stored and N x I layer applications",
+    "gpt2 add_cross_attention": "engine gap: decoder-only layers cannot carry cross-attention "
+                                "(GPT-2 as a seq2seq decoder); hf_config refuses it",
+}
+
+
+@pytest.mark.parametrize("gap", [pytest.param(g, marks=pytest.mark.xfail(strict=True, raises=ValueError,
+                                                                         reason=GAP_REASONS[g])) for g in GAPS])
+def test_engine_gaps(hf, gap):
+    check(hf, GAPS[gap])
+
+
+# --------------------------------------------------------------------------- hypothesis
+
+SIZE = st.integers(1, 24)
+VOCAB = st.integers(4, 40)
+LAYERS = st.integers(1, 2)
+
+
+def _maybe(draw, cfg: dict, key: str, strategy) -> None:
+    """Give ``key`` a drawn value, or leave it out so the class default applies."""
+    if draw(st.booleans()):
+        cfg[key] = draw(strategy)
+
+
+@st.composite
+def llama_like(draw, mt: str) -> dict:
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 3))
+    cfg = dict(model_type=mt, num_attention_heads=h, num_hidden_layers=draw(LAYERS), intermediate_size=draw(SIZE),
+               vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 64)))
+    explicit = draw(st.booleans())
+    if explicit or mt in ("qwen3", "gemma"):  # their class defaults (128, 256) are large: usually give one
+        if explicit or draw(st.booleans()):
+            cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+    # Head widths are even (transformers 5.x rejects an odd fully-rotary head_dim > 4).  LlamaConfig
+    # requires h | hidden_size; the others floor hidden_size // h, so add a remainder to exercise that.
+    rest = 0 if mt == "llama" else draw(st.integers(0, h - 1))
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + rest
+    if mt == "llama" and h_kv == h and draw(st.booleans()):
+        pass  # num_key_value_heads missing -> num_attention_heads (LlamaConfig)
+    else:
+        cfg["num_key_value_heads"] = h_kv
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    if mt in ("llama", "qwen3", "gemma"):
+        _maybe(draw, cfg, "attention_bias", st.booleans())
+    if mt == "llama":
+        _maybe(draw, cfg, "mlp_bias", st.booleans())
+    if mt == "mixtral":
+        E = draw(st.integers(1, 5))
+        cfg.update(num_local_experts=E, num_experts_per_tok=draw(st.integers(1, E)))
+    return cfg
+
+
+@st.composite
+def encoder(draw, mt: str) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(model_type=mt, hidden_size=h * draw(st.integers(1, 6)), num_attention_heads=h,
+               num_hidden_layers=draw(LAYERS), intermediate_size=draw(SIZE), vocab_size=draw(VOCAB),
+               max_position_embeddings=draw(st.integers(2, 40)))
+    _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
+    return cfg
+
+
+@st.composite
+def albert(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 3))
+    cfg = dict(model_type="albert", hidden_size=h * draw(st.integers(1, 6)), num_attention_heads=h,
+               num_hidden_layers=n, num_hidden_groups=draw(st.sampled_from([1, n])), intermediate_size=draw(SIZE),
+               vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 40)),
+               embedding_size=draw(st.integers(1, 12)))
+    _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
+    return cfg
+
+
+@st.composite
+def gpt2(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(model_type="gpt2", n_embd=h * draw(st.integers(1, 6)), n_head=h, n_layer=draw(LAYERS),
+               vocab_size=draw(VOCAB), n_positions=draw(st.integers(1, 40)), bos_token_id=0, eos_token_id=0)
+    _maybe(draw, cfg, "n_inner", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def t5(draw) -> dict:
+    cfg = dict(model_type="t5", d_model=draw(SIZE), d_kv=draw(st.integers(1, 6)), num_heads=draw(st.integers(1, 4)),
+               d_ff=draw(SIZE), num_layers=draw(LAYERS), vocab_size=draw(VOCAB),
+               relative_attention_num_buckets=draw(st.integers(1, 8)))
+    _maybe(draw, cfg, "num_decoder_layers", st.one_of(st.none(), st.integers(1, 3)))
+    _maybe(draw, cfg, "feed_forward_proj", st.sampled_from(["relu", "gelu", "gated-gelu", "gated-silu"]))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def bart(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    ff = draw(SIZE)
+    cfg = dict(model_type="bart", d_model=h * draw(st.integers(1, 6)), encoder_attention_heads=h,
+               decoder_attention_heads=h, encoder_ffn_dim=ff, decoder_ffn_dim=ff, encoder_layers=draw(LAYERS),
+               decoder_layers=draw(st.integers(1, 3)), vocab_size=draw(VOCAB),
+               max_position_embeddings=draw(st.integers(1, 40)))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "scale_embedding", st.booleans())
+    return cfg
+
+
+@st.composite
+def opt(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    d = h * draw(st.integers(1, 6))
+    cfg = dict(model_type="opt", hidden_size=d, num_attention_heads=h, ffn_dim=draw(SIZE),
+               num_hidden_layers=draw(LAYERS), vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 40)))
+    for key in ("do_layer_norm_before", "_remove_final_layer_norm", "enable_bias", "layer_norm_elementwise_affine",
+                "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d)))
+    return cfg
+
+
+STRATEGIES = {
+    "bert": encoder("bert"), "roberta": encoder("roberta"), "albert": albert(), "gpt2": gpt2(),
+    "llama": llama_like("llama"), "mistral": llama_like("mistral"), "mixtral": llama_like("mixtral"),
+    "qwen2": llama_like("qwen2"), "qwen3": llama_like("qwen3"), "gemma": llama_like("gemma"),
+    "t5": t5(), "bart": bart(), "opt": opt(),
+}
+
+
+def test_strategies_cover_every_supported_type():
+    assert set(STRATEGIES) == set(SUPPORTED)
+
+
+@pytest.mark.parametrize("model_type", SUPPORTED)
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_random_configs_match_transformers(hf, model_type, data):
+    check(hf, data.draw(STRATEGIES[model_type], label="config"))

@@ -1,0 +1,181 @@
+"""Memory: weights by dtype, gradients, optimizer states, ZeRO, activations after
+Korthikanti et al. 2022, the KV cache and the inference footprint.  Expected values come
+from the cited papers and configs, or from arithmetic written out here."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from symtrans import presets
+from symtrans import symbols as S
+from symtrans.cli import main
+from symtrans.flops import evaluate
+from symtrans.memory import (KEYS, activations_per_layer, kv_cache_per_token, memory_terms, model_state_bytes)
+
+LLAMA2_7B = presets.get("llama-2-7b").spec
+LLAMA2_70B = presets.get("llama-2-70b").spec
+LLAMA3_8B = presets.get("llama-3-8b").spec
+GPT3 = presets.get("gpt3-175b").spec
+
+
+def test_kv_cache_per_token_at_16_bits_honours_gqa():
+    # 2 (K and V) x layers x KV heads x head_dim x 2 bytes, from each config.json:
+    assert 2 * 32 * 32 * 128 * 2 == 524_288           # Llama-2-7B: 32 layers, 32 KV heads
+    assert 2 * 80 * 8 * 128 * 2 == 327_680            # Llama-2-70B: 80 layers, 8 KV heads (GQA)
+    assert 2 * 80 * 64 * 128 * 2 == 2_621_440         # ... which query heads would wrongly give
+    assert 2 * 32 * 8 * 128 * 2 == 131_072            # Llama-3-8B: 32 layers, 8 KV heads
+    for spec, expected in ((LLAMA2_7B, 524_288), (LLAMA2_70B, 327_680), (LLAMA3_8B, 131_072)):
+        assert evaluate(kv_cache_per_token(spec, "bf16"), spec.values) == expected
+    assert evaluate(kv_cache_per_token(LLAMA2_70B, "bf16"), LLAMA2_70B.values) != 2_621_440
+
+
+def test_kv_cache_uses_an_explicit_head_dim():
+    # Qwen3-0.6B (config.json): 28 layers, 8 KV heads, head_dim 128 although d_model / h = 64.
+    qwen3 = presets.get("qwen3-0.6b").spec
+    assert evaluate(kv_cache_per_token(qwen3, "bf16"), qwen3.values) == 2 * 28 * 8 * 128 * 2 == 114_688
+
+
+def test_sliding_window_caps_the_cache():
+    # Mistral 7B's rolling buffer cache keeps the last w = 4096 positions (Jiang et al. 2023 §2).
+    mistral = presets.get("mistral-7b").spec.replace(sizes={"w": 4096})
+    t = memory_terms(mistral, mode="inference", batch=1, seq_len=32768)
+    assert evaluate(t["kv_cache_bytes"], mistral.values) == 4096 * 2 * 32 * 8 * 128 * 2
+
+
+def test_zero_stages_for_7_5b_parameters_on_64_ranks():
+    # Rajbhandari et al. 2020 (ZeRO) Figure 1: Ψ = 7.5B, N_d = 64, K = 12 (mixed-precision Adam):
+    # baseline (2 + 2 + K) Ψ = 120 GB; P_os 31.4 GB; P_os+g 16.6 GB; P_os+g+p 1.9 GB.
+    expected_gb = {0: "120.0", 1: "31.4", 2: "16.6", 3: "1.9"}
+    for stage, gb in expected_gb.items():
+        st = model_state_bytes(7_500_000_000, "bf16", "adam-mixed", stage, 64)
+        total = sum(st.values())
+        assert f"{float(total) / 1e9:.1f}" == gb
+    # Exactly: 4 Ψ + 12 Ψ / 64 bytes for stage 1.
+    st = model_state_bytes(7_500_000_000, "bf16", "adam-mixed", 1, 64)
+    assert sum(st.values()) == 4 * 7_500_000_000 + sp.Rational(12 * 7_500_000_000, 64)
+
+
+def test_optimizer_bytes_per_parameter():
+    one = lambda opt, dt="bf16": {k: int(v) for k, v in model_state_bytes(1, dt, opt).items()}
+    # Mixed-precision Adam: 2 (bf16 weights) + 2 (bf16 gradients) + 12 (fp32 master, m, v) = 16.
+    assert one("adam-mixed") == {"weights_bytes": 2, "gradients_bytes": 2, "optimizer_bytes": 12}
+    # fp32 Adam: 4 + 4 + m, v (8), no master copy.
+    assert one("adam", "fp32") == {"weights_bytes": 4, "gradients_bytes": 4, "optimizer_bytes": 8}
+    # SGD with momentum in mixed precision: fp32 master (4) + momentum (4).
+    assert one("sgd-momentum")["optimizer_bytes"] == 8
+    # 8-bit Adam (Dettmers et al. 2022): m and v at 1 byte each, + fp32 master with 16-bit weights.
+    assert one("adam-8bit")["optimizer_bytes"] == 6 and one("adam-8bit", "fp32")["optimizer_bytes"] == 2
+
+
+def test_weights_by_dtype_and_int4_packs_two_per_byte():
+    p = 6_738_415_616        # Llama-2-7B, transformers LlamaForCausalLM
+    assert evaluate(memory_terms(LLAMA2_7B, dtype="fp32", batch=1, seq_len=1)["weights_bytes"], LLAMA2_7B.values) == 4 * p
+    for dt, per in (("bf16", 2), ("fp16", 2), ("fp8", 1), ("int8", 1)):
+        t = memory_terms(LLAMA2_7B, dtype=dt, mode="inference", batch=1, seq_len=1)
+        assert evaluate(t["weights_bytes"], LLAMA2_7B.values) == per * p
+    t = memory_terms(LLAMA2_7B, dtype="int4", mode="inference", batch=1, seq_len=1)
+    assert evaluate(t["weights_bytes"], LLAMA2_7B.values) == p // 2 == 3_369_207_808
+    with pytest.raises(ValueError, match="use --inference for quantised weights"):
+        memory_terms(LLAMA2_7B, dtype="int4")
+
+
+def test_korthikanti_activations_per_layer_for_gpt3():
+    # Korthikanti et al. 2022 eq. (1): s b h (34 + 5 a s / h) bytes, GPT-3 175B: s = 2048, b = 1,
+    # h = 12288, a = 96 heads: 2048 * 12288 * 34 + 5 * 96 * 2048^2.
+    s, b, h, a = 2048, 1, 12288, 96
+    full_scores = s * b * h * 34 + 5 * a * s * s * b
+    assert full_scores == 2_868_903_936
+    v = {**GPT3.values, "B": b, "L": s}
+    assert evaluate(activations_per_layer(GPT3), v) == full_scores
+    # Selective recomputation and FlashAttention drop the 5 a s^2 b term (§4.2): 34 s b h.
+    assert evaluate(activations_per_layer(GPT3, recompute="selective"), v) == 34 * s * b * h
+    assert evaluate(activations_per_layer(GPT3, flash_attention=True), v) == 34 * s * b * h
+    # Full recomputation keeps the layer input only: 2 s b h (Table 2).
+    assert evaluate(activations_per_layer(GPT3, recompute="full"), v) == 2 * s * b * h
+    # And symbolically, with d_ff = 4 d_model, the general form is eq. (1).
+    expr = activations_per_layer(GPT3).subs(S.d_ff, 4 * S.d_model)
+    assert sp.expand(expr - S.L * S.B * S.d_model * (34 + 5 * S.h * S.L / S.d_model)) == 0
+
+
+def test_activations_are_derived_from_the_model_not_hard_coded():
+    # Llama-2-70B, no dropout, 16-bit, eager attention, one layer at s = 4096, b = 1 (per saved tensor):
+    # attention: input 2sd, Q 2s(64*128), K and V 2s(8*128) each, scores 2 * 64 s^2, W_O input 2sd;
+    # two RMSNorm inputs 2 * 2sd; SwiGLU: input 2sd and four s x d_ff tensors (gate, act(gate), up,
+    # their product) of 2 bytes.
+    s, d, dkv, dff, h = 4096, 8192, 8 * 128, 28672, 64
+    attn = 2 * s * d + 2 * s * d + 2 * (2 * s * dkv) + 2 * h * s * s + 2 * s * d
+    expected = attn + 2 * 2 * s * d + 2 * s * d + 4 * 2 * s * dff
+    v = {**LLAMA2_70B.values, "B": 1, "L": s}
+    assert evaluate(activations_per_layer(LLAMA2_70B, dropout=False), v) == expected
+
+
+def test_training_total_is_the_sum_and_scales_with_layers():
+    t = memory_terms(GPT3, batch=1, seq_len=2048)
+    assert sp.expand(t["total_bytes"] - (t["weights_bytes"] + t["gradients_bytes"] + t["optimizer_bytes"]
+                                         + t["activations_bytes"])) == 0
+    assert t["kv_cache_bytes"] == 0 and set(KEYS) <= set(t)
+
+
+def test_inference_footprint_is_weights_kv_activations_and_a_stated_margin():
+    t = memory_terms(LLAMA2_7B, mode="inference", batch=8, seq_len=4096, flash_attention=True)
+    v = LLAMA2_7B.values
+    w, kv, act, margin, total = (evaluate(t[k], v) for k in ("weights_bytes", "kv_cache_bytes", "activations_bytes",
+                                                                "margin_bytes", "total_bytes"))
+    assert w == 2 * 6_738_415_616
+    assert kv == 8 * 4096 * 524_288 == 16 * 2 ** 30          # exactly 16 GiB
+    assert margin == -(-(w + kv + act) // 10)                 # 10%, rounded up to a whole byte
+    assert total == w + kv + act + margin
+    assert evaluate(t["gradients_bytes"], v) == 0 and evaluate(t["optimizer_bytes"], v) == 0
+
+
+def test_bad_memory_input():
+    with pytest.raises(ValueError, match="valid dtypes: fp32, bf16, fp16, fp8, int8, int4"):
+        memory_terms(LLAMA2_7B, dtype="fp4")
+    with pytest.raises(ValueError, match="valid optimizers: adam-mixed"):
+        memory_terms(LLAMA2_7B, optimizer="lion")
+    with pytest.raises(ValueError, match="ZeRO stage"):
+        model_state_bytes(10, zero_stage=4)
+    with pytest.raises(ValueError, match="positive integer"):
+        model_state_bytes(10, zero_stage=1, dp=0)
+    with pytest.raises(ValueError, match="positive integer"):
+        memory_terms(LLAMA2_7B, batch=0)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_memory_json_keys(capsys):
+    code, out, _ = run(capsys, "memory", "llama-2-70b", "--inference", "--batch", "1", "--seq-len", "4096",
+                       "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "kv_cache_bytes",
+                "kv_cache_bytes_per_token", "total_bytes"):
+        assert type(data[key]) is int
+    assert data["kv_cache_bytes_per_token"] == 327_680
+    assert data["kv_cache_bytes"] == 4096 * 327_680
+
+
+def test_cli_memory_text_labels_binary_and_decimal_units(capsys):
+    code, out, _ = run(capsys, "memory", "llama-2-7b", "--inference", "--batch", "8", "--seq-len", "4096")
+    assert code == 0
+    assert "17,179,869,184 bytes = 16.00 GiB (binary) = 17.18 GB (decimal)" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["memory", "gpt2", "--dtype", "fp4"], "valid dtypes: fp32, bf16, fp16, fp8, int8, int4"),
+    (["memory", "gpt2", "--optimizer", "lion"], "valid optimizers"),
+    (["memory", "gpt2", "--zero", "5"], "ZeRO stage must be one of 0, 1, 2, 3"),
+    (["memory", "gpt2", "--dp", "0"], "--dp must be a positive integer"),
+    (["memory", "gpt2", "--batch", "-1"], "--batch must be a positive integer"),
+    (["memory", "gpt2", "--recompute", "most"], "valid recompute options"),
+    (["memory", "gpt2", "--inference", "--margin", "lots"], "the margin must be a number"),
+])
+def test_cli_memory_bad_input(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1

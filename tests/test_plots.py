@@ -1,0 +1,133 @@
+"""Charts and the reports that embed them (tracker issue 5, "Plots").
+
+Counts: GPT-2 124,439,808 parameters (transformers GPT2LMHeadModel), forward FLOPs at
+L = 1024 291,648,307,200 (arithmetic in tests/test_cli.py); components written out below.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from symtrans.cli import main
+from symtrans.spec import Spec
+
+GPT2 = Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+            positional="learned", norm_position="pre", final_norm=True, tie_output=True)
+
+
+def test_shares_group_and_add_up_exactly():
+    from symtrans.plots import shares
+    p = dict(shares(GPT2, GPT2.values, "params"))
+    d, ff = 768, 3072
+    assert p["embeddings"] == 50257 * d + 1024 * d                      # wte + wpe
+    assert p["attention"] == 12 * (4 * d * d + 4 * d)                   # c_attn + c_proj with biases
+    assert p["feed-forward"] == 12 * (2 * d * ff + ff + d)              # c_fc + c_proj with biases
+    assert p["norms"] == 12 * 4 * d + 2 * d                             # ln_1, ln_2, ln_f
+    assert sum(p.values()) == 124_439_808
+    v = {**GPT2.values, "B": 1, "L": 1024}
+    f = dict(shares(GPT2, v, "flops"))
+    assert f["attention scores"] == 12 * 4 * 1024 * 1024 * d            # QK^T and scores V, full square
+    assert f["LM head"] == 2 * 1024 * d * 50257
+    assert sum(f.values()) == 291_648_307_200
+
+
+def test_charts_render_without_touching_pyplot():
+    pytest.importorskip("matplotlib")
+    import sys
+    from symtrans.plots import component_shares, default_rules, scaling, scaling_points, to_bytes
+    fig = component_shares(GPT2, "gpt2")
+    assert len(fig.axes) == 2
+    png = to_bytes(fig, "png")
+    assert png.startswith(b"\x89PNG")
+    assert to_bytes(component_shares(GPT2), "svg") == to_bytes(component_shares(GPT2), "svg")  # reproducible
+    assert to_bytes(scaling(GPT2, "d_model", "params", "gpt2"), "pdf").startswith(b"%PDF")
+    assert "matplotlib.pyplot" not in sys.modules
+    # The curve's points are exact counts: GPT-2 with d_ff = 4 d_model at each width.
+    pts = dict(scaling_points(GPT2, "d_model", [768, 1536], "params", default_rules(GPT2, "d_model")))
+    assert pts == {d: 50257 * d + 1024 * d + 12 * (12 * d * d + 13 * d) + 2 * d for d in (768, 1536)}
+
+
+def test_without_matplotlib_the_message_says_how_to_get_charts(monkeypatch):
+    import symtrans.plots as plots
+    real_import = __builtins__["__import__"] if isinstance(__builtins__, dict) else __builtins__.__import__
+
+    def no_mpl(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.__import__", no_mpl)
+    assert not plots.available()
+    with pytest.raises(plots.PlotsUnavailable, match=r"pip install 'symtrans\[plots\]'"):
+        plots.component_shares(GPT2)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "c.svg"
+    code, _, err = run(capsys, "plot", "gpt2", "--kind", "scaling", "--over", "N", "-o", str(out))
+    assert code == 0, err
+    assert out.read_bytes().lstrip().startswith(b"<?xml")
+    code, _, err = run(capsys, "plot", "gpt2", "-o", str(tmp_path / "c.gif"))
+    assert code == 2 and ".png" in err
+    assert not (tmp_path / "c.gif").exists()
+
+
+def test_markdown_report_embeds_charts(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "gpt2.md"
+    code, _, err = run(capsys, "report", "gpt2", "-o", str(out))
+    assert code == 0, err
+    text = out.read_text()
+    assert "![Share of parameters and forward FLOPs per component](gpt2-shares.png)" in text
+    assert "](gpt2-scaling.png)" in text
+    assert (tmp_path / "gpt2-shares.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "gpt2-scaling.png").exists()
+
+
+def test_report_without_matplotlib_says_how_to_get_the_charts(capsys, tmp_path, monkeypatch):
+    import symtrans.plots as plots
+    monkeypatch.setattr(plots, "available", lambda: False)
+    out = tmp_path / "r.md"
+    assert run(capsys, "report", "gpt2", "-o", str(out))[0] == 0
+    assert "Charts need matplotlib; install it with `pip install 'symtrans[plots]'`" in out.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.md"]
+    tex = tmp_path / "r.tex"
+    assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(tex))[0] == 0
+    assert r"Charts need matplotlib; install it with \texttt{pip install \texttt{\char13}symtrans[plots]" in tex.read_text()
+
+
+def test_report_to_stdout_is_unchanged(capsys):
+    from symtrans.report import render
+    from symtrans.resolve import resolve
+    code, out, _ = run(capsys, "report", "gpt2")
+    assert code == 0 and out == render(resolve("gpt2"), "markdown")
+
+
+def test_latex_report_names_files_safely(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "my report_1.tex"
+    assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(out))[0] == 0
+    text = out.read_text()
+    assert r"\pdfximage width 0.9\linewidth {my-report-1-shares.pdf}" in text
+    assert (tmp_path / "my-report-1-shares.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("pdftotext")), reason="needs TeX and poppler")
+def test_pdf_report_embeds_the_charts(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "gpt2.pdf"
+    code, _, err = run(capsys, "report", "gpt2", "--format", "pdf", "-o", str(out))
+    assert code == 0, err
+    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    assert "Share of parameters and forward FLOPs per component" in text
+    assert "feed-forward" in text and "share (%)" in text  # text inside the embedded vector chart
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.pdf"]  # charts only inside the PDF

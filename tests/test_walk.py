@@ -1,0 +1,207 @@
+"""The shape walk (tracker issue 7): shapes, FLOPs from shapes, the identity with the
+cost engine, evaluation at numbers, the exact sinusoidal table and the CLI.
+
+Sources: the matmul rule (m x k)(k x n) = 2*m*k*n FLOPs (2 per multiply-accumulate, the
+convention of Kaplan et al. 2020 and torch.utils.flop_counter); Vaswani et al. 2017 §3.5
+for the sinusoids, checked against Python's math.sin/math.cos; the 6-wide worked example
+of the teaching article 004 (7 tokens, d_model 6, d_k 4, V 23), its arithmetic written out.
+The identity test compares two derivations: the walk (from shapes) and the Cost tree.
+"""
+import json
+import math
+
+import pytest
+import sympy as sp
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from symtrans import symbols as S
+from symtrans.architectures import Workload, build
+from symtrans.cli import main
+from symtrans.cost import identical
+from symtrans.presets import PRESETS
+from symtrans.spec import Spec
+from symtrans.walk import matmul_flops, pe_table, walk
+
+from strategies import specs
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- the identity: walk FLOPs summed == the cost engine's forward FLOPs ----------------------
+
+WORKLOADS = [Workload(), Workload(mask="causal"), Workload(mask="half"),
+             Workload(seq=1, tgt=1, context=S.L, mask="causal")]          # decode one token
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_walk_flops_equal_engine_forward_flops_for_every_preset(name):
+    spec = PRESETS[name].spec
+    for wl in WORKLOADS:
+        assert sp.expand(walk(spec, wl).flops - build(spec, wl).flops) == 0, wl
+
+
+@pytest.mark.parametrize("name, sizes, options", [
+    ("mistral-7b", {"w": 4096}, {}),
+    ("bert-base", {"w": 128}, {"global_tokens": 3}),
+    ("t5-small", {"w": 64, "r": 32}, {}),
+    ("gpt2", {"E_emb": 128}, {"share_layers": "attention"}),
+    ("mixtral-8x7b", {"r": 256}, {"n_shared_experts": 1, "moe_first_dense": 1, "moe_every": 2}),
+    ("albert-base-v2", {}, {"mlm_head": True}),
+])
+def test_walk_identity_with_the_variants(name, sizes, options):
+    spec = PRESETS[name].spec.replace(sizes=sizes, **options)
+    for wl in WORKLOADS:
+        assert sp.expand(walk(spec, wl).flops - build(spec, wl).flops) == 0, wl
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=specs(), variant=st.fixed_dictionaries({
+    "w": st.sampled_from([None, 2, 8]), "r": st.sampled_from([None, 3]), "E_emb": st.sampled_from([None, 5]),
+    "share": st.sampled_from(["none", "all", "attention", "ffn"])}))
+def test_walk_identity_on_random_specs(spec, variant):
+    sizes = {k: v for k, v in variant.items() if k != "share" and v is not None}
+    spec = spec.replace(sizes=sizes, share_layers=variant["share"])
+    for wl in (Workload(), Workload(mask="causal")):
+        assert identical(walk(spec, wl).flops, build(spec, wl).flops)
+
+
+# -- FLOPs from shapes ----------------------------------------------------------------------------
+
+def test_matmul_flops_follow_from_shapes():
+    out, flops = matmul_flops((S.B, S.L, S.d_model), (S.d_model, S.d_ff))
+    assert out == (S.B, S.L, S.d_ff) and identical(flops, 2 * S.B * S.L * S.d_model * S.d_ff)
+    out, flops = matmul_flops((S.B, S.h, S.L, S.d_k), (S.B, S.h, S.d_k, S.L))
+    assert out == (S.B, S.h, S.L, S.L) and identical(flops, 2 * S.B * S.h * S.L * S.d_k * S.L)
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        matmul_flops((S.B, S.L, S.d_model), (S.d_ff, S.d_model))
+    with pytest.raises(ValueError, match="batch dimensions differ"):
+        matmul_flops((S.B, S.h, S.L, S.d_k), (S.B, S.h_kv, S.d_k, S.L))
+
+
+def test_shapes_of_a_gqa_layer():
+    # Llama-3-8B: Q is B x h x L x d_k; K and V are projected to h_kv heads, then repeated to h.
+    steps = {s.op: s for s in walk(PRESETS["llama-3-8b"].spec).steps}
+    D = S.d_model / S.h  # d_k = d_model/h when head_dim is not given
+    assert steps["split heads"].output == (S.B, S.h, S.L, D)
+    assert steps["split K heads"].output == (S.B, S.h_kv, S.L, D)
+    assert steps["repeat K heads h/h_kv times"].output == (S.B, S.h, S.L, D)
+    assert steps["S = Q K^T / sqrt(d_k)"].output == (S.B, S.h, S.L, S.L)
+    assert steps["logits = X W_out"].output == (S.B, S.L, S.V)
+
+
+# -- the 6-wide worked example (article 004) -------------------------------------------------------
+
+TOY = Spec(family="encoder-decoder", sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N=1, V=23, L=7),
+           positional="sinusoidal")
+
+
+def test_the_six_wide_example_shapes_and_flops():
+    values = {**TOY.values, "B": 1, "L_src": 7, "L_tgt": 7}
+    w = walk(TOY)
+    at = {(r["stage"], r["op"]): r for r in w.evaluate(values)}
+    enc = "encoder layer x N"
+    assert at[("encoder embeddings", "X = E[ids] (lookup)")]["output"] == [1, 7, 6]
+    assert at[(enc, "Q = X W_Q")]["inputs"] == [[1, 7, 6], [6, 4]]        # W_Q is 6 x 4
+    assert at[(enc, "split heads")]["output"] == [1, 1, 7, 4]             # Q: 7 x 4, one head
+    assert at[(enc, "S = Q K^T / sqrt(d_k)")]["output"] == [1, 1, 7, 7]   # scores 7 x 7
+    assert at[(enc, "O = A V")]["output"] == [1, 1, 7, 4]
+    assert at[(enc, "X' = O W_O")]["inputs"] == [[1, 7, 4], [4, 6]]       # (7 x 4)(4 x 6) = 7 x 6
+    assert at[(enc, "X' = O W_O")]["output"] == [1, 7, 6]
+    # Encoder layer FLOPs: Q, K, V 3*2*7*6*4 = 1,008; QK^T 2*7*7*4 = 392; AV 392; W_O 2*7*4*6 = 336;
+    # FFN (two 6 x 6 maps) 2*2*7*6*6 = 1,008.
+    enc_flops = sum(r["total_flops"] for (stage, _), r in at.items() if stage == enc)
+    assert enc_flops == 1008 + 392 + 392 + 336 + 1008 == 3136
+    # Cross-attention: Q from the 7 decoder rows, K and V from the 7 encoder rows.
+    assert at[("decoder layer x N", "K = M W_K (encoder output M)")]["inputs"] == [[1, 7, 6], [6, 4]]
+    # The tied output projection 6 x 23: 2*7*6*23 = 1,932 FLOPs.
+    assert at[("LM head", "logits = X W_out (tied: E^T)")]["flops"] == 2 * 7 * 6 * 23
+
+
+# -- the exact sinusoidal table -----------------------------------------------------------------
+
+def test_pe_table_d6_matches_math_sin_cos():
+    table = pe_table(6, 7)
+    assert len(table) == 7 and all(len(row) == 6 for row in table)
+    for pos, row in enumerate(table):
+        for j, value in enumerate(row):
+            i = j // 2                                  # the pair index, not the column index
+            angle = pos / 10000 ** (2 * i / 6)
+            expected = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+            assert not value.has(sp.Float)              # exact SymPy values
+            assert abs(float(value.evalf(30)) - expected) < 1e-12
+
+
+def test_pe_table_first_rows():
+    table = pe_table(6, 7)
+    assert table[0] == [0, 1, 0, 1, 0, 1]               # sin 0 = 0, cos 0 = 1
+    assert table[1][0] == sp.sin(1) and table[1][1] == sp.cos(1)
+
+
+# -- CLI -------------------------------------------------------------------------------------------
+
+def test_cli_walk_text_says_the_sum_equals_the_engine(capsys):
+    code, out, err = run(capsys, "walk", "gpt2", "--seq-len", "8")
+    assert code == 0 and err == ""
+    assert "(equal)" in out and "S = Q K^T / sqrt(d_k)" in out
+    assert "B x h x L x L" in out                        # a symbolic shape
+    assert "1 x 12 x 8 x 8" in out                       # the same shape at numbers
+
+
+def test_cli_walk_json_total_equals_flops_command(capsys):
+    code, out, _ = run(capsys, "walk", "llama-2-7b", "--seq-len", "128", "--format", "json")
+    walked = json.loads(out)
+    code2, out2, _ = run(capsys, "flops", "llama-2-7b", "--seq-len", "128", "--format", "json")
+    assert code == code2 == 0
+    assert walked["total_flops"] == json.loads(out2)["total"]
+    assert sum(s["at"]["total_flops"] for s in walked["steps"]) == walked["total_flops"]
+
+
+def test_cli_walk_one_step_at_numbers(capsys):
+    code, out, _ = run(capsys, "walk", "gpt2", "--seq-len", "1024", "--step", "5")
+    assert code == 0
+    # Step 5 of GPT-2 (pre-norm) is Q = X W_Q: 2*B*L*d_model**2 = 2*1*1024*768**2.
+    assert "Q = X W_Q" in out
+    assert f"= {2 * 1 * 1024 * 768 ** 2:,}" in out
+
+
+def test_cli_walk_markdown(capsys):
+    code, out, _ = run(capsys, "walk", "bert-base", "--seq-len", "16", "--format", "markdown")
+    assert code == 0 and "| # | stage | operation |" in out
+
+
+def test_cli_pe_table(capsys):
+    code, out, _ = run(capsys, "walk", "--pe-table")
+    assert code == 0
+    assert "d_model = 6" in out and "pos 6:" in out and "sin(1) = 0.841471" in out
+    code, out, _ = run(capsys, "walk", "--pe-table", "--format", "json")
+    table = json.loads(out)["table"]
+    assert abs(table[6][0]["value"] - math.sin(6)) < 1e-12 and table[6][0]["exact"] == "sin(6)"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["walk"], "MODEL is required"),
+    (["walk", "gpt2", "--step", "999"], "--step must be between 1 and"),
+    (["walk", "gpt2", "--step", "0"], "must be a positive integer"),
+    (["walk", "--pe-table", "--seq-len", "65"], "between 1 and 64"),
+    (["walk", "gpt-9"], "unknown preset"),
+])
+def test_cli_walk_bad_input(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_report_has_the_shape_walk_section():
+    from symtrans.report import render
+    from symtrans.resolve import resolve
+    md = render(resolve("stories15m"), "markdown", seq_len=256)
+    assert "## Shape walk" in md
+    # The sum printed at the end of the section is the model's forward FLOPs at B = 1, L = 256.
+    from symtrans.evaluate import exact
+    spec = PRESETS["stories15m"].spec
+    total = exact(build(spec).flops, {**spec.values, "B": 1, "L": 256})
+    assert f"Sum over the steps: **{total:,}** FLOPs" in md
