@@ -172,8 +172,8 @@ def _cmd_sweep(args, emit) -> int:
                    progress=None if args.progress == "auto" else args.progress == "on")
     progress = None if args.progress == "auto" else args.progress == "on"
     text = result.to_json(res.name) if args.format == "json" else result.to_csv(progress)
-    _notes_to_stderr(result.notes)
     emit(args, text)
+    _notes_to_stderr(result.notes)  # after the output: a failed write prints only its error
     return 0
 
 

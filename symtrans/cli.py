@@ -35,14 +35,20 @@ def _resolve(args):
     from .variants import spec_warnings
     res = resolve(args.model, args.set)
     for w in spec_warnings(res.spec):  # e.g. a low-rank FFN whose r saves nothing
-        print(f"symtrans: warning: {w}", file=sys.stderr)
+        _warn(args, w)
     return res
+
+
+def _warn(args, text: str) -> None:
+    """Queue a warning; ``main`` prints the queue to stderr only if the command succeeds,
+    so a failing run still prints exactly one line (its error)."""
+    args.__dict__.setdefault("_warnings", []).append(f"symtrans: warning: {text}")
 
 
 def _emit(args, text: str) -> None:
     """Print ``text`` or write it atomically to ``args.output``."""
     out = getattr(args, "output", None)
-    if out:
+    if out is not None:  # -o '' is an error (write_atomic: the output path is empty), not stdout
         from .atomic import write_atomic
         write_atomic(out, text if text.endswith("\n") else text + "\n")
     else:
@@ -137,7 +143,7 @@ def _peft(args, res) -> dict | None:
     from .lora import parse_peft, peft_result
     out = peft_result(res.spec, parse_peft(args.lora, args.adapter))
     for w in out["warnings"]:
-        print(f"symtrans: warning: {w}", file=sys.stderr)
+        _warn(args, w)
     return out
 
 
@@ -290,8 +296,8 @@ def _cmd_report(args) -> int:
     if args.output and not args.no_charts:  # charts are written next to the report file
         from .plots import render_report, write_beside
         text, files = render_report(res, args.format, args.output, args.title, args.batch, args.seq_len)
+        _emit(args, text)  # the report first: if it cannot be written, no chart is left behind
         write_beside(args.output, files)
-        _emit(args, text)
         return 0
     _emit(args, render(res, args.format, title=args.title, batch=args.batch, seq_len=args.seq_len))
     return 0
@@ -415,12 +421,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args) or 0
+        status = args.func(args) or 0
+        for w in getattr(args, "_warnings", ()):  # queued by _warn; dropped when the command fails
+            print(w, file=sys.stderr)
+        return status
     except UsageError as e:
         print(str(e), file=sys.stderr)
         return 2
     except (ValueError, KeyError, OSError, RecursionError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        if isinstance(e, OSError) and e.strerror and e.filename is None:
+            msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
         print(f"symtrans: error: {' '.join(str(msg).split())}", file=sys.stderr)
         return 2
     except RuntimeError as e:

@@ -13,7 +13,7 @@ tokens, see ``architectures.Shape``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Iterator
 
 import sympy as sp
@@ -165,12 +165,15 @@ class Cost:
 LAYER_SYMBOLS = (N, N_enc, N_dec)
 
 
+@lru_cache(maxsize=4096)
 def closed_form(expr: sp.Expr) -> sp.Expr:
     """The simplification policy, in one place: expand, then group by the layer counts.
 
     The result reads ``N*(per-layer polynomial) + (the rest)``.  Only ``expand`` and
     ``collect`` are used (never ``simplify``): they are fast and canonical for the
-    polynomials and ``floor`` terms this package builds.
+    polynomials and ``floor`` terms this package builds.  Results are cached per
+    expression (SymPy expressions are immutable and hashable), so models of the same
+    structure and repeated report sections simplify once.
     """
     e = sp.expand(expr)
     syms = [s for s in LAYER_SYMBOLS if s in e.free_symbols]

@@ -22,6 +22,8 @@ expression; ``evaluate.exact`` substitutes integers without rounding.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
 from . import symbols as S
@@ -133,7 +135,14 @@ def flops_expr(spec: Spec, mode: str = "forward", convention: str = "flops", mas
     Raises:
         ValueError: unknown mode, convention, mask or recompute option, each message
             listing the valid ones.
+
+    The closed form depends only on ``spec.structure()``; it is cached on it.
     """
+    return _flops_expr(spec.structure(), mode, convention, mask, recompute)
+
+
+@lru_cache(maxsize=512)
+def _flops_expr(spec: Spec, mode: str, convention: str, mask: str, recompute: str) -> sp.Expr:
     from .cost import closed_form
     _check(mode, mask, recompute)
     conv = get_convention(convention)

@@ -246,7 +246,10 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         size = p.stat().st_size
         if size > MAX_BYTES:
             raise ConfigError(f"{path}: the file is {size} bytes, too large for a config.json (limit {MAX_BYTES})")
-        raw = p.read_bytes()
+        with open(p, "rb") as f:  # bounded: a device such as /dev/zero reports size 0
+            raw = f.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise ConfigError(f"{path}: more than {MAX_BYTES} bytes, too large for a config.json")
     except ConfigError:
         raise
     except FileNotFoundError:

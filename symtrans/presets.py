@@ -69,8 +69,9 @@ def _t5(**sizes: int) -> Spec:
 
 _VASWANI_NOTE = ("The paper's figure counts one 37000-token shared embedding; torch.nn.Transformer adds biases "
                  "to every projection and a final LayerNorm to each stack, which the paper does not describe.")
-_GPT2_NOTE = ("Radford et al. 2019 Table 2 printed 117M/345M/762M/1542M; the released checkpoints are larger "
-              "(the paper's figures were later acknowledged as miscounted); the tied LM head is counted once.")
+_GPT2_NOTE = ("Radford et al. 2019 Table 2 printed 117M/345M/762M/1542M; OpenAI's gpt-2 repository later "
+              "named the released checkpoints 124M/355M/774M/1558M, which these exact counts confirm. "
+              "The tied LM head is counted once.")
 _GPT3_NOTE = ("Brown et al. 2020 Table 2.1: V 50257, n_ctx 2048, d_ff = 4 d_model, learned positions, tied head; "
               "counted as GPT-2-style dense layers (the sparse-attention layers change no parameter).")
 

@@ -40,16 +40,33 @@ class Resolved:
 
 
 def parse_int(text: str, what: str) -> int:
-    """Parse an exact integer ("4096", "4_096", "7e9"); raise ValueError naming ``what``."""
+    """Parse an exact integer ("4096", "4_096", "7e9"); raise ValueError naming ``what``.
+
+    Integers beyond 10**40 in magnitude (no size, budget or workload is that large;
+    such values overflow the floats of the printed summaries) raise ValueError too.
+    """
     t = text.strip()
     if _INT.fullmatch(t):
-        return int(t.replace("_", ""))
-    m = _SCI.fullmatch(t)
-    if m:
+        digits = len(t.replace("_", "").lstrip("+-").lstrip("0"))
+        if digits > MAX_INT_DIGITS:
+            raise ValueError(f"{what} has {digits} digits, implausibly large (the limit is 10**40)")
+        value = int(t.replace("_", ""))
+    else:
+        m = _SCI.fullmatch(t)
+        if not m:
+            raise ValueError(f"{what} must be an integer, not {text!r}")
         whole, frac, exp = m.group(1), m.group(2) or "", int(m.group(3))
-        if len(frac.rstrip("0")) <= exp:
-            return int(whole + frac.ljust(exp, "0")[:exp]) if frac else int(whole) * 10 ** exp
-    raise ValueError(f"{what} must be an integer, not {text!r}")
+        if len(frac.rstrip("0")) > exp:
+            raise ValueError(f"{what} must be an integer, not {text!r}")
+        if len(whole.lstrip("0")) + exp > MAX_INT_DIGITS:
+            raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+        value = int(whole + frac.ljust(exp, "0")[:exp]) if frac else int(whole) * 10 ** exp
+    if abs(value) > 10 ** 40:
+        raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+    return value
+
+
+MAX_INT_DIGITS = 41  # 10**40 has 41 digits
 
 
 def int_arg(name: str, minimum: int = 1):
@@ -82,6 +99,8 @@ def parse_setting(item: str) -> tuple[str, object]:
         value = parse_int(raw, name)
         if value <= 0:
             raise ValueError(f"{name} must be a positive integer, not {raw}")
+        if value > 2 ** 53:  # the limit hf_config.MAX_SIZE puts on sizes in a config.json
+            raise ValueError(f"{name} = {raw} is implausibly large for a size (the limit is 2**53)")
         return name, value
     if name in OPTION_NAMES:
         kind = OPTION_TYPES[name]

@@ -134,7 +134,13 @@ def keep_rule(text: str) -> Rule:
 
 
 def llama_rule(multiple_of: int = 256, ffn_dim_multiplier: float | None = None) -> Rule:
-    """d_ff by Llama's rule (``llama_ffn_dim``); relaxed to (8/3)·multiplier·d_model."""
+    """d_ff by Llama's rule (``llama_ffn_dim``); relaxed to (8/3)·multiplier·d_model.
+
+    Raises:
+        ValueError: a multiplier that is not a finite number in (0, 1000].
+    """
+    if ffn_dim_multiplier is not None and not (math.isfinite(ffn_dim_multiplier) and 0 < ffn_dim_multiplier <= 1000):
+        raise ValueError(f"ffn_dim_multiplier must be a number in (0, 1000], not {ffn_dim_multiplier!r}")
     expr = llama_ffn_expr(S.d_model, multiple_of, ffn_dim_multiplier)
     mult = sp.Rational(Fraction(str(ffn_dim_multiplier))) if ffn_dim_multiplier is not None else sp.Integer(1)
     return Rule("d_ff", expr, sp.Rational(8, 3) * mult * S.d_model,
@@ -285,7 +291,15 @@ def _positive_roots(f: sp.Expr, x: sp.Symbol) -> tuple[list[sp.Expr], list[sp.Fl
             sols = []
     nums: list[sp.Float] = []
     if poly is not None:
-        for r in poly.nroots(n=30, maxsteps=200):
+        from mpmath.libmp.libhyper import NoConvergence
+        try:
+            roots = poly.nroots(n=30, maxsteps=200)
+        except NoConvergence:  # huge coefficients (budgets near 1e30) need more working digits
+            try:
+                roots = poly.nroots(n=80, maxsteps=400)
+            except NoConvergence:
+                raise ValueError("the equation's roots could not be found numerically; try a smaller budget") from None
+        for r in roots:
             if abs(sp.im(r)) < 1e-20 and sp.re(r) > 0:
                 nums.append(sp.Float(sp.re(r), 30))
     else:

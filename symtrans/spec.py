@@ -172,6 +172,20 @@ class Spec:
             changes["sizes"] = tuple(merged.items())
         return dataclasses.replace(self, **changes)
 
+    def check_sizes(self, sizes: dict[str, int]) -> None:
+        """Validate this spec's sizes with ``sizes`` merged in, without building a Spec.
+
+        The same size checks as construction (``replace(sizes=sizes)`` would raise the
+        same error); the options are not re-checked (they are unchanged).  Used by
+        sweeps, which validate many size combinations against one set of options.
+
+        Raises:
+            ValueError: one sentence naming the size that is wrong.
+        """
+        merged = self.values
+        merged.update(sizes)
+        _validate_sizes(self, merged)
+
 
 def _first(*vals: bool | None) -> bool:
     for v in vals:
@@ -217,7 +231,11 @@ def _validate(spec: Spec) -> None:
                 raise ValueError(f"{name} must be an integer, not {value!r}")
             if value < 0 or (name not in _NONNEGATIVE_INTS and value == 0):
                 raise ValueError(f"{name} must be {'non-negative' if name in _NONNEGATIVE_INTS else 'positive'}, not {value}")
-    v = spec.values
+    _validate_sizes(spec, spec.values)
+
+
+def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """The checks of the sizes ``v`` (types, presence per family, divisibility) for ``spec``'s options."""
     for name, value in v.items():
         if name not in SYMBOLS:
             raise ValueError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")

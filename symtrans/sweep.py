@@ -26,6 +26,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
@@ -95,6 +96,7 @@ class Compiled:
     num: Callable
     den: Callable
     bound: Callable
+    unit_den: bool = False  # den == 1: no division, no remainder check
 
     @classmethod
     def build(cls, name: str, expr: sp.Expr) -> "Compiled":
@@ -106,7 +108,7 @@ class Compiled:
         f_den = sp.lambdify(syms, den, modules=mods)
         bnd = sp.Max(_bound(num), _bound(den)) if den != 1 else _bound(num)
         f_bound = sp.lambdify(syms, bnd, modules="numpy")
-        return cls(name, expr, tuple(s.name for s in syms), f_num, f_den, f_bound)
+        return cls(name, expr, tuple(s.name for s in syms), f_num, f_den, f_bound, unit_den=(den == 1))
 
     def __call__(self, cols: Mapping[str, "np.ndarray"], n: int):
         """Exact values on ``n`` rows of ``cols`` (name -> int64 or object array)."""
@@ -115,6 +117,15 @@ class Compiled:
         if missing:
             raise ValueError(f"{self.name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
         ins = [cols[a] for a in self.args]
+        if all(x.dtype != object for x in ins):
+            # Fast path: the bound has non-negative coefficients, so it is non-decreasing
+            # in every |size| >= 1; at the columns' largest magnitudes (at least 1) it
+            # bounds every row and every intermediate: one scalar evaluation.
+            tops = [float(max(abs(int(x.max())), abs(int(x.min())), 1)) if x.size else 1.0 for x in ins]
+            with np.errstate(over="ignore", invalid="ignore"):
+                top = float(self.bound(*tops))
+            if top < INT64_SAFE:
+                return self._eval([np.asarray(x, dtype=np.int64) for x in ins], n, np.int64)
         with np.errstate(over="ignore", invalid="ignore"):
             b = np.broadcast_to(np.asarray(self.bound(*[_as_float(x) for x in ins]), dtype=np.float64), (n,))
         big = ~(b < INT64_SAFE)  # also catches inf and nan
@@ -129,6 +140,11 @@ class Compiled:
 
     def _eval(self, ins, n, dtype):
         import numpy as np
+        if self.unit_den:  # no division: a fresh (n,) array, never an input column itself
+            num = np.asarray(self.num(*ins), dtype=dtype)
+            if num.shape == (n,) and not any(num is x for x in ins):
+                return num
+            return np.broadcast_to(num, (n,)).copy()
         num = np.broadcast_to(np.asarray(self.num(*ins), dtype=dtype), (n,))
         den = np.broadcast_to(np.asarray(self.den(*ins), dtype=dtype), (n,))
         rem = num % den
@@ -138,6 +154,12 @@ class Compiled:
             vals = ", ".join(f"{a}={ins[j][i]}" for j, a in enumerate(self.args))
             raise ValueError(f"{self.name} is not an integer at {vals}; check that the divisibility assumptions hold")
         return num // den
+
+
+@lru_cache(maxsize=256)
+def _compiled(name: str, expr: sp.Expr) -> Compiled:
+    """``Compiled.build``, cached per closed form (the closed forms are per structural spec)."""
+    return Compiled.build(name, expr)
 
 
 # ---------------------------------------------------------------------------------
@@ -422,7 +444,7 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
         for i, row in enumerate(uniq):
             sizes = {k: int(v) for k, v in zip(keys, row)}
             try:
-                spec.replace(sizes=sizes)
+                spec.check_sizes(sizes)  # the Spec's own size checks, without building one
             except ValueError as e:
                 ok[i] = False
                 first_error = first_error or (sizes, str(e))
@@ -439,7 +461,7 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
             cols = {k: v[keep] for k, v in cols.items()}
             n = int(keep.sum())
     exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
-    compiled = [Compiled.build(name, e) for name, e in exprs.items()]
+    compiled = [_compiled(name, e) for name, e in exprs.items()]
     results: dict[str, list] = {c.name: [] for c in compiled}
     bar = _progress(n, progress)
     try:
@@ -474,7 +496,8 @@ def _unique_rows(columns: list) -> tuple[list[tuple], "np.ndarray"]:
     """
     import numpy as np
     n = len(columns[0])
-    varying = [j for j, c in enumerate(columns) if n and not (c == c[0]).all()]
+    ranges = [(c.min(), c.max()) if n else (0, 0) for c in columns]
+    varying = [j for j, (lo, hi) in enumerate(ranges) if lo != hi]
     first = [int(c[0]) for c in columns] if n else []
 
     def full(row_values: tuple) -> tuple:
@@ -487,18 +510,30 @@ def _unique_rows(columns: list) -> tuple[list[tuple], "np.ndarray"]:
         return [tuple(first)], np.zeros(n, dtype=np.int64)
     cols = [columns[j] for j in varying]
     if all(c.dtype != object for c in cols):
-        spans = [int(c.max()) + 1 for c in cols]
+        lows = [int(ranges[j][0]) for j in varying]  # keys count from each column's minimum
+        spans = [int(ranges[j][1]) - lo + 1 for j, lo in zip(varying, lows)]
         if math.prod(spans) < 2 ** 62:
             key = np.zeros(n, dtype=np.int64)
-            for c, span in zip(cols, spans):
-                key = key * span + c.astype(np.int64)
-            uniq_keys, inverse = np.unique(key, return_inverse=True)
+            for c, lo, span in zip(cols, lows, spans):
+                key *= span
+                key += np.asarray(c, dtype=np.int64)
+                key -= lo
+            size = math.prod(spans)
+            if size <= max(4 * n, 1 << 20):  # a dense table: O(n), no sort
+                present = np.zeros(size, dtype=bool)
+                present[key] = True
+                uniq_keys = np.flatnonzero(present)
+                slot = np.zeros(size, dtype=np.int64)
+                slot[uniq_keys] = np.arange(len(uniq_keys))
+                inverse = slot[key]
+            else:
+                uniq_keys, inverse = np.unique(key, return_inverse=True)
             rows = []
             for kv in uniq_keys.tolist():
                 vals = []
-                for span in reversed(spans):
+                for lo, span in zip(reversed(lows), reversed(spans)):
                     kv, r = divmod(kv, span)
-                    vals.append(r)
+                    vals.append(r + lo)
                 rows.append(full(tuple(reversed(vals))))
             return rows, np.asarray(inverse).reshape(-1)
     index: dict[tuple, int] = {}

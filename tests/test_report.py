@@ -92,7 +92,7 @@ def test_mixture_of_experts_shows_active_parameters():
     md = render(resolve("mixtral-8x7b"), "markdown")
     assert f"{MIXTRAL_PARAMS:,}" in md
     assert MIXTRAL_ACTIVE == 12_879_925_248
-    assert f"active parameters per token | **{MIXTRAL_ACTIVE:,} (12.88G)**" in md
+    assert f"active parameters per token | **{MIXTRAL_ACTIVE:,} (12.88B)**" in md
     assert "Active parameters per token of the whole model" in md
     # a dense model has no active-parameter lines
     assert "active parameters" not in render(resolve("gpt2"), "markdown").lower()

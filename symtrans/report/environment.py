@@ -58,6 +58,31 @@ def _common_filters(env: jinja2.Environment) -> None:
     })
 
 
+class _MemoryBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory, shared by the environments of one process.
+
+    Jinja's own mechanism (``jinja2.BytecodeCache``): a template is compiled once and
+    reloaded from its bytecode while its source checksum is unchanged, so a new
+    environment per report (no shared environment state) does not recompile
+    every template; an edited template is recompiled.  Jinja's cache key is the
+    template's name, not the environment's options: hence one cache per format.
+    """
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: "jinja2.bccache.Bucket") -> None:
+        data = self._store.get(bucket.key)
+        if data is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: "jinja2.bccache.Bucket") -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()
+
+
+_BYTECODE = {fmt: _MemoryBytecodeCache() for fmt in FORMATS}
+
+
 def make_environment(fmt: str) -> jinja2.Environment:
     """A new Jinja2 environment for ``fmt`` (``"markdown"`` or ``"latex"``).
 
@@ -68,7 +93,8 @@ def make_environment(fmt: str) -> jinja2.Environment:
         raise ValueError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     loader = jinja2.PackageLoader("symtrans.report", "templates")
     common = dict(loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
-                  trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+                  trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+                  bytecode_cache=_BYTECODE[fmt])
     if fmt == "latex":
         env = jinja2.Environment(
             block_start_string=r"\BLOCK{", block_end_string="}",

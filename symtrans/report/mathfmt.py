@@ -16,7 +16,7 @@ lines of about ``WIDTH`` characters, for ``align*`` in LaTeX and ``aligned`` in 
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
 from typing import Mapping
 
@@ -102,25 +102,37 @@ def si(n: int, digits: int = 4) -> str:
         return str(n)
     sign = "-" if n < 0 else ""
     a = abs(n)
-    for i, (scale, prefix) in enumerate(_SI):
-        if a >= scale:
-            m = Decimal(a) / Decimal(scale)
-            int_digits = len(str(int(m)))
-            q = Decimal(1).scaleb(-max(digits - int_digits, 0))
-            m = m.quantize(q, rounding=ROUND_HALF_UP)
-            if m >= 1000 and i > 0:  # 999.96M rounds to 1000M: use the next prefix
-                scale, prefix = _SI[i - 1]
-                m = (Decimal(a) / Decimal(scale)).quantize(Decimal(1).scaleb(-(digits - 1)), rounding=ROUND_HALF_UP)
-            text = format(m, "f")
-            if "." in text:
-                text = text.rstrip("0").rstrip(".")
-            return f"{sign}{text}{prefix}"
+    with localcontext() as ctx:  # enough digits for any count (the default 28 overflow quantize)
+        ctx.prec = max(28, len(str(a)) + digits + 2)
+        for i, (scale, prefix) in enumerate(_SI):
+            if a >= scale:
+                m = Decimal(a) / Decimal(scale)
+                int_digits = len(str(int(m)))
+                q = Decimal(1).scaleb(-max(digits - int_digits, 0))
+                m = m.quantize(q, rounding=ROUND_HALF_UP)
+                if m >= 1000 and i > 0:  # 999.96M rounds to 1000M: use the next prefix
+                    scale, prefix = _SI[i - 1]
+                    m = (Decimal(a) / Decimal(scale)).quantize(Decimal(1).scaleb(-(digits - 1)), rounding=ROUND_HALF_UP)
+                text = format(m, "f")
+                if "." in text:
+                    text = text.rstrip("0").rstrip(".")
+                return f"{sign}{text}{prefix}"
     return str(n)  # pragma: no cover
 
 
-def count(n: int) -> str:
-    """The exact count with its SI approximation: ``"124,439,808 (124.4M)"``."""
-    return thousands(n) if abs(int(n)) < 1000 else f"{thousands(n)} ({si(n)})"
+def count(n: int, unit: str = "") -> str:
+    """The exact count with its approximation beside it.
+
+    Parameters read the field's way, ``"6,738,415,616 (6.738B)"`` (B for billion);
+    with a ``unit`` the SI prefix goes on the unit: ``"62,921,270,886,400 (62.92 TFLOP)"``.
+    """
+    if abs(int(n)) < 1000:
+        return thousands(n) + (f" {unit}" if unit else "")
+    approx = si(n)
+    number, prefix = approx[:-1], approx[-1]
+    if unit:
+        return f"{thousands(n)} ({number} {prefix}{unit})"
+    return f"{thousands(n)} ({number}{'B' if prefix == 'G' else prefix})"
 
 
 def percent_shares(values: list[int], places: int = 2) -> list[str]:
@@ -144,7 +156,9 @@ def percent_shares(values: list[int], places: int = 2) -> list[str]:
 
 def ratio_percent(num: int, den: int, places: int = 2) -> str:
     """``num/den`` in percent, rounded half-up to ``places`` decimals, with its sign."""
-    d = (Decimal(num) * 100 / Decimal(den)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    with localcontext() as ctx:  # enough digits for any exact count (the default 28 overflow quantize)
+        ctx.prec = max(28, len(str(abs(num))) + len(str(abs(den))) + places + 5)
+        d = (Decimal(num) * 100 / Decimal(den)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     return f"{d:+.{places}f}"
 
 

@@ -1,0 +1,121 @@
+"""Harness of the adversarial input corpus (tracker issue 6, item 3).
+
+The contract every case checks comes from DESIGN.md §6 ("Bad input exits with status 2
+and one line on stderr naming what is wrong; no traceback, nothing half-written") and
+§5 ("a failed run leaves any earlier file intact"), as issue 6 spells it out: exit
+status 2, exactly one line on stderr, no traceback, nothing on stdout, no file written
+and no existing file clobbered.
+
+``reject`` runs one case in a fresh temporary directory that already holds sentinel
+files (``existing_file``, and every plain ``-o`` target the case names), snapshots the
+directory (names and bytes, recursively) before and after, and asserts all of the
+above.  ``inprocess=True`` calls ``symtrans.cli.main(argv)`` (fast); otherwise the real
+``python -m symtrans`` runs in a subprocess.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SENTINEL = b"SENTINEL: an earlier output the user wants to keep\n"
+CANARY = "canary"  # the file a successful injection ("touch canary") would create
+# A command an injected expression would run: it would create CANARY in the working directory.
+INJECT = "__import__('os').system('touch canary')"
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every path under ``root``: relative name -> bytes (None for a directory)."""
+    out: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            out[os.path.relpath(os.path.join(dirpath, d), root)] = None
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            out[os.path.relpath(p, root)] = Path(p).read_bytes()
+    return out
+
+
+def _output_targets(argv: list[str]) -> list[str]:
+    targets = []
+    for i, a in enumerate(argv[:-1]):
+        if a in ("-o", "--output"):
+            targets.append(argv[i + 1])
+    return targets
+
+
+def _run_inprocess(argv, capsys) -> Outcome:
+    from symtrans.cli import main
+    capsys.readouterr()
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return Outcome(code, cap.out, cap.err)
+
+
+def run_subprocess(argv, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Outcome:
+    """``python -m symtrans ARGV`` in ``cwd``; the repository is put on PYTHONPATH."""
+    repo = str(Path(__file__).resolve().parents[2])
+    e = dict(os.environ if env is None else env)
+    e["PYTHONPATH"] = repo + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    p = subprocess.run([sys.executable, "-m", "symtrans", *argv], cwd=cwd, env=e, capture_output=True,
+                       text=True, timeout=timeout)
+    return Outcome(p.returncode, p.stdout, p.stderr)
+
+
+def assert_one_line_exit_2(o: Outcome, needle: str | None = None) -> None:
+    """The error contract of DESIGN.md §6: status 2, one stderr line, no traceback, no stdout."""
+    assert o.code == 2, (o.code, o.err)
+    assert o.out == "", o.out[:300]
+    assert "Traceback" not in o.err, o.err
+    assert o.err.endswith("\n") and o.err.count("\n") == 1, repr(o.err)
+    assert len(o.err.strip()) > 10, repr(o.err)  # says something
+    if needle is not None:
+        assert needle.lower() in o.err.lower(), (needle, o.err)
+
+
+@pytest.fixture
+def reject(tmp_path, capsys, monkeypatch):
+    """``reject(argv, files={}, needle=None, inprocess=True)``: run one bad input, check it all.
+
+    ``files`` (name -> str or bytes) are written into the working directory first, e.g.
+    the config file under test; a name ending in ``/`` makes a directory.  ``env``
+    replaces the environment of the subprocess.  Returns the Outcome.
+    """
+    def run(argv, files=None, needle=None, inprocess=True, env=None):
+        work = tmp_path / "work"
+        work.mkdir()
+        (work / "existing_file").write_bytes(SENTINEL)
+        for name, content in (files or {}).items():
+            if name.endswith("/"):  # a directory
+                (work / name).mkdir()
+            else:
+                (work / name).write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        for target in _output_targets(argv):
+            if target and os.sep not in target and not (work / target).exists():
+                (work / target).write_bytes(SENTINEL)  # an earlier output that must survive
+        before = snapshot(work)
+        if inprocess:
+            monkeypatch.chdir(work)
+            o = _run_inprocess(argv, capsys)
+            monkeypatch.chdir(tmp_path)
+        else:
+            o = run_subprocess(argv, work, env=env)
+        after = snapshot(work)
+        assert_one_line_exit_2(o, needle)
+        assert not (work / CANARY).exists(), "an injected command ran"
+        assert sorted(after) == sorted(before), f"files written: {sorted(set(after) ^ set(before))}"
+        for name, data in before.items():
+            assert after[name] == data, f"{name} was changed"
+        return o
+    return run
