@@ -1,0 +1,46 @@
+"""Smoke test of benchmarks/run.py (issue 6, item 1): a short run prints the four ratios.
+
+No timing is asserted (timings depend on the machine): only that the run finishes,
+checks its own results (the sweep against the hand-written NumPy floor, the counts
+against hand formulas) and prints each ratio line against its goal.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_run_prints_the_four_ratios(tmp_path):
+    out_json = tmp_path / "figures.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--rows", "5000",
+                        "--skip-transformers", "--json", str(out_json)],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = p.stdout.splitlines()
+    ratio_lines = [line for line in lines if line.startswith("RATIO (")]
+    assert [line[:9] for line in ratio_lines] == ["RATIO (a)", "RATIO (b)", "RATIO (c)", "RATIO (d)"]
+    a, b, c, d = ratio_lines
+    assert re.search(r"gpt2 [0-9.]+x, llama-2-7b [0-9.]+x \(goal <= 2x: (PASS|MISS)\)", a)
+    assert "extrapolated from 100 configurations" in a
+    assert re.search(r"= [0-9.]+x the 'import sympy' floor [0-9.]+ s \(goal <= 1.5x: (PASS|MISS)\)", b)
+    assert "transformers: not measured" in b  # --skip-transformers
+    assert re.search(r"= [0-9.]+ \(goal <= 1.1: (PASS|MISS)\)", c)
+    assert re.search(r"[0-9.]+ s per Markdown report over 3 presets", d)
+    # The machine's context comes first.
+    assert lines[1].startswith("machine: ") and " cores " in lines[1]
+    assert re.match(r"versions: Python [0-9.]+, SymPy [0-9.]+, NumPy [0-9.]+", lines[2])
+    figures = json.loads(out_json.read_text())
+    assert sorted(figures["ratios"]) == ["a", "b", "c", "d"]
+    assert figures["sweep"]["rows"] == 5000 and figures["reports"]["presets"] == 3
+    assert figures["context"]["cores"] >= 1
+
+
+def test_bad_arguments_exit_with_status_2():
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--rows", "0"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "must be positive" in p.stderr
