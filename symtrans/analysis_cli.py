@@ -147,8 +147,10 @@ def _cmd_solve(args, emit) -> int:
 def _cmd_sweep(args, emit) -> int:
     from .resolve import resolve
     from .sweep import grid, parse_grid, read_csv, sweep
-    if bool(args.grid) == bool(args.csv):
+    if args.grid and args.csv:
         raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE, not both")
+    if not args.grid and not args.csv:
+        raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
     res = resolve(args.model, args.set)
     if args.csv:
         try:
@@ -190,6 +192,12 @@ def _cmd_diff(args, emit) -> int:
     if args.seq_len is not None:
         workload["L"] = args.seq_len
     quantity = args.quantity.replace("-", "_")
+    flops_only = [f"--{k.replace('_', '-')}" for k in ("mask_a", "mask_b", "convention_a", "convention_b", "mode_a",
+                                                        "mode_b") if getattr(args, k) is not None]
+    flops_only += [f"--{k}" for k, d in (("mask", "full"), ("convention", "flops"), ("mode", "forward"))
+                   if getattr(args, k) != d]
+    if quantity != "flops" and flops_only:  # they change FLOPs only: with params they would do nothing
+        raise ValueError(f"{flops_only[0]} applies to --quantity flops, not {args.quantity}")
     if quantity == "flops":
         for s in (a, b):
             if "L" not in s.spec.values and "L" not in workload:
@@ -327,7 +335,7 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
                     "with a note unless --strict; rows of a CSV must all be valid. The output is written only "
                     "after every row is computed, atomically.",
         epilog="examples: symtrans sweep gpt2 --grid d_model=512:8192:512 --grid N=12,24,48 --keep d_ff=4*d_model "
-               "-o sweep.csv | symtrans sweep llama-2-7b --csv configs.csv --format json")
+               "--keep h=d_model/64 -o sweep.csv | symtrans sweep llama-2-7b --csv configs.csv --format json")
     common(p, ("csv", "json"), "csv")
     p.add_argument("--grid", action="append", default=[], metavar="NAME=SPEC",
                    help="START:STOP:STEP (STOP included), A,B,C or one value; repeatable: the grid is the product")

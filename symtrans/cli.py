@@ -76,9 +76,12 @@ def _cmd_presets(args) -> int:
     from .units import count
     from .architectures import build
     from .evaluate import exact
+    def active(p) -> dict:  # MoE presets: the parameters one token uses (k of E experts)
+        return {"active": exact(build(p.spec).active_params, p.spec.values)} if p.spec.is_moe else {}
+
     if args.format == "json":
         out = [{"name": p.name, "family": p.spec.family, "total": exact(build(p.spec).params, p.spec.values),
-                "published": p.published, "source": p.source, "reference": p.reference, "kind": p.kind}
+                **active(p), "published": p.published, "source": p.source, "reference": p.reference, "kind": p.kind}
                for p in PRESETS.values()]
         _emit(args, json.dumps(out, indent=2))
         return 0
@@ -87,7 +90,8 @@ def _cmd_presets(args) -> int:
         if p.kind != "model":
             continue
         total = exact(build(p.spec).params, p.spec.values)
-        lines.append(f"{p.name:<18} {p.spec.family:<16} {count(total):>8}  (published {p.published or '-'})  {p.source}")
+        shown = count(total) + (f" ({count(active(p)['active'])} active)" if p.spec.is_moe else "")
+        lines.append(f"{p.name:<18} {p.spec.family:<16} {shown:>8}  (published {p.published or '-'})  {p.source}")
     hand = [p for p in PRESETS.values() if p.kind != "model"]
     if hand:  # the teaching articles' hand counts (handcounts.py), in their own section
         lines += ["", "hand counts (teaching articles; 'symtrans params NAME' compares with the real implementation):"]
@@ -156,10 +160,13 @@ def _peft_lines(p: dict) -> list[str]:
         what.append(f"{p['adapter']['placement']} adapters r={p['adapter']['r']}")
     lines = [f"  {' + '.join(what)}: trainable {grouped(p['trainable'])} ({p['trainable_share'] * 100:.4f}%), "
              f"frozen {grouped(p['frozen'])}"]
+    both = "lora" in p and "adapter" in p  # then say which rank each term's r is
     for t in p["terms"]:
         shape = f" ({t['d_in']} x {t['d_out']}, {t['count']} copies x {grouped(t['each'])})" if "d_in" in t else ""
-        lines.append(f"    {t['name']}{shape}: {grouped(t['total'])}   closed form {t['closed_form']}")
-    lines.append(f"    trainable closed form: {p['trainable_closed_form']}")
+        rank = f" (r = {t['r']})" if both else ""
+        lines.append(f"    {t['name']}{shape}: {grouped(t['total'])}   closed form {t['closed_form']}{rank}")
+    subst = f" ({p['trainable_closed_form_note']})" if "trainable_closed_form_note" in p else ""
+    lines.append(f"    trainable closed form{subst}: {p['trainable_closed_form']}")
     tb = p["training_state_bytes"]
     lines.append(f"    training state (weights, gradients, Adam): full fine-tune {binary_bytes(tb['full_fine_tune'])}, "
                  f"this method {binary_bytes(tb['peft'])} ({tb['convention']})")
@@ -249,9 +256,29 @@ def flops_result(res, batch: int, seq_len: int | None) -> dict:
     }
 
 
+def _check_flops_options(args, res) -> None:
+    """Refuse ``flops`` options that would change nothing (one sentence, exit 2).
+
+    A causal-mask count on an encoder-only model (its self-attention is bidirectional:
+    there is no mask to count), and prompt/generation lengths outside the inference modes
+    that read them (--prefill: prefill and decode; --generate: decode).
+    """
+    from .conventions import MODES
+    if args.mask != "full" and res.spec.family == "encoder-only":
+        raise UsageError(f"symtrans flops: --mask {args.mask} counts a causal mask, but {res.name} is encoder-only: "
+                         "its self-attention is bidirectional (every query meets every key), so there is no mask")
+    if args.mode in MODES:  # an unknown mode is reported by usage_cli, naming the valid ones
+        if args.prefill is not None and args.mode not in ("prefill", "decode"):
+            raise UsageError(f"symtrans flops: --prefill (prompt tokens) applies to --mode prefill or decode, "
+                             f"not {args.mode}")
+        if args.generate is not None and args.mode != "decode":
+            raise UsageError(f"symtrans flops: --generate (generated tokens) applies to --mode decode, not {args.mode}")
+
+
 def _cmd_flops(args) -> int:
     res = _resolve(args)
     if hasattr(args, "mode"):  # modes, conventions, masks, recomputation, --compare: usage_cli.py
+        _check_flops_options(args, res)
         from .usage_cli import cmd_flops
         return cmd_flops(args, res, _emit)
     r = flops_result(res, args.batch, args.seq_len)
@@ -277,8 +304,30 @@ def _cmd_flops(args) -> int:
 # ---------------------------------------------------------------------------------
 # report
 
+REPORT_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".pdf": "pdf"}
+
+
+def report_format(fmt: str | None, output: str | None) -> str:
+    """The format of ``symtrans report``: ``--format`` if given, else the one the ``-o``
+    extension names (.md/.markdown, .tex, .pdf), else markdown.
+
+    Raises:
+        UsageError: an explicit --format that contradicts a known extension of -o.
+    """
+    import os
+    ext = os.path.splitext(output)[1].lower() if output else ""
+    implied = REPORT_EXTENSIONS.get(ext)
+    if fmt is None:
+        return implied or "markdown"
+    if implied is not None and implied != fmt:
+        raise UsageError(f"symtrans report: --format {fmt} contradicts the extension {ext} of -o {output} "
+                         f"(which means {implied}); change one of them")
+    return fmt
+
+
 def _cmd_report(args) -> int:
-    res = _resolve(args)
+    res = _resolve(args)  # the model's errors first, then the format's
+    args.format = report_format(args.format, args.output)
     from .report import render
     if args.format == "pdf":
         if not args.output:
@@ -306,33 +355,59 @@ def _cmd_report(args) -> int:
 # ---------------------------------------------------------------------------------
 # walk
 
+def _pe_table_size(args) -> tuple[int, int]:
+    """(d_model, positions) of ``walk --pe-table``: d_model from MODEL or ``--set d_model=``
+    (default 6), positions from ``--positions`` or ``--seq-len`` (default 7)."""
+    if args.step is not None:
+        raise UsageError("symtrans walk: --step shows a step of the shape walk; it does not apply to --pe-table")
+    if args.model:
+        d = _resolve(args).spec.size("d_model")
+    else:
+        from .resolve import parse_setting
+        d = 6
+        for item in args.set:
+            name, value = parse_setting(item)
+            if name != "d_model":
+                raise UsageError(f"symtrans walk: --pe-table without MODEL takes only --set d_model=N, not {name}")
+            d = value
+    if args.positions is not None and args.seq_len is not None and args.positions != args.seq_len:
+        raise UsageError(f"symtrans walk: --positions {args.positions} and --seq-len {args.seq_len} disagree; "
+                         "give one")
+    positions = args.positions or args.seq_len or 7
+    return d, positions
+
+
 def _cmd_walk(args) -> int:
     """``symtrans walk``: the shape walk (walk.py), or ``--pe-table`` (exact sinusoids)."""
     if args.pe_table:
         from .walk import pe_table, render_pe_table
-        d = 6
-        if args.model:
-            d = _resolve(args).spec.size("d_model")
-        positions = args.seq_len or 7
+        d, positions = _pe_table_size(args)
         if args.format == "json":
             rows = [[{"exact": str(v), "value": float(v.evalf(30))} for v in row] for row in pe_table(d, positions)]
             _emit(args, json.dumps({"d_model": d, "positions": positions, "table": rows}, indent=2))
         else:
             _emit(args, render_pe_table(d, positions))
         return 0
+    if args.positions is not None:
+        raise UsageError("symtrans walk: --positions is the row count of --pe-table; for the walk give --seq-len")
     if not args.model:
         raise UsageError("symtrans walk: MODEL is required (or give --pe-table)")
     res = _resolve(args)
     from .architectures import build
     from .evaluate import exact
     from .units import grouped, si
-    from .walk import render_markdown, render_text, walk, walk_rows
+    from .walk import render_markdown, render_text, step_detail, walk, walk_rows
     w = walk(res.spec)
     v = flops_values(res, args.batch, args.seq_len)
     total = exact(w.flops, v)
     engine = exact(build(res.spec).flops, v)
-    if args.step is not None:
-        _emit(args, render_text(w, v, step=args.step))
+    if args.step is not None:  # one step, in the format asked for
+        if args.format == "json":
+            _emit(args, json.dumps({"model": res.name, "values": v, "step": step_detail(w, args.step, v)}, indent=2))
+        elif args.format == "markdown":
+            _emit(args, render_markdown(w, v, step=args.step))
+        else:
+            _emit(args, render_text(w, v, step=args.step))
         return 0
     if args.format == "json":
         _emit(args, json.dumps({"model": res.name, "values": v, "total_flops": total, "engine_flops": engine,
@@ -350,11 +425,12 @@ def _cmd_walk(args) -> int:
 # ---------------------------------------------------------------------------------
 # parser
 
-def _common(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
+def _common(p: argparse.ArgumentParser, formats: Sequence[str], default: str | None,
+            format_help: str | None = None) -> None:
     p.add_argument("model", metavar="MODEL", help="a preset name (see 'symtrans presets') or a config.json path")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a size symbol (d_model=1024) or an option (bias=false); repeatable")
-    p.add_argument("--format", choices=formats, default=default)
+    p.add_argument("--format", choices=formats, default=default, help=format_help)
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
 
 
@@ -366,6 +442,7 @@ def _workload(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="symtrans", description="Exact, symbolic parameter counts and FLOPs of Transformer models.")
+    parser.add_argument("--version", action=_VersionAction, help="print the version of symtrans and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("presets", help="list the presets with their provenance")
@@ -392,7 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_time_parser(sub, _common, _workload)
 
     p = sub.add_parser("report", help="derivation report: Markdown, LaTeX or PDF")
-    _common(p, ("markdown", "latex", "pdf"), "markdown")
+    _common(p, ("markdown", "latex", "pdf"), None,  # None: from the -o extension (report_format)
+            "default: from the -o extension (.md markdown, .tex latex, .pdf pdf), else markdown")
     _workload(p)
     p.add_argument("--title", default=None, help="report title (escaped for LaTeX)")
     p.add_argument("--no-charts", action="store_true",
@@ -408,7 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", type=int_arg("--step"), default=None, metavar="K",
                    help="show step K only: FLOPs as formula = substitution = value")
     p.add_argument("--pe-table", action="store_true",
-                   help="print the exact sinusoidal table instead (d_model of MODEL, default 6; --seq-len positions, default 7)")
+                   help="print the exact sinusoidal table instead (d_model of MODEL or --set d_model=N, default 6; "
+                        "--positions rows, default 7)")
+    p.add_argument("--positions", type=int_arg("--positions"), default=None, metavar="P",
+                   help="rows (positions 0..P-1) of --pe-table (default 7; --seq-len is accepted too)")
     p.set_defaults(func=_cmd_walk)
 
     from .analysis_cli import add_analysis_parsers  # solve, plan, sweep, diff, identities, plot
@@ -416,11 +497,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _input_files(args) -> list[str]:
+    """The files a command reads: MODEL (a config.json, or a directory's config.json),
+    diff's A and B (also as ``config.json:NAME=VALUE`` variants) and sweep's --csv."""
+    import os
+    paths = []
+    for attr in ("model", "a", "b", "csv"):
+        v = getattr(args, attr, None)
+        if not isinstance(v, str) or not v:
+            continue
+        for cand in (v, v.partition(":")[0]) if attr in ("a", "b") else (v,):
+            if os.path.isdir(cand):
+                cand = os.path.join(cand, "config.json")
+            if cand and os.path.isfile(cand):
+                paths.append(cand)
+    return paths
+
+
+def _refuse_overwriting_input(args) -> None:
+    """``-o`` must not name a file the command reads (``params cfg.json -o cfg.json`` would
+    replace the user's config with the output).
+
+    Raises:
+        UsageError: naming the input that -o resolves to.
+    """
+    import os
+    out = getattr(args, "output", None)
+    if not out:
+        return
+    for path in _input_files(args):
+        same = (os.path.samefile(path, out) if os.path.exists(out)
+                else os.path.realpath(path) == os.path.realpath(out))
+        if same:
+            raise UsageError(f"symtrans {args.command}: -o {out} is the input file {path}; writing there would "
+                             "overwrite it, so choose another output path")
+
+
+def version() -> str:
+    """The installed version of symtrans (importlib.metadata), else the one in the source
+    tree's pyproject.toml, else "unknown"."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+        try:
+            return dist_version("symtrans")
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - Python >= 3.8 has importlib.metadata
+        pass
+    import re
+    from pathlib import Path
+    try:
+        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    m = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    return m.group(1) if m else "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: looked up only when asked for (importlib.metadata is not free at startup)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"symtrans {version()}\n")
+        parser.exit()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _refuse_overwriting_input(args)
         status = args.func(args) or 0
         for w in getattr(args, "_warnings", ()):  # queued by _warn; dropped when the command fails
             print(w, file=sys.stderr)

@@ -17,11 +17,15 @@ multiply-accumulate) and every element-wise term (``Step.elementwise``); a
   one token at position L_pre + t whose query attends to all L_pre + t cached keys
   (itself included), with its logits; the sum over t is done by ``sympy.summation``.
 
+``component_flops`` splits ``flops_expr`` by component under the same options (a layer
+stack's share includes its recomputation), so the components add up to the total.
+
 Units: FLOPs (or MACs under ``macs``).  Everything returned is an exact SymPy
 expression; ``evaluate.exact`` substitutes integers without rounding.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
@@ -69,8 +73,14 @@ def count(model: Cost, conv: Convention | str = "flops", select=None) -> sp.Expr
         ValueError: for an unknown convention name.
     """
     conv = get_convention(conv) if isinstance(conv, str) else conv
+    return _sum_steps(model.walk(), conv, select)
+
+
+def _sum_steps(walked, conv: Convention, select=None) -> sp.Expr:
+    """``count`` over ``(path, multiplicity, step)`` triples (``Cost.walk``); paths start
+    at the model's root, so ``path[1]`` is the top-level component."""
     terms = []
-    for path, mult, step in model.walk():
+    for path, mult, step in walked:
         if not conv.logits and len(path) > 1 and path[1] in _HEADS:
             continue
         if select is not None and not select(path, step):
@@ -148,17 +158,98 @@ def _flops_expr(spec: Spec, mode: str, convention: str, mask: str, recompute: st
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)
-    fwd = count(model, conv) + _embedding_lookups(spec, wl, conv)
+    return closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(model.walk())))
+
+
+def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, path: tuple[str, ...]) -> sp.Expr:
+    """Chinchilla App. F's one-hot matmul for the token-embedding step at ``path``:
+    2 x tokens x V x width (x flops_per_mac / 2).  Tokens: B*L; for an encoder-decoder
+    B*L_src for an encoder table, B*L_tgt for a decoder table and B*(L_src + L_tgt) for
+    a table both share.  Summed over the tree this is ``_embedding_lookups``."""
+    width = S.E_emb if spec.has("E_emb") else S.d_model
+    if spec.family != "encoder-decoder":
+        tokens = wl.batch * wl.seq
+    elif len(path) > 1 and path[1].startswith("encoder"):
+        tokens = wl.batch * wl.src
+    elif len(path) > 1 and path[1].startswith("decoder"):
+        tokens = wl.batch * wl.tgt
+    else:
+        tokens = wl.batch * (wl.src + wl.tgt)
+    return 2 * tokens * S.V * width * sp.Rational(conv.flops_per_mac, 2)
+
+
+def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute: str, walked: list) -> sp.Expr:
+    """FLOPs of the steps ``walked`` (``(path, multiplicity, step)`` triples, paths from
+    the model's root) under ``mode``: forward (with the embedding lookups of the
+    Chinchilla conventions), backward = 2 x forward, training = 3 x forward plus the
+    recomputation of the selected steps (``full``: the layer stacks; ``selective``: their
+    attention scores).  Applied to the whole tree it is ``flops_expr``; applied to one
+    component it is that component's share, so the shares add up to the total."""
+    fwd = _sum_steps(walked, conv)
+    if conv.embedding_matmul:
+        fwd += sp.Add(*[m * _lookup_cost(spec, wl, conv, p) for p, m, s in walked if s.label == "token embedding"])
     if mode == "forward":
-        return closed_form(fwd)
+        return fwd
     if mode == "backward":
-        return closed_form(BACKWARD_MULTIPLIER * fwd)
+        return BACKWARD_MULTIPLIER * fwd
     extra = sp.Integer(0)
     if recompute == "full":
-        extra = count(model, conv, _in_stack)
+        extra = _sum_steps(walked, conv, _in_stack)
     elif recompute == "selective":
-        extra = count(model, conv, _attention_scores)
-    return closed_form((1 + BACKWARD_MULTIPLIER) * fwd + extra)
+        extra = _sum_steps(walked, conv, _attention_scores)
+    return (1 + BACKWARD_MULTIPLIER) * fwd + extra
+
+
+@dataclass(frozen=True)
+class ComponentFlops:
+    """One component's share of ``flops_expr`` (closed forms in the sizes and B, L).
+
+    Attributes:
+        name: the component (``decoder``, ``decoder layer``, ``LM head``...).
+        depth: 0 for a top-level component, 1 for its children.
+        count: instances (its multiplicity times its parents'), e.g. N layers.
+        each: FLOPs (MACs under ``macs``) of one instance under the mode, recomputation included.
+        total: count x each.
+    """
+
+    name: str
+    depth: int
+    count: sp.Expr
+    each: sp.Expr
+    total: sp.Expr
+
+
+def component_flops(spec: Spec, mode: str = "forward", convention: str = "flops", mask: str = "full",
+                    recompute: str = "none", depth: int = 1) -> list[ComponentFlops]:
+    """Per-component FLOPs under a mode, convention, mask and recomputation: the
+    top-level components (depth 0) and their children down to ``depth``, depth first.
+
+    The depth-0 totals add up exactly to ``flops_expr(spec, mode, convention, mask,
+    recompute)``: both are ``_mode_cost`` over the same steps (the recomputed forward of
+    a layer stack is part of that stack's share; the logits are never recomputed).
+
+    Raises:
+        ValueError: as ``flops_expr``.
+    """
+    from .cost import ONE, closed_form
+    _check(mode, mask, recompute)
+    conv = get_convention(convention)
+    wl = Workload(mask=mask)
+    model = build(spec, wl)
+    rows: list[ComponentFlops] = []
+
+    def visit(c: Cost, prefix: tuple[str, ...], d: int, outer: sp.Expr) -> None:
+        n = outer * c.multiplicity
+        one = Cost(name=c.name, steps=c.steps, children=c.children)   # a single instance
+        each = closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(one.walk(ONE, prefix))))
+        rows.append(ComponentFlops(c.name, d, n, each, closed_form(n * each)))
+        if d < depth:
+            for ch in c.children:
+                visit(ch, prefix + (c.name,), d + 1, n)
+
+    for c in model.children:
+        visit(c, (model.name,), 0, ONE)
+    return rows
 
 
 def tokens_per_step(spec: Spec) -> sp.Expr:

@@ -149,6 +149,97 @@ ALIASES: dict[str, dict[str, str]] = {
     "mixtral": {"num_experts": "num_local_experts"},
 }
 
+# The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
+# ``to_dict()`` keys of a default instance and the ``attribute_map`` aliases, minus the
+# PretrainedConfig ones in COMMON_KEYS).  A key of a config.json outside these, COMMON_KEYS
+# and the keys symtrans reads is unknown: an error when it is a near miss of a known key
+# (a typo such as num_key_value_head, which would silently fall back to a default), else
+# a note.  ``tests/test_hf_config.py`` checks the table against the installed transformers.
+CONFIG_KEYS: dict[str, frozenset[str]] = {mt: frozenset(keys.split()) for mt, keys in {
+    "bert": "add_cross_attention attention_probs_dropout_prob bos_token_id classifier_dropout eos_token_id hidden_act "
+            "hidden_dropout_prob hidden_size initializer_range intermediate_size is_decoder layer_norm_eps "
+            "max_position_embeddings num_attention_heads num_hidden_layers pad_token_id tie_word_embeddings "
+            "type_vocab_size use_cache vocab_size",
+    "roberta": "add_cross_attention attention_probs_dropout_prob bos_token_id classifier_dropout eos_token_id "
+               "hidden_act hidden_dropout_prob hidden_size initializer_range intermediate_size is_decoder "
+               "layer_norm_eps max_position_embeddings num_attention_heads num_hidden_layers pad_token_id "
+               "tie_word_embeddings type_vocab_size use_cache vocab_size",
+    "albert": "attention_probs_dropout_prob bos_token_id classifier_dropout_prob embedding_size eos_token_id hidden_act "
+              "hidden_dropout_prob hidden_size initializer_range inner_group_num intermediate_size layer_norm_eps "
+              "max_position_embeddings num_attention_heads num_hidden_groups num_hidden_layers pad_token_id "
+              "tie_word_embeddings type_vocab_size vocab_size",
+    "gpt2": "activation_function add_cross_attention attn_pdrop bos_token_id embd_pdrop eos_token_id hidden_size "
+            "initializer_range layer_norm_epsilon max_position_embeddings n_embd n_head n_inner n_layer n_positions "
+            "num_attention_heads num_hidden_layers pad_token_id reorder_and_upcast_attn resid_pdrop "
+            "scale_attn_by_inverse_layer_idx scale_attn_weights summary_activation summary_first_dropout "
+            "summary_proj_to_labels summary_type summary_use_proj tie_word_embeddings use_cache vocab_size",
+    "llama": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+             "initializer_range intermediate_size max_position_embeddings mlp_bias num_attention_heads "
+             "num_hidden_layers num_key_value_heads pad_token_id pretraining_tp rms_norm_eps rope_parameters "
+             "tie_word_embeddings use_cache vocab_size",
+    "mistral": "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
+               "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+               "pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings use_cache vocab_size",
+    "mixtral": "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
+               "intermediate_size max_position_embeddings num_attention_heads num_experts num_experts_per_tok "
+               "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id "
+               "rms_norm_eps rope_parameters router_aux_loss_coef router_jitter_noise sliding_window "
+               "tie_word_embeddings use_cache vocab_size",
+    "qwen2": "attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
+             "layer_types max_position_embeddings max_window_layers num_attention_heads num_hidden_layers "
+             "num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings "
+             "use_cache use_sliding_window vocab_size",
+    "qwen3": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+             "initializer_range intermediate_size layer_types max_position_embeddings max_window_layers "
+             "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters "
+             "sliding_window tie_word_embeddings use_cache use_sliding_window vocab_size",
+    "gemma": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+             "initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers "
+             "num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings "
+             "use_bidirectional_attention use_cache vocab_size",
+    "t5": "classifier_dropout d_ff d_kv d_model dense_act_fn dropout_rate eos_token_id feed_forward_proj head_dim "
+          "hidden_size initializer_factor is_decoder is_gated_act layer_norm_epsilon num_attention_heads "
+          "num_decoder_layers num_heads num_hidden_layers num_layers pad_token_id relative_attention_max_distance "
+          "relative_attention_num_buckets scale_decoder_outputs tie_word_embeddings use_cache vocab_size",
+    "bart": "activation_dropout activation_function attention_dropout bos_token_id classifier_dropout d_model "
+            "decoder_attention_heads decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id dropout "
+            "encoder_attention_heads encoder_ffn_dim encoder_layerdrop encoder_layers eos_token_id "
+            "forced_eos_token_id hidden_size init_std is_decoder max_position_embeddings num_attention_heads "
+            "num_hidden_layers pad_token_id scale_embedding tie_word_embeddings use_cache vocab_size",
+    "opt": "_remove_final_layer_norm activation_function attention_dropout bos_token_id do_layer_norm_before dropout "
+           "enable_bias eos_token_id ffn_dim hidden_size init_std layer_norm_elementwise_affine layerdrop "
+           "max_position_embeddings num_attention_heads num_hidden_layers pad_token_id tie_word_embeddings use_cache "
+           "vocab_size word_embed_proj_dim",
+}.items()}
+
+# Keys every config may carry: PretrainedConfig's in transformers 5.x, those of 4.x
+# (generation settings, torch_dtype, ...), and keys published checkpoints still hold that
+# the 5.x classes fold into others or drop (rope_theta and rope_scaling -> rope_parameters,
+# GPT-2's n_ctx, T5's n_positions and output_past, BART's and ALBERT's legacy switches).
+COMMON_KEYS = frozenset("""
+    _name_or_path architectures chunk_size_feed_forward dtype id2label is_encoder_decoder label2id model_type
+    output_attentions output_hidden_states problem_type return_dict transformers_version
+    torchscript torch_dtype use_bfloat16 tf_legacy_loss pruned_heads tie_word_embeddings is_decoder
+    cross_attention_hidden_size add_cross_attention tie_encoder_decoder max_length min_length do_sample
+    early_stopping num_beams num_beam_groups diversity_penalty temperature top_k top_p typical_p
+    repetition_penalty length_penalty no_repeat_ngram_size encoder_no_repeat_ngram_size bad_words_ids
+    num_return_sequences output_scores return_dict_in_generate forced_bos_token_id forced_eos_token_id
+    remove_invalid_values exponential_decay_length_penalty suppress_tokens begin_suppress_tokens
+    finetuning_task num_labels tokenizer_class prefix bos_token_id pad_token_id eos_token_id sep_token_id
+    decoder_start_token_id task_specific_params _commit_hash _attn_implementation _attn_implementation_autoset
+    attn_implementation quantization_config auto_map gradient_checkpointing use_cache initializer_range
+    rope_theta rope_scaling rope_parameters partial_rotary_factor pretraining_tp hidden_activation
+    position_embedding_type n_ctx n_positions output_past
+    add_bias_logits add_final_layer_norm classif_dropout extra_pos_embeddings force_bos_token_to_be_generated
+    normalize_before normalize_embedding static_position_embeddings
+    down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
+""".split())
+
+# Unknown keys at least this similar to a known one (difflib ratio, 0..1) are taken as
+# typos: num_key_value_head / num_key_value_heads is 0.97, intermediate_sise 0.94, while
+# distinct real keys such as rope_theta / rope_parameters (0.56) stay well below.
+TYPO_CUTOFF = 0.85
+
 _MISSING = object()
 
 
@@ -655,11 +746,49 @@ def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
     if mt not in _FAMILIES:
         raise ConfigError(f"model_type {_show(mt)} is not supported; supported model types: {supported}")
     r = _Reader(cfg, mt)
+    unknown = unknown_keys(cfg, mt)  # typos are errors before any default hides them
     spec = _FAMILIES[mt](r)
     notes = [f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"]
+    if unknown:
+        notes.append(f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {r.cls} "
+                     f"(transformers 5.x): ignored")
     seen: set[str] = set()
     for n in r.notes:  # aliases may be noted more than once
         if n not in seen:
             seen.add(n)
             notes.append(n)
     return spec, tuple(notes)
+
+
+def known_keys(model_type: str) -> frozenset[str]:
+    """The keys a config.json of ``model_type`` may hold: its config class's, COMMON_KEYS,
+    and those symtrans reads (DEFAULTS and ALIASES)."""
+    return (CONFIG_KEYS[model_type] | COMMON_KEYS | frozenset(DEFAULTS[model_type])
+            | frozenset(ALIASES.get(model_type, {})) | {"head_dim", "attention_bias", "mlp_bias", "scale_embedding"})
+
+
+def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
+    """The keys of ``cfg`` unknown to ``model_type``'s config class, in file order.
+
+    Raises:
+        ConfigError: naming every unknown key that is a near miss of a known one (difflib
+            ratio >= TYPO_CUTOFF, or equal ignoring case) with the key it resembles: such a
+            typo would be ignored and the real key's default used, silently changing the count.
+    """
+    import difflib
+    known = known_keys(model_type)
+    by_lower = {k.lower(): k for k in known}
+    typos, others = [], []
+    for key in cfg:
+        if key in known:
+            continue
+        match = by_lower.get(key.lower()) or next(iter(difflib.get_close_matches(key, known, 1, TYPO_CUTOFF)), None)
+        if match:
+            typos.append(f"{key} (did you mean {match}?)")
+        else:
+            others.append(key)
+    if typos:
+        cls = CLASSES[model_type][0]
+        raise ConfigError(f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
+                          "so it would be ignored and a default used instead; fix the spelling")
+    return others

@@ -11,7 +11,10 @@ projection r x d_model, each with a bias: 2*r*d_model + r + d_model per adapter.
 ``pfeiffer`` (Pfeiffer et al. 2021) one per layer, after the FFN.  Houlsby et al. also
 train the LayerNorms; that is not counted here.
 
-The rank symbol is ``r`` (the bottleneck width for adapters).  Counts are parameters;
+The rank symbol is ``r`` (the bottleneck width for adapters).  With LoRA and adapters
+together at different ranks one symbol cannot stand for both, so the combined trainable
+closed form has the two ranks substituted (it stays in d_model, N, ...); each term's own
+closed form keeps ``r`` and is printed with its rank.  Counts are parameters;
 memory is bytes.  Nothing here evaluates user text: ``parse_peft`` matches fixed patterns.
 """
 from __future__ import annotations
@@ -288,7 +291,7 @@ def peft_result(spec: Spec, peft: Peft) -> dict:
             d_in, d_out = exact(t.d_in, vals), exact(t.d_out, vals)
             out["terms"].append({"method": "lora", "name": t.name, "d_in": d_in, "d_out": d_out,
                                  "count": exact(t.count, vals), "each": peft.lora_r * (d_in + d_out), "total": n,
-                                 "closed_form": sp.sstr(t.params)})
+                                 "r": peft.lora_r, "closed_form": sp.sstr(t.params)})
             w = rank_warning(peft.lora_r, d_in, d_out, f"LoRA on {t.name}")
             if w:
                 out["warnings"].append(w)
@@ -299,7 +302,7 @@ def peft_result(spec: Spec, peft: Peft) -> dict:
         expr = adapter_params(spec, peft.placement)
         n = exact(expr, {**values, "r": peft.adapter_r})
         out["terms"].append({"method": "adapter", "name": f"bottleneck adapters ({peft.placement})",
-                             "total": n, "closed_form": sp.sstr(expr)})
+                             "total": n, "r": peft.adapter_r, "closed_form": sp.sstr(expr)})
         out["adapter"] = {"r": peft.adapter_r, "placement": peft.placement}
         trainable += n
         closed += expr
@@ -309,6 +312,12 @@ def peft_result(spec: Spec, peft: Peft) -> dict:
     out["trainable"] = trainable
     out["total"] = frozen + trainable
     out["trainable_share"] = trainable / (frozen + trainable) if frozen + trainable else 0.0
+    if peft.lora_r is not None and peft.adapter_r is not None and peft.lora_r != peft.adapter_r:
+        # One symbol r cannot be both ranks: substitute each in its own part.
+        closed = (lora_params(spec, expand_targets(peft.targets, spec)).xreplace({S.r: sp.Integer(peft.lora_r)})
+                  + adapter_params(spec, peft.placement).xreplace({S.r: sp.Integer(peft.adapter_r)}))
+        out["trainable_closed_form_note"] = (f"ranks substituted: LoRA r = {peft.lora_r}, "
+                                             f"adapters r = {peft.adapter_r}")
     out["trainable_closed_form"] = sp.sstr(sp.expand(closed))
     out["training_state_bytes"] = {"full_fine_tune": training_state_bytes(0, frozen),
                                    "peft": training_state_bytes(frozen, trainable),

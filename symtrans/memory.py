@@ -204,6 +204,66 @@ def kv_cache_bytes(spec: Spec, batch: sp.Expr, seq: sp.Expr, kv_dtype: str = "bf
     return total
 
 
+def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp.Expr:
+    """Parameters one inference step reads from memory when it runs ``tokens`` tokens
+    (B for a decode step, B x L_pre for a prefill), for the memory-bound roofline.
+
+    * Every stored parameter of the components the phase runs is read once per step:
+      for a decoder-only model all of them; for an encoder-decoder, prefill runs the
+      embeddings, the encoder and the decoder's cross-attention K/V projections, and
+      decode runs everything else (``flops.prefill_expr`` / ``decode_step_expr``).
+    * Routed experts (mixture of experts): a step reads only the experts its tokens are
+      routed to, at most min(E, tokens x k) of the E experts of each MoE layer (each
+      token picks k; the bound is reached when they pick different ones), so one token
+      at B = 1 reads k experts: the active parameters (Fedus et al. 2022 §2; Jiang et
+      al. 2024, Mixtral §2: 13B of 47B parameters active per token).
+    * An embedding table is counted whole although a step gathers only ``tokens`` rows
+      of it (an upper bound; the difference is under 2% of a 7B model).
+
+    Units: parameters (multiply by bytes per parameter for bytes).
+
+    Raises:
+        ValueError: an unknown phase.
+    """
+    from .flops import _is_cross_kv
+    if phase not in ("prefill", "decode"):
+        raise ValueError(f"unknown phase {phase!r}; valid phases: prefill, decode")
+    tokens = sp.Integer(tokens) if isinstance(tokens, int) else tokens
+    total = []
+    for path, mult, step in build(spec).walk():
+        if spec.family == "encoder-decoder":
+            encoder_side = len(path) > 1 and path[1] in ("encoder", "encoder embeddings")
+            cross_kv = _is_cross_kv(path, step)
+            shared = len(path) > 1 and path[1] == "shared token embedding"
+            runs = (encoder_side or cross_kv or shared) if phase == "prefill" else not (encoder_side or cross_kv)
+            if not runs:
+                continue
+        n = step.params
+        if step.active is not None and spec.is_moe:     # routed experts: the ones the tokens pick
+            n = n * sp.Min(S.E, tokens * S.k) / S.E
+        total.append(mult * n)
+    return sp.Add(*total)
+
+
+def kv_positions_read(spec: Spec, l_pre: int, t_gen: int) -> int:
+    """Cached positions per layer (and per sequence) that T_gen decode steps after an
+    L_pre-token prompt read and write: step t (1..T_gen) reads the L_pre + t - 1 cached
+    positions and writes one, L_pre + t in all; under a sliding window w at most w
+    (Jiang et al. 2023 §2, rolling buffer cache).  Without a window the sum is
+    T_gen·L_pre + T_gen(T_gen+1)/2; with one, the first m = clamp(w - L_pre, 0, T_gen)
+    steps still fit and the rest touch w each.  For an encoder-decoder the same sum
+    counts the L_pre cached source positions of cross-attention plus the t target
+    positions of self-attention, whose per-position bytes are equal.
+
+    Units: positions (multiply by ``kv_cache_per_token`` for bytes).
+    """
+    if spec.family == "decoder-only" and spec.has("w"):
+        w = spec.values["w"]
+        m = min(max(w - l_pre, 0), t_gen)
+        return m * l_pre + m * (m + 1) // 2 + (t_gen - m) * w
+    return t_gen * l_pre + t_gen * (t_gen + 1) // 2
+
+
 def _layer_activations(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Expr, dropout: bool, scores: bool,
                        cross_src: sp.Expr | None = None, moe: bool = False) -> sp.Expr:
     """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
@@ -365,8 +425,7 @@ def memory_terms(spec: Spec, dtype: str = "bf16", optimizer: str = "adam-mixed",
         out["activations_bytes_per_layer"] = per_layer
         out["margin_bytes"] = sp.Integer(0)
     else:
-        m = margin if isinstance(margin, sp.Basic) else (
-            sp.Integer(0) if str(margin).strip() in ("0", "0%", "0.0") else fraction(margin, "the margin", upper=None))
+        m = margin if isinstance(margin, sp.Basic) else fraction(margin, "the margin", upper=None, allow_zero=True)
         if not m.is_Rational or m < 0:
             raise ValueError(f"the margin must be a non-negative fraction, not {margin}")
         # 4-bit weights: two per byte, an odd count rounds up to a whole byte

@@ -270,6 +270,15 @@ def megatron(spec: Spec, recompute: bool = False) -> Published:
                      src, subs)
 
 
+# What ``compare`` counts "exact" under: the conventions the formulas are stated in, whatever
+# a caller's own --convention/--mask/--recompute/--mode (the CLI states this basis beside the rows).
+COMPARE_BASIS = {
+    "convention": "flops", "mask": "full", "recompute": "none",
+    "description": ("each exact count is of the formula's own quantity (per token, per sequence, per step or per "
+                    "run, as named), under the flops convention (2 FLOPs per multiply-accumulate), the full-square "
+                    "attention mask and no recomputation (megatron-recompute: full recomputation)"),
+}
+
 FORMULAS = ("kaplan-params", "kaplan-forward", "6nd", "chinchilla", "chinchilla-nonembedding", "palm",
             "megatron", "megatron-recompute")
 

@@ -171,11 +171,14 @@ def quantity_expr(spec: Spec, quantity: str, mask: str = "full", convention: str
 
     ``params``/``active_params``: parameters.  ``flops``: forward FLOPs at batch B and
     L tokens; ``training_flops``: forward + backward (``symtrans.flops.flops_expr``,
-    backward = 2 x forward, Kaplan et al. 2020 §2.1); an encoder-decoder reads L
-    source and L target tokens.  ``memory``: ``total_bytes`` of
-    ``symtrans.memory.memory_terms`` at B sequences of L tokens (``memory_options`` are
-    passed on: dtype, optimizer, mode, ...), rounded up to whole bytes when the
-    formula has fractions (4-bit weights, an inference margin).
+    backward = 2 x forward, Kaplan et al. 2020 §2.1).  An encoder-decoder reads
+    L_src source and L_tgt target tokens: its FLOPs and memory keep the symbols
+    L_src and L_tgt (``length_ties`` ties the ones not given to L, as ``symtrans
+    flops`` does).  ``memory``: ``total_bytes`` of ``symtrans.memory.memory_terms``
+    at B sequences of L tokens (L_tgt target and L_src source tokens for an
+    encoder-decoder; ``memory_options`` are passed on: dtype, optimizer, mode, ...),
+    rounded up to whole bytes when the formula has fractions (4-bit weights, an
+    inference margin).
 
     Raises:
         ValueError: an unknown quantity, convention, mask or memory option.
@@ -190,13 +193,57 @@ def quantity_expr(spec: Spec, quantity: str, mask: str = "full", convention: str
         from .memory import memory_terms
         opts = dict(memory_options or {})
         if spec.family == "encoder-decoder":
-            opts.setdefault("src_len", S.L)
-        e = memory_terms(spec, batch=S.B, seq_len=S.L, **opts)["total_bytes"]
+            opts.setdefault("src_len", S.L_src)
+            seq = S.L_tgt
+        else:
+            seq = S.L
+        e = memory_terms(spec, batch=S.B, seq_len=seq, **opts)["total_bytes"]
         _, den = sp.fraction(sp.together(e))
         return sp.ceiling(e) if den != 1 else e
     from .flops import flops_expr
     mode = "training" if quantity == "training_flops" else "forward"
-    return flops_expr(spec, mode, convention, mask).xreplace({S.L_src: S.L, S.L_tgt: S.L})
+    return flops_expr(spec, mode, convention, mask)
+
+
+LENGTHS = ("L_src", "L_tgt")
+
+
+def length_ties(spec: Spec, given) -> dict[sp.Symbol, sp.Symbol]:
+    """Substitutions that tie the encoder-decoder lengths not in ``given`` to L.
+
+    An encoder-decoder reads L_src source and L_tgt target tokens; each one the user
+    does not give (as a value, a sweep column, a rule or the unknown solved for)
+    equals L, the default of ``symtrans flops`` (``cli.flops_values``).  Other
+    families have no L_src or L_tgt: the result is empty.  Units: tokens.
+    """
+    if spec.family != "encoder-decoder":
+        return {}
+    given = set(given)
+    return {S.SYMBOLS[n]: S.L for n in LENGTHS if n not in given}
+
+
+def check_lengths(spec: Spec, names) -> None:
+    """Reject L_src or L_tgt among ``names`` for a model that is not an encoder-decoder.
+
+    Raises:
+        ValueError: naming the first such length (only encoder-decoders read a source
+            and a target sequence; the others read L tokens).
+    """
+    for n in names:
+        if n in LENGTHS and spec.family != "encoder-decoder":
+            raise ValueError(f"{n} is a length of encoder-decoder models; this {spec.family} model reads L tokens: use L")
+
+
+def _tie_rule(r: "Rule", tie: Mapping) -> "Rule":
+    from dataclasses import replace
+    return replace(r, expr=r.expr.xreplace(tie), relaxed=r.relaxed.xreplace(tie)) if tie else r
+
+
+def _tie_note(tie: Mapping) -> str | None:
+    names = [str(k) for k in tie]
+    if not names:
+        return None
+    return f"{' and '.join(names)} not given: {'both equal' if len(names) == 2 else 'equals'} L"
 
 
 # ---------------------------------------------------------------------------------
@@ -369,7 +416,8 @@ def solve(spec: Spec, unknown: str, target: int, quantity: str = "params", *,
         raise ValueError(f"the target must be a positive integer, not {target!r}")
     if multiple_of is not None and (isinstance(multiple_of, bool) or not isinstance(multiple_of, int) or multiple_of <= 0):
         raise ValueError(f"multiple_of must be a positive integer, not {multiple_of!r}")
-    rules = _order(list(rules or []))
+    rules = list(rules or [])
+    _order(rules)  # duplicate and cyclic constraints are reported as the user wrote them
     if unknown in {r.name for r in rules}:
         raise ValueError(f"{unknown} is the unknown; it cannot also be set by a constraint")
     x = S.SYMBOLS[unknown]
@@ -383,6 +431,11 @@ def solve(spec: Spec, unknown: str, target: int, quantity: str = "params", *,
         fixed.setdefault("B", 1)
     if quantity in ("flops", "training_flops", "memory"):
         fixed.update({n: v for n, v in (workload or {}).items() if n != unknown and n not in ruled})
+    # An encoder-decoder's L_src and L_tgt equal L unless given (fixed, ruled or the unknown).
+    check_lengths(spec, [unknown, *ruled])
+    tie = length_ties(spec, set(fixed) | ruled | {unknown})
+    expr = expr.xreplace(tie)
+    rules = _order([_tie_rule(r, tie) for r in rules])
 
     # Exact closed form with the rules substituted (display), and the relaxed one (solve).
     exact_sub = {S.SYMBOLS[r.name]: r.expr for r in rules}
@@ -467,6 +520,8 @@ def solve(spec: Spec, unknown: str, target: int, quantity: str = "params", *,
         notes.append("the symbolic solution drops floors and ceilings (rounding rules); the candidates use exact values")
     if quantity in ("flops", "training_flops", "memory"):
         notes.append("workload: " + ", ".join(f"{n}={fixed[n]}" for n in ("B", "L", "L_src", "L_tgt") if n in fixed))
+        if _tie_note(tie):
+            notes.append(_tie_note(tie))
     return SolveResult(unknown=unknown, quantity=quantity, unit=unit, target=target, closed_form=closed,
                        equation=sp.Eq(f, target), solutions=tuple(sols), root=root, below=below, above=above,
                        step=step, rules=tuple(r.text() + ("" if r.source == "user constraint" else f"  ({r.source})")

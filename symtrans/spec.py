@@ -64,7 +64,8 @@ class Spec:
         share_embeddings: encoder and decoder inputs share one V x d_model matrix.
         token_types: rows of the token-type (segment) embedding; 0 means none.
         pooler, mlm_head: BERT's pooler (d_model x d_model + bias, on the first
-            token) and masked-LM head (dense + norm + tied decoder + V bias).
+            token) and masked-LM head (dense + norm + tied decoder + V bias);
+            encoder-only models only (elsewhere construction raises ValueError).
         pooler_bias: the pooler's d_model bias (hand counts often drop it).
         lm_head: whether the model has an LM head at all (decoder-only and
             encoder-decoder default True).
@@ -72,7 +73,8 @@ class Spec:
         qk_norm: a norm of width d_k on queries and on keys (Qwen3, OLMo-2).
         n_shared_experts: dense experts every MoE layer always runs (DeepSeekMoE).
         moe_first_dense, moe_every: of N layers, the first ``moe_first_dense`` are
-            dense and then every ``moe_every``-th is a MoE layer.
+            dense and then every ``moe_every``-th is a MoE layer.  These three need
+            E (a spec without experts that sets one raises ValueError).
         share_layers: ALBERT's cross-layer sharing (Lan et al. 2020 §3.1): ``none``,
             ``all`` (one layer's weights serve all N), ``attention`` or ``ffn`` (only
             that sublayer is shared).  Parameters stop scaling with N; FLOPs do not.
@@ -231,6 +233,11 @@ def _validate(spec: Spec) -> None:
                 raise ValueError(f"{name} must be an integer, not {value!r}")
             if value < 0 or (name not in _NONNEGATIVE_INTS and value == 0):
                 raise ValueError(f"{name} must be {'non-negative' if name in _NONNEGATIVE_INTS else 'positive'}, not {value}")
+    # Options that only an encoder-only model has: elsewhere they would change nothing.
+    for name in ("pooler", "mlm_head"):
+        if getattr(spec, name) and spec.family != "encoder-only":
+            raise ValueError(f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; "
+                             f"set {name}=false")
     _validate_sizes(spec, spec.values)
 
 
@@ -263,6 +270,11 @@ def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
         raise ValueError("E (experts) needs k (experts per token)")
     if "E" in v and v["k"] > v["E"]:
         raise ValueError(f"k={v['k']} experts per token exceeds E={v['E']} experts")
+    if "E" not in v:  # the MoE layout options describe MoE layers; without E they would change nothing
+        for name, dense in (("n_shared_experts", 0), ("moe_first_dense", 0), ("moe_every", 1)):
+            if getattr(spec, name) != dense:
+                raise ValueError(f"{name} applies to mixture-of-experts models, and this one has no experts: "
+                                 f"give E and k as well, or drop {name}")
     if spec.positional == "learned" and "L" not in v:
         raise ValueError("learned positions need L (maximum positions)")
     if spec.global_tokens and "w" not in v:

@@ -10,6 +10,9 @@ evaluated on whole columns of sizes.  Exactness is kept by construction:
   evaluated in float64) is an upper bound of every intermediate value.  Rows whose
   bound reaches 2^62 (a factor-2 margin under int64's 2^63) are evaluated on NumPy
   ``object`` arrays of Python integers, which cannot overflow; the others in int64;
+* ``Min``/``Max`` (sliding windows: min(L, w)) become exact ``numpy.minimum`` /
+  ``numpy.maximum`` of integer forms over one positive denominator; their bound is
+  the sum of their operands' bounds;
 * the division ``num // den`` is checked to leave no remainder (a remainder means the
   sizes break a divisibility the formula assumes, e.g. h not dividing d_model).
 
@@ -50,12 +53,54 @@ class FloorDiv(sp.Function):
     """
 
 
+class IntMin(sp.Function):
+    """Exact ``min(a, b)`` of two integer-valued expressions (``numpy.minimum``: exact on
+    int64 and on object arrays of Python ints).  Always binary: ``numpy.minimum``'s third
+    positional argument is its output array."""
+
+
+class IntMax(sp.Function):
+    """Exact ``max(a, b)`` of two integer-valued expressions (``numpy.maximum``)."""
+
+
+def _positive_den(q: sp.Expr) -> bool:
+    """Whether the denominator ``q`` is positive at every configuration: a polynomial in
+    sizes (all >= 1) with positive coefficients (1, 2, 2*h, ...)."""
+    q = sp.expand(q)
+    if q.has(FloorDiv, IntMin, IntMax):
+        return False
+    terms = sp.Add.make_args(q)
+    return all(t.as_coeff_Mul()[0] > 0 and all(f.is_Symbol or (f.is_Pow and f.base.is_Symbol and f.exp.is_Integer
+                                                               and f.exp > 0)
+                                               for f in sp.Mul.make_args(t.as_coeff_Mul()[1]) if not f.is_Number)
+               for t in terms)
+
+
+def _lower_minmax(e: sp.Expr) -> sp.Expr:
+    """``Min``/``Max`` of rational expressions as an exact integer form over one positive
+    denominator: min(p1/q1, p2/q2) = IntMin(p1*q2, p2*q1) / (q1*q2) when q1, q2 > 0."""
+    pairs = [_int_form(a) for a in e.args]
+    for _, q in pairs:
+        if not _positive_den(q):
+            raise ValueError(f"cannot evaluate {e} exactly: its arguments' denominators may change sign")
+    den = sp.Mul(*[q for _, q in pairs])
+    scaled = [sp.expand(p * sp.Mul(*[q for j, (_, q) in enumerate(pairs) if j != i])) for i, (p, _) in enumerate(pairs)]
+    f = IntMin if isinstance(e, sp.Min) else IntMax
+    out = scaled[0]
+    for a in scaled[1:]:
+        out = f(out, a)
+    return out / den
+
+
 def _int_form(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """``expr`` as (num, den): integer-coefficient polynomials (in symbols and FloorDiv terms)."""
+    """``expr`` as (num, den): integer-coefficient polynomials (in symbols and FloorDiv,
+    IntMin, IntMax terms)."""
     def lower(e: sp.Expr) -> sp.Expr:
         if isinstance(e, (sp.floor, sp.ceiling)):
             p, q = _int_form(e.args[0])
             return FloorDiv(p, q) if isinstance(e, sp.floor) else -FloorDiv(-p, q)
+        if isinstance(e, (sp.Min, sp.Max)):
+            return _lower_minmax(e)
         if e.args:
             return e.func(*[lower(a) for a in e.args])
         return e
@@ -75,7 +120,8 @@ def _bound(e: sp.Expr) -> sp.Expr:
         return abs(e)
     if e.is_Symbol:
         return e
-    if isinstance(e, FloorDiv):
+    if isinstance(e, (FloorDiv, IntMin, IntMax)):
+        # both operands are evaluated; |min(a, b)|, |max(a, b)| <= |a| + |b|
         return _bound(e.args[0]) + _bound(e.args[1])
     if e.is_Add:
         return sp.Add(*[_bound(a) for a in e.args])
@@ -103,7 +149,7 @@ class Compiled:
         import numpy as np
         num, den = _int_form(expr)
         syms = sorted((num.free_symbols | den.free_symbols), key=lambda s: s.name)
-        mods = [{"FloorDiv": np.floor_divide}, "numpy"]
+        mods = [{"FloorDiv": np.floor_divide, "IntMin": np.minimum, "IntMax": np.maximum}, "numpy"]
         f_num = sp.lambdify(syms, num, modules=mods)
         f_den = sp.lambdify(syms, den, modules=mods)
         bnd = sp.Max(_bound(num), _bound(den)) if den != 1 else _bound(num)
@@ -374,6 +420,8 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
         rules: sizes derived from others (``solve.keep_rule``/``llama_rule``), evaluated
             exactly per row (a non-integer result is an error).
         defaults: further fixed values (B, L for FLOPs: B defaults to 1, L to the spec's L).
+            An encoder-decoder reads L_src source and L_tgt target tokens: each one no
+            column, rule, --set value or default gives equals L (``solve.length_ties``).
         mask: how causal attention scores count (``full``, ``causal``, ``half``).
         convention: FLOP convention (``symtrans.conventions``).
         memory_options: passed to ``memory.memory_terms`` (dtype, optimizer, mode, ...);
@@ -387,10 +435,11 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
 
     Raises:
         ValueError: no configurations, an invalid row (with ``invalid="error"``), a
-            quantity that needs a size no column gives, or a non-integer count.
+            quantity that needs a size no column gives, a non-integer count, or L_src /
+            L_tgt for a model that is not an encoder-decoder.
     """
     import numpy as np
-    from .solve import _order
+    from .solve import _order, _tie_note, _tie_rule, check_lengths, length_ties
     if invalid not in ("error", "skip"):
         raise ValueError(f"invalid must be error or skip, not {invalid!r}")
     cols = {k: np.asarray(v) for k, v in columns.items()}
@@ -400,10 +449,15 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
     n = lengths.pop() if lengths else 0
     if n == 0:
         raise ValueError("no configurations to sweep (an empty grid)")
-    rules = _order(list(rules))
+    rules = list(rules)
+    _order(rules)  # duplicate and cyclic constraints are reported as the user wrote them
     for r in rules:
         if r.name in cols:
             raise ValueError(f"{r.name} is both a column and a constraint")
+    # An encoder-decoder's L_src and L_tgt equal L unless a column, a rule or a fixed value gives them.
+    check_lengths(spec, list(cols) + [r.name for r in rules] + list(defaults or {}))
+    tie = length_ties(spec, set(cols) | {r.name for r in rules} | set(spec.values) | set(defaults or {}))
+    rules = _order([_tie_rule(r, tie) for r in rules])
     if quantities is None:
         quantities = ["params"] + (["active_params"] if spec.is_moe else []) + ["flops", "training_flops", "memory"]
     inputs = list(cols)
@@ -455,12 +509,14 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
                 sizes, msg = first_error
                 where = ", ".join(f"{k}={v}" for k, v in sizes.items())
                 raise ValueError(f"invalid configuration ({where}): {msg}")
-            notes.append(f"skipped {bad:,} invalid configurations (e.g. {first_error[1]})")
+            where = ", ".join(f"{k}={v}" for k, v in first_error[0].items())
+            notes.append(f"skipped {bad:,} of {n:,} configurations that the model rejects "
+                         f"(e.g. {where}: {first_error[1]}); invalid='error' (--strict) makes this an error")
             if not keep.any():
-                raise ValueError(f"every configuration is invalid (e.g. {first_error[1]})")
+                raise ValueError(f"every configuration is invalid (e.g. {where}: {first_error[1]})")
             cols = {k: v[keep] for k, v in cols.items()}
             n = int(keep.sum())
-    exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
+    exprs = {k: e.xreplace(tie) for k, e in _quantity_exprs(spec, quantities, mask, convention, memory_options).items()}
     compiled = [_compiled(name, e) for name, e in exprs.items()]
     results: dict[str, list] = {c.name: [] for c in compiled}
     bar = _progress(n, progress)
@@ -483,8 +539,11 @@ def sweep(spec: Spec, columns: Mapping[str, "np.ndarray"], quantities: Sequence[
             np.concatenate(parts) if all(p.dtype != object for p in parts)
             else np.concatenate([p.astype(object) for p in parts]))
     if "flops_forward" in out or "flops_training" in out:
+        shown = ("B", "L", "L_src", "L_tgt") if (tie or spec.family != "encoder-decoder") else ("B", "L_src", "L_tgt")
         notes.append(f"convention {convention}; mask {mask}; workload " +
-                     ", ".join(f"{k}={fixed[k]}" for k in ("B", "L") if k in fixed and k not in inputs))
+                     ", ".join(f"{k}={fixed[k]}" for k in shown if k in fixed and k not in inputs))
+    if tie and any(q in ("flops", "training_flops", "memory") for q in quantities):
+        notes.append(_tie_note(tie))
     return SweepResult(out, inputs, list(results), notes)
 
 

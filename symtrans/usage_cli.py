@@ -76,8 +76,11 @@ def add_time_parser(sub, common, workload) -> None:
     common(p, ("text", "json"), "text")
     workload(p)
     p.add_argument("--accelerator", default=None, metavar="NAME", help=f"one of {', '.join(ACCELERATORS)}")
-    p.add_argument("--devices", type=int_arg("--devices"), default=1, metavar="n")
-    p.add_argument("--precision", default="bf16", metavar="P", help="peak used: bf16 (default), fp16 or fp8")
+    p.add_argument("--devices", type=int_arg("--devices"), default=1, metavar="n",
+                   help="devices training together (data parallel): divides the step and run time; prefill and "
+                        "decode stay one request on one device")
+    p.add_argument("--precision", default=None, metavar="P",
+                   help="peak used: bf16 (default; fp16 on a device without bf16), fp16 or fp8")
     p.add_argument("--mfu", default="1", metavar="U", help="model FLOPs utilisation for the step time "
                    "(default 1: the ideal lower bound)")
     p.add_argument("--tokens-per-second", default=None, metavar="X",
@@ -145,63 +148,22 @@ def _tokens(spec, v) -> int:
     return v["B"] * (v["L_tgt"] if spec.family == "encoder-decoder" else v["L"])
 
 
-def _component_rows(spec, mode: str, convention: str, mask: str, v: dict) -> list[dict]:
-    """Per-component FLOPs (top-level components and their children) under the
-    convention, forward x the mode's multiplier (recomputation is not split out)."""
+def _component_rows(spec, mode: str, convention: str, mask: str, recompute: str, v: dict) -> list[dict]:
+    """Per-component FLOPs (top-level components and their children) under the mode,
+    convention, mask and recomputation (``flops.component_flops``): a layer stack's row
+    includes its recomputed forward pass, so the top-level rows add up exactly to the
+    total, and each share is of that total."""
     import sympy as sp
-    from .architectures import Workload, build
-    from .conventions import BACKWARD_MULTIPLIER, convention as get_conv
-    from .cost import closed_form
-    from .flops import count, evaluate
-    conv = get_conv(convention)
-    factor = {"forward": 1, "backward": BACKWARD_MULTIPLIER, "training": 1 + BACKWARD_MULTIPLIER}[mode]
-    model = build(spec, Workload(mask=mask))
+    from .flops import component_flops, evaluate
     rows = []
-
-    def visit(c, depth, outer):
-        mult = outer * c.multiplicity
-        each = factor * count(_only(c), conv)
-        if conv.embedding_matmul and depth == 0 and "embedding" in c.name:
-            each += factor * _lookups(spec, c.name, conv)
-        total = evaluate(mult * each, v)
-        rows.append({"name": c.name, "depth": depth, "count": exact_json(evaluate(mult, v)),
-                     "each": exact_json(evaluate(each, v)), "total": exact_json(total),
-                     "closed_form": sp.sstr(closed_form(each))})
-        if depth < 1:
-            for ch in c.children:
-                visit(ch, depth + 1, mult)
-
-    for c in model.children:
-        visit(c, 0, sp.Integer(1))
-    grand = sum(_frac(r["total"] if isinstance(r["total"], int) else Fraction(r["total"])) for r in rows if r["depth"] == 0)
+    for c in component_flops(spec, mode, convention, mask, recompute):
+        rows.append({"name": c.name, "depth": c.depth, "count": exact_json(evaluate(c.count, v)),
+                     "each": exact_json(evaluate(c.each, v)), "total": exact_json(evaluate(c.total, v)),
+                     "closed_form": sp.sstr(c.each)})
+    grand = sum(_frac(r["total"]) for r in rows if r["depth"] == 0)
     for r in rows:
-        t = _frac(r["total"] if isinstance(r["total"], int) else Fraction(r["total"]))
-        r["share"] = float(t / grand) if grand else 0.0
+        r["share"] = float(_frac(r["total"]) / grand) if grand else 0.0
     return rows
-
-
-def _lookups(spec, name: str, conv):
-    """Chinchilla App. F's one-hot embedding matmul, 2 x tokens x V x width, for the
-    embedding component ``name`` (tokens: B*L; B*L_src / B*L_tgt for an encoder-decoder)."""
-    from . import symbols as S
-    width = S.E_emb if spec.has("E_emb") else S.d_model
-    if spec.family != "encoder-decoder":
-        tokens = S.L
-    elif name.startswith("encoder"):
-        tokens = S.L_src
-    elif name.startswith("decoder"):
-        tokens = S.L_tgt
-    elif spec.share_embeddings and name == "shared token embedding":
-        tokens = S.L_src + S.L_tgt
-    else:
-        return 0
-    return conv.flops_per_mac * S.B * tokens * S.V * width
-
-
-def _only(c):
-    """``c`` with multiplicity 1 (its per-instance cost)."""
-    from .cost import Cost
-    return Cost(name=c.name, steps=c.steps, children=c.children)
 
 
 # ---------------------------------------------------------------------------------
@@ -234,10 +196,9 @@ def flops_command_result(res, args) -> dict:
     if mode in F.TRAINING_MODES:
         expr = F.flops_expr(spec, mode, conv.name, args.mask, args.recompute)
         tokens = _tokens(spec, v)
-        out["components"] = _component_rows(spec, mode, conv.name, args.mask, v)
+        out["components"] = _component_rows(spec, mode, conv.name, args.mask, args.recompute, v)
     else:
-        v["L_pre"] = args.prefill if args.prefill is not None else v["L"]
-        v["T_gen"] = args.generate if args.generate is not None else 1
+        v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
         out["L_pre"] = v["L_pre"]
         if mode == "prefill":
             expr = F.prefill_expr(spec, conv.name, args.mask)
@@ -259,9 +220,14 @@ def flops_command_result(res, args) -> dict:
         out["per_run"] = exact_json(run)
         out["pf_days"] = float(pf_days(run))
     if args.compare:
-        from .published import compare
+        from .published import COMPARE_BASIS, compare
         D = args.tokens if args.tokens is not None else _tokens(spec, v)
         vals = {k: val for k, val in v.items() if k in ("B", "L")}
+        out["compare_basis"] = dict(COMPARE_BASIS)
+        # the options of the header that the compare section does not follow
+        out["compare_basis"]["differs_from_header"] = (
+            [f"--{k} {out[k]}" for k in ("convention", "mask", "recompute") if out[k] != COMPARE_BASIS[k]]
+            + ([f"--mode {mode}"] if mode not in ("forward", "training") else []))
         out["compare"] = [{
             "key": r.key, "formula_name": r.name, "quantity": r.quantity, "formula": sp.sstr(r.formula),
             "value": exact_json(r.value), "exact": exact_json(r.exact), "ratio": float(r.ratio),
@@ -271,8 +237,11 @@ def flops_command_result(res, args) -> dict:
     return out
 
 
-def _compare_lines(rows: list[dict]) -> list[str]:
-    lines = ["  published formulas (ratio = formula / exact; residual = exact - formula):"]
+def _compare_lines(rows: list[dict], basis: dict) -> list[str]:
+    lines = [f"  published formulas (ratio = formula / exact; residual = exact - formula); {basis['description']}:"]
+    if basis["differs_from_header"]:
+        lines.append(f"    note: so these exact counts are not the count above, which is under "
+                     f"{', '.join(basis['differs_from_header'])}")
     for r in rows:
         lines.append(f"    {r['formula_name']}  [{r['quantity']}; {r['source']}]")
         lines.append(f"      formula  {r['formula']}")
@@ -314,14 +283,15 @@ def cmd_flops(args, res, emit) -> int:
         lines.append(f"  recompute: {r['recompute']}: {RECOMPUTE[r['recompute']].description}")
     lines.append(f"  closed form: {r['closed_form']}")
     if "components" in r:
-        lines.append("  components:")
+        lines.append("  components (sum = the total" + (f"; the layer stacks include their {r['recompute']} recomputation"
+                                                       if r["recompute"] != "none" else "") + "):")
         width = max(len(c["name"]) + 2 * c["depth"] for c in r["components"])
         for c in r["components"]:
             label = "  " * c["depth"] + c["name"]
             count = f" x {c['count']}" if c["count"] != 1 else ""
             lines.append(f"    {label:<{width}}  {_plain(c['total']):>24}  {c['share'] * 100:6.2f}%{count}")
     if "compare" in r:
-        lines += _compare_lines(r["compare"])
+        lines += _compare_lines(r["compare"], r["compare_basis"])
     emit(args, "\n".join(lines))
     return 0
 
@@ -390,18 +360,69 @@ def cmd_memory(args, res=None, emit=None) -> int:
 # ---------------------------------------------------------------------------------
 # time
 
-def time_command_result(res, args) -> dict:
-    """The JSON object of ``symtrans time``: training step (and run) time at the MFU,
-    MFU from a measured throughput, and the roofline of prefill and decode."""
+def inference_lengths(spec, v: dict, prefill: int | None = None, generate: int | None = None) -> tuple[int, int]:
+    """(L_pre, T_gen) of the prefill/decode workload: the prompt defaults to the sequence
+    length (L; L_src, the source, for an encoder-decoder) and the answer to one token.
+    ``symtrans flops``, ``symtrans time`` and the reports all use these defaults."""
+    l_pre = prefill if prefill is not None else (v["L_src"] if spec.family == "encoder-decoder" else v["L"])
+    return l_pre, (generate if generate is not None else 1)
+
+
+def default_kv_dtype(dtype: str) -> str:
+    """The KV cache dtype when none is given: the weight dtype, bf16 for int8/int4 weights."""
+    return dtype if dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+
+
+def inference_roofline(spec, v: dict, acc, precision: str | None = None, dtype: str = "bf16",
+                       kv_dtype: str | None = None) -> dict:
+    """Prefill and decode of one request (B sequences, ``v["L_pre"]`` prompt tokens,
+    ``v["T_gen"]`` generated ones) on ONE device, on the roofline (``hardware.roofline``).
+
+    Bytes moved: prefill reads the weights it runs once and writes B x L_pre cached
+    positions; decode step t reads the weights it runs (routed experts: only those its
+    B tokens pick, ``memory.weights_read``) and the cached positions
+    (``memory.kv_positions_read``).  One device is a data-parallel replica: more replicas
+    raise the throughput, not a request's speed.  Units: FLOPs, bytes, seconds.
+
+    Returns {"prefill": Roofline, "decode": Roofline, "weights_prefill", "weights_decode"
+    (parameters per step), "kv_bytes_per_token", "resident_bytes" (weights + cache at the
+    end, for the fit check)}.
+
+    Raises:
+        ValueError: unknown dtype or precision; a model that does not generate.
+    """
     from . import flops as F
-    from .hardware import ACCELERATORS, accelerator, fraction, mfu, roofline, step_time
-    from .memory import get_dtype, kv_cache_per_token
+    from .architectures import build
+    from .flops import evaluate
+    from .hardware import roofline
+    from .memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
+    w_bytes = get_dtype(dtype).bytes
+    kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
+    B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
+    w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
+    w_dec = evaluate(weights_read(spec, B, "decode"), v)
+    pre = roofline("prefill", evaluate(F.prefill_expr(spec), v), w_pre * w_bytes + B * Lp * kv_tok, acc, 1, precision)
+    kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
+    dec = roofline("decode", evaluate(F.decode_expr(spec), v), Tg * w_dec * w_bytes + kv_moved, acc, 1, precision)
+    cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
+    resident = evaluate(build(spec).params, v) * w_bytes + B * cached * kv_tok
+    return {"prefill": pre, "decode": dec, "weights_prefill": w_pre, "weights_decode": w_dec,
+            "kv_bytes_per_token": kv_tok, "resident_bytes": resident}
+
+
+def time_command_result(res, args) -> dict:
+    """The JSON object of ``symtrans time``: training step (and run) time at the MFU on
+    ``--devices`` devices, MFU from a measured throughput, and the roofline of prefill
+    and decode of one request on one device (``inference_roofline``)."""
+    from . import flops as F
+    from .hardware import ACCELERATORS, accelerator, fraction, mfu, step_time
     from .flops import evaluate
     spec = res.spec
     if args.accelerator is None:
         raise ValueError(f"give --accelerator; valid accelerators: {', '.join(ACCELERATORS)}")
     acc = accelerator(args.accelerator)
-    peak = acc.peak(args.precision)
+    precision = args.precision or acc.default_precision
+    peak = acc.peak(precision)
     choice_recompute = RECOMPUTE.get(args.recompute)
     if choice_recompute is None:
         raise ValueError(f"unknown recompute option {args.recompute!r}; valid recompute options: {', '.join(RECOMPUTE)}")
@@ -411,43 +432,57 @@ def time_command_result(res, args) -> dict:
     hw = evaluate(F.flops_expr(spec, "training", recompute=args.recompute), v)
     model_flops = evaluate(F.flops_expr(spec, "training"), v)
     out = {"model": res.name, "accelerator": acc.name, "source": acc.source, "devices": args.devices,
-           "precision": args.precision, "peak_flops_per_second": peak, "bandwidth_bytes_per_second": acc.bandwidth,
+           "precision": precision, "peak_flops_per_second": peak, "bandwidth_bytes_per_second": acc.bandwidth,
            "batch": args.batch, "seq_len": v["L"], "mfu": float(u),
            "training": {"model_flops_per_step": exact_json(model_flops), "hardware_flops_per_step": exact_json(hw),
                         "recompute": args.recompute,
                         # MFU counts model FLOPs only (PaLM App. B), so the step time is model FLOPs / (n peak
                         # MFU) whatever the recomputation; the hardware FLOPs utilisation is then MFU x hw / model
-                        "step_seconds": float(step_time(model_flops, acc, args.devices, u, args.precision)),
+                        "step_seconds": float(step_time(model_flops, acc, args.devices, u, precision)),
                         "hfu": float(u * hw / model_flops)}}
     if args.tokens is not None:
         steps = _ratio(args.tokens, tokens)
         out["training"]["tokens"] = args.tokens
-        out["training"]["run_seconds"] = float(step_time(model_flops, acc, args.devices, u, args.precision) * steps)
+        out["training"]["run_seconds"] = float(step_time(model_flops, acc, args.devices, u, precision) * steps)
     if args.tokens_per_second is not None:
         per_token = model_flops / tokens
         out["training"]["measured_tokens_per_second"] = args.tokens_per_second
-        out["training"]["mfu_measured"] = float(mfu(args.tokens_per_second, per_token, acc, args.devices, args.precision))
+        out["training"]["mfu_measured"] = float(mfu(args.tokens_per_second, per_token, acc, args.devices, precision))
     if spec.family != "encoder-only" and (spec.family != "decoder-only" or spec.lm_head):
-        w_bytes = get_dtype(args.dtype).bytes
-        from .architectures import build
-        params = evaluate(build(spec).params, spec.values)
-        kv_dtype = args.kv_dtype or (args.dtype if args.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16")
-        kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype), spec.values)
-        v["L_pre"] = args.prefill if args.prefill is not None else v["L"]
-        v["T_gen"] = args.generate if args.generate is not None else 1
+        v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
         B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
-        pf = evaluate(F.prefill_expr(spec), v)
-        pre = roofline("prefill", pf, params * w_bytes + B * Lp * kv_tok, acc, args.devices, args.precision)
-        dc = evaluate(F.decode_expr(spec), v)
-        # decode step t reads every weight and the L_pre + t - 1 cached positions, and writes one
-        kv_moved = B * kv_tok * sum_positions(Lp, Tg)
-        dec = roofline("decode", dc, Tg * params * w_bytes + kv_moved, acc, args.devices, args.precision)
+        ph = inference_roofline(spec, v, acc, precision, args.dtype, args.kv_dtype)
         out["L_pre"], out["T_gen"] = Lp, Tg
-        out["roofline"] = [{
-            "phase": x.phase, "flops": exact_json(x.flops), "bytes": exact_json(x.bytes),
-            "intensity_flops_per_byte": float(x.intensity), "ridge_flops_per_byte": float(x.ridge),
-            "bound": x.bound, "seconds": float(x.time),
-            "seconds_per_token": float(x.time / (B * Lp if x.phase == "prefill" else Tg))} for x in (pre, dec)]
+        out["roofline_devices"] = 1
+        out["roofline_assumptions"] = roofline_assumptions(spec, args.devices)
+        out["fits_one_device"] = bool(ph["resident_bytes"] <= acc.memory)
+        out["resident_bytes"] = exact_json(ph["resident_bytes"])
+        rows = []
+        for x, n_tok, weights in ((ph["prefill"], B * Lp, ph["weights_prefill"]),
+                                  (ph["decode"], B * Tg, ph["weights_decode"])):
+            rows.append({
+                "phase": x.phase, "flops": exact_json(x.flops), "bytes": exact_json(x.bytes),
+                "weights_read_per_step": exact_json(weights),
+                "intensity_flops_per_byte": float(x.intensity), "ridge_flops_per_byte": float(x.ridge),
+                "bound": x.bound, "seconds": float(x.time),
+                "seconds_per_token": float(x.time / (n_tok if x.phase == "prefill" else Tg)),
+                "tokens_per_second_all_devices": float(args.devices * n_tok / x.time)})
+        out["roofline"] = rows
+    return out
+
+
+def roofline_assumptions(spec, devices: int) -> list[str]:
+    """The assumptions of the prefill/decode roofline, one sentence each (text and JSON)."""
+    out = ["one request on one device (a data-parallel replica holding the whole model)"
+           + (f"; the {devices} devices divide the training step and run time and multiply the inference "
+              "throughput, not a request's latency" if devices != 1 else "")]
+    if spec.is_moe:
+        out.append("each decode step reads only the routed experts its B tokens pick, "
+                   "at most min(E, B*k) of the E experts of each MoE layer (k of E at B = 1)")
+    if spec.family == "encoder-decoder":
+        out.append("prefill reads the encoder and the cross-attention K/V weights; decode reads the rest")
+    if spec.family == "decoder-only" and spec.has("w"):
+        out.append("decode reads at most w cached positions per layer (sliding window)")
     return out
 
 
@@ -455,11 +490,6 @@ def _ratio(a, b):
     """a / b as an exact SymPy Rational."""
     import sympy as sp
     return sp.Rational(a, b)
-
-
-def sum_positions(l_pre: int, t_gen: int) -> int:
-    """Cache positions touched over decode steps t = 1..T_gen: sum of (L_pre + t) = T_gen·L_pre + T_gen(T_gen+1)/2."""
-    return t_gen * l_pre + t_gen * (t_gen + 1) // 2
 
 
 def cmd_time(args, res=None, emit=None) -> int:
@@ -472,22 +502,35 @@ def cmd_time(args, res=None, emit=None) -> int:
         emit(args, json.dumps(r, indent=2))
         return 0
     t = r["training"]
-    from .units import si
+    from .units import grouped, si
+    from .hardware import accelerator
+    acc = accelerator(r["accelerator"])
+    missing = [p for p in ("bf16", "fp16", "fp8") if getattr(acc, p) is None]
     lines = [f"{r['model']} on {r['devices']} x {r['accelerator']} ({r['precision']} peak "
-             f"{si(r['peak_flops_per_second'], 'FLOP/s')} and {si(r['bandwidth_bytes_per_second'], 'B/s', 2)} per device; "
-             f"{r['source']})",
+             f"{si(r['peak_flops_per_second'], 'FLOP/s')}" + (f" (no {', no '.join(missing)})" if missing else "")
+             + f" and {si(r['bandwidth_bytes_per_second'], 'B/s', 2)} per device; {r['source']})",
              f"  training step (B={r['batch']}, L={r['seq_len']}): {_num(t['model_flops_per_step'], 'FLOP')} model FLOPs"
              + (f", {_num(t['hardware_flops_per_step'], 'FLOP')} with {t['recompute']} recomputation"
                 if t["recompute"] != "none" else ""),
-             f"  step time at MFU {r['mfu']:.3g}: {_seconds(t['step_seconds'])}"]
+             f"  step time at MFU {r['mfu']:.3g} on {r['devices']} device{'s' if r['devices'] != 1 else ''}: "
+             f"{_seconds(t['step_seconds'])}"]
     if "run_seconds" in t:
         lines.append(f"  run of D={t['tokens']:,} tokens: {_seconds(t['run_seconds'])}")
     if "mfu_measured" in t:
         lines.append(f"  MFU at {t['measured_tokens_per_second']} tokens/s (PaLM App. B): {t['mfu_measured'] * 100:.2f}%")
+    if r.get("roofline"):
+        lines.append(f"  prefill and decode of B={r['batch']}: " + "; ".join(r["roofline_assumptions"]))
+        if not r["fits_one_device"]:
+            lines.append(f"  note: weights and KV cache ({_bytes(r['resident_bytes'])}) exceed one "
+                         f"{r['accelerator']}'s memory; a real deployment splits the model over devices "
+                         "(tensor parallelism), which this roofline does not model")
     for x in r.get("roofline", []):
         what = f"L_pre={r['L_pre']}" if x["phase"] == "prefill" else f"T_gen={r['T_gen']} after L_pre={r['L_pre']}"
-        lines.append(f"  {x['phase']} ({what}): {x['intensity_flops_per_byte']:.4g} FLOP/byte vs ridge "
+        lines.append(f"  {x['phase']} ({what}): reads {grouped(x['weights_read_per_step'])} parameters per step; "
+                     f"{x['intensity_flops_per_byte']:.4g} FLOP/byte vs ridge "
                      f"{x['ridge_flops_per_byte']:.4g}: {x['bound']}; {_seconds(x['seconds'])} "
-                     f"({_seconds(x['seconds_per_token'])} per token)")
+                     f"({_seconds(x['seconds_per_token'])} per token"
+                     + (f"; {x['tokens_per_second_all_devices']:.4g} tokens/s on {r['devices']} replicas"
+                        if r["devices"] != 1 else "") + ")")
     emit(args, "\n".join(lines))
     return 0

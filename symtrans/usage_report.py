@@ -17,9 +17,6 @@ import sympy as sp
 from .cost import closed_form
 from .spec import Spec
 
-# The inference workload of a report: the report's L split into a prompt and an answer.
-_PROMPT_SHARE = sp.Rational(1, 2)
-
 
 def _fmt_bytes(n) -> str:
     from .units import binary_bytes, si
@@ -30,12 +27,13 @@ def _fmt_bytes(n) -> str:
 
 
 def _fmt_seconds(x) -> str:
+    """Seconds as 's', 'ms' or 'µs' (the units ``symtrans time`` prints)."""
     f = float(x)
     if f >= 1:
         return f"{f:.4g} s"
     if f >= 1e-3:
         return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} us"
+    return f"{f * 1e6:.4g} µs"
 
 
 def _exact(x) -> str:
@@ -70,10 +68,9 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
     generative = spec.family == "encoder-decoder" or (spec.family == "decoder-only" and spec.lm_head)
     if generative:
         inf_values = None
-        if values is not None:
-            length = values["L_src"] if spec.family == "encoder-decoder" else values["L"]
-            pre = max(1, int(length * _PROMPT_SHARE))
-            gen = values["L_tgt"] if spec.family == "encoder-decoder" else max(1, length - pre)
+        if values is not None:   # the defaults of 'symtrans flops --mode prefill/decode' and 'symtrans time'
+            from .usage_cli import inference_lengths
+            pre, gen = inference_lengths(spec, values)
             inf_values = {**values, "L_pre": pre, "T_gen": gen}
         out["inference"] = [
             {"label": "prefill of L_pre prompt tokens (logits for the last one)", "equation":
@@ -129,33 +126,33 @@ def _memory_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]
 
 
 def _time_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
+    """Ideal training step on one device, and prefill/decode of one request on the roofline
+    with the CLI's workload (``usage_cli.inference_lengths``, ``usage_cli.inference_roofline``):
+    the same figures as ``symtrans time MODEL --accelerator NAME``."""
     from . import flops as F
-    from .architectures import build
     from .flops import evaluate
-    from .hardware import ACCELERATORS, roofline, step_time
-    from .memory import kv_cache_per_token
+    from .hardware import ACCELERATORS, step_time
     from .units import si
+    from .usage_cli import inference_lengths, inference_roofline, roofline_assumptions
     out: dict[str, Any] = {"available": values is not None, "rows": [], "generative": False}
     if values is None:
         return out
     train = evaluate(F.flops_expr(spec, "training"), values)
-    generative = spec.family == "decoder-only" and spec.lm_head
+    generative = spec.family == "encoder-decoder" or (spec.family == "decoder-only" and spec.lm_head)
     out["generative"] = generative
     if generative:
-        params = evaluate(build(spec).params, spec.values)
-        kv_tok = evaluate(kv_cache_per_token(spec, "bf16"), spec.values)
-        B, L = values["B"], values["L"]
-        v = {**values, "L_pre": L, "T_gen": 1}
-        pf = evaluate(F.prefill_expr(spec), v)
-        dc = evaluate(F.decode_expr(spec), v)
+        pre, gen = inference_lengths(spec, values)
+        v = {**values, "L_pre": pre, "T_gen": gen}
+        out["L_pre"], out["T_gen"] = pre, gen
+        out["assumptions"] = roofline_assumptions(spec, 1)
     for acc in ACCELERATORS.values():
-        row = {"name": acc.name, "peak": si(acc.bf16, "FLOP/s"), "bandwidth": si(acc.bandwidth, "B/s", 2),
-               "step": _fmt_seconds(step_time(train, acc)), "prefill": "", "decode": ""}
+        row = {"name": acc.name, "peak": f"{si(acc.peak(), 'FLOP/s')} {acc.default_precision}",
+               "bandwidth": si(acc.bandwidth, "B/s", 2), "step": _fmt_seconds(step_time(train, acc)),
+               "prefill": "", "decode": ""}
         if generative:
-            pre = roofline("prefill", pf, 2 * params + B * L * kv_tok, acc)
-            dec = roofline("decode", dc, 2 * params + B * (L + 1) * kv_tok, acc)
-            row["prefill"] = f"{pre.bound.split('-')[0]}, {_fmt_seconds(pre.time)}"
-            row["decode"] = f"{dec.bound.split('-')[0]}, {_fmt_seconds(dec.time)}/token"
+            ph = inference_roofline(spec, v, acc)
+            row["prefill"] = f"{ph['prefill'].bound.split('-')[0]}, {_fmt_seconds(ph['prefill'].time)}"
+            row["decode"] = f"{ph['decode'].bound.split('-')[0]}, {_fmt_seconds(ph['decode'].time)}/token"
         out["rows"].append(row)
     out["sources"] = [f"{a.name}: {a.source}" for a in ACCELERATORS.values()]
     return out

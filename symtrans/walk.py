@@ -373,6 +373,32 @@ def walk_rows(w: Walk, values: Mapping[str, int] | None = None) -> list[dict]:
     return rows
 
 
+def step_detail(w: Walk, step: int, values: Mapping[str, int] | None = None) -> dict:
+    """Step ``step`` (1-based) of the walk as JSON-ready data: its shapes, its FLOPs formula
+    and, with ``values``, the shapes at those sizes and the FLOPs as formula = substitution =
+    value (exact integers, FLOPs), times the layers it repeats over.
+
+    Raises:
+        ValueError: for a step number out of range.
+    """
+    from .evaluate import exact
+    if not 1 <= step <= len(w.steps):
+        raise ValueError(f"--step must be between 1 and {len(w.steps)}, not {step}")
+    s = w.steps[step - 1]
+    out: dict = {"index": step, "stage": s.stage, "op": s.op, "kind": s.kind,
+                 "inputs": [_shape(x) for x in s.inputs], "output": _shape(s.output),
+                 "flops": sp.sstr(s.flops), "repeat": sp.sstr(s.repeat), "note": s.note}
+    if values is not None:
+        sub = {S.SYMBOLS[k]: sp.Integer(v) for k, v in values.items() if k in S.SYMBOLS}
+        with sp.evaluate(False):  # the substituted middle step, unevaluated
+            middle = sp.sstr(s.flops.xreplace(sub))
+        out["at"] = {"inputs": [[exact(d, values) for d in x] for x in s.inputs],
+                     "output": [exact(d, values) for d in s.output],
+                     "flops_substituted": middle, "flops": exact(s.flops, values),
+                     "repeat": exact(s.repeat, values), "total_flops": exact(s.total_flops, values)}
+    return out
+
+
 def render_text(w: Walk, values: Mapping[str, int] | None = None, step: int | None = None) -> str:
     """The walk as a plain-text table (symbols; numbers in brackets when ``values`` given).
 
@@ -382,27 +408,21 @@ def render_text(w: Walk, values: Mapping[str, int] | None = None, step: int | No
         ValueError: for a step number out of range.
     """
     from .units import grouped
-    from .evaluate import exact
     if step is not None:
-        if not 1 <= step <= len(w.steps):
-            raise ValueError(f"--step must be between 1 and {len(w.steps)}, not {step}")
-        s = w.steps[step - 1]
-        lines = [f"step {step}: {s.op}  [{s.stage}]",
-                 f"  inputs: {', '.join(_shape(x) for x in s.inputs) or '-'}",
-                 f"  output: {_shape(s.output)}",
-                 f"  FLOPs:  {sp.sstr(s.flops)}"]
-        if s.note:
-            lines.append(f"  why:    {s.note}")
-        if values is not None:
-            sub = {S.SYMBOLS[k]: sp.Integer(v) for k, v in values.items() if k in S.SYMBOLS}
-            lines.append(f"  at:     inputs {', '.join(_shape(tuple(d.xreplace(sub) for d in x)) for x in s.inputs) or '-'}"
-                         f" -> {_shape(tuple(d.xreplace(sub) for d in s.output))}")
-            with sp.evaluate(False):  # the substituted middle step, unevaluated
-                middle = sp.sstr(s.flops.xreplace(sub))
-            lines.append(f"  FLOPs = {sp.sstr(s.flops)} = {middle} = {grouped(exact(s.flops, values))}")
-            if s.repeat != 1:
-                lines.append(f"  x {sp.sstr(s.repeat)} = {exact(s.repeat, values)} layers: "
-                             f"{grouped(exact(s.total_flops, values))}")
+        d = step_detail(w, step, values)
+        lines = [f"step {step}: {d['op']}  [{d['stage']}]",
+                 f"  inputs: {', '.join(d['inputs']) or '-'}",
+                 f"  output: {d['output']}",
+                 f"  FLOPs:  {d['flops']}"]
+        if d["note"]:
+            lines.append(f"  why:    {d['note']}")
+        if "at" in d:
+            at = d["at"]
+            lines.append(f"  at:     inputs {', '.join(' x '.join(map(str, x)) or '()' for x in at['inputs']) or '-'}"
+                         f" -> {' x '.join(map(str, at['output'])) or '()'}")
+            lines.append(f"  FLOPs = {d['flops']} = {at['flops_substituted']} = {grouped(at['flops'])}")
+            if d["repeat"] != "1":
+                lines.append(f"  x {d['repeat']} = {at['repeat']} layers: {grouped(at['total_flops'])}")
         return "\n".join(lines)
     rows = walk_rows(w, values)
     lines = []
@@ -422,9 +442,30 @@ def render_text(w: Walk, values: Mapping[str, int] | None = None, step: int | No
     return "\n".join(lines)
 
 
-def render_markdown(w: Walk, values: Mapping[str, int] | None = None) -> str:
-    """The walk as a Markdown table: step, operation, input and output shapes, FLOPs."""
+def render_markdown(w: Walk, values: Mapping[str, int] | None = None, step: int | None = None) -> str:
+    """The walk as a Markdown table: step, operation, input and output shapes, FLOPs.
+
+    ``step`` (1-based) renders only that step, with its FLOPs as formula = substitution =
+    value when ``values`` are given.
+
+    Raises:
+        ValueError: for a step number out of range.
+    """
     from .units import grouped
+    if step is not None:
+        d = step_detail(w, step, values)
+        lines = [f"### Step {step}: `{d['op']}` ({d['stage']})", "",
+                 f"- inputs: {', '.join(f'`{x}`' for x in d['inputs']) or '-'}",
+                 f"- output: `{d['output']}`",
+                 f"- FLOPs: `{d['flops']}`"]
+        if d["note"]:
+            lines.append(f"- why: {d['note']}")
+        if "at" in d:
+            at = d["at"]
+            lines.append(f"- FLOPs = `{d['flops']}` = `{at['flops_substituted']}` = {grouped(at['flops'])}")
+            if d["repeat"] != "1":
+                lines.append(f"- x `{d['repeat']}` = {at['repeat']} layers: {grouped(at['total_flops'])}")
+        return "\n".join(lines)
     rows = walk_rows(w, values)
     head = "| # | stage | operation | inputs | output | FLOPs |" + (" at these sizes |" if values is not None else "")
     sep = "|---|---|---|---|---|---|" + ("---:|" if values is not None else "")

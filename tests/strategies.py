@@ -47,8 +47,8 @@ def specs(draw, family=None, moe=None):
         head_bias=draw(st.booleans()),
         share_embeddings=draw(st.booleans()),
         token_types=draw(st.integers(0, 3)),
-        pooler=draw(st.booleans()),
-        mlm_head=draw(st.booleans()),
+        pooler=fam == "encoder-only" and draw(st.booleans()),  # BERT's heads: encoder-only (spec._validate)
+        mlm_head=fam == "encoder-only" and draw(st.booleans()),
         ffn=draw(st.sampled_from(("mlp", "swiglu", "geglu"))),
         qk_norm=draw(st.booleans()),
     )

@@ -156,3 +156,32 @@ def test_cli_compare(capsys):
     assert main(["flops", "gpt2", "--compare"]) == 0
     out = capsys.readouterr().out
     assert "Kaplan 2020" in out and "6ND" in out and "PaLM" in out and "Megatron" in out and "Chinchilla" in out
+
+
+@pytest.mark.parametrize("options, differs", [
+    (["--mode", "training", "--mask", "causal"], ["--mask causal"]),
+    (["--mode", "training", "--convention", "macs"], ["--convention macs"]),
+    (["--mode", "training", "--recompute", "selective"], ["--recompute selective"]),
+    (["--mode", "decode"], ["--mode decode"]),
+    (["--mode", "training"], []),
+])
+def test_cli_compare_states_its_basis_when_the_header_counts_something_else(capsys, options, differs):
+    # GPT-2 small at B = 1, L = 1024 under the formulas' own basis (flops, full square, no recomputation):
+    # training = 3 x forward = 3 x (2 L (12 N d^2 + d V) + 4 N L^2 d) = 874,944,921,600 FLOPs (Megatron's
+    # 72 B s l h^2 (1 + s/6h + V/12lh) gives the same, d_ff = 4 d).  Under --mask causal the header counts
+    # fewer (the lower triangle), so the compare section must say that it does not follow the header.
+    d, N, V, L = 768, 12, 50257, 1024
+    training_full = 3 * (2 * L * (12 * N * d * d + d * V) + 4 * N * L * L * d)
+    assert training_full == 874_944_921_600
+    assert main(["flops", "gpt2", *options, "--compare", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    basis = data["compare_basis"]
+    assert (basis["convention"], basis["mask"], basis["recompute"]) == ("flops", "full", "none")
+    assert basis["differs_from_header"] == differs
+    assert {r["key"]: r for r in data["compare"]}["megatron"]["exact"] == training_full
+    assert main(["flops", "gpt2", *options, "--compare"]) == 0
+    out = capsys.readouterr().out
+    assert "under the flops convention" in out and "the full-square attention mask and no recomputation" in out
+    assert ("note: so these exact counts are not the count above" in out) == bool(differs)
+    for option in differs:
+        assert option in out

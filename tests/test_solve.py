@@ -342,3 +342,77 @@ def test_cli_solve_bad_input_is_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *base, *argv)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ encoder-decoder lengths (finding H1)
+# T5-small (Raffel et al. 2020; config.json of t5-small: d_model 512, d_kv 64, 8 heads, d_ff 2048 (ReLU),
+# 6 + 6 layers, vocabulary 32128, 60,506,624 parameters per transformers' T5ForConditionalGeneration).
+
+def t5_small_forward(S: int, T: int) -> int:
+    """Forward FLOPs of T5-small at B = 1, S source and T target tokens, 2 per multiply-accumulate,
+    full score squares, written out module by module (inner width 8 x 64 = 512 = d):
+    encoder layer: q,k,v,o 4*2*S*d^2; QK^T and scores*V 2*2*S^2*d; wi, wo 2*2*S*d*d_ff.
+    decoder layer: self-attention 8*T*d^2 + 4*T^2*d; cross-attention q,o 4*T*d^2, k,v on the
+    encoder output 4*S*d^2, QK^T and scores*V 4*T*S*d; wi, wo 4*T*d*d_ff.  lm_head 2*T*d*V."""
+    d, ff, n, V = 512, 2048, 6, 32128
+    enc = 8 * S * d * d + 4 * S * S * d + 4 * S * d * ff
+    dec = 8 * T * d * d + 4 * T * T * d + 4 * T * d * d + 4 * S * d * d + 4 * T * S * d + 4 * T * d * ff
+    return n * (enc + dec) + 2 * T * d * V
+
+
+def test_t5_flops_oracle_matches_the_users_figure():
+    # The fresh-user report: flops t5-small --set L_src=128 (L_tgt = L = 512) gives 49,257,906,176.
+    assert t5_small_forward(128, 512) == 49_257_906_176
+
+
+def test_solve_for_the_source_length_of_an_encoder_decoder():
+    # Before the fix: "flops of this model does not depend on L_src".
+    from symtrans.resolve import resolve
+    spec = resolve("t5-small").spec
+    r = solve(spec, "L_src", 10 ** 11, "flops")  # L_tgt not given: equals L = 512
+    best = max(S for S in range(1, 4000) if t5_small_forward(S, 512) <= 10 ** 11)
+    assert (r.below.value, r.above.value) == (best, best + 1) == (929, 930)
+    assert r.below.count == t5_small_forward(best, 512) and r.above.count == t5_small_forward(best + 1, 512)
+    assert "L_tgt not given: equals L" in r.notes
+    r = solve(spec, "L_tgt", 10 ** 11, "flops", workload={"B": 1, "L": 512})  # L_src = L = 512
+    best = max(T for T in range(1, 4000) if t5_small_forward(512, T) <= 10 ** 11)
+    assert r.below.value == best and r.below.count == t5_small_forward(512, best)
+
+
+def test_solve_for_L_keeps_a_given_source_length():
+    # Before the fix --set L_src=512 was dropped and L_src = L_tgt = L were solved together.
+    from symtrans.resolve import resolve
+    r = solve(resolve("t5-small", ["L_src=512"]).spec, "L", 10 ** 11, "flops")
+    best = max(T for T in range(1, 4000) if t5_small_forward(512, T) <= 10 ** 11)
+    assert (r.below.value, r.below.count) == (best, t5_small_forward(512, best))
+    # Neither length given: both equal L, as symtrans flops defaults them.
+    r = solve(resolve("t5-small").spec, "L", 10 ** 11, "flops")
+    best = max(L for L in range(1, 4000) if t5_small_forward(L, L) <= 10 ** 11)
+    assert (r.below.value, r.below.count) == (best, t5_small_forward(best, best))
+
+
+def test_solve_memory_for_the_source_length():
+    # Training memory of T5-small in bytes, bf16 weights and gradients, Adam with fp32 master
+    # weights and two moments (2 + 2 + 12 bytes per parameter, 60,506,624 parameters), plus the
+    # activations of Korthikanti et al. 2022 §4.1 tensor by tensor at 2 bytes (1 per dropout-mask
+    # element), B = 1, full score squares, RMSNorm inputs kept, d = 512, h = 8, d_ff = 2048:
+    # encoder layer 18*S*d + 4*S*d_ff + 5*h*S^2; decoder layer 27*T*d + 4*S*d + 4*T*d_ff
+    # + 5*h*T^2 + 5*h*T*S (self- and cross-attention); LM head input 2*T*d and fp32 logits 4*T*V.
+    def mem(S, T):
+        d, ff, h = 512, 2048, 8
+        enc = 18 * S * d + 4 * S * ff + 5 * h * S * S
+        dec = 27 * T * d + 4 * S * d + 4 * T * ff + 5 * h * T * T + 5 * h * T * S
+        return 16 * 60_506_624 + 6 * (enc + dec) + 2 * T * d + 4 * T * 32128
+    from symtrans.resolve import resolve
+    r = solve(resolve("t5-small", ["L_tgt=32"]).spec, "L_src", 1_200_000_000, "memory")
+    best = max(S for S in range(1, 4000) if mem(S, 32) <= 1_200_000_000)
+    assert (r.below.value, r.below.count) == (best, mem(best, 32))
+
+
+def test_cli_solve_for_L_src(capsys):
+    code, out, err = run(capsys, "solve", "t5-small", "--for", "L_src", "--flops", "1e11", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["below"]["value"] == 929 and data["below"]["count"] == t5_small_forward(929, 512)
+    code, out, err = run(capsys, "solve", "gpt2", "--for", "L_src", "--flops", "1e11")
+    assert code == 2 and out == "" and "encoder-decoder" in err and err.count("\n") == 1

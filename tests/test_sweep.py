@@ -169,7 +169,7 @@ def test_invalid_rows_skip_or_error():
         sweep(GPT2, cols, ["params"])
     res = sweep(GPT2, cols, ["params"], invalid="skip")
     assert res.columns["d_model"].tolist() == [768]
-    assert "skipped 2 invalid configurations" in res.notes[0]
+    assert res.notes[0].startswith("skipped 2 of 3 configurations that the model rejects (e.g. d_model=512, h=12: ")
 
 
 def test_read_csv():
@@ -266,3 +266,192 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
 def test_cli_sweep_bad_input(capsys, argv, message):
     code, out, err = run(capsys, "sweep", "gpt2", *argv)
     assert code == 2 and out == "" and message in err
+
+
+# ------------------------------------------------------------------ encoder-decoder lengths (finding H1)
+
+def t5_small_forward(S: int, T: int) -> int:
+    """T5-small forward FLOPs at B = 1, S source and T target tokens, 2 per multiply-accumulate,
+    full score squares, written out from transformers' T5ForConditionalGeneration (d_model 512,
+    8 heads of 64, d_ff 2048, 6 + 6 layers, vocabulary 32128): encoder layer q,k,v,o 8*S*d^2,
+    QK^T and scores*V 4*S^2*d, wi and wo 4*S*d*d_ff; decoder layer self-attention 8*T*d^2 +
+    4*T^2*d, cross-attention q,o 4*T*d^2 + k,v 4*S*d^2 + scores 4*T*S*d, wi and wo 4*T*d*d_ff;
+    lm_head 2*T*d*V."""
+    d, ff, n, V = 512, 2048, 6, 32128
+    enc = 8 * S * d * d + 4 * S * S * d + 4 * S * d * ff
+    dec = 8 * T * d * d + 4 * T * T * d + 4 * T * d * d + 4 * S * d * d + 4 * T * S * d + 4 * T * d * ff
+    return n * (enc + dec) + 2 * T * d * V
+
+
+def t5_small_training_memory(S: int, T: int) -> int:
+    """T5-small training bytes at B = 1: 16 per parameter (bf16 weights and gradients, Adam's fp32
+    master copy and two moments) x 60,506,624, plus Korthikanti et al. 2022 §4.1's activations
+    tensor by tensor (2 bytes, 1 per dropout-mask element, full score squares, norm inputs kept):
+    encoder layer 18*S*d + 4*S*d_ff + 5*h*S^2; decoder layer 27*T*d + 4*S*d + 4*T*d_ff + 5*h*T^2
+    + 5*h*T*S; the LM head's input 2*T*d and fp32 logits 4*T*V."""
+    d, ff, h, V = 512, 2048, 8, 32128
+    enc = 18 * S * d + 4 * S * ff + 5 * h * S * S
+    dec = 27 * T * d + 4 * S * d + 4 * T * ff + 5 * h * T * T + 5 * h * T * S
+    return 16 * 60_506_624 + 6 * (enc + dec) + 2 * T * d + 4 * T * V
+
+
+def test_t5_oracles_match_the_users_figures():
+    # The fresh-user report: 49,257,906,176 at L_src = 128, L_tgt = 512; 71,605,157,888 and
+    # 1,350,574,080 bytes at 512 / 512.
+    assert t5_small_forward(128, 512) == 49_257_906_176
+    assert t5_small_forward(512, 512) == 71_605_157_888
+    assert t5_small_training_memory(512, 512) == 1_350_574_080
+
+
+def test_cli_sweep_of_the_source_length(capsys):
+    # Before the fix both rows printed 71,605,157,888.
+    code, out, err = run(capsys, "sweep", "t5-small", "--grid", "L_src=128,512", "--quantity", "flops")
+    assert code == 0, err
+    assert out.splitlines() == ["L_src,flops_forward", f"128,{t5_small_forward(128, 512)}",
+                                f"512,{t5_small_forward(512, 512)}"]
+    assert "L_tgt not given: equals L" in err
+
+
+def test_cli_sweep_csv_of_source_and_target_lengths(capsys, tmp_path):
+    path = tmp_path / "t5.csv"
+    path.write_text("L_src,L_tgt\n128,32\n512,512\n")
+    code, out, err = run(capsys, "sweep", "t5-small", "--csv", str(path), "--quantity", "flops,memory")
+    assert code == 0, err
+    assert out.splitlines()[1:] == [f"{S},{T},{t5_small_forward(S, T)},{t5_small_training_memory(S, T)}"
+                                    for S, T in ((128, 32), (512, 512))]
+
+
+def test_sweep_lengths_from_set_rules_and_L():
+    from symtrans.resolve import resolve
+    spec = resolve("t5-small", ["L_src=128"]).spec
+    res = sweep(spec, {"L_tgt": np.array([32, 64])}, ["flops"])
+    assert res.columns["flops_forward"].tolist() == [t5_small_forward(128, 32), t5_small_forward(128, 64)]
+    t5 = resolve("t5-small").spec
+    res = sweep(t5, {"L_src": np.array([128, 512])}, ["flops", "memory"], rules=[keep_rule("L_tgt=L_src/4")])
+    assert res.columns["L_tgt"].tolist() == [32, 128]
+    assert res.columns["flops_forward"].tolist() == [t5_small_forward(128, 32), t5_small_forward(512, 128)]
+    assert res.columns["memory_bytes"].tolist() == [t5_small_training_memory(128, 32), t5_small_training_memory(512, 128)]
+    res = sweep(t5, {"L": np.array([64, 256])}, ["flops"])  # neither given: both equal L
+    assert res.columns["flops_forward"].tolist() == [t5_small_forward(64, 64), t5_small_forward(256, 256)]
+
+
+def test_source_length_of_a_decoder_only_model_is_rejected(capsys):
+    with pytest.raises(ValueError, match="L_src is a length of encoder-decoder models"):
+        sweep(GPT2, {"L_src": np.array([128])}, ["flops"])
+    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "L_tgt=128", "--quantity", "flops")
+    assert code == 2 and out == "" and "encoder-decoder" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ sliding windows: Min and Max (finding H3)
+
+def mistral_forward(L: int, B: int = 1, causal: bool = False) -> int:
+    """Mistral-7B forward FLOPs, 2 per multiply-accumulate (config.json: hidden 4096, 32 heads of
+    128, 8 KV heads, intermediate 14336, 32 layers, vocabulary 32000, sliding_window 4096):
+    per layer q_proj and o_proj 2*2*B*L*d^2, k_proj and v_proj 2*2*B*L*d*1024, QK^T and
+    scores*V 2*2*B*d*pairs, gate/up/down 3*2*B*L*d*d_ff; lm_head 2*B*L*d*V.  Pairs: each query
+    sees at most w keys (Jiang et al. 2023 §2): L*min(L, w) over the full square; causally the
+    query at position p sees min(p, w) keys, summed over p = 1..L."""
+    d, ff, n, V, w = 4096, 14336, 32, 32000, 4096
+    pairs = sum(min(p, w) for p in range(1, L + 1)) if causal else L * min(L, w)
+    return n * (4 * B * L * d * d + 4 * B * L * d * 1024 + 4 * B * d * pairs + 6 * B * L * d * ff) + 2 * B * L * d * V
+
+
+def test_cli_sweep_of_a_sliding_window_model(capsys):
+    # Before the fix: "symtrans: error: cannot bound Min(L, w)".
+    code, out, err = run(capsys, "sweep", "mistral-7b", "--grid", "d_model=4096", "--quantity", "params,flops")
+    assert code == 0, err
+    # 7,241,732,096: Mistral-7B-v0.1's parameter count in transformers (MistralForCausalLM).
+    assert out.splitlines()[1] == f"4096,7241732096,{mistral_forward(32768)}"
+    code, out, err = run(capsys, "sweep", "mistral-7b", "--grid", "L=1024,4096,8192", "--quantity", "flops",
+                         "--mask", "causal")
+    assert code == 0, err
+    assert out.splitlines()[1:] == [f"{L},{mistral_forward(L, causal=True)}" for L in (1024, 4096, 8192)]
+
+
+def test_cli_sweep_over_the_window_of_gpt2(capsys):
+    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "w=128,512,2048", "--quantity", "flops")
+    assert code == 0, err
+    # GPT-2 with a sliding window: the score matmuls cover L*min(L, w) pairs instead of L^2.
+    expected = [12 * (2 * 1024 * 4 * 768 ** 2 + 2 * 1024 * 2 * 768 * 3072 + 4 * 1024 * min(1024, w) * 768)
+                + 2 * 1024 * 768 * 50257 for w in (128, 512, 2048)]
+    assert out.splitlines()[1:] == [f"{w},{f}" for w, f in zip((128, 512, 2048), expected)]
+    assert expected[2] == gpt2_forward(768, 3072, 12, 50257, 1024, 1)  # w >= L: the full square
+
+
+@pytest.mark.parametrize("mask", ["full", "causal", "half"])
+def test_sliding_window_rows_equal_exact_evaluation(mask):
+    from symtrans.resolve import resolve
+    spec = resolve("mistral-7b").spec
+    rng = np.random.default_rng(11)
+    n = 400
+    big = rng.random(n) < 0.3
+    cols = {"L": np.where(big, rng.integers(10 ** 6, 10 ** 9, n), rng.integers(1, 20_000, n)),
+            "w": np.where(rng.random(n) < 0.5, rng.integers(1, 8192, n), rng.integers(1, 10 ** 7, n)),
+            "N": np.where(big, rng.integers(10 ** 4, 10 ** 7, n), rng.integers(1, 64, n)),
+            "B": rng.integers(1, 64, n)}
+    quantities = ["params", "flops", "training_flops", "memory"]
+    for mode in ("training", "inference"):
+        res = sweep(spec, cols, quantities, mask=mask, memory_options={"mode": mode})
+        exprs = {name: quantity_expr(spec, q, mask, memory_options={"mode": mode})
+                 for name, q in zip(("params", "flops_forward", "flops_training", "memory_bytes"), quantities)}
+        over = 0
+        for i in range(n):
+            values = {**spec.values, **{k: int(cols[k][i]) for k in cols}}
+            for name, e in exprs.items():
+                v = int(res.columns[name][i])
+                assert v == exact(e, values), (mode, name, i, values)
+                over += v > INT64_MAX
+        assert over > 0  # rows past 2^63 (object arrays) agree too
+    both = {(L < w, L > w) for L, w in zip(cols["L"].tolist(), cols["w"].tolist())}
+    assert {(True, False), (False, True)} <= both  # windows shorter and longer than the sequence
+
+
+def test_compiled_min_and_max_of_fractions_are_exact():
+    from symtrans.symbols import SYMBOLS
+    import sympy as sp
+    L, w, h = SYMBOLS["L"], SYMBOLS["w"], SYMBOLS["h"]
+    e = 6 * (h + 1) * sp.Min(L / 2, w / (h + 1)) + sp.Max(L, 3 * w) * sp.Min(L, w, h) + sp.floor(sp.Min(L, w) / 3)
+    c = Compiled.build("e", e)
+    rng = np.random.default_rng(5)
+    for cols in ({"L": rng.integers(1, 10 ** 4, 300), "w": rng.integers(1, 10 ** 4, 300), "h": rng.integers(1, 50, 300)},
+                 {"L": rng.integers(1, 3 * 10 ** 9, 300), "w": rng.integers(1, 3 * 10 ** 9, 300),
+                  "h": rng.integers(10 ** 8, 10 ** 9, 300)}):
+        got = c(cols, 300)
+        for i in range(300):
+            vals = {k: int(v[i]) for k, v in cols.items()}
+            # min(L/2, w/(h+1)) * 6 (h+1) = min(3 L (h+1), 6 w), integer arithmetic written out
+            want = min(3 * vals["L"] * (vals["h"] + 1), 6 * vals["w"]) + max(vals["L"], 3 * vals["w"]) * \
+                min(vals["L"], vals["w"], vals["h"]) + min(vals["L"], vals["w"]) // 3
+            assert int(got[i]) == want, (i, vals)
+
+
+# ------------------------------------------------------------------ skipped rows and the README example
+
+def test_skipped_rows_are_counted_with_the_reason(capsys):
+    # The README's old example: h = 12 divides d_model = 512 k only when 1536 = lcm(512, 12) does,
+    # i.e. 5 of the 16 widths 512..8192 (1536, 3072, 4608, 6144, 7680): 15 rows kept, 33 of 48 skipped.
+    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "d_model=512:8192:512", "--grid", "N=12,24,48",
+                         "--keep", "d_ff=4*d_model", "--quantity", "params")
+    assert code == 0
+    assert len(out.splitlines()) == 1 + 15  # d_model in 1536, 3072, 4608, 6144, 7680 (5 widths) x 3 depths
+    assert "skipped 33 of 48 configurations that the model rejects (e.g. d_model=512, h=12: " in err
+
+
+def test_readme_sweep_example_keeps_every_row(capsys):
+    import re
+    import shlex
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8").read()
+    line = next(l for l in readme.splitlines() if l.startswith("symtrans sweep gpt2 "))
+    argv = [a for a in shlex.split(line.split("#")[0])][1:]
+    argv = argv[:argv.index("-o")] if "-o" in argv else argv
+    code, out, err = run(capsys, *argv, "--quantity", "params")
+    assert code == 0, err
+    rows = out.splitlines()[1:]
+    assert len(rows) == 16 * 3 and "skipped" not in err
+    # h = d_model/64 heads of width 64 (GPT-2's head width), d_ff = 4 d_model: gpt2_params per row.
+    header = out.splitlines()[0].split(",")
+    for row in rows:
+        v = dict(zip(header, map(int, row.split(","))))
+        assert v["h"] * 64 == v["d_model"] and v["d_ff"] == 4 * v["d_model"]
+        assert v["params"] == gpt2_params(v["d_model"], v["d_ff"], v["N"], 50257, 1024)
+    assert re.search(r"--keep 'h=d_model/64'", line)

@@ -247,3 +247,94 @@ def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_w
         assert evaluate(closed, v) == sum(evaluate(step, {**v, "t": t}) for t in range(1, tg + 1))
 
     check()
+
+
+# ---------------------------------------------------------------------------------
+# components: they add up to the total under every mode, convention, mask and recomputation
+
+def test_gpt2_causal_full_recomputation_components_add_up_to_the_total(capsys):
+    # GPT-2 small (biases do not change matmul FLOPs), B = 1, L = 1024, mask causal: per layer the dense
+    # matmuls are 2 L (4 d^2 + 2 d d_ff) = 2 * 1024 * (4 * 768^2 + 2 * 768 * 3072) = 14,495,514,624 and the
+    # scores Q K^T and scores V are 2 x 2 x d x L(L+1)/2 = 2 * 768 * 1024 * 1025 = 1,612,185,600.
+    d, dff, N, V, L = 768, 3072, 12, 50257, 1024
+    layer = 2 * L * (4 * d * d + 2 * d * dff) + 2 * d * L * (L + 1)
+    assert layer == 16_107_700_224
+    head = 2 * L * d * V                                   # the tied LM head, 79,047,426,048
+    # Full recomputation (Korthikanti et al. 2022 §4.1): the layers run forward twice, the head once:
+    # layers 4 x forward, head 3 x forward.
+    decoder, lm_head = 4 * N * layer, 3 * head
+    assert decoder + lm_head == 1_010_311_888_896
+    code, out, _ = run(capsys, "flops", "gpt2", "--mode", "training", "--mask", "causal", "--recompute", "full",
+                       "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["total"] == 1_010_311_888_896
+    rows = {c["name"]: c for c in data["components"]}
+    assert rows["decoder"]["total"] == decoder and rows["LM head"]["total"] == lm_head
+    assert rows["decoder layer"]["each"] == 4 * layer and rows["decoder layer"]["count"] == N
+    assert rows["decoder"]["share"] == pytest.approx(decoder / (decoder + lm_head))
+    code, out, _ = run(capsys, "flops", "gpt2", "--mode", "training", "--mask", "causal", "--recompute", "full")
+    assert "773,169,610,752" in out and "237,142,278,144" in out and "include their full recomputation" in out
+
+
+# One model per structure: decoder-only with a tied head, encoder-only with ALBERT's factorized embedding
+# and a pooler, an encoder-decoder with a shared table (T5), and MoE; every preset is sampled below.
+_COMPONENT_MODELS = ("gpt2", "albert-base-v2", "t5-small", "mixtral-8x7b")
+_MODES = [("forward", "none"), ("backward", "none"), ("training", "none"), ("training", "selective"),
+          ("training", "full")]
+_CONVENTIONS = ["flops", "macs", "all-ops", "chinchilla", "chinchilla-nonembedding"]
+
+
+def _components_add_up(name, mode, recompute, convention, mask):
+    # The property the table promises: the top-level rows are a partition of the total, so their exact sum is
+    # the printed total and their shares sum to 1 (checked on the JSON the CLI prints, exact integers/fractions).
+    import argparse
+    from fractions import Fraction
+    from symtrans.resolve import resolve
+    from symtrans.usage_cli import flops_command_result
+    args = argparse.Namespace(mode=mode, convention=convention, mask=mask, recompute=recompute, batch=2,
+                              seq_len=None, tokens=None, prefill=None, generate=None, compare=False)
+    data = flops_command_result(resolve(name), args)
+    top = [c for c in data["components"] if c["depth"] == 0]
+    assert sum(Fraction(c["total"]) for c in top) == Fraction(data["total"]), (name, data["total"])
+    assert sum(c["share"] for c in top) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("mode, recompute", _MODES)
+@pytest.mark.parametrize("convention", _CONVENTIONS)
+@pytest.mark.parametrize("mask", ["full", "causal", "half"])
+def test_components_add_up_to_the_total_for_every_option(mode, recompute, convention, mask):
+    for name in _COMPONENT_MODELS:
+        _components_add_up(name, mode, recompute, convention, mask)
+
+
+def test_components_add_up_to_the_total_for_any_preset_and_option():
+    pytest.importorskip("hypothesis")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=30, deadline=None)
+    @given(st.sampled_from(list(presets.PRESETS)), st.sampled_from(_MODES), st.sampled_from(_CONVENTIONS),
+           st.sampled_from(["full", "causal", "half"]))
+    def check(name, mode_recompute, convention, mask):
+        _components_add_up(name, *mode_recompute, convention, mask)
+
+    check()
+
+
+def test_report_prefill_and_decode_use_the_clis_default_lengths(capsys):
+    # 'symtrans flops --help': L_pre defaults to the sequence length, T_gen to 1.  Llama-2-7B at L_pre = 4096
+    # (d 4096, d_ff 11008 SwiGLU, 32 layers, V 32000, untied head; logits for the last token only):
+    # 2 x L_pre x 32 x (4 d^2 + 3 d d_ff) + 4 x 32 x L_pre^2 x d + 2 x d x V.
+    d, dff, N, V, Lp = 4096, 11008, 32, 32000, 4096
+    prefill = 2 * Lp * N * (4 * d * d + 3 * d * dff) + 4 * N * Lp * Lp * d + 2 * d * V
+    assert prefill == 61_847_791_206_400
+    code, out, _ = run(capsys, "flops", "llama-2-7b", "--mode", "prefill", "--format", "json")
+    assert code == 0 and json.loads(out)["total"] == prefill and json.loads(out)["L_pre"] == Lp
+    from symtrans.report import render
+    from symtrans.resolve import resolve
+    md = render(resolve("llama-2-7b"), "markdown")
+    assert "$L_{\\mathrm{pre}} = 4{,}096$, $T_{\\mathrm{gen}} = 1$" in md and "61{,}847{,}791{,}206{,}400" in md
+    # an encoder-decoder's prompt is its source: L_pre = L_src = 512 for T5-small, as 'symtrans flops' says
+    code, out, _ = run(capsys, "flops", "t5-small", "--mode", "prefill", "--format", "json")
+    assert json.loads(out)["L_pre"] == 512
+    assert "$L_{\\mathrm{pre}} = 512$, $T_{\\mathrm{gen}} = 1$" in render(resolve("t5-small"), "markdown")

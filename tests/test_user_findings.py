@@ -1,0 +1,347 @@
+"""Regressions for the first-time user's findings (fresh clone): M4 (walk --step and
+--format), M5 (LoRA + adapter closed form), M6 (options that did nothing), M8 (-o over
+the input; report format from the extension), M9 (typos in config.json keys), and the
+LOW items --version and the MoE active count in ``presets``.
+
+Every expected number is written out as arithmetic from the model's sizes or taken from
+the real implementation named beside it; none is read back from symtrans.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from symtrans.cli import main, report_format, UsageError
+from symtrans.spec import Spec
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "fixtures" / "configs"
+
+# GPT-2 small (config.json of gpt2): d_model 768, 12 layers, 12 heads, L 1024.
+D, N, H = 768, 12, 12
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_usage_error(code, out, err, *needles):
+    """DESIGN §6: status 2, one line on stderr naming the problem, nothing on stdout."""
+    assert code == 2, err
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+
+
+# ----------------------------------------------------------------------------- M4
+
+Q_PROJ_FLOPS = 2 * 1 * 1024 * D * D  # Q = X W_Q at B=1, L=1024: 2 * B * L * d_model * d_model
+
+
+def test_walk_step_honours_json(capsys):
+    code, out, err = run(capsys, "walk", "gpt2", "--step", "5", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)  # was plain text
+    step = data["step"]
+    assert step["op"] == "Q = X W_Q"
+    assert step["at"]["flops"] == Q_PROJ_FLOPS == 1_207_959_552
+    assert step["at"]["total_flops"] == N * Q_PROJ_FLOPS  # one per layer
+    assert step["at"]["output"] == [1, 1024, D]
+
+
+def test_walk_step_json_to_a_file(tmp_path, capsys):
+    out = tmp_path / "st.json"
+    code, _, err = run(capsys, "walk", "gpt2", "--step", "5", "-o", str(out), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out.read_text())["step"]["index"] == 5
+
+
+def test_walk_step_honours_markdown(capsys):
+    code, out, err = run(capsys, "walk", "gpt2", "--step", "5", "--format", "markdown")
+    assert code == 0, err
+    assert out.startswith("### Step 5: `Q = X W_Q`")
+    assert "= 1,207,959,552" in out and "- x `N` = 12 layers: 14,495,514,624" in out  # 12 x 1,207,959,552
+
+
+# ----------------------------------------------------------------------------- M5
+
+def test_lora_and_adapter_with_different_ranks_give_a_true_closed_form(capsys):
+    code, out, err = run(capsys, "params", "gpt2", "--lora", "r=4,targets=q", "--adapter", "r=16", "--format", "json")
+    assert code == 0, err
+    p = json.loads(out)["peft"]
+    # LoRA on q (Hu et al. 2021): N copies of r*(d + d) = 2*r*d, at r = 4: 8*N*d.
+    # Houlsby adapters (Houlsby et al. 2019): 2 per layer of 2*r*d + r + d, at r = 16:
+    # 2*N*(33*d + 16) = 66*N*d + 32*N.  Sum: 74*N*d + 32*N.
+    lora, adapter = N * 2 * 4 * D, 2 * N * (2 * 16 * D + 16 + D)
+    assert p["trainable"] == lora + adapter == 682_368
+    assert p["trainable_closed_form"] == "74*N*d_model + 32*N"  # was 6*N*d_model*r + ...: true at no r
+    assert 74 * N * D + 32 * N == 682_368
+    assert "LoRA r = 4" in p["trainable_closed_form_note"] and "adapters r = 16" in p["trainable_closed_form_note"]
+
+
+def test_lora_and_adapter_text_says_which_rank(capsys):
+    code, out, _ = run(capsys, "params", "gpt2", "--lora", "r=4,targets=q", "--adapter", "r=16")
+    assert code == 0
+    assert "closed form 2*N*d_model*r (r = 4)" in out
+    assert "(r = 16)" in out
+    assert "trainable closed form (ranks substituted: LoRA r = 4, adapters r = 16): 74*N*d_model + 32*N" in out
+
+
+def test_lora_and_adapter_with_equal_ranks_keep_r(capsys):
+    code, out, _ = run(capsys, "params", "gpt2", "--lora", "r=16,targets=q", "--adapter", "r=16", "--format", "json")
+    p = json.loads(out)["peft"]
+    # One r for both: 2*r*d*N + 2*N*(2*r*d + r + d) = 6*N*d*r + 2*N*d + 2*N*r.
+    assert p["trainable_closed_form"] == "6*N*d_model*r + 2*N*d_model + 2*N*r"
+    assert p["trainable"] == 6 * N * D * 16 + 2 * N * D + 2 * N * 16
+    assert "trainable_closed_form_note" not in p
+
+
+# ----------------------------------------------------------------------------- M6
+
+@pytest.mark.parametrize("setting", ["n_shared_experts=2", "moe_every=2", "moe_first_dense=1"])
+def test_moe_layout_without_experts_is_an_error(capsys, setting):
+    assert_usage_error(*run(capsys, "params", "gpt2", "--set", setting), setting.split("=")[0], "E")
+
+
+def test_moe_layout_with_experts_still_counts(capsys):
+    code, out, err = run(capsys, "params", "mixtral-8x7b", "--set", "n_shared_experts=1", "--format", "json")
+    assert code == 0, err
+    # One shared SwiGLU expert per layer: 3 * d_model * d_ff = 3 * 4096 * 14336, 32 layers.
+    assert json.loads(out)["total"] == 46_702_792_704 + 32 * 3 * 4096 * 14336
+
+
+@pytest.mark.parametrize("model, setting", [("gpt2", "pooler=true"), ("gpt2", "mlm_head=true"),
+                                            ("t5-small", "pooler=true"), ("t5-small", "mlm_head=true")])
+def test_bert_heads_on_other_families_are_errors(capsys, model, setting):
+    assert_usage_error(*run(capsys, "params", model, "--set", setting), setting.split("=")[0], "encoder-only")
+
+
+def test_spec_refuses_a_pooler_on_a_decoder():
+    with pytest.raises(ValueError, match="pooler"):
+        Spec(family="decoder-only", sizes=dict(d_model=8, d_ff=8, h=2, N=1, V=10), pooler=True)
+
+
+def test_bert_mlm_head_still_counts(capsys):
+    code, out, _ = run(capsys, "params", "bert-base", "--set", "mlm_head=true", "--format", "json")
+    assert code == 0
+    # BertLMPredictionHead: dense 768 x 768 + 768, LayerNorm 2 x 768, decoder tied, bias V = 30522.
+    assert json.loads(out)["total"] == 109_482_240 + 768 * 768 + 768 + 2 * 768 + 30522
+
+
+@pytest.mark.parametrize("mask", ["causal", "half"])
+def test_causal_mask_on_an_encoder_only_model_is_an_error(capsys, mask):
+    assert_usage_error(*run(capsys, "flops", "bert-base", "--mask", mask), "encoder-only", "bidirectional")
+
+
+def test_full_mask_on_an_encoder_only_model_still_counts(capsys):
+    code, _, err = run(capsys, "flops", "bert-base", "--mask", "full")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--prefill", "5"], "--prefill"), (["--generate", "5"], "--generate"),
+    (["--mode", "training", "--prefill", "5"], "--prefill"), (["--mode", "prefill", "--generate", "5"], "--generate"),
+])
+def test_inference_lengths_outside_their_modes_are_errors(capsys, argv, needle):
+    assert_usage_error(*run(capsys, "flops", "gpt2", *argv), needle)
+
+
+def test_inference_lengths_in_their_modes_still_work(capsys):
+    code, out, err = run(capsys, "flops", "gpt2", "--mode", "decode", "--prefill", "3", "--generate", "5",
+                         "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["L_pre"], data["T_gen"]) == (3, 5)
+
+
+def test_diff_mask_without_quantity_flops_is_an_error(capsys):
+    assert_usage_error(*run(capsys, "diff", "gpt2", "--mask-b", "causal"), "--mask-b", "--quantity flops")
+
+
+def test_diff_mask_with_quantity_flops_counts_the_triangle(capsys):
+    code, out, err = run(capsys, "diff", "gpt2", "--mask-b", "causal", "--quantity", "flops", "--format", "json")
+    assert code == 0, err
+    # The two attention products (Q K^T and A V), 2 FLOPs per MAC, d_k = 64 wide, over the
+    # L^2 - L(L+1)/2 pairs the causal mask drops, for 12 heads in 12 layers at L = 1024.
+    L = 1024
+    dropped = N * H * 2 * 2 * 64 * (L * L - L * (L + 1) // 2)
+    assert dropped == 19_308_478_464
+    assert str(-dropped) in out
+
+
+def test_pe_table_honours_set_d_model_and_positions(capsys):
+    code, out, err = run(capsys, "walk", "--pe-table", "--set", "d_model=7", "--positions", "3", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["d_model"], data["positions"]) == (7, 3)  # was the d_model = 6 table
+    table = data["table"]
+    assert len(table) == 3 and all(len(row) == 7 for row in table)
+    # Vaswani et al. 2017 §3.5: PE(1, 2i) = sin(1 / 10000^(2i/7)); column 2 is i = 1, column 6 is i = 3.
+    assert table[1][2]["value"] == pytest.approx(math.sin(1 / 10000 ** (2 / 7)), rel=1e-12)
+    assert table[1][6]["value"] == pytest.approx(math.sin(1 / 10000 ** (6 / 7)), rel=1e-12)
+    assert table[2][3]["value"] == pytest.approx(math.cos(2 / 10000 ** (2 / 7)), rel=1e-12)
+
+
+def test_pe_table_without_model_takes_only_d_model(capsys):
+    assert_usage_error(*run(capsys, "walk", "--pe-table", "--set", "h=7"), "d_model")
+
+
+def test_pe_table_positions_and_seq_len_must_agree(capsys):
+    assert_usage_error(*run(capsys, "walk", "--pe-table", "--positions", "3", "--seq-len", "4"), "--positions")
+
+
+# ----------------------------------------------------------------------------- M8
+
+def test_output_onto_the_input_config_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(CONFIGS / "gpt2.json", "victim.json")
+    before = Path("victim.json").read_bytes()
+    assert_usage_error(*run(capsys, "params", "victim.json", "-o", "victim.json"), "victim.json", "overwrite")
+    assert_usage_error(*run(capsys, "params", "./victim.json", "-o", str(tmp_path / "victim.json")), "overwrite")
+    Path("link.json").symlink_to("victim.json")
+    assert_usage_error(*run(capsys, "params", "victim.json", "-o", "link.json"), "overwrite")
+    Path("d").mkdir()
+    shutil.copy("victim.json", "d/config.json")
+    assert_usage_error(*run(capsys, "params", "d", "-o", "d/config.json"), "overwrite")
+    assert_usage_error(*run(capsys, "report", "victim.json", "--format", "pdf", "-o", "victim.json"), "overwrite")
+    assert_usage_error(*run(capsys, "diff", "victim.json:V=100", "-o", "victim.json"), "overwrite")
+    assert Path("victim.json").read_bytes() == before
+
+
+def test_output_onto_the_sweep_csv_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("c.csv").write_text("d_model\n768\n")
+    assert_usage_error(*run(capsys, "sweep", "gpt2", "--csv", "c.csv", "-o", "c.csv"), "overwrite")
+    assert Path("c.csv").read_text() == "d_model\n768\n"
+
+
+def test_output_elsewhere_still_works(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(CONFIGS / "gpt2.json", "cfg.json")
+    code, _, err = run(capsys, "params", "cfg.json", "-o", "out.txt")
+    assert code == 0, err
+    assert "124,439,808" in Path("out.txt").read_text()  # transformers GPT2LMHeadModel
+
+
+@pytest.mark.parametrize("fmt, output, expected", [
+    (None, "x.pdf", "pdf"), (None, "x.tex", "latex"), (None, "x.md", "markdown"), (None, "X.MD", "markdown"),
+    (None, "x.txt", "markdown"), (None, None, "markdown"), ("latex", "x.txt", "latex"), ("pdf", "x.pdf", "pdf"),
+])
+def test_report_format_from_the_extension(fmt, output, expected):
+    assert report_format(fmt, output) == expected
+
+
+def test_report_format_contradicting_the_extension_is_refused(tmp_path, capsys):
+    out = tmp_path / "mistake.pdf"
+    assert_usage_error(*run(capsys, "report", "gpt2", "--format", "markdown", "-o", str(out)), "--format markdown",
+                       ".pdf")
+    assert not out.exists()
+    with pytest.raises(UsageError):
+        report_format("latex", "x.md")
+
+
+def test_report_to_tex_writes_latex(tmp_path, capsys):
+    out = tmp_path / "r.tex"
+    code, _, err = run(capsys, "report", "gpt2", "--no-charts", "-o", str(out))
+    assert code == 0, err
+    assert out.read_text().startswith("\\documentclass")  # was Markdown
+
+
+def test_report_to_pdf_writes_a_pdf(tmp_path, capsys):
+    if not (shutil.which("lualatex") or shutil.which("pdflatex")):
+        pytest.skip("no TeX engine")
+    out = tmp_path / "r.pdf"
+    code, _, err = run(capsys, "report", "gpt2", "--no-charts", "-o", str(out))
+    assert code == 0, err
+    assert out.read_bytes()[:5] == b"%PDF-"  # the PDF magic number; was Markdown text
+
+
+# ----------------------------------------------------------------------------- M9
+
+def _llama3_8b(**changes):
+    """Llama-3-8B's config.json (meta-llama/Meta-Llama-3-8B), with ``changes``."""
+    cfg = json.loads((CONFIGS / "llama-3-8b.json").read_text())
+    cfg.update(changes)
+    return cfg
+
+
+@pytest.mark.parametrize("good, typo", [("num_key_value_heads", "num_key_value_head"),
+                                        ("intermediate_size", "intermediate_sise"),
+                                        ("vocab_size", "Vocab_Size")])
+def test_typo_in_a_config_key_is_an_error(tmp_path, capsys, good, typo):
+    cfg = _llama3_8b()
+    cfg[typo] = cfg.pop(good)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert_usage_error(*run(capsys, "params", str(path)), f"unknown key {typo} (did you mean {good}?)")
+
+
+def test_correct_llama3_config_counts_8b(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(_llama3_8b()))
+    code, out, _ = run(capsys, "params", str(path), "--format", "json")
+    # transformers LlamaForCausalLM(Meta-Llama-3-8B config) on the meta device: 8,030,261,248.
+    assert json.loads(out)["total"] == 8_030_261_248
+
+
+def test_unknown_key_far_from_any_known_one_is_a_note(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(_llama3_8b(my_training_run="v7")))
+    code, out, err = run(capsys, "params", str(path), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["total"] == 8_030_261_248
+    assert any("my_training_run" in n and "ignored" in n for n in data["notes"])
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in CONFIGS.glob("*.json")))
+def test_published_configs_have_no_unknown_keys(fixture):
+    """Real checkpoints' config.json files (legacy keys included) raise no typo and no note."""
+    from symtrans.hf_config import load_config
+    _, _, notes = load_config(CONFIGS / fixture)
+    assert not [n for n in notes if "not known to" in n], notes
+
+
+def test_key_table_covers_the_installed_transformers_classes():
+    transformers = pytest.importorskip("transformers")
+    import inspect
+
+    from symtrans.hf_config import CLASSES, known_keys
+    for mt, (cls, _) in CLASSES.items():
+        C = getattr(transformers, cls)
+        keys = (set(inspect.signature(C.__init__).parameters) - {"self", "kwargs"}) | set(C().to_dict())
+        keys |= set(C.attribute_map)
+        assert keys <= known_keys(mt), (mt, sorted(keys - known_keys(mt)))
+
+
+# ----------------------------------------------------------------------------- LOW
+
+def test_version(capsys):
+    code, out, err = run(capsys, "--version")
+    assert code == 0 and err == ""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        assert out == f"symtrans {tomllib.load(f)['project']['version']}\n"
+
+
+def test_presets_show_the_active_count(capsys):
+    code, out, _ = run(capsys, "presets")
+    # transformers MixtralForCausalLM (meta device): 46,702,792,704 total, 12,879,925,248 active.
+    line = next(x for x in out.splitlines() if x.startswith("mixtral-8x7b"))
+    assert "46.7B (12.9B active)" in line
+    code, out, _ = run(capsys, "presets", "--format", "json")
+    mixtral = next(p for p in json.loads(out) if p["name"] == "mixtral-8x7b")
+    assert (mixtral["total"], mixtral["active"]) == (46_702_792_704, 12_879_925_248)
+    assert "active" not in next(p for p in json.loads(out) if p["name"] == "gpt2")
+
+
+def test_walk_options_of_the_other_mode_are_errors(capsys):
+    assert_usage_error(*run(capsys, "walk", "--pe-table", "--step", "2"), "--step")
+    assert_usage_error(*run(capsys, "walk", "gpt2", "--positions", "3"), "--positions")
