@@ -7,11 +7,25 @@ raises ``ValueError`` rather than rounding.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Mapping
 
 import sympy as sp
 
 from .symbols import SYMBOLS
+
+
+def as_expr(x) -> sp.Expr:
+    """An engine value (SymPy expression, int or Fraction) as a SymPy expression.
+
+    Never parses text: a ``str`` raises ``TypeError``, so user text cannot reach SymPy
+    through here (user expressions go through ``safe_parse``).
+    """
+    if isinstance(x, sp.Basic):
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, Fraction)):
+        raise TypeError(f"expected a SymPy expression or a number, not {type(x).__name__}")
+    return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.Integer(x)
 
 
 def substitution(values: Mapping[str, int]) -> dict[sp.Symbol, sp.Integer]:

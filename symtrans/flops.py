@@ -419,8 +419,8 @@ def evaluate(expr: sp.Expr, values: dict[str, int]) -> sp.Rational:
     Raises:
         ValueError: a symbol without a value.
     """
-    from .evaluate import substitution
-    e = sp.sympify(expr).xreplace(substitution(values))
+    from .evaluate import as_expr, substitution
+    e = as_expr(expr).xreplace(substitution(values))
     if e.has(sp.Sum):
         e = e.doit()
     if e.free_symbols:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 import sympy as sp
 
 from . import symbols as S
+from .evaluate import as_expr
 from .spec import MODEL_SIZES, Spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,7 +105,7 @@ def _int_form(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
         if e.args:
             return e.func(*[lower(a) for a in e.args])
         return e
-    e = lower(sp.sympify(expr))
+    e = lower(as_expr(expr))
     num, den = sp.fraction(sp.together(sp.expand(e)))
     num, den = sp.expand(num), sp.expand(den)
     # Make every coefficient an integer (together may leave a rational in front).

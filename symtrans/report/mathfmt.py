@@ -25,6 +25,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 
 from .. import evaluate
+from ..evaluate import as_expr
 from ..symbols import LATEX_NAMES, SYMBOLS
 from .escape import Math
 
@@ -73,7 +74,7 @@ class _PlainSubstitutionPrinter(StrPrinter):
 
 def latex(expr: sp.Expr) -> Math:
     """``sympy.latex`` of ``expr`` with the legend's LaTeX names, marked as trusted math."""
-    return Math(_FormulaPrinter().doprint(sp.sympify(expr)))
+    return Math(_FormulaPrinter().doprint(as_expr(expr)))
 
 
 # -- numbers -----------------------------------------------------------------
@@ -266,7 +267,7 @@ def equation(expr: sp.Expr, values: Mapping[str, int] | None, limit: int = WIDTH
         ValueError: from ``evaluate.exact`` when a size is missing or the value is not
             an integer.
     """
-    expr = sp.sympify(expr)
+    expr = as_expr(expr)
     formula = break_lines(expr, _FormulaPrinter(), limit)
     constant = not expr.free_symbols
     if values is None:
