@@ -168,7 +168,7 @@ def test_bart_untied_shared_is_never_read(hf):
     cfg = dict(model_type="bart", vocab_size=20, d_model=8, encoder_layers=1, decoder_layers=1, encoder_ffn_dim=8,
                decoder_ffn_dim=8, encoder_attention_heads=2, decoder_attention_heads=2, max_position_embeddings=16,
                tie_word_embeddings=False)
-    model = T.BartForConditionalGeneration(hf.config("bart", cfg)).eval()
+    model = T.BartForConditionalGeneration(hf.config("bart", cfg)).eval()  # nn.Module.eval(): inference mode, not evaluation of text
     ids = torch.tensor([[0, 5, 6, 7, 2]])
     with torch.no_grad():
         before = model(input_ids=ids, decoder_input_ids=ids).logits
