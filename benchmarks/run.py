@@ -9,10 +9,10 @@ repetitions; the rounds' own medians are printed to show how repeatable they are
 
 (a) Sweep.  One million random configurations per model family (GPT-2: learned
     positions, tied head, GELU MLP; Llama-2: RMSNorm, SwiGLU, untied head), parameters
-    and training FLOPs, through ``symtrans.sweep.sweep`` (the public vectorised path,
+    and training FLOPs, through ``symtrans.analysis.sweep.sweep`` (the public vectorised path,
     as a user calls it) against the same closed forms written by hand in NumPy (the
     floor).  The two must agree on every row before anything is timed.  Per-configuration
-    SymPy substitution (``symtrans.evaluate.exact``, exact ``xreplace``) is timed on a
+    SymPy substitution (``symtrans.engine.evaluate.exact``, exact ``xreplace``) is timed on a
     sample and extrapolated per configuration; the output says so.  Goal: <= 2x floor.
 (b) Cold start.  Wall time of ``symtrans params llama-2-7b --format json`` in a fresh
     process against ``python -c "import sympy"`` (the floor; goal <= 1.5x) and against
@@ -23,12 +23,13 @@ repetitions; the rounds' own medians are printed to show how repeatable they are
     1,000-layer Llama-2-7B against a 1-layer one, with symtrans's caches and SymPy's
     cache cleared before every repetition so the build is really measured.  Goal:
     ratio <= 1.1, because N stays a symbol.
-(d) Reports.  The Markdown derivation report of every preset (``symtrans.report.render``),
+(d) Reports.  The Markdown derivation report of every preset (``symtrans.render.report.render``),
     in seconds per report, beside the in-process exact count of the same presets (the
     issue sets no goal: the ratio is informational).
 
 Timings are never asserted anywhere: the run prints PASS/MISS against each goal.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,14 +53,21 @@ if str(ROOT) not in sys.path:  # run from a checkout: measure the working tree's
 import numpy as np  # noqa: E402
 import sympy as sp  # noqa: E402
 
-from symtrans import architectures, cost, evaluate  # noqa: E402
-from symtrans.presets import PRESETS, get  # noqa: E402
-from symtrans.solve import quantity_expr  # noqa: E402
-from symtrans.sweep import sweep  # noqa: E402
+from symtrans.analysis.solve import quantity_expr  # noqa: E402
+from symtrans.analysis.sweep import sweep  # noqa: E402
+from symtrans.catalog.presets import PRESETS, get  # noqa: E402
+from symtrans.engine import architectures, cost, evaluate  # noqa: E402
 
 # Llama-2-7B, config.json of meta-llama/Llama-2-7b-hf (Touvron et al. 2023, Table 1 / App. A).
-LLAMA2_7B = dict(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32,
-                 num_key_value_heads=32, vocab_size=32000, max_position_embeddings=4096)
+LLAMA2_7B = dict(
+    hidden_size=4096,
+    intermediate_size=11008,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=32,
+    vocab_size=32000,
+    max_position_embeddings=4096,
+)
 TRANSFORMERS_COUNT = f"""
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -73,11 +81,18 @@ print(sum(p.numel() for p in model.parameters()))
 # ---------------------------------------------------------------------------------
 # timing helpers
 
+
 def clear_caches() -> None:
     """Empty symtrans's caches of built trees and closed forms, and SymPy's cache."""
-    from symtrans import flops, sweep as sweep_module
-    for fn in (getattr(architectures, "_build", None), getattr(cost, "closed_form", None),
-               getattr(flops, "_flops_expr", None), getattr(sweep_module, "_compiled", None)):
+    from symtrans.accounting import flops
+    from symtrans.analysis import sweep as sweep_module
+
+    for fn in (
+        getattr(architectures, "_build", None),
+        getattr(cost, "closed_form", None),
+        getattr(flops, "_flops_expr", None),
+        getattr(sweep_module, "_compiled", None),
+    ):
         if fn is not None and hasattr(fn, "cache_clear"):
             fn.cache_clear()
     sp.core.cache.clear_cache()
@@ -120,6 +135,7 @@ def verdict(ok: bool) -> str:
 # ---------------------------------------------------------------------------------
 # machine context
 
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -136,9 +152,13 @@ def context(args) -> dict:
     except AttributeError:  # not on Linux
         usable = os.cpu_count()
     ctx = {
-        "cores": os.cpu_count(), "usable_cores": usable, "cpu": cpu_model(),
-        "os": platform.platform(), "python": platform.python_version(),
-        "sympy": sp.__version__, "numpy": np.__version__,
+        "cores": os.cpu_count(),
+        "usable_cores": usable,
+        "cpu": cpu_model(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "sympy": sp.__version__,
+        "numpy": np.__version__,
     }
     for mod in ("jinja2", "torch", "transformers"):
         try:
@@ -151,11 +171,13 @@ def context(args) -> dict:
 
 def _version(dist: str) -> str:
     from importlib.metadata import version
+
     return version(dist)
 
 
 # ---------------------------------------------------------------------------------
 # (a) sweep
+
 
 def random_columns(n: int, seed: int) -> dict[str, np.ndarray]:
     """n random configurations: h in 1..64 heads of width d_k in {32, 64, 80, 96, 128, 256}
@@ -163,9 +185,15 @@ def random_columns(n: int, seed: int) -> dict[str, np.ndarray]:
     V in 1..260,000, L in 1..8,192, B in 1..64.  Every count fits in int64 (checked)."""
     rng = np.random.default_rng(seed)
     h = rng.integers(1, 65, n)
-    return {"h": h, "d_model": h * rng.choice(np.array([32, 64, 80, 96, 128, 256]), n),
-            "d_ff": rng.integers(1, 40_001, n), "N": rng.integers(1, 97, n), "V": rng.integers(1, 260_001, n),
-            "L": rng.integers(1, 8_193, n), "B": rng.integers(1, 65, n)}
+    return {
+        "h": h,
+        "d_model": h * rng.choice(np.array([32, 64, 80, 96, 128, 256]), n),
+        "d_ff": rng.integers(1, 40_001, n),
+        "N": rng.integers(1, 97, n),
+        "V": rng.integers(1, 260_001, n),
+        "L": rng.integers(1, 8_193, n),
+        "B": rng.integers(1, 65, n),
+    }
 
 
 def floor_gpt2(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -210,7 +238,7 @@ def check_floor_exact(c: dict[str, np.ndarray], floor: Callable, k: int = 200) -
     and on k rows they equal Python-int (unbounded) arithmetic."""
     fl = {key: v.astype(np.float64) for key, v in c.items()}
     for arr in floor(fl):
-        if not float(np.max(arr)) < 2.0 ** 62:
+        if not float(np.max(arr)) < 2.0**62:
             raise SystemExit("benchmark data overflow int64: shrink the random ranges")
     ints = floor(c)
     for i in range(0, len(c["N"]), max(1, len(c["N"]) // k)):
@@ -250,34 +278,46 @@ def bench_sweep(args, out: dict) -> None:
 
         def substitute():
             return [[evaluate.exact(e, r) for e in exprs] for r in rows]
+
         t_sub, vals = timed(substitute)
         if vals != [[int(got_p[i]), int(got_f[i])] for i in idx]:
             raise SystemExit(f"{name}: SymPy substitution and the sweep disagree")
         per_config = t_sub / len(rows)
         ratio = s_sym.median / s_floor.median
-        results[name] = {"symtrans_s": s_sym.median, "floor_s": s_floor.median, "ratio": ratio,
-                         "first_call_s": t_cold, "sympy_per_config_s": per_config,
-                         "sympy_extrapolated_s": per_config * args.rows, "sympy_sample": len(rows),
-                         "rounds": {"symtrans": s_sym.rounds, "floor": s_floor.rounds}}
+        results[name] = {
+            "symtrans_s": s_sym.median,
+            "floor_s": s_floor.median,
+            "ratio": ratio,
+            "first_call_s": t_cold,
+            "sympy_per_config_s": per_config,
+            "sympy_extrapolated_s": per_config * args.rows,
+            "sympy_sample": len(rows),
+            "rounds": {"symtrans": s_sym.rounds, "floor": s_floor.rounds},
+        }
         print(f"  {name} family: all {args.rows:,} rows agree (sweep = NumPy floor; SymPy on {len(rows):,} rows)")
         print(f"    symtrans sweep      {s_sym.detail()}")
         print(f"    NumPy floor         {s_floor.detail()}")
         print(f"    first call          {t_cold:.4g} s (caches cleared: builds the closed forms and lambdifies them)")
-        print(f"    SymPy substitution  {per_config * 1e6:.1f} us per configuration, measured on {len(rows):,}, "
-              f"extrapolated to {args.rows:,}: {per_config * args.rows:.4g} s")
+        print(
+            f"    SymPy substitution  {per_config * 1e6:.1f} us per configuration, measured on {len(rows):,}, "
+            f"extrapolated to {args.rows:,}: {per_config * args.rows:.4g} s"
+        )
         lines.append((name, ratio, per_config * args.rows / s_sym.median))
     worst = max(r for _, r, _ in lines)
     parts = ", ".join(f"{n} {r:.2f}x" for n, r, _ in lines)
     sub = ", ".join(f"{n} {s:,.0f}x" for n, _, s in lines)
     out["sweep"] = {"rows": args.rows, "families": results, "worst_ratio": worst}
-    out["ratios"]["a"] = (f"RATIO (a) sweep of {args.rows:,} configurations (params + training FLOPs), "
-                          f"symtrans / hand-written NumPy floor: {parts} (goal <= 2x: {verdict(worst <= 2)}); "
-                          f"per-configuration SymPy substitution (extrapolated from {args.sympy_sample:,} "
-                          f"configurations) / symtrans: {sub}")
+    out["ratios"]["a"] = (
+        f"RATIO (a) sweep of {args.rows:,} configurations (params + training FLOPs), "
+        f"symtrans / hand-written NumPy floor: {parts} (goal <= 2x: {verdict(worst <= 2)}); "
+        f"per-configuration SymPy substitution (extrapolated from {args.sympy_sample:,} "
+        f"configurations) / symtrans: {sub}"
+    )
 
 
 # ---------------------------------------------------------------------------------
 # (b) cold start
+
 
 def symtrans_command() -> tuple[list[str], str]:
     """The installed console script (its shebang is this interpreter) or ``python -m symtrans``."""
@@ -286,15 +326,22 @@ def symtrans_command() -> tuple[list[str], str]:
         head = script.read_text(errors="replace")[:200]
     except OSError:
         head = ""
-    if head.startswith("#!") and "symtrans.cli" in head:
+    if head.startswith("#!") and "symtrans.cli.main" in head:
         return [sys.executable, str(script)], f"{script} (the console script)"
     return [sys.executable, "-m", "symtrans"], "python -m symtrans"
 
 
 def run_wall(cmd: list[str], env: dict, timeout: float = 600) -> tuple[float, str]:
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir(),
-                       timeout=timeout, text=True)
+    p = subprocess.run(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        timeout=timeout,
+        text=True,
+    )
     t = time.perf_counter() - t0
     if p.returncode:
         raise SystemExit(f"{' '.join(cmd[:3])} ... failed ({p.returncode}): {p.stderr.strip()[-500:]}")
@@ -308,13 +355,18 @@ def bench_cold_start(args, out: dict) -> None:
         bytecode = "on (PYTHONDONTWRITEBYTECODE removed for these processes, as for an installed package)"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     st_cmd, st_label = symtrans_command()
-    cmds = {"sympy": [sys.executable, "-c", "import sympy"],
-            "symtrans": st_cmd + ["params", "llama-2-7b", "--format", "json"]}
+    cmds = {
+        "sympy": [sys.executable, "-c", "import sympy"],
+        "symtrans": st_cmd + ["params", "llama-2-7b", "--format", "json"],
+    }
     with_tf = not args.skip_transformers
     if with_tf:
         try:
             import importlib.util
-            with_tf = importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("torch") is not None
+
+            with_tf = (
+                importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("torch") is not None
+            )
         except (ImportError, ValueError):
             with_tf = False
     if with_tf:
@@ -322,9 +374,16 @@ def bench_cold_start(args, out: dict) -> None:
     print(f"\n(b) cold start, fresh processes, interleaved; bytecode cache {bytecode}")
     print(f"    symtrans:     {st_label} params llama-2-7b --format json")
     print('    floor:        python -c "import sympy"')
-    print("    transformers: " + ("LlamaForCausalLM(LlamaConfig(Llama-2-7B sizes)) on the meta device, sum of numel"
-                                  if with_tf else "skipped (" + ("--skip-transformers" if args.skip_transformers
-                                                                 else "torch or transformers not installed") + ")"))
+    print(
+        "    transformers: "
+        + (
+            "LlamaForCausalLM(LlamaConfig(Llama-2-7B sizes)) on the meta device, sum of numel"
+            if with_tf
+            else "skipped ("
+            + ("--skip-transformers" if args.skip_transformers else "torch or transformers not installed")
+            + ")"
+        )
+    )
     # One untimed run of each warms the file cache and writes bytecode; it also checks the counts.
     outputs = {k: run_wall(c, env)[1] for k, c in cmds.items()}
     total = json.loads(outputs["symtrans"])["total"]
@@ -339,7 +398,7 @@ def bench_cold_start(args, out: dict) -> None:
         for s in series.values():
             s.new_round()
         for rep in range(args.reps):
-            for k in order[rep % len(order):] + order[:rep % len(order)]:  # rotate the order
+            for k in order[rep % len(order) :] + order[: rep % len(order)]:  # rotate the order
                 if k == "transformers" and rep >= args.tf_reps:
                     continue
                 series[k].add(run_wall(cmds[k], env)[0])
@@ -347,16 +406,26 @@ def bench_cold_start(args, out: dict) -> None:
         print(f"    {k:<12}  {s.detail()}")
     sym, floor = series["symtrans"].median, series["sympy"].median
     r_floor = sym / floor
-    res = {"symtrans_s": sym, "sympy_import_s": floor, "ratio_to_floor": r_floor, "command": st_label,
-           "bytecode": bytecode, "rounds": {k: s.rounds for k, s in series.items()}}
-    text = (f"RATIO (b) cold start of 'symtrans params llama-2-7b --format json': {sym:.3f} s = {r_floor:.2f}x "
-            f"the 'import sympy' floor {floor:.3f} s (goal <= 1.5x: {verdict(r_floor <= 1.5)}); ")
+    res = {
+        "symtrans_s": sym,
+        "sympy_import_s": floor,
+        "ratio_to_floor": r_floor,
+        "command": st_label,
+        "bytecode": bytecode,
+        "rounds": {k: s.rounds for k, s in series.items()},
+    }
+    text = (
+        f"RATIO (b) cold start of 'symtrans params llama-2-7b --format json': {sym:.3f} s = {r_floor:.2f}x "
+        f"the 'import sympy' floor {floor:.3f} s (goal <= 1.5x: {verdict(r_floor <= 1.5)}); "
+    )
     if with_tf:
         tf = series["transformers"].median
         speedup = tf / sym
         res.update(transformers_s=tf, speedup_vs_transformers=speedup)
-        text += (f"transformers on the meta device {tf:.2f} s = symtrans {speedup:.1f}x faster "
-                 f"(goal >= 5x: {verdict(speedup >= 5)})")
+        text += (
+            f"transformers on the meta device {tf:.2f} s = symtrans {speedup:.1f}x faster "
+            f"(goal >= 5x: {verdict(speedup >= 5)})"
+        )
     else:
         text += "transformers: not measured (n/a)"
     out["cold_start"] = res
@@ -365,6 +434,7 @@ def bench_cold_start(args, out: dict) -> None:
 
 # ---------------------------------------------------------------------------------
 # (c) depth
+
 
 def llama_params(N: int) -> int:
     """Llama-2-7B with N layers (see floor_llama): N*(3*d_ff*d + 4*d^2 + 2*d) + 2*V*d + d."""
@@ -383,6 +453,7 @@ def bench_depth(args, out: dict) -> None:
             model = architectures.build(spec)
             v = dict(spec.values, B=1)
             return evaluate.exact(model.params, v), evaluate.exact(model.flops, v)
+
         return timed(work)
 
     for n, spec in specs.items():
@@ -394,27 +465,37 @@ def bench_depth(args, out: dict) -> None:
         for s in series.values():
             s.new_round()
         for rep in range(args.reps * 2):
-            for n in ((1, 1000) if rep % 2 == 0 else (1000, 1)):  # alternate the order
+            for n in (1, 1000) if rep % 2 == 0 else (1000, 1):  # alternate the order
                 series[n].add(once(specs[n])[0])
-    print("\n(c) depth: build the Cost tree of Llama-2-7B and evaluate parameters and forward FLOPs exactly; "
-          "caches cleared each time")
+    print(
+        "\n(c) depth: build the Cost tree of Llama-2-7B and evaluate parameters and forward FLOPs exactly; "
+        "caches cleared each time"
+    )
     for n, s in series.items():
         print(f"    N = {n:<5} {s.detail()}  ({llama_params(n):,} parameters, equal to the hand formula)")
     ratio = series[1000].median / series[1].median
-    out["depth"] = {"one_layer_s": series[1].median, "thousand_layers_s": series[1000].median, "ratio": ratio,
-                    "rounds": {str(n): s.rounds for n, s in series.items()}}
-    out["ratios"]["c"] = (f"RATIO (c) depth, 1,000 layers / 1 layer (build + exact evaluation): "
-                          f"{series[1000].median * 1e3:.1f} ms / {series[1].median * 1e3:.1f} ms = {ratio:.3f} "
-                          f"(goal <= 1.1: {verdict(ratio <= 1.1)})")
+    out["depth"] = {
+        "one_layer_s": series[1].median,
+        "thousand_layers_s": series[1000].median,
+        "ratio": ratio,
+        "rounds": {str(n): s.rounds for n, s in series.items()},
+    }
+    out["ratios"]["c"] = (
+        f"RATIO (c) depth, 1,000 layers / 1 layer (build + exact evaluation): "
+        f"{series[1000].median * 1e3:.1f} ms / {series[1].median * 1e3:.1f} ms = {ratio:.3f} "
+        f"(goal <= 1.1: {verdict(ratio <= 1.1)})"
+    )
 
 
 # ---------------------------------------------------------------------------------
 # (d) reports
 
+
 def bench_reports(args, out: dict) -> None:
-    from symtrans.cli import params_result
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.cli.main import params_result
+    from symtrans.render.report import render
+
     names = [n for n in PRESETS][: args.presets or None]
     resolved = [resolve(n) for n in names]
     s_rep, s_count = Series(), Series()
@@ -437,31 +518,45 @@ def bench_reports(args, out: dict) -> None:
             s_count.add(t / len(resolved))
     worst = max(slowest, key=slowest.get)
     ratio = s_rep.median / s_count.median
-    print(f"\n(d) reports: Markdown derivation report of {len(names)} presets (symtrans.report.render), "
-          "caches cleared before each pass")
+    print(
+        f"\n(d) reports: Markdown derivation report of {len(names)} presets (symtrans.render.report.render), "
+        "caches cleared before each pass"
+    )
     print(f"    per report          {s_rep.detail()}")
     print(f"    per exact count     {s_count.detail()}  (params_result: total, closed form, components)")
     print(f"    slowest report      {worst}: {slowest[worst]:.3f} s")
-    out["reports"] = {"presets": len(names), "seconds_per_report": s_rep.median,
-                      "seconds_per_count": s_count.median, "ratio": ratio, "slowest": [worst, slowest[worst]],
-                      "rounds": {"report": s_rep.rounds, "count": s_count.rounds}}
-    out["ratios"]["d"] = (f"RATIO (d) reports: {s_rep.median:.3f} s per Markdown report over {len(names)} presets "
-                          f"({1 / s_rep.median:.1f} reports/s) = {ratio:.1f}x an in-process exact count "
-                          f"({s_count.median * 1e3:.1f} ms) (no goal in the issue: INFO)")
+    out["reports"] = {
+        "presets": len(names),
+        "seconds_per_report": s_rep.median,
+        "seconds_per_count": s_count.median,
+        "ratio": ratio,
+        "slowest": [worst, slowest[worst]],
+        "rounds": {"report": s_rep.rounds, "count": s_count.rounds},
+    }
+    out["ratios"]["d"] = (
+        f"RATIO (d) reports: {s_rep.median:.3f} s per Markdown report over {len(names)} presets "
+        f"({1 / s_rep.median:.1f} reports/s) = {ratio:.1f}x an in-process exact count "
+        f"({s_count.median * 1e3:.1f} ms) (no goal in the issue: INFO)"
+    )
 
 
 # ---------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--quick", action="store_true", help="a short smoke run: small sizes, one round, few repetitions")
     p.add_argument("--rows", type=int, default=None, help="configurations per family in (a) (default 1,000,000)")
     p.add_argument("--rounds", type=int, default=None, help="rounds of every measurement (default 2)")
     p.add_argument("--reps", type=int, default=None, help="repetitions per round (default 5)")
     p.add_argument("--skip-transformers", action="store_true", help="leave transformers out of (b)")
-    p.add_argument("--keep-env", action="store_true",
-                   help="run (b)'s processes with the environment as it is (e.g. PYTHONDONTWRITEBYTECODE)")
+    p.add_argument(
+        "--keep-env",
+        action="store_true",
+        help="run (b)'s processes with the environment as it is (e.g. PYTHONDONTWRITEBYTECODE)",
+    )
     p.add_argument("--only", default="abcd", help="the sections to run, e.g. 'ab' (default abcd)")
     p.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = p.parse_args(argv)
@@ -481,10 +576,14 @@ def main(argv: list[str] | None = None) -> int:
     c = out["context"]
     print("symtrans benchmarks (benchmarks/run.py" + (" --quick" if q else "") + ")")
     print(f"machine: {c['cores']} cores ({c['usable_cores']} usable), {c['cpu']}; {c['os']}")
-    print(f"versions: Python {c['python']}, SymPy {c['sympy']}, NumPy {c['numpy']}, Jinja2 {c['jinja2']}, "
-          f"torch {c['torch']}, transformers {c['transformers']}")
-    print(f"each figure: median of {args.rounds} round(s) x {args.reps} repetition(s) "
-          f"(transformers: {args.tf_reps}, reports: {args.report_reps} per round)")
+    print(
+        f"versions: Python {c['python']}, SymPy {c['sympy']}, NumPy {c['numpy']}, Jinja2 {c['jinja2']}, "
+        f"torch {c['torch']}, transformers {c['transformers']}"
+    )
+    print(
+        f"each figure: median of {args.rounds} round(s) x {args.reps} repetition(s) "
+        f"(transformers: {args.tf_reps}, reports: {args.report_reps} per round)"
+    )
     for key, fn in (("a", bench_sweep), ("b", bench_cold_start), ("c", bench_depth), ("d", bench_reports)):
         if key in args.only:
             fn(args, out)

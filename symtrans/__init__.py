@@ -15,12 +15,14 @@ def model(name_or_spec, settings=None, **changes):
     Raises:
         ValueError: an unknown preset, a bad setting, or an invalid Spec.
     """
-    from .notebook import model as _model
+    from symtrans.render.notebook import model as _model
+
     return _model(name_or_spec, settings, **changes)
 
 
 def __getattr__(name):
     if name == "assert_identity":
-        from .identities import assert_identity
+        from symtrans.accounting.identities import assert_identity
+
         return assert_identity
     raise AttributeError(f"module 'symtrans' has no attribute {name!r}")

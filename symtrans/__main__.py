@@ -1,4 +1,5 @@
 """``python -m symtrans``: the same as the ``symtrans`` command."""
-from .cli import run
+
+from symtrans.cli.main import run
 
 run()

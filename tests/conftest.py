@@ -1,8 +1,9 @@
 """Shared fixtures: fixture paths, exact engine counts, and real models on the meta device.
 
 The reference side (``hf``, ``torch_meta``) never uses symtrans code: the model class
-for each ``model_type`` is written out here, independently of ``symtrans.hf_config``.
+for each ``model_type`` is written out here, independently of ``symtrans.catalog.hf_config``.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,21 +36,24 @@ HF_CLASSES = {
 
 
 def _engine_params(spec) -> int:
-    from symtrans.architectures import build
-    from symtrans.evaluate import exact
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
     return exact(build(spec).params, spec.values)
 
 
 def _engine_active(spec) -> int:
-    from symtrans.architectures import build
-    from symtrans.evaluate import exact
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
     return exact(build(spec).active_params, spec.values)
 
 
 def _engine_child(spec, *names: str) -> int:
     """Exact parameters of the named top-level components of the built model, summed."""
-    from symtrans.architectures import build
-    from symtrans.evaluate import exact
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
     cost = build(spec)
     return sum(exact(cost.child(n).params, spec.values) for n in names)
 
@@ -62,8 +66,10 @@ def config_dir() -> Path:
 @pytest.fixture(scope="session")
 def read_fixture():
     """``read_fixture(name)`` -> the parsed dict of tests/fixtures/configs/<name>.json."""
+
     def read(name: str) -> dict[str, Any]:
         return json.loads((CONFIG_DIR / f"{name}.json").read_text())
+
     return read
 
 
@@ -110,6 +116,12 @@ def hf(torch_meta) -> SimpleNamespace:
     def build(model_type: str, cfg: dict[str, Any], **model_kwargs):
         return torch_meta.build(model_class(model_type), config(model_type, cfg), **model_kwargs)
 
-    return SimpleNamespace(transformers=transformers, torch=torch_meta.torch, model_class=model_class,
-                           config=config, build=build,
-                           count=torch_meta.count, version=transformers.__version__)
+    return SimpleNamespace(
+        transformers=transformers,
+        torch=torch_meta.torch,
+        model_class=model_class,
+        config=config,
+        build=build,
+        count=torch_meta.count,
+        version=transformers.__version__,
+    )

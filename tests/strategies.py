@@ -1,7 +1,8 @@
 """Hypothesis strategies for random valid Specs (shared by the property tests)."""
+
 from hypothesis import strategies as st
 
-from symtrans.spec import Spec
+from symtrans.engine.spec import Spec
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 
@@ -14,8 +15,9 @@ def specs(draw, family=None, moe=None):
     d_k = draw(st.integers(1, 16))
     explicit_dk = draw(st.booleans())
     d_model = h * d_k if not explicit_dk else draw(st.integers(1, 128))
-    sizes = dict(d_model=d_model, d_ff=draw(st.integers(1, 256)), h=h, V=draw(st.integers(1, 1000)),
-                 L=draw(st.integers(1, 512)))
+    sizes = dict(
+        d_model=d_model, d_ff=draw(st.integers(1, 256)), h=h, V=draw(st.integers(1, 1000)), L=draw(st.integers(1, 512))
+    )
     if explicit_dk:
         sizes["d_k"] = d_k
     if fam == "encoder-decoder" and draw(st.booleans()):
@@ -32,7 +34,8 @@ def specs(draw, family=None, moe=None):
         sizes["k"] = draw(st.integers(1, e))
     positional = draw(st.sampled_from(("sinusoidal", "learned", "none", "rotary", "alibi", "relative")))
     return Spec(
-        family=fam, sizes=sizes,
+        family=fam,
+        sizes=sizes,
         bias=draw(st.booleans()),
         attention_bias=draw(st.sampled_from((None, True, False))),
         ffn_bias=draw(st.sampled_from((None, True, False))),

@@ -4,6 +4,7 @@ No timing is asserted (timings depend on the machine): only that the run finishe
 checks its own results (the sweep against the hand-written NumPy floor, the counts
 against hand formulas) and prints each ratio line against its goal.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,9 +18,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_quick_run_prints_the_four_ratios(tmp_path):
     out_json = tmp_path / "figures.json"
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--rows", "5000",
-                        "--skip-transformers", "--json", str(out_json)],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--rows",
+            "5000",
+            "--skip-transformers",
+            "--json",
+            str(out_json),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     lines = p.stdout.splitlines()
     ratio_lines = [line for line in lines if line.startswith("RATIO (")]
@@ -41,6 +55,10 @@ def test_quick_run_prints_the_four_ratios(tmp_path):
 
 
 def test_bad_arguments_exit_with_status_2():
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--rows", "0"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--rows", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 2 and "must be positive" in p.stderr

@@ -1,4 +1,5 @@
 """The command line contract (DESIGN §6; tracker issue 2 "Bad input")."""
+
 import json
 import os
 import subprocess
@@ -6,7 +7,7 @@ import sys
 
 import pytest
 
-from symtrans.cli import main
+from symtrans.cli.main import main
 
 
 def run(capsys, *argv):
@@ -72,23 +73,26 @@ def test_presets_lists_every_family(capsys):
         assert name in out
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["params", "gpt2", "--set", "d_model=0"], "d_model must be a positive integer"),
-    (["params", "gpt2", "--set", "d_model=-5"], "d_model must be a positive integer"),
-    (["params", "gpt2", "--set", "d_model=76.8"], "d_model must be an integer"),
-    (["params", "gpt2", "--set", "h=5"], "does not divide d_model"),
-    (["params", "gtp2"], "did you mean gpt2"),
-    (["params", "gpt2", "--set", "colour=red"], "unknown --set name"),
-    (["params", "gpt2", "--set", "bias=maybe"], "bias must be true or false"),
-    (["params", "gpt2", "--set", "d_model"], "NAME=VALUE"),
-    (["params", "gpt2", "--set", "__import__('os').system('true')=1"], "unknown --set name"),
-    (["params", "gpt2", "--set", "d_model=__import__('os')"], "must be an integer"),
-    (["flops", "gpt2", "--batch", "0"], "--batch must be a positive integer"),
-    (["flops", "gpt2", "--seq-len", "-3"], "--seq-len must be a positive integer"),
-    (["params"], "required"),
-    (["frobnicate"], "invalid choice"),
-    (["params", "gpt2", "--format", "yaml"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["params", "gpt2", "--set", "d_model=0"], "d_model must be a positive integer"),
+        (["params", "gpt2", "--set", "d_model=-5"], "d_model must be a positive integer"),
+        (["params", "gpt2", "--set", "d_model=76.8"], "d_model must be an integer"),
+        (["params", "gpt2", "--set", "h=5"], "does not divide d_model"),
+        (["params", "gtp2"], "did you mean gpt2"),
+        (["params", "gpt2", "--set", "colour=red"], "unknown --set name"),
+        (["params", "gpt2", "--set", "bias=maybe"], "bias must be true or false"),
+        (["params", "gpt2", "--set", "d_model"], "NAME=VALUE"),
+        (["params", "gpt2", "--set", "__import__('os').system('true')=1"], "unknown --set name"),
+        (["params", "gpt2", "--set", "d_model=__import__('os')"], "must be an integer"),
+        (["flops", "gpt2", "--batch", "0"], "--batch must be a positive integer"),
+        (["flops", "gpt2", "--seq-len", "-3"], "--seq-len must be a positive integer"),
+        (["params"], "required"),
+        (["frobnicate"], "invalid choice"),
+        (["params", "gpt2", "--format", "yaml"], "invalid choice"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2
@@ -131,5 +135,7 @@ def test_python_dash_m_and_entry_point():
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
         assert json.loads(p.stdout)["total"] == 124_439_808
-    p = subprocess.run([sys.executable, "-m", "symtrans", "params", "nope"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "symtrans", "params", "nope"], capture_output=True, text=True, timeout=120
+    )
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr

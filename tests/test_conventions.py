@@ -1,21 +1,22 @@
 """FLOP conventions as data: flops vs MACs, all-ops element-wise costs, mask modes,
 embeddings, tied heads and MoE.  Every expected value is arithmetic written out here
 from the cited shapes, never a call of the code under test."""
+
 from __future__ import annotations
 
 import pytest
 import sympy as sp
 
-from symtrans import presets
-from symtrans import symbols as S
-from symtrans.architectures import Workload, build
-from symtrans.cli import main
-from symtrans.conventions import CONVENTIONS, MASK_MODES, PER_ELEMENT, RECOMPUTE, convention, per_element
-from symtrans.cost import ATTENTION
-from symtrans.flops import count, evaluate, flops_expr, per_token
+from symtrans.accounting.flops import count, evaluate, flops_expr, per_token
+from symtrans.catalog import presets
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import Workload, build
+from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, PER_ELEMENT, RECOMPUTE, convention, per_element
+from symtrans.engine.cost import ATTENTION
 
-GPT2 = presets.get("gpt2").spec                   # Radford et al. 2019; config.json of gpt2
-BERT = presets.get("bert-base").spec              # Devlin et al. 2019 §3; config.json of bert-base-uncased
+GPT2 = presets.get("gpt2").spec  # Radford et al. 2019; config.json of gpt2
+BERT = presets.get("bert-base").spec  # Devlin et al. 2019 §3; config.json of bert-base-uncased
 
 
 def test_every_convention_is_named_data_with_a_source():
@@ -39,8 +40,8 @@ def test_bert_base_layer_forward_at_512_is_8053063680_flops_and_half_in_macs():
     # One BERT-base layer (Devlin et al. 2019: d_model 768, d_ff 3072, 12 heads), L = 512, B = 1:
     # projections Q, K, V, O: 4 * 768^2 = 2,359,296 weights; FFN 2 * 768 * 3072 = 4,718,592 weights;
     # dense: 2 * 512 * 7,077,888 = 7,247,757,312; scores Q K^T and scores V: 2 * 2 * 512^2 * 768 = 805,306,368.
-    dense = 2 * 512 * (4 * 768 ** 2 + 2 * 768 * 3072)
-    scores = 2 * 2 * 512 ** 2 * 768
+    dense = 2 * 512 * (4 * 768**2 + 2 * 768 * 3072)
+    scores = 2 * 2 * 512**2 * 768
     assert dense + scores == 8_053_063_680
     layer = build(BERT).find("encoder layer")
     one = type(layer)(name=layer.name, steps=layer.steps, children=layer.children)  # multiplicity 1
@@ -118,6 +119,7 @@ def test_macs_are_half_of_flops_for_every_mode():
 def test_cli_convention_and_mask_flags(capsys):
     assert main(["flops", "bert-base", "--seq-len", "512", "--convention", "macs", "--format", "json"]) == 0
     import json
+
     data = json.loads(capsys.readouterr().out)
     assert data["convention"] == "macs" and data["unit"] == "MAC"
     # 12 layers of 4,026,531,840 MACs + the pooler's 768 x 768 on one token (BertPooler).
@@ -135,4 +137,4 @@ def test_per_token_is_exact_not_float():
     value = evaluate(pt, {**GPT2.values, "N": 1, "L": 3})
     assert isinstance(value, sp.Rational) and not isinstance(value, float)
     # 2 * (12 d^2 + d V) dense per token + 2 * 2 * (L/2) * d score FLOPs per token, L = 3, d = 768.
-    assert value == 2 * (12 * 768 ** 2 + 768 * 50257) + 2 * 768 * 3
+    assert value == 2 * (12 * 768**2 + 768 * 50257) + 2 * 768 * 3

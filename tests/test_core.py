@@ -3,16 +3,17 @@
 Every expected value names its source: a real implementation's count, a paper's
 table, or arithmetic written out here.  None comes from the code under test.
 """
-import sympy as sp
-import pytest
 
-from symtrans import symbols as S
-from symtrans.architectures import Workload, build
-from symtrans.components import attention
-from symtrans.cost import closed_form, identical
-from symtrans.evaluate import exact
-from symtrans.presets import PRESETS
-from symtrans.spec import Spec
+import pytest
+import sympy as sp
+
+from symtrans.catalog.presets import PRESETS
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import Workload, build
+from symtrans.engine.components import attention
+from symtrans.engine.evaluate import exact
+from symtrans.engine.simplify import closed_form, identical
+from symtrans.engine.spec import Spec
 
 
 def count(spec: Spec) -> int:
@@ -57,8 +58,15 @@ def test_mha_closed_form_has_no_h():
     assert S.h not in attention(spec, "self", S.B, S.L, S.L).params.free_symbols
 
 
-HAND_2017 = Spec(family="encoder-decoder", sizes=dict(d_model=512, d_ff=2048, h=8, N=6, V=32768),
-                 bias=False, final_norm=False, share_embeddings=False, tie_output=True, positional="sinusoidal")
+HAND_2017 = Spec(
+    family="encoder-decoder",
+    sizes=dict(d_model=512, d_ff=2048, h=8, N=6, V=32768),
+    bias=False,
+    final_norm=False,
+    share_embeddings=False,
+    tie_output=True,
+    positional="sinusoidal",
+)
 
 
 def test_hand_count_of_the_2017_model():
@@ -75,8 +83,14 @@ def test_hand_count_of_the_2017_model():
     assert exact(model.params, v) == 6 * enc + 6 * dec + 2 * 32768 * 512 == 77_625_344
 
 
-GPT2_TINY = Spec(family="decoder-only", sizes=dict(d_model=256, d_ff=1024, h=4, N=2, V=1000, L=128),
-                 positional="learned", norm_position="pre", final_norm=True, tie_output=True)
+GPT2_TINY = Spec(
+    family="decoder-only",
+    sizes=dict(d_model=256, d_ff=1024, h=4, N=2, V=1000, L=128),
+    positional="learned",
+    norm_position="pre",
+    final_norm=True,
+    tie_output=True,
+)
 
 
 def test_forward_flops_tiny_gpt2_matches_flop_counter():
@@ -120,8 +134,17 @@ def test_total_is_the_sum_of_its_steps(name):
     assert identical(model.params, sp.Add(*[c.params for c in model.children]))
 
 
-@pytest.mark.parametrize("name", [n for n, p in PRESETS.items() if p.spec.family == "decoder-only"
-                                  and not p.spec.is_moe and not p.spec.has("w") and p.spec.positional != "transformer-xl"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n, p in PRESETS.items()
+        if p.spec.family == "decoder-only"
+        and not p.spec.is_moe
+        and not p.spec.has("w")
+        and p.spec.positional != "transformer-xl"
+    ],
+)
 def test_forward_flops_per_token_is_2_weights_plus_4NLd(name):
     # Kaplan et al. 2020 §2.1: C_forward per token = 2 * (matmul weights, head included) + 2*N*n_ctx*d_attn
     # per matmul pair, i.e. 4*N*L*h*d_k with the full square; with d_k = d_model/h that is 4*N*L*d_model.
@@ -159,7 +182,8 @@ def test_thousand_layers_build_like_one():
     thousand = build(spec.replace(sizes={"N": 1000})).params
     assert one == thousand  # N stays symbolic: the same closed form, cached
     assert exact(thousand, {**spec.values, "N": 1000}) - exact(one, {**spec.values, "N": 1}) == 999 * (
-        12 * 768**2 + 13 * 768)  # per GPT-2 layer: 12 d^2 weights + 13 d biases/norms
+        12 * 768**2 + 13 * 768
+    )  # per GPT-2 layer: 12 d^2 weights + 13 d biases/norms
 
 
 def test_encoder_decoder_lengths_are_separate():
@@ -187,13 +211,16 @@ def test_causal_mask_modes():
     assert attn(half) == 12 * 2 * 2 * 768 * 1024**2 // 2
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(d_model=0), "d_model must be a positive integer"),
-    (dict(d_model=-768), "d_model must be a positive integer"),
-    (dict(d_model=768.0), "d_model must be a positive integer"),
-    (dict(h=7), "does not divide d_model"),
-    (dict(h=True), "h must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(d_model=0), "d_model must be a positive integer"),
+        (dict(d_model=-768), "d_model must be a positive integer"),
+        (dict(d_model=768.0), "d_model must be a positive integer"),
+        (dict(h=7), "does not divide d_model"),
+        (dict(h=True), "h must be a positive integer"),
+    ],
+)
 def test_invalid_sizes_are_rejected(bad, message):
     with pytest.raises(ValueError, match=message):
         PRESETS["gpt2"].spec.replace(sizes=bad)

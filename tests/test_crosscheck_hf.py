@@ -16,6 +16,7 @@ tiny real (CPU) model:
   ``model.shared`` and keeps ``model.shared``, which no forward pass reads; symtrans
   does not count it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,9 +30,9 @@ pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from symtrans.architectures import build  # noqa: E402
-from symtrans.evaluate import exact  # noqa: E402
-from symtrans.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config  # noqa: E402
+from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
 
 CONFIG_DIR = Path(__file__).parent / "fixtures" / "configs"
 FIXTURES = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
@@ -42,11 +43,11 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     n = hf.count(model)
     if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
-        n += model.lm_head.weight.numel()                   # from_pretrained keeps it separate
+        n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     if model_type == "bart" and cfg.get("tie_word_embeddings") is False:
         shared = model.model.shared.weight
         assert shared is not model.model.encoder.embed_tokens.weight
-        n -= shared.numel()                                 # allocated, never read
+        n -= shared.numel()  # allocated, never read
     return n
 
 
@@ -83,6 +84,7 @@ def check(hf, cfg: dict) -> None:
 
 
 # --------------------------------------------------------------------------- fixtures and defaults
+
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_matches_transformers(hf, read_fixture, name):
@@ -146,12 +148,14 @@ def test_qwen15_72b_shape_on_meta(hf, read_fixture):
 
 # --------------------------------------------------------------------------- the two adjustments
 
+
 def test_t5_untied_head_survives_from_pretrained(hf, tmp_path):
     """transformers 5.x: a fresh T5 is tied even with tie_word_embeddings false, but loading a
     checkpoint with a separate lm_head keeps it separate -- the count symtrans gives."""
     T, torch = hf.transformers, hf.torch
-    cfg = dict(model_type="t5", vocab_size=20, d_model=8, d_kv=4, d_ff=8, num_layers=1, num_heads=2,
-               tie_word_embeddings=False)
+    cfg = dict(
+        model_type="t5", vocab_size=20, d_model=8, d_kv=4, d_ff=8, num_layers=1, num_heads=2, tie_word_embeddings=False
+    )
     fresh = T.T5ForConditionalGeneration(hf.config("t5", cfg))
     assert fresh.lm_head.weight is fresh.shared.weight
     fresh.lm_head.weight = torch.nn.Parameter(torch.randn(20, 8))  # as in a v1.1 checkpoint
@@ -165,10 +169,22 @@ def test_t5_untied_head_survives_from_pretrained(hf, tmp_path):
 def test_bart_untied_shared_is_never_read(hf):
     T, torch = hf.transformers, hf.torch
     torch.manual_seed(0)
-    cfg = dict(model_type="bart", vocab_size=20, d_model=8, encoder_layers=1, decoder_layers=1, encoder_ffn_dim=8,
-               decoder_ffn_dim=8, encoder_attention_heads=2, decoder_attention_heads=2, max_position_embeddings=16,
-               tie_word_embeddings=False)
-    model = T.BartForConditionalGeneration(hf.config("bart", cfg)).eval()  # nn.Module.eval(): inference mode, not evaluation of text
+    cfg = dict(
+        model_type="bart",
+        vocab_size=20,
+        d_model=8,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_ffn_dim=8,
+        decoder_ffn_dim=8,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        max_position_embeddings=16,
+        tie_word_embeddings=False,
+    )
+    model = T.BartForConditionalGeneration(
+        hf.config("bart", cfg)
+    ).eval()  # nn.Module.eval(): inference mode, not evaluation of text
     ids = torch.tensor([[0, 5, 6, 7, 2]])
     with torch.no_grad():
         before = model(input_ids=ids, decoder_input_ids=ids).logits
@@ -184,33 +200,62 @@ def test_bart_untied_shared_is_never_read(hf):
 GAPS = {
     # OPT-350m's shape: embeddings of width 512 mapped to 1024 by project_in / project_out.
     "opt-350m word_embed_proj_dim": dict(
-        model_type="opt", hidden_size=1024, ffn_dim=4096, num_hidden_layers=24, num_attention_heads=16,
-        word_embed_proj_dim=512, do_layer_norm_before=False, max_position_embeddings=2048, vocab_size=50272),
+        model_type="opt",
+        hidden_size=1024,
+        ffn_dim=4096,
+        num_hidden_layers=24,
+        num_attention_heads=16,
+        word_embed_proj_dim=512,
+        do_layer_norm_before=False,
+        max_position_embeddings=2048,
+        vocab_size=50272,
+    ),
     "bart asymmetric widths": dict(
-        model_type="bart", d_model=64, encoder_ffn_dim=256, decoder_ffn_dim=128, encoder_attention_heads=4,
-        decoder_attention_heads=8, encoder_layers=2, decoder_layers=2, vocab_size=100, max_position_embeddings=32),
+        model_type="bart",
+        d_model=64,
+        encoder_ffn_dim=256,
+        decoder_ffn_dim=128,
+        encoder_attention_heads=4,
+        decoder_attention_heads=8,
+        encoder_layers=2,
+        decoder_layers=2,
+        vocab_size=100,
+        max_position_embeddings=32,
+    ),
     # ALBERT-style layer groups: 2 groups of 2 inner layers over 4 layers (4 distinct layers stored,
     # each "layer" runs its group's 2 inner layers).
     "albert layer groups": dict(
-        model_type="albert", hidden_size=64, num_attention_heads=4, intermediate_size=128, embedding_size=16,
-        num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2, vocab_size=100, max_position_embeddings=32),
+        model_type="albert",
+        hidden_size=64,
+        num_attention_heads=4,
+        intermediate_size=128,
+        embedding_size=16,
+        num_hidden_layers=4,
+        num_hidden_groups=2,
+        inner_group_num=2,
+        vocab_size=100,
+        max_position_embeddings=32,
+    ),
     "gpt2 add_cross_attention": dict(
-        model_type="gpt2", n_embd=64, n_head=4, n_layer=2, vocab_size=100, n_positions=32, add_cross_attention=True),
+        model_type="gpt2", n_embd=64, n_head=4, n_layer=2, vocab_size=100, n_positions=32, add_cross_attention=True
+    ),
 }
 GAP_REASONS = {
     "opt-350m word_embed_proj_dim": "engine gap: needs an embedding width != d_model with two bias-free "
-                                    "projections (d_emb x d_model in, d_model x d_emb out); hf_config refuses it",
+    "projections (d_emb x d_model in, d_model x d_emb out); hf_config refuses it",
     "bart asymmetric widths": "engine gap: one d_ff and one h per model; BART can give the encoder and the "
-                              "decoder their own (needs d_ff_enc/d_ff_dec, h_enc/h_dec); hf_config refuses it",
+    "decoder their own (needs d_ff_enc/d_ff_dec, h_enc/h_dec); hf_config refuses it",
     "albert layer groups": "engine gap: share_layers is all-or-none; ALBERT's num_hidden_groups x inner_group_num "
-                           "layer groups need G groups of I layers stored and N x I layer applications",
+    "layer groups need G groups of I layers stored and N x I layer applications",
     "gpt2 add_cross_attention": "engine gap: decoder-only layers cannot carry cross-attention "
-                                "(GPT-2 as a seq2seq decoder); hf_config refuses it",
+    "(GPT-2 as a seq2seq decoder); hf_config refuses it",
 }
 
 
-@pytest.mark.parametrize("gap", [pytest.param(g, marks=pytest.mark.xfail(strict=True, raises=ValueError,
-                                                                         reason=GAP_REASONS[g])) for g in GAPS])
+@pytest.mark.parametrize(
+    "gap",
+    [pytest.param(g, marks=pytest.mark.xfail(strict=True, raises=ValueError, reason=GAP_REASONS[g])) for g in GAPS],
+)
 def test_engine_gaps(hf, gap):
     check(hf, GAPS[gap])
 
@@ -232,8 +277,14 @@ def _maybe(draw, cfg: dict, key: str, strategy) -> None:
 def llama_like(draw, mt: str) -> dict:
     h_kv = draw(st.integers(1, 3))
     h = h_kv * draw(st.integers(1, 3))
-    cfg = dict(model_type=mt, num_attention_heads=h, num_hidden_layers=draw(LAYERS), intermediate_size=draw(SIZE),
-               vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 64)))
+    cfg = dict(
+        model_type=mt,
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
     explicit = draw(st.booleans())
     if explicit or mt in ("qwen3", "gemma"):  # their class defaults (128, 256) are large: usually give one
         if explicit or draw(st.booleans()):
@@ -260,9 +311,15 @@ def llama_like(draw, mt: str) -> dict:
 @st.composite
 def encoder(draw, mt: str) -> dict:
     h = draw(st.integers(1, 4))
-    cfg = dict(model_type=mt, hidden_size=h * draw(st.integers(1, 6)), num_attention_heads=h,
-               num_hidden_layers=draw(LAYERS), intermediate_size=draw(SIZE), vocab_size=draw(VOCAB),
-               max_position_embeddings=draw(st.integers(2, 40)))
+    cfg = dict(
+        model_type=mt,
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(2, 40)),
+    )
     _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
     return cfg
 
@@ -271,10 +328,17 @@ def encoder(draw, mt: str) -> dict:
 def albert(draw) -> dict:
     h = draw(st.integers(1, 4))
     n = draw(st.integers(1, 3))
-    cfg = dict(model_type="albert", hidden_size=h * draw(st.integers(1, 6)), num_attention_heads=h,
-               num_hidden_layers=n, num_hidden_groups=draw(st.sampled_from([1, n])), intermediate_size=draw(SIZE),
-               vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 40)),
-               embedding_size=draw(st.integers(1, 12)))
+    cfg = dict(
+        model_type="albert",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_attention_heads=h,
+        num_hidden_layers=n,
+        num_hidden_groups=draw(st.sampled_from([1, n])),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+        embedding_size=draw(st.integers(1, 12)),
+    )
     _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
     return cfg
 
@@ -282,8 +346,16 @@ def albert(draw) -> dict:
 @st.composite
 def gpt2(draw) -> dict:
     h = draw(st.integers(1, 4))
-    cfg = dict(model_type="gpt2", n_embd=h * draw(st.integers(1, 6)), n_head=h, n_layer=draw(LAYERS),
-               vocab_size=draw(VOCAB), n_positions=draw(st.integers(1, 40)), bos_token_id=0, eos_token_id=0)
+    cfg = dict(
+        model_type="gpt2",
+        n_embd=h * draw(st.integers(1, 6)),
+        n_head=h,
+        n_layer=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        n_positions=draw(st.integers(1, 40)),
+        bos_token_id=0,
+        eos_token_id=0,
+    )
     _maybe(draw, cfg, "n_inner", st.one_of(st.none(), SIZE))
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
@@ -291,9 +363,16 @@ def gpt2(draw) -> dict:
 
 @st.composite
 def t5(draw) -> dict:
-    cfg = dict(model_type="t5", d_model=draw(SIZE), d_kv=draw(st.integers(1, 6)), num_heads=draw(st.integers(1, 4)),
-               d_ff=draw(SIZE), num_layers=draw(LAYERS), vocab_size=draw(VOCAB),
-               relative_attention_num_buckets=draw(st.integers(1, 8)))
+    cfg = dict(
+        model_type="t5",
+        d_model=draw(SIZE),
+        d_kv=draw(st.integers(1, 6)),
+        num_heads=draw(st.integers(1, 4)),
+        d_ff=draw(SIZE),
+        num_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        relative_attention_num_buckets=draw(st.integers(1, 8)),
+    )
     _maybe(draw, cfg, "num_decoder_layers", st.one_of(st.none(), st.integers(1, 3)))
     _maybe(draw, cfg, "feed_forward_proj", st.sampled_from(["relu", "gelu", "gated-gelu", "gated-silu"]))
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
@@ -304,10 +383,18 @@ def t5(draw) -> dict:
 def bart(draw) -> dict:
     h = draw(st.integers(1, 4))
     ff = draw(SIZE)
-    cfg = dict(model_type="bart", d_model=h * draw(st.integers(1, 6)), encoder_attention_heads=h,
-               decoder_attention_heads=h, encoder_ffn_dim=ff, decoder_ffn_dim=ff, encoder_layers=draw(LAYERS),
-               decoder_layers=draw(st.integers(1, 3)), vocab_size=draw(VOCAB),
-               max_position_embeddings=draw(st.integers(1, 40)))
+    cfg = dict(
+        model_type="bart",
+        d_model=h * draw(st.integers(1, 6)),
+        encoder_attention_heads=h,
+        decoder_attention_heads=h,
+        encoder_ffn_dim=ff,
+        decoder_ffn_dim=ff,
+        encoder_layers=draw(LAYERS),
+        decoder_layers=draw(st.integers(1, 3)),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+    )
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     _maybe(draw, cfg, "scale_embedding", st.booleans())
     return cfg
@@ -317,20 +404,41 @@ def bart(draw) -> dict:
 def opt(draw) -> dict:
     h = draw(st.integers(1, 4))
     d = h * draw(st.integers(1, 6))
-    cfg = dict(model_type="opt", hidden_size=d, num_attention_heads=h, ffn_dim=draw(SIZE),
-               num_hidden_layers=draw(LAYERS), vocab_size=draw(VOCAB), max_position_embeddings=draw(st.integers(1, 40)))
-    for key in ("do_layer_norm_before", "_remove_final_layer_norm", "enable_bias", "layer_norm_elementwise_affine",
-                "tie_word_embeddings"):
+    cfg = dict(
+        model_type="opt",
+        hidden_size=d,
+        num_attention_heads=h,
+        ffn_dim=draw(SIZE),
+        num_hidden_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+    )
+    for key in (
+        "do_layer_norm_before",
+        "_remove_final_layer_norm",
+        "enable_bias",
+        "layer_norm_elementwise_affine",
+        "tie_word_embeddings",
+    ):
         _maybe(draw, cfg, key, st.booleans())
     _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d)))
     return cfg
 
 
 STRATEGIES = {
-    "bert": encoder("bert"), "roberta": encoder("roberta"), "albert": albert(), "gpt2": gpt2(),
-    "llama": llama_like("llama"), "mistral": llama_like("mistral"), "mixtral": llama_like("mixtral"),
-    "qwen2": llama_like("qwen2"), "qwen3": llama_like("qwen3"), "gemma": llama_like("gemma"),
-    "t5": t5(), "bart": bart(), "opt": opt(),
+    "bert": encoder("bert"),
+    "roberta": encoder("roberta"),
+    "albert": albert(),
+    "gpt2": gpt2(),
+    "llama": llama_like("llama"),
+    "mistral": llama_like("mistral"),
+    "mixtral": llama_like("mixtral"),
+    "qwen2": llama_like("qwen2"),
+    "qwen3": llama_like("qwen3"),
+    "gemma": llama_like("gemma"),
+    "t5": t5(),
+    "bart": bart(),
+    "opt": opt(),
 }
 
 

@@ -6,6 +6,7 @@ Expected values: article 003's BERT-base hand count (shared/seeds/003, its own i
 torch.nn.Transformer(512, 8, 6, 6, 2048) + one 37,000 x 512 shared embedding; PaLM App. B
 and Kaplan et al. 2020 Table 1 for the attention terms; all arithmetic written out.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,10 +14,10 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans.cli import main
-from symtrans.diff import Side, diff, parse_side
-from symtrans.spec import Spec
-from symtrans.symbols import SYMBOLS
+from symtrans.analysis.diff import Side, diff, parse_side
+from symtrans.cli.main import main
+from symtrans.engine.spec import Spec
+from symtrans.engine.symbols import SYMBOLS
 
 d_model, N, B, L = (SYMBOLS[n] for n in ("d_model", "N", "B", "L"))
 
@@ -32,9 +33,9 @@ def test_bert_hand_count_gap_splits_into_five_terms_summing_to_441600():
     terms = dict((name, value) for name, value, _ in r.by_category())
     expected = {
         "token embedding (V x d_model)": (30_522 - 30_000) * 768,  # 400,896: V 30522 vs 30000
-        "attention biases": 12 * 4 * 768,                         # 36,864: Q, K, V, O biases, 12 layers
-        "token-type embedding": 2 * 768,                          # 1,536
-        "embedding norm": 2 * 768,                                # 1,536: LayerNorm gamma and beta
+        "attention biases": 12 * 4 * 768,  # 36,864: Q, K, V, O biases, 12 layers
+        "token-type embedding": 2 * 768,  # 1,536
+        "embedding norm": 2 * 768,  # 1,536: LayerNorm gamma and beta
         "pooler bias": 768,
     }
     assert terms == expected
@@ -54,17 +55,25 @@ def test_the_preset_of_the_hand_count_gives_the_same_diff():
 
 def test_vaswani_hand_count_60m_against_the_torch_module_and_the_paper():
     # Article 000: no biases, no norms, V = 32,000 shared: 16,384,000 + 18,874,368 + 25,165,824.
-    hand = Side("hand", Spec(family="encoder-decoder", sizes=dict(d_model=512, d_ff=2048, h=8, N=6, V=32000),
-                             bias=False, norm="none", positional="sinusoidal"))
+    hand = Side(
+        "hand",
+        Spec(
+            family="encoder-decoder",
+            sizes=dict(d_model=512, d_ff=2048, h=8, N=6, V=32000),
+            bias=False,
+            norm="none",
+            positional="sinusoidal",
+        ),
+    )
     r = diff(hand, parse_side("transformer-base"))
     assert r.a_total == 16_384_000 + 18_874_368 + 25_165_824 == 60_424_192
     assert r.b_total == 44_140_544 + 37_000 * 512 == 63_084_544  # torch.nn.Transformer + shared embedding
     terms = dict((name, value) for name, value, _ in r.by_category())
-    assert terms["token embedding (V x d_model)"] == 5_000 * 512          # V 37,000 vs 32,000
-    assert terms["attention biases"] == (6 * 4 + 6 * 8) * 512              # 36,864
-    assert terms["FFN biases"] == 12 * (2048 + 512)                        # 30,720
-    assert terms["per-layer norms"] == (6 * 2 + 6 * 3) * 2 * 512           # 30,720
-    assert terms["final norms"] == 2 * 2 * 512                             # 2,048
+    assert terms["token embedding (V x d_model)"] == 5_000 * 512  # V 37,000 vs 32,000
+    assert terms["attention biases"] == (6 * 4 + 6 * 8) * 512  # 36,864
+    assert terms["FFN biases"] == 12 * (2048 + 512)  # 30,720
+    assert terms["per-layer norms"] == (6 * 2 + 6 * 3) * 2 * 512  # 30,720
+    assert terms["final norms"] == 2 * 2 * 512  # 2,048
     assert sum(terms.values()) == 63_084_544 - 60_424_192
     # The paper's "65M" (Vaswani et al. 2017 Table 3) is a rounded figure the diff cannot reach.
     assert 65_000_000 - r.b_total == 1_915_456
@@ -77,8 +86,8 @@ def test_palm_attention_term_against_kaplans():
     kaplan = parse_side("gpt2", mask="half", mode="training")
     palm = parse_side("gpt2", mask="full", mode="training")
     r = diff(kaplan, palm, "flops", {"B": 1, "L": 2048})
-    assert sp.expand(r.symbolic - 6 * B * L ** 2 * N * d_model) == 0
-    assert r.delta == 6 * 2048 ** 2 * 12 * 768
+    assert sp.expand(r.symbolic - 6 * B * L**2 * N * d_model) == 0
+    assert r.delta == 6 * 2048**2 * 12 * 768
     assert [name for name, _, _ in r.by_category()] == ["attention score matmuls"]
     assert sum(row.delta for row in r.rows) == r.delta
 
@@ -91,7 +100,7 @@ def test_one_model_under_two_conventions():
     terms = dict((name, value) for name, value, _ in c.by_category())
     # Chinchilla App. F: embeddings as a one-hot matmul 2*L*V*d_model, softmax 3 per score (h L^2 per layer).
     assert terms["embedding lookups as one-hot matmuls (Chinchilla App. F)"] == 2 * 1024 * 50257 * 768
-    assert terms["softmax"] == 3 * 12 * 1024 ** 2 * 12
+    assert terms["softmax"] == 3 * 12 * 1024**2 * 12
     assert sum(row.delta for row in c.rows) == c.delta
 
 
@@ -116,12 +125,15 @@ def test_identical_sides_have_no_rows():
     assert r.delta == 0 and r.rows == () and "no component differs" in r.text()
 
 
-@pytest.mark.parametrize("text, message", [
-    ("gpt2:foo=1", "unknown --set name 'foo'"),
-    ("gpt2:d_model=abc", "integer"),
-    ("gpt3000", "unknown preset"),
-    ("gpt2:d_model=1000", "does not divide"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("gpt2:foo=1", "unknown --set name 'foo'"),
+        ("gpt2:d_model=abc", "integer"),
+        ("gpt3000", "unknown preset"),
+        ("gpt2:d_model=1000", "does not divide"),
+    ],
+)
 def test_bad_sides(text, message):
     with pytest.raises(ValueError, match=message):
         parse_side(text)
@@ -135,6 +147,7 @@ def test_bad_quantity_and_mode():
 
 
 # ------------------------------------------------------------------ CLI
+
 
 def run(capsys, *argv):
     code = main(list(argv))
@@ -156,16 +169,20 @@ def test_cli_diff_one_model_with_set_b_and_masks(capsys):
     code, out, _ = run(capsys, "diff", "gpt2", "--set-b", "bias=false", "--format", "json")
     # GPT-2's linear biases per layer: 3*768 + 768 + 3072 + 768 = 6912; 12 layers.
     assert json.loads(out)["difference"] == -12 * 6912
-    code, out, _ = run(capsys, "diff", "gpt2", "--quantity", "flops", "--mask-a", "half", "--seq-len", "1024",
-                       "--format", "markdown")
+    code, out, _ = run(
+        capsys, "diff", "gpt2", "--quantity", "flops", "--mask-a", "half", "--seq-len", "1024", "--format", "markdown"
+    )
     assert code == 0 and "attention score matmuls" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["gpt2:foo=1"], "unknown --set name"),
-    (["gpt2", "--set-b", "d_model=1000"], "does not divide"),
-    (["bert-base", "--quantity", "flops", "--set-a", "L=7", "--convention-b", "nope"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["gpt2:foo=1"], "unknown --set name"),
+        (["gpt2", "--set-b", "d_model=1000"], "does not divide"),
+        (["bert-base", "--quantity", "flops", "--set-a", "L=7", "--convention-b", "nope"], "invalid choice"),
+    ],
+)
 def test_cli_diff_bad_input(capsys, argv, message):
     code, out, err = run(capsys, "diff", *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1

@@ -8,6 +8,7 @@ mask: forward must match exactly, and forward + backward must be 3 x forward (th
 backward of every matmul is two matmuls of its size).  The reference numbers are the
 counter's, not the engine's.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-from symtrans import presets  # noqa: E402
-from symtrans.flops import evaluate, flops_expr  # noqa: E402
+from symtrans.accounting.flops import evaluate, flops_expr  # noqa: E402
+from symtrans.catalog import presets  # noqa: E402
 
 B, T = 2, 16
 
@@ -45,8 +46,16 @@ def _engine(spec, mode: str) -> int:
 
 
 def test_gpt2_forward_and_training():
-    cfg = transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32,
-                                  bos_token_id=0, eos_token_id=0, attn_implementation="eager")
+    cfg = transformers.GPT2Config(
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        vocab_size=100,
+        n_positions=32,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation="eager",
+    )
     model = _meta(transformers.GPT2LMHeadModel, cfg)
     spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=64, d_ff=256, h=4, N=2, V=100, L=32))
     fwd = _count(model, _ids())
@@ -56,9 +65,16 @@ def test_gpt2_forward_and_training():
 
 
 def test_bert_forward_and_training_with_pooler():
-    cfg = transformers.BertConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                                  vocab_size=100, max_position_embeddings=32, type_vocab_size=2,
-                                  attn_implementation="eager")
+    cfg = transformers.BertConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        vocab_size=100,
+        max_position_embeddings=32,
+        type_vocab_size=2,
+        attn_implementation="eager",
+    )
     model = _meta(transformers.BertModel, cfg)
     spec = presets.get("bert-base").spec.replace(sizes=dict(d_model=64, d_ff=128, h=4, N=2, V=100, L=32))
     fwd = _count(model, _ids())
@@ -68,9 +84,19 @@ def test_bert_forward_and_training_with_pooler():
 
 
 def test_llama_with_grouped_query_attention():
-    cfg = transformers.LlamaConfig(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
-                                   num_key_value_heads=2, vocab_size=100, max_position_embeddings=64,
-                                   bos_token_id=0, eos_token_id=0, pad_token_id=0, attn_implementation="eager")
+    cfg = transformers.LlamaConfig(
+        hidden_size=64,
+        intermediate_size=96,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=100,
+        max_position_embeddings=64,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+        attn_implementation="eager",
+    )
     model = _meta(transformers.LlamaForCausalLM, cfg)
     spec = presets.get("llama-2-70b").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, L=64))
     fwd = _count(model, _ids())
@@ -80,8 +106,16 @@ def test_llama_with_grouped_query_attention():
 
 
 def test_macs_convention_is_half_the_counter():
-    cfg = transformers.GPT2Config(n_embd=32, n_layer=1, n_head=2, vocab_size=50, n_positions=16,
-                                  bos_token_id=0, eos_token_id=0, attn_implementation="eager")
+    cfg = transformers.GPT2Config(
+        n_embd=32,
+        n_layer=1,
+        n_head=2,
+        vocab_size=50,
+        n_positions=16,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation="eager",
+    )
     model = _meta(transformers.GPT2LMHeadModel, cfg)
     spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=32, d_ff=128, h=2, N=1, V=50, L=16))
     counted = _count(model, _ids())

@@ -1,19 +1,21 @@
 """The checked-in gallery (reports/) matches a fresh rendering of every preset.
 
-When this fails, regenerate the gallery with ``python -m symtrans.gallery`` and commit
+When this fails, regenerate the gallery with ``python -m symtrans.render.gallery`` and commit
 reports/.  Markdown and LaTeX are compared as text; PDFs only need to exist (their
 bytes depend on the TeX installation).
 """
+
 from __future__ import annotations
 
 import difflib
 
 import pytest
 
-from symtrans import gallery, presets
+from symtrans.catalog import presets
+from symtrans.render import gallery
 
 REPORTS = gallery.default_dir()
-HINT = "the gallery is stale: run 'python -m symtrans.gallery' and commit reports/"
+HINT = "the gallery is stale: run 'python -m symtrans.render.gallery' and commit reports/"
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +30,13 @@ def test_gallery_text_is_fresh(name, envs):
         assert path.exists(), f"{path} is missing; {HINT}"
         current = path.read_text(encoding="utf-8")
         if current != text:
-            diff = "".join(list(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                     str(path), "fresh rendering", n=1))[:40])
+            diff = "".join(
+                list(
+                    difflib.unified_diff(
+                        current.splitlines(True), text.splitlines(True), str(path), "fresh rendering", n=1
+                    )
+                )[:40]
+            )
             pytest.fail(f"{path} differs from a fresh rendering; {HINT}\n{diff}")
 
 
@@ -40,8 +47,9 @@ def test_gallery_pdf_exists(name):
 
 def test_gallery_matches_the_render_api():
     # gallery.expected renders through the same path as report.render (one context, two formats)
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.render.report import render
+
     texts = gallery.expected("gpt2")
     assert texts["md"] == render(resolve("gpt2"), "markdown")
     assert texts["tex"] == render(resolve("gpt2"), "latex")

@@ -9,19 +9,21 @@ Sources of the expected values (never the code under test):
   live in the tests marked "live" (skipped where torch/transformers are absent);
 * torch.utils.flop_counter.FlopCounterMode for the forward FLOPs of article 001's model.
 """
+
 import json
 import math
 
 import pytest
 import sympy as sp
 
-from symtrans.architectures import build
-from symtrans.cli import main
-from symtrans.evaluate import exact
-from symtrans.handcounts import ITEMS, compare, gap_terms
-from symtrans.presets import PRESETS, get
-from symtrans.resolve import apply_settings
-from symtrans.units import count, si
+from symtrans.base.numbers import count, si
+from symtrans.catalog.comparison import compare
+from symtrans.catalog.handcounts import ITEMS, gap_terms
+from symtrans.catalog.presets import PRESETS, get
+from symtrans.catalog.resolve import apply_settings
+from symtrans.cli.main import main
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
 
 A000 = "handcount-000-transformer-base"
 A001 = "handcount-001-transformer"
@@ -33,8 +35,12 @@ A003 = "handcount-003-bert-base"
 # Written out: MHA 4*512**2 + 4*512 = 1,050,624; FFN 2*512*2048 + 2048 + 512 = 2,099,712;
 # encoder layer MHA + FFN + 2 LN (2*512 each) = 3,152,384; decoder layer 2 MHA + FFN + 3 LN = 4,204,032;
 # 6 of each + one final LN per stack: 6*3,152,384 + 1,024 + 6*4,204,032 + 1,024 = 44,140,544.
-NN_TRANSFORMER = 6 * (4 * 512**2 + 4 * 512 + 2 * 512 * 2048 + 2048 + 512 + 2 * 1024) + 1024 \
-    + 6 * (8 * 512**2 + 8 * 512 + 2 * 512 * 2048 + 2048 + 512 + 3 * 1024) + 1024
+NN_TRANSFORMER = (
+    6 * (4 * 512**2 + 4 * 512 + 2 * 512 * 2048 + 2048 + 512 + 2 * 1024)
+    + 1024
+    + 6 * (8 * 512**2 + 8 * 512 + 2 * 512 * 2048 + 2048 + 512 + 3 * 1024)
+    + 1024
+)
 assert NN_TRANSFORMER == 44_140_544  # also measured live below
 
 
@@ -68,6 +74,7 @@ def real_count(name: str) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # Article 000: Transformer-base, V = 32,000 (implied), no biases, no LayerNorm, one shared embedding.
+
 
 def test_000_items_and_total():
     # 000: 「这意味着词嵌入层有 16,384,000 个可训练的参数」 = 32,000 x 512.
@@ -105,6 +112,7 @@ def test_000_real_implementation():
 # ---------------------------------------------------------------------------------------------
 # Article 001: V = 32,768, no biases, LN counted (2 per encoder layer, 3 per decoder layer), no final
 # norm; its total counts the embedding in the encoder and again in the decoder (head tied).
+
 
 def test_001_items():
     # 001: 「嵌入矩陣層參數數量：16777216， vocab_size x d_model = 32768 x 512」
@@ -157,9 +165,9 @@ def test_001_real_implementation():
 # The exact forward matmul FLOPs of 001's model (B = 1, L_src = L_tgt = 512, 2 FLOPs per multiply-
 # accumulate, matrix products only, full attention square, teacher-forced decoder), written out:
 L, D, FF, V = 512, 512, 2048, 32_768
-ENC_LAYER = 2 * L * D * (4 * D) + 2 * L * D * FF * 2 + 2 * 2 * L * L * D      # Q,K,V,O; W_1,W_2; QK^T, AV
+ENC_LAYER = 2 * L * D * (4 * D) + 2 * L * D * FF * 2 + 2 * 2 * L * L * D  # Q,K,V,O; W_1,W_2; QK^T, AV
 DEC_LAYER = 2 * L * D * (4 * D) + 2 * L * D * (4 * D) + 2 * L * D * FF * 2 + 2 * (2 * 2 * L * L * D)
-HEAD = 2 * L * D * V                                                           # tied head still multiplies
+HEAD = 2 * L * D * V  # tied head still multiplies
 FLOPS_001 = 6 * ENC_LAYER + 6 * DEC_LAYER + HEAD
 
 
@@ -193,6 +201,7 @@ def test_001_two_p_l_rule_and_its_unit_slip():
 # ---------------------------------------------------------------------------------------------
 # Article 003: BERT-base, V ≈ 30,000, no attention biases, no token types, no embedding LayerNorm,
 # pooler without bias.
+
 
 def test_003_items():
     # 003: 「单个投影矩阵参数量768 × (64×12) 768 × 768 589,824」 and 「三个矩阵总参数量589,824 × 3 1,769,472」
@@ -235,8 +244,13 @@ def test_003_real_implementation():
     c = compare(PRESETS[A003])
     # The gap, written out: vocabulary (30,522 - 30,000) x 768; attention biases 12 x 4 x 768;
     # token types 2 x 768; embedding LayerNorm 2 x 768; pooler bias 768.
-    assert dict(c.gap) == {"token embedding (V x d_model)": 522 * 768, "attention biases": 12 * 4 * 768,
-                           "token-type embedding": 2 * 768, "embedding norm": 2 * 768, "pooler bias": 768}
+    assert dict(c.gap) == {
+        "token embedding (V x d_model)": 522 * 768,
+        "attention biases": 12 * 4 * 768,
+        "token-type embedding": 2 * 768,
+        "embedding norm": 2 * 768,
+        "pooler bias": 768,
+    }
     assert 109_482_240 - 109_040_640 == 400_896 + 36_864 + 1_536 + 1_536 + 768 == 441_600
 
 
@@ -249,6 +263,7 @@ def test_pooler_bias_option():
 
 # ---------------------------------------------------------------------------------------------
 # The item table and the CLI.
+
 
 def test_item_verdicts():
     # Every printed figure is reproduced exactly, except 000's rounded ones, 003's FFN slip
@@ -317,6 +332,7 @@ def test_cli_bad_hand_count_name(capsys):
 # ---------------------------------------------------------------------------------------------
 # Live cross-checks against the real implementations (meta device: nothing allocated).
 
+
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor")
 def test_live_nn_transformer_counts():
     torch = pytest.importorskip("torch")
@@ -344,6 +360,7 @@ def test_live_flop_counter_on_001_model():
     # B = 1, 512 source and 512 target tokens, on the meta device.
     torch = pytest.importorskip("torch")
     from torch.utils.flop_counter import FlopCounterMode
+
     with torch.device("meta"):
         t = torch.nn.Transformer(512, 8, 6, 6, 2048, bias=False, batch_first=True)
         head = torch.nn.Linear(512, 32_768, bias=False)
@@ -365,7 +382,7 @@ WORDS_004 = ["when", "you", "play", "the", "game", "of", "thrones"]
 
 
 def test_004_sinusoidal_table_matches_math_sin_cos():
-    walk = pytest.importorskip("symtrans.walk")
+    walk = pytest.importorskip("symtrans.analysis.walk")
     table = walk.pe_table(6, len(WORDS_004))
     assert len(table) == 7 and all(len(row) == 6 for row in table)
     for pos, row in enumerate(table):

@@ -3,6 +3,7 @@
 Every right side below is typed in from the paper (translated to symtrans's symbols,
 written out here, not taken from the module), and compared with the engine's left side.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,12 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans import identities as I
-from symtrans.architectures import build
-from symtrans.cli import main
-from symtrans.identities import assert_identity
-from symtrans.spec import Spec
-from symtrans.symbols import SYMBOLS
+from symtrans.accounting import identities as I
+from symtrans.accounting.identities import assert_identity
+from symtrans.cli.main import main
+from symtrans.engine.architectures import build
+from symtrans.engine.spec import Spec
+from symtrans.engine.symbols import SYMBOLS
 
 d, ff, N, h, d_k, V, L, B = (SYMBOLS[n] for n in ("d_model", "d_ff", "N", "h", "d_k", "V", "L", "B"))
 
@@ -30,13 +31,18 @@ def test_every_catalogued_identity_holds(name):
 
 def test_kaplan_params():
     # Kaplan et al. 2020 §2.1: N = 2 d_model n_layer (2 d_attn + d_ff) ~ 12 n_layer d_model^2 at d_ff = 4 d_model.
-    assert_identity(I.get("kaplan-params").lhs, 12 * N * d ** 2)
+    assert_identity(I.get("kaplan-params").lhs, 12 * N * d**2)
     # With biases and LayerNorm (GPT2Block: c_attn 3d, c_proj d, c_fc 4d, mlp c_proj d, ln_1 + ln_2 4d)
     # the "≈" is 13 d per layer plus ln_f's 2d: sub-leading in d_model.
-    gpt2 = Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
-                positional="learned", norm_position="pre", final_norm=True)
+    gpt2 = Spec(
+        family="decoder-only",
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        positional="learned",
+        norm_position="pre",
+        final_norm=True,
+    )
     stack = build(gpt2).child("decoder").params.xreplace({ff: 4 * d})
-    assert sp.expand(stack - 12 * N * d ** 2 - (13 * N * d + 2 * d)) == 0
+    assert sp.expand(stack - 12 * N * d**2 - (13 * N * d + 2 * d)) == 0
 
 
 def test_kaplan_forward():
@@ -47,8 +53,8 @@ def test_kaplan_forward():
 def test_decoder_layer_minus_encoder_layer():
     # torch.nn.MultiheadAttention(512, 8): in_proj 3d^2 + 3d, out_proj d^2 + d; LayerNorm 2d.
     ident = I.get("decoder-minus-encoder")
-    assert_identity(ident.lhs, 4 * d ** 2 + 4 * d + 2 * d)
-    assert_identity(ident.rhs, 4 * d ** 2 + 6 * d)
+    assert_identity(ident.lhs, 4 * d**2 + 4 * d + 2 * d)
+    assert_identity(ident.rhs, 4 * d**2 + 6 * d)
 
 
 def test_palm_training_flops():
@@ -61,8 +67,8 @@ def test_palm_training_flops():
 
 def test_megatron():
     # Narayanan et al. 2021 §5.1: 72 B s l h^2 (1 + s/(6h) + V/(12 l h)); with full recomputation 96 (... V/(16 l h)).
-    assert_identity(I.get("megatron").lhs, 72 * B * L * N * d ** 2 * (1 + L / (6 * d) + V / (12 * N * d)))
-    assert_identity(I.get("megatron-recompute").lhs, 96 * B * L * N * d ** 2 * (1 + L / (6 * d) + V / (16 * N * d)))
+    assert_identity(I.get("megatron").lhs, 72 * B * L * N * d**2 * (1 + L / (6 * d) + V / (12 * N * d)))
+    assert_identity(I.get("megatron-recompute").lhs, 96 * B * L * N * d**2 * (1 + L / (6 * d) + V / (16 * N * d)))
 
 
 def test_crossover_length():
@@ -79,10 +85,20 @@ def test_crossover_length():
 
 
 def test_assert_identity_failure_shows_the_residual():
-    gpt2_stack = build(Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257),
-                            positional="none", norm_position="pre")).child("decoder").params
+    gpt2_stack = (
+        build(
+            Spec(
+                family="decoder-only",
+                sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257),
+                positional="none",
+                norm_position="pre",
+            )
+        )
+        .child("decoder")
+        .params
+    )
     with pytest.raises(AssertionError) as info:
-        assert_identity(gpt2_stack.xreplace({ff: 4 * d}), 12 * N * d ** 2, "Kaplan with biases")
+        assert_identity(gpt2_stack.xreplace({ff: 4 * d}), 12 * N * d**2, "Kaplan with biases")
     msg = str(info.value)
     assert msg.startswith("Kaplan with biases: identity does not hold")
     assert "residual lhs - rhs = 13*N*d_model" in msg  # 9 d of biases + 4 d of LayerNorm per layer
@@ -90,7 +106,7 @@ def test_assert_identity_failure_shows_the_residual():
 
 
 def test_assert_identity_passes_and_handles_rational_forms():
-    assert_identity(d * (d + 1), d ** 2 + d)
+    assert_identity(d * (d + 1), d**2 + d)
     assert_identity(L / (6 * d) * 6 * d, L)
     assert_identity(sp.Integer(4608), 4608)
     with pytest.raises(AssertionError, match=r"residual lhs - rhs = 1/\(6\*d_model\)"):

@@ -5,6 +5,7 @@ The PDF tests compile a report whose title is hostile TeX, extract the text with
 and that no file was read or written.  They skip where latexmk or pdftotext is absent;
 CI installs both.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,17 +16,21 @@ import unicodedata
 import jinja2
 import pytest
 
-from symtrans.report import Math, build_pdf, latex_escape, make_environment, markdown_escape, render
-from symtrans.resolve import resolve
+from symtrans.catalog.resolve import resolve
+from symtrans.render.report import Math, build_pdf, latex_escape, make_environment, markdown_escape, render
 
-needs_tex = pytest.mark.skipif(shutil.which("latexmk") is None or shutil.which("pdftotext") is None,
-                               reason="latexmk and pdftotext (poppler-utils) are needed for PDF tests")
+needs_tex = pytest.mark.skipif(
+    shutil.which("latexmk") is None or shutil.which("pdftotext") is None,
+    reason="latexmk and pdftotext (poppler-utils) are needed for PDF tests",
+)
 
 HOSTILE = r"\input{/etc/passwd} \write18{rm -rf /} \catcode`\^^5c=0 ^^5c { % $ _ # & ~ } \\ -- ''"
 
 # After escaping, only these constructs may contain TeX's special characters.
-_ESCAPES = re.compile(r"\\textbackslash\{\}|\\textless\{\}|\\textgreater\{\}|\\textbar\{\}|\\allowbreak\{\}"
-                      r"|\\texttt\{\\char\d+\}|\\[{}$&#%]|\{\}|\\ensuremath\{\\[a-zA-Z]+\}|\\S\{\}")
+_ESCAPES = re.compile(
+    r"\\textbackslash\{\}|\\textless\{\}|\\textgreater\{\}|\\textbar\{\}|\\allowbreak\{\}"
+    r"|\\texttt\{\\char\d+\}|\\[{}$&#%]|\{\}|\\ensuremath\{\\[a-zA-Z]+\}|\\S\{\}"
+)
 
 
 def _pdf_text(pdf: bytes, tmp_path) -> str:
@@ -40,10 +45,30 @@ def _squeeze(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-@pytest.mark.parametrize("text", [
-    HOSTILE, "{", "}", "}{", "%", "$x$", "a_b", "#1", "&", "~", "^", "^^5c", "^^^^005c", "\\", "\\\\",
-    "\\relax", "\\catcode`\\{=12", "\x00\x07\x1b", "end\\end{document}",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        HOSTILE,
+        "{",
+        "}",
+        "}{",
+        "%",
+        "$x$",
+        "a_b",
+        "#1",
+        "&",
+        "~",
+        "^",
+        "^^5c",
+        "^^^^005c",
+        "\\",
+        "\\\\",
+        "\\relax",
+        "\\catcode`\\{=12",
+        "\x00\x07\x1b",
+        "end\\end{document}",
+    ],
+)
 def test_escaped_text_has_no_live_special_characters(text):
     out = latex_escape(text)
     rest = _ESCAPES.sub("", out)
@@ -57,7 +82,7 @@ def test_specific_escapes():
     assert latex_escape("a & b") == r"a \& b"
     assert latex_escape("{x}") == r"\{x\}"
     assert latex_escape("\\input") == r"\textbackslash{}input"
-    assert latex_escape("--") == "-{}-"          # no en-dash ligature
+    assert latex_escape("--") == "-{}-"  # no en-dash ligature
     assert latex_escape("γ") == r"\ensuremath{\gamma}"
     assert latex_escape("é") == r"\'{e}"
     assert latex_escape("§3.2") == r"\S{}3.2"

@@ -5,20 +5,27 @@ Sources: Hu et al. 2021 (LoRA) §4.1, r*(d_in + d_out) per adapted matrix; Houls
 ZeRO (Rajbhandari et al. 2020) §3.1 for 16 bytes per trained parameter; arithmetic
 written out in each test.
 """
+
 import json
 
 import pytest
 import sympy as sp
 
-from symtrans import symbols as S
-from symtrans.cli import main
-from symtrans.cost import identical
-from symtrans.lora import (VALID_NAMES, adapter_params, lora_params, parse_peft, peft_result,
-                           training_state_bytes)
-from symtrans.presets import PRESETS
+from symtrans.accounting.lora import (
+    VALID_NAMES,
+    adapter_params,
+    lora_params,
+    parse_peft,
+    peft_result,
+    training_state_bytes,
+)
+from symtrans.catalog.presets import PRESETS
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
+from symtrans.engine.simplify import identical
 
 LLAMA2_7B = PRESETS["llama-2-7b"].spec
-LLAMA2_7B_PARAMS = 6_738_415_616   # transformers LlamaForCausalLM(Llama-2-7b config), meta device
+LLAMA2_7B_PARAMS = 6_738_415_616  # transformers LlamaForCausalLM(Llama-2-7b config), meta device
 
 
 def run(capsys, *argv):
@@ -91,8 +98,9 @@ def test_houlsby_adapters_on_bert_base():
     # Two adapters per layer (after attention and after the FFN), each 768x64 + 64 and 64x768 + 768.
     r = peft_result(PRESETS["bert-base"].spec, parse_peft(None, "r=64"))
     assert r["trainable"] == 12 * 2 * (2 * 64 * 768 + 64 + 768) == 2_379_264
-    assert identical(adapter_params(PRESETS["bert-base"].spec, "pfeiffer"),
-                     S.N * (2 * S.r * S.d_model + S.r + S.d_model))
+    assert identical(
+        adapter_params(PRESETS["bert-base"].spec, "pfeiffer"), S.N * (2 * S.r * S.d_model + S.r + S.d_model)
+    )
 
 
 def test_training_memory_keeps_optimizer_state_only_for_trainable_parameters():
@@ -115,6 +123,7 @@ def test_cli_params_lora_prints_trainable_against_frozen(capsys):
 
 # -- bad input ---------------------------------------------------------------------------------
 
+
 def test_unknown_projection_lists_the_valid_names(capsys):
     code, out, err = run(capsys, "params", "llama-2-7b", "--lora", "r=8,targets=q,qq")
     assert code == 2 and out == ""
@@ -131,8 +140,10 @@ def test_non_positive_lora_rank_is_an_error(capsys, text):
     assert code == 2 and out == "" and "must be a positive integer" in err
 
 
-@pytest.mark.parametrize("text, message", [("targets=q,v", "needs a rank"), ("r=8", "needs targets"),
-                                           ("r=8,targets=q,alpha=16", "unknown --lora option")])
+@pytest.mark.parametrize(
+    "text, message",
+    [("targets=q,v", "needs a rank"), ("r=8", "needs targets"), ("r=8,targets=q,alpha=16", "unknown --lora option")],
+)
 def test_incomplete_lora_options(text, message):
     with pytest.raises(ValueError, match=message):
         parse_peft(text, None)
@@ -143,7 +154,7 @@ def test_rank_above_min_dimension_warns(capsys):
     code, out, err = run(capsys, "params", "llama-2-7b", "--lora", "r=5000,targets=k")
     assert code == 0
     assert "saves nothing" in err and "LoRA on k" in err
-    assert "trainable 1,310,720,000" in out                    # 32 * 5000 * 8192
+    assert "trainable 1,310,720,000" in out  # 32 * 5000 * 8192
 
 
 def test_lora_rank_is_a_symbol_of_the_closed_form():

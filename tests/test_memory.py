@@ -1,6 +1,7 @@
 """Memory: weights by dtype, gradients, optimizer states, ZeRO, activations after
 Korthikanti et al. 2022, the KV cache and the inference footprint.  Expected values come
 from the cited papers and configs, or from arithmetic written out here."""
+
 from __future__ import annotations
 
 import json
@@ -8,11 +9,11 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans import presets
-from symtrans import symbols as S
-from symtrans.cli import main
-from symtrans.flops import evaluate
-from symtrans.memory import (KEYS, activations_per_layer, kv_cache_per_token, memory_terms, model_state_bytes)
+from symtrans.accounting.flops import evaluate
+from symtrans.accounting.memory import KEYS, activations_per_layer, kv_cache_per_token, memory_terms, model_state_bytes
+from symtrans.catalog import presets
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
 
 LLAMA2_7B = presets.get("llama-2-7b").spec
 LLAMA2_70B = presets.get("llama-2-70b").spec
@@ -22,10 +23,10 @@ GPT3 = presets.get("gpt3-175b").spec
 
 def test_kv_cache_per_token_at_16_bits_honours_gqa():
     # 2 (K and V) x layers x KV heads x head_dim x 2 bytes, from each config.json:
-    assert 2 * 32 * 32 * 128 * 2 == 524_288           # Llama-2-7B: 32 layers, 32 KV heads
-    assert 2 * 80 * 8 * 128 * 2 == 327_680            # Llama-2-70B: 80 layers, 8 KV heads (GQA)
-    assert 2 * 80 * 64 * 128 * 2 == 2_621_440         # ... which query heads would wrongly give
-    assert 2 * 32 * 8 * 128 * 2 == 131_072            # Llama-3-8B: 32 layers, 8 KV heads
+    assert 2 * 32 * 32 * 128 * 2 == 524_288  # Llama-2-7B: 32 layers, 32 KV heads
+    assert 2 * 80 * 8 * 128 * 2 == 327_680  # Llama-2-70B: 80 layers, 8 KV heads (GQA)
+    assert 2 * 80 * 64 * 128 * 2 == 2_621_440  # ... which query heads would wrongly give
+    assert 2 * 32 * 8 * 128 * 2 == 131_072  # Llama-3-8B: 32 layers, 8 KV heads
     for spec, expected in ((LLAMA2_7B, 524_288), (LLAMA2_70B, 327_680), (LLAMA3_8B, 131_072)):
         assert evaluate(kv_cache_per_token(spec, "bf16"), spec.values) == expected
     assert evaluate(kv_cache_per_token(LLAMA2_70B, "bf16"), LLAMA2_70B.values) != 2_621_440
@@ -70,8 +71,10 @@ def test_optimizer_bytes_per_parameter():
 
 
 def test_weights_by_dtype_and_int4_packs_two_per_byte():
-    p = 6_738_415_616        # Llama-2-7B, transformers LlamaForCausalLM
-    assert evaluate(memory_terms(LLAMA2_7B, dtype="fp32", batch=1, seq_len=1)["weights_bytes"], LLAMA2_7B.values) == 4 * p
+    p = 6_738_415_616  # Llama-2-7B, transformers LlamaForCausalLM
+    assert (
+        evaluate(memory_terms(LLAMA2_7B, dtype="fp32", batch=1, seq_len=1)["weights_bytes"], LLAMA2_7B.values) == 4 * p
+    )
     for dt, per in (("bf16", 2), ("fp16", 2), ("fp8", 1), ("int8", 1)):
         t = memory_terms(LLAMA2_7B, dtype=dt, mode="inference", batch=1, seq_len=1)
         assert evaluate(t["weights_bytes"], LLAMA2_7B.values) == per * p
@@ -113,19 +116,26 @@ def test_activations_are_derived_from_the_model_not_hard_coded():
 
 def test_training_total_is_the_sum_and_scales_with_layers():
     t = memory_terms(GPT3, batch=1, seq_len=2048)
-    assert sp.expand(t["total_bytes"] - (t["weights_bytes"] + t["gradients_bytes"] + t["optimizer_bytes"]
-                                         + t["activations_bytes"])) == 0
+    assert (
+        sp.expand(
+            t["total_bytes"]
+            - (t["weights_bytes"] + t["gradients_bytes"] + t["optimizer_bytes"] + t["activations_bytes"])
+        )
+        == 0
+    )
     assert t["kv_cache_bytes"] == 0 and set(KEYS) <= set(t)
 
 
 def test_inference_footprint_is_weights_kv_activations_and_a_stated_margin():
     t = memory_terms(LLAMA2_7B, mode="inference", batch=8, seq_len=4096, flash_attention=True)
     v = LLAMA2_7B.values
-    w, kv, act, margin, total = (evaluate(t[k], v) for k in ("weights_bytes", "kv_cache_bytes", "activations_bytes",
-                                                                "margin_bytes", "total_bytes"))
+    w, kv, act, margin, total = (
+        evaluate(t[k], v)
+        for k in ("weights_bytes", "kv_cache_bytes", "activations_bytes", "margin_bytes", "total_bytes")
+    )
     assert w == 2 * 6_738_415_616
-    assert kv == 8 * 4096 * 524_288 == 16 * 2 ** 30          # exactly 16 GiB
-    assert margin == -(-(w + kv + act) // 10)                 # 10%, rounded up to a whole byte
+    assert kv == 8 * 4096 * 524_288 == 16 * 2**30  # exactly 16 GiB
+    assert margin == -(-(w + kv + act) // 10)  # 10%, rounded up to a whole byte
     assert total == w + kv + act + margin
     assert evaluate(t["gradients_bytes"], v) == 0 and evaluate(t["optimizer_bytes"], v) == 0
 
@@ -150,12 +160,20 @@ def run(capsys, *argv):
 
 
 def test_cli_memory_json_keys(capsys):
-    code, out, _ = run(capsys, "memory", "llama-2-70b", "--inference", "--batch", "1", "--seq-len", "4096",
-                       "--format", "json")
+    code, out, _ = run(
+        capsys, "memory", "llama-2-70b", "--inference", "--batch", "1", "--seq-len", "4096", "--format", "json"
+    )
     assert code == 0
     data = json.loads(out)
-    for key in ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "kv_cache_bytes",
-                "kv_cache_bytes_per_token", "total_bytes"):
+    for key in (
+        "weights_bytes",
+        "gradients_bytes",
+        "optimizer_bytes",
+        "activations_bytes",
+        "kv_cache_bytes",
+        "kv_cache_bytes_per_token",
+        "total_bytes",
+    ):
         assert type(data[key]) is int
     assert data["kv_cache_bytes_per_token"] == 327_680
     assert data["kv_cache_bytes"] == 4096 * 327_680
@@ -167,15 +185,18 @@ def test_cli_memory_text_labels_binary_and_decimal_units(capsys):
     assert "17,179,869,184 bytes = 16.00 GiB (binary) = 17.18 GB (decimal)" in out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["memory", "gpt2", "--dtype", "fp4"], "valid dtypes: fp32, bf16, fp16, fp8, int8, int4"),
-    (["memory", "gpt2", "--optimizer", "lion"], "valid optimizers"),
-    (["memory", "gpt2", "--zero", "5"], "ZeRO stage must be one of 0, 1, 2, 3"),
-    (["memory", "gpt2", "--dp", "0"], "--dp must be a positive integer"),
-    (["memory", "gpt2", "--batch", "-1"], "--batch must be a positive integer"),
-    (["memory", "gpt2", "--recompute", "most"], "valid recompute options"),
-    (["memory", "gpt2", "--inference", "--margin", "lots"], "the margin must be a number"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["memory", "gpt2", "--dtype", "fp4"], "valid dtypes: fp32, bf16, fp16, fp8, int8, int4"),
+        (["memory", "gpt2", "--optimizer", "lion"], "valid optimizers"),
+        (["memory", "gpt2", "--zero", "5"], "ZeRO stage must be one of 0, 1, 2, 3"),
+        (["memory", "gpt2", "--dp", "0"], "--dp must be a positive integer"),
+        (["memory", "gpt2", "--batch", "-1"], "--batch must be a positive integer"),
+        (["memory", "gpt2", "--recompute", "most"], "valid recompute options"),
+        (["memory", "gpt2", "--inference", "--margin", "lots"], "the margin must be a number"),
+    ],
+)
 def test_cli_memory_bad_input(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1

@@ -4,6 +4,7 @@ Counts: GPT-2 124,439,808 (transformers GPT2LMHeadModel); forward FLOPs at L = 1
 291,648,307,200 (arithmetic in tests/test_cli.py); Mixtral 46,702,792,704 total and
 12,879,925,248 active (transformers MixtralForCausalLM, tests/test_cli.py).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -12,7 +13,7 @@ import sys
 import pytest
 
 import symtrans
-from symtrans.spec import Spec
+from symtrans.engine.spec import Spec
 
 
 def test_model_counts():
@@ -30,8 +31,13 @@ def test_model_changes_sizes_and_options():
     # GPT-2 linear biases per layer 3*768 + 768 + 3072 + 768 = 6912, 12 layers (GPT2Block).
     assert m.params == 124_439_808 - 12 * 6912
     assert symtrans.model("gpt2", ["N=24"]).params == 124_439_808 + 12 * 7_087_872  # 7,087,872 per block
-    spec = Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
-                positional="learned", norm_position="pre", final_norm=True)
+    spec = Spec(
+        family="decoder-only",
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        positional="learned",
+        norm_position="pre",
+        final_norm=True,
+    )
     assert symtrans.model(spec).params == 124_439_808
     with pytest.raises(ValueError, match="unknown size or option"):
         symtrans.model("gpt2", colour=3)
@@ -62,9 +68,10 @@ def test_cost_objects_display():
 
 
 def test_other_results_display():
-    from symtrans.diff import diff, parse_side
-    from symtrans.identities import get
-    from symtrans.solve import llama_rule, solve
+    from symtrans.accounting.identities import get
+    from symtrans.analysis.diff import diff, parse_side
+    from symtrans.analysis.solve import llama_rule, solve
+
     md = diff(parse_side("bert-base:V=30000"), parse_side("bert-base"))._repr_markdown_()
     assert "= **400,896** parameters" in md  # (30522 - 30000) * 768
     assert get("crossover")._repr_latex_().startswith("$$ L_{\\times}")
@@ -73,8 +80,9 @@ def test_other_results_display():
 
 
 def test_import_symtrans_is_light():
-    code = ("import sys, symtrans; "
-            "print(sorted(m for m in ('numpy', 'sympy', 'matplotlib', 'jinja2') if m in sys.modules))")
+    code = (
+        "import sys, symtrans; print(sorted(m for m in ('numpy', 'sympy', 'matplotlib', 'jinja2') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert callable(symtrans.model) and callable(symtrans.assert_identity)

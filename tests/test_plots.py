@@ -3,6 +3,7 @@
 Counts: GPT-2 124,439,808 parameters (transformers GPT2LMHeadModel), forward FLOPs at
 L = 1024 291,648,307,200 (arithmetic in tests/test_cli.py); components written out below.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -10,25 +11,32 @@ import subprocess
 
 import pytest
 
-from symtrans.cli import main
-from symtrans.spec import Spec
+from symtrans.cli.main import main
+from symtrans.engine.spec import Spec
 
-GPT2 = Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
-            positional="learned", norm_position="pre", final_norm=True, tie_output=True)
+GPT2 = Spec(
+    family="decoder-only",
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+    positional="learned",
+    norm_position="pre",
+    final_norm=True,
+    tie_output=True,
+)
 
 
 def test_shares_group_and_add_up_exactly():
-    from symtrans.plots import shares
+    from symtrans.render.plots import shares
+
     p = dict(shares(GPT2, GPT2.values, "params"))
     d, ff = 768, 3072
-    assert p["embeddings"] == 50257 * d + 1024 * d                      # wte + wpe
-    assert p["attention"] == 12 * (4 * d * d + 4 * d)                   # c_attn + c_proj with biases
-    assert p["feed-forward"] == 12 * (2 * d * ff + ff + d)              # c_fc + c_proj with biases
-    assert p["norms"] == 12 * 4 * d + 2 * d                             # ln_1, ln_2, ln_f
+    assert p["embeddings"] == 50257 * d + 1024 * d  # wte + wpe
+    assert p["attention"] == 12 * (4 * d * d + 4 * d)  # c_attn + c_proj with biases
+    assert p["feed-forward"] == 12 * (2 * d * ff + ff + d)  # c_fc + c_proj with biases
+    assert p["norms"] == 12 * 4 * d + 2 * d  # ln_1, ln_2, ln_f
     assert sum(p.values()) == 124_439_808
     v = {**GPT2.values, "B": 1, "L": 1024}
     f = dict(shares(GPT2, v, "flops"))
-    assert f["attention scores"] == 12 * 4 * 1024 * 1024 * d            # QK^T and scores V, full square
+    assert f["attention scores"] == 12 * 4 * 1024 * 1024 * d  # QK^T and scores V, full square
     assert f["LM head"] == 2 * 1024 * d * 50257
     assert sum(f.values()) == 291_648_307_200
 
@@ -36,7 +44,9 @@ def test_shares_group_and_add_up_exactly():
 def test_charts_render_without_touching_pyplot():
     pytest.importorskip("matplotlib")
     import sys
-    from symtrans.plots import component_shares, default_rules, scaling, scaling_points, to_bytes
+
+    from symtrans.render.plots import component_shares, default_rules, scaling, scaling_points, to_bytes
+
     fig = component_shares(GPT2, "gpt2")
     assert len(fig.axes) == 2
     png = to_bytes(fig, "png")
@@ -50,7 +60,8 @@ def test_charts_render_without_touching_pyplot():
 
 
 def test_without_matplotlib_the_message_says_how_to_get_charts(monkeypatch):
-    import symtrans.plots as plots
+    import symtrans.render.plots as plots
+
     real_import = __builtins__["__import__"] if isinstance(__builtins__, dict) else __builtins__.__import__
 
     def no_mpl(name, *args, **kwargs):
@@ -94,7 +105,8 @@ def test_markdown_report_embeds_charts(capsys, tmp_path):
 
 
 def test_report_without_matplotlib_says_how_to_get_the_charts(capsys, tmp_path, monkeypatch):
-    import symtrans.plots as plots
+    import symtrans.render.plots as plots
+
     monkeypatch.setattr(plots, "available", lambda: False)
     out = tmp_path / "r.md"
     assert run(capsys, "report", "gpt2", "-o", str(out))[0] == 0
@@ -102,12 +114,16 @@ def test_report_without_matplotlib_says_how_to_get_the_charts(capsys, tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.md"]
     tex = tmp_path / "r.tex"
     assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(tex))[0] == 0
-    assert r"Charts need matplotlib; install it with \texttt{pip install \texttt{\char13}symtrans[plots]" in tex.read_text()
+    assert (
+        r"Charts need matplotlib; install it with \texttt{pip install \texttt{\char13}symtrans[plots]"
+        in tex.read_text()
+    )
 
 
 def test_report_to_stdout_is_unchanged(capsys):
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.render.report import render
+
     code, out, _ = run(capsys, "report", "gpt2")
     assert code == 0 and out == render(resolve("gpt2"), "markdown")
 

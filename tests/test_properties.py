@@ -3,18 +3,19 @@
 The expected values here are structural facts, not numbers: the sum of the parts is
 the whole, a bigger size never gives a smaller count, JSON round-trips integers.
 """
+
 import json
 
 import sympy as sp
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from symtrans import symbols as S
-from symtrans.architectures import build
-from symtrans.cli import flops_result, params_result
-from symtrans.cost import identical
-from symtrans.evaluate import exact
-from symtrans.resolve import Resolved
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from strategies import specs
+
+from symtrans.catalog.resolve import Resolved
+from symtrans.cli.main import flops_result, params_result
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
+from symtrans.engine.simplify import identical
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -3,6 +3,7 @@
 Every expected number comes from outside the code under test: a reference
 implementation's parameter count, a paper's figure, or arithmetic written out here.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,15 +15,27 @@ from decimal import Decimal
 import jinja2
 import pytest
 
-from symtrans import presets
-from symtrans.atomic import write_atomic
-from symtrans.report import (FLOP_CONVENTION, PDFBuildError, TeXNotFoundError, add_section, build_context,
-                             build_pdf, make_environment, render, render_context)
-from symtrans.report import mathfmt, pdf as pdf_module
-from symtrans.resolve import Resolved, resolve
+from symtrans.base.atomic import write_atomic
+from symtrans.catalog import presets
+from symtrans.catalog.resolve import Resolved, resolve
+from symtrans.render.report import (
+    FLOP_CONVENTION,
+    PDFBuildError,
+    TeXNotFoundError,
+    add_section,
+    build_context,
+    build_pdf,
+    make_environment,
+    mathfmt,
+    render,
+    render_context,
+)
+from symtrans.render.report import pdf as pdf_module
 
 needs_latexmk = pytest.mark.skipif(shutil.which("latexmk") is None, reason="latexmk is not installed")
-needs_pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+needs_pdftotext = pytest.mark.skipif(
+    shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed"
+)
 
 # Hugging Face GPT2LMHeadModel (gpt2): sum(p.numel() for p in model.parameters()).
 GPT2_PARAMS = 124_439_808
@@ -47,7 +60,7 @@ def gpt2_forward_flops(B: int, L: int) -> int:
 def _section(md: str, heading: str) -> str:
     start = md.index(f"## {heading}\n")
     nxt = md.find("\n## ", start + 1)
-    return md[start: nxt if nxt != -1 else len(md)]
+    return md[start : nxt if nxt != -1 else len(md)]
 
 
 def _table_rows(section: str) -> list[list[str]]:
@@ -69,6 +82,7 @@ def gpt2_tex():
 
 
 # -- exact counts and published figures -------------------------------------------------
+
 
 def test_gpt2_exact_count_and_published_figure(gpt2_md, gpt2_tex):
     for text in (gpt2_md, gpt2_tex):
@@ -100,6 +114,7 @@ def test_mixture_of_experts_shows_active_parameters():
 
 # -- derivation lines: formula = substitution = value --------------------------------------
 
+
 def test_derivation_line_shows_the_unevaluated_substitution(gpt2_md, gpt2_tex):
     assert 768 * 768 == 589_824
     line = next(x for x in gpt2_md.splitlines() if x.startswith("- **W_Q**"))
@@ -121,8 +136,8 @@ def test_substitution_keeps_equal_numbers_apart():
 
 def _safe_eval(text: str) -> int:
     """Evaluate +, -, *, / and ** on integers exactly (the plain substitution of a line)."""
-    from fractions import Fraction
     import ast
+    from fractions import Fraction
 
     def ev(node):
         if isinstance(node, ast.Expression):
@@ -133,10 +148,16 @@ def _safe_eval(text: str) -> int:
             return -ev(node.operand)
         if isinstance(node, ast.BinOp):
             a, b = ev(node.left), ev(node.right)
-            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                   ast.Div: lambda: a / b, ast.Pow: lambda: a ** int(b)}
+            ops = {
+                ast.Add: lambda: a + b,
+                ast.Sub: lambda: a - b,
+                ast.Mult: lambda: a * b,
+                ast.Div: lambda: a / b,
+                ast.Pow: lambda: a ** int(b),
+            }
             return ops[type(node.op)]()
         raise ValueError(ast.dump(node))
+
     value = ev(ast.parse(text, mode="eval"))
     assert value.denominator == 1
     return int(value)
@@ -153,6 +174,7 @@ def test_every_substitution_evaluates_to_its_value(name):
         elif isinstance(obj, list):
             for v in obj:
                 yield from equations(v)
+
     found = 0
     for section in build_context(resolve(name))["sections"]:
         for eq in equations(section["data"]):
@@ -163,6 +185,7 @@ def test_every_substitution_evaluates_to_its_value(name):
 
 
 # -- closed forms, breakdown, legend, notes -----------------------------------------------
+
 
 def test_closed_forms_per_layer_and_whole_model(gpt2_md):
     cf = _section(gpt2_md, "Closed forms")
@@ -181,7 +204,11 @@ def test_breakdown_shares_sum_to_100_percent_and_counts_to_the_total(name):
     assert len(rows) >= 3
     shares = [Decimal(r[2].rstrip("%")) for r in rows]
     assert sum(shares) == Decimal("100.00")
-    total = int(re.search(r"\| \*\*total\*\* \| \*\*([0-9,]+)\*\*", _section(md, "Parameter breakdown")).group(1).replace(",", ""))
+    total = int(
+        re.search(r"\| \*\*total\*\* \| \*\*([0-9,]+)\*\*", _section(md, "Parameter breakdown"))
+        .group(1)
+        .replace(",", "")
+    )
     assert sum(int(r[1].replace(",", "")) for r in rows) == total
 
 
@@ -193,7 +220,12 @@ def test_percent_shares_round_to_exactly_100():
 
 def test_legend_lists_only_the_symbols_used(gpt2_md):
     legend = _section(gpt2_md, "Symbols")
-    for sym, meaning in ((r"$d_{\mathrm{model}}$", "width"), ("$V$", "vocabulary"), ("$N$", "layers"), ("$L$", "sequence")):
+    for sym, meaning in (
+        (r"$d_{\mathrm{model}}$", "width"),
+        ("$V$", "vocabulary"),
+        ("$N$", "layers"),
+        ("$L$", "sequence"),
+    ):
         assert any(line.startswith(f"| {sym} |") and meaning in line for line in legend.splitlines()), sym
     assert r"h_{\mathrm{kv}}" not in legend and "$E$" not in legend  # GPT-2 has neither GQA nor experts
 
@@ -209,7 +241,7 @@ def test_assumptions_list_the_resolved_notes():
 def test_numbers_are_exact_with_thousands_separators_and_si_prefixes(gpt2_md):
     assert not re.search(r"\d\.\d+e[+-]?\d", gpt2_md)  # no float notation anywhere
     assert mathfmt.count(GPT2_PARAMS) == "124,439,808 (124.4M)"
-    assert mathfmt.si(MIXTRAL_PARAMS) == "46.7G"          # SI giga, not "B"
+    assert mathfmt.si(MIXTRAL_PARAMS) == "46.7G"  # SI giga, not "B"
     assert mathfmt.si(1_398_441_351_577_600) == "1.398P"
     assert mathfmt.si(12_345) == "12.35k"
     assert mathfmt.si(999_960_000) == "1G"
@@ -218,11 +250,12 @@ def test_numbers_are_exact_with_thousands_separators_and_si_prefixes(gpt2_md):
 
 # -- FLOPs ------------------------------------------------------------------------------
 
+
 def test_flops_section_names_the_convention_and_matches_hand_arithmetic(gpt2_md):
     fl = _section(gpt2_md, "Forward FLOPs")
     assert "2 FLOPs per multiply-accumulate, matrix products only; bias adds, softmax and norms not counted" in fl
     assert FLOP_CONVENTION in fl
-    assert f"{gpt2_forward_flops(1, 1024):,}" in fl   # B = 1, L = the model's 1024
+    assert f"{gpt2_forward_flops(1, 1024):,}" in fl  # B = 1, L = the model's 1024
     assert "Forward FLOPs of the whole model" in fl and "Forward FLOPs per decoder layer" in fl
 
 
@@ -247,6 +280,7 @@ def test_sinusoidal_positions_show_both_formulas():
 
 
 # -- API behaviour ------------------------------------------------------------------------
+
 
 def test_bad_arguments_raise_value_error():
     res = resolve("gpt2")
@@ -288,6 +322,7 @@ def test_resolved_without_preset_has_no_published_section():
 
 
 # -- PDF ------------------------------------------------------------------------------------
+
 
 @needs_latexmk
 @needs_pdftotext
@@ -337,6 +372,7 @@ def test_missing_tex_names_the_debian_packages(monkeypatch):
 
 # -- atomic output ------------------------------------------------------------------------
 
+
 def test_write_atomic_writes_text_and_bytes(tmp_path):
     p = tmp_path / "out.md"
     write_atomic(p, "héllo\n")
@@ -352,6 +388,7 @@ def test_write_atomic_keeps_the_earlier_file_when_the_write_fails(tmp_path, monk
 
     def broken_fsync(fd):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="report.md"):
         write_atomic(p, "new content")
@@ -390,16 +427,24 @@ def test_write_atomic_unwritable_directory(tmp_path):
 
 
 def test_model_without_a_length_still_reports_parameters_and_symbolic_flops():
-    from symtrans.spec import Spec
-    spec = Spec(family="decoder-only", sizes=dict(d_model=64, d_ff=256, h=4, N=2, V=100), positional="rotary",
-                norm="rmsnorm", bias=False)
+    from symtrans.engine.spec import Spec
+
+    spec = Spec(
+        family="decoder-only",
+        sizes=dict(d_model=64, d_ff=256, h=4, N=2, V=100),
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+    )
     # by hand: embeddings 100*64; per layer 4*64*64 (attention) + 2*64*256 (MLP) + 2*64 (norms); tied head
     expected = 100 * 64 + 2 * (4 * 64 * 64 + 2 * 64 * 256 + 2 * 64)
     md = render(Resolved(name="tiny", spec=spec), "markdown")
     assert f"**{expected:,}" in md
     assert "No values: the model sets no sequence length L" in md
-    assert f"{2 * 1 * 16 * (4 * 64 * 64 + 2 * 64 * 256) * 2 + 2 * 1 * 2 * 16 * 16 * 64 * 2 + 2 * 1 * 16 * 100 * 64:,}" in \
-        render(Resolved(name="tiny", spec=spec), "markdown", seq_len=16)
+    assert (
+        f"{2 * 1 * 16 * (4 * 64 * 64 + 2 * 64 * 256) * 2 + 2 * 1 * 2 * 16 * 16 * 64 * 2 + 2 * 1 * 16 * 100 * 64:,}"
+        in render(Resolved(name="tiny", spec=spec), "markdown", seq_len=16)
+    )
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")

@@ -14,18 +14,20 @@ The numbers the report prints are checked against two independent sources:
 * arithmetic written out in this test: the component rows of the printed breakdown add
   up to the printed total.
 """
+
 from __future__ import annotations
 
 import re
 
 import jinja2
-from hypothesis import HealthCheck, given, settings, strategies as st
-
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from strategies import specs
-from symtrans.architectures import build
-from symtrans.evaluate import exact
-from symtrans.report import build_context, make_environment, render_context
-from symtrans.resolve import Resolved
+
+from symtrans.catalog.resolve import Resolved
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
+from symtrans.render.report import build_context, make_environment, render_context
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

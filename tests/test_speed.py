@@ -9,6 +9,7 @@
 
 Known values are written out as arithmetic in each test, with their source.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symtrans import architectures, flops
-from symtrans.cost import closed_form
-from symtrans.presets import get
-from symtrans.spec import Spec
-from symtrans.symbols import SYMBOLS
-from symtrans.sweep import Compiled, _unique_rows, sweep
+from symtrans.accounting import flops
+from symtrans.analysis.sweep import Compiled, _unique_rows, sweep
+from symtrans.catalog.presets import get
+from symtrans.engine import architectures
+from symtrans.engine.simplify import closed_form
+from symtrans.engine.symbols import SYMBOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numpy", "jinja2", "markupsafe", "matplotlib", "tqdm", "torch", "transformers", "scipy", "pandas")
@@ -43,13 +44,13 @@ def llama_params(n_layers: int) -> int:
 def test_params_path_imports_nothing_heavy():
     code = (
         "import io, json, sys, contextlib\n"
-        "from symtrans.cli import main\n"
+        "from symtrans.cli.main import main\n"
         "buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
         "    code = main(['params', 'llama-2-7b', '--format', 'json'])\n"
         f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
         "print(json.dumps({'code': code, 'total': json.loads(buf.getvalue())['total'], 'heavy': heavy,\n"
-        "                  'report': 'symtrans.report' in sys.modules}))\n"
+        "                  'report': 'symtrans.render.report' in sys.modules}))\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -66,7 +67,8 @@ def test_build_is_cached_per_structure_and_n_stays_symbolic():
     assert architectures.build(spec) is architectures.build(deep)  # same structure, one tree
     params = architectures.build(deep).params
     assert SYMBOLS["N"] in params.free_symbols  # the layers are a multiplicity, not 1000 copies
-    from symtrans.evaluate import exact
+    from symtrans.engine.evaluate import exact
+
     assert exact(params, deep.values) == llama_params(1000) == 202_645_508_096
 
 
@@ -81,22 +83,28 @@ def test_closed_forms_are_cached():
 @pytest.fixture
 def no_simplify(monkeypatch):
     """Make any call of sympy's simplify() fail."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("simplify() called on a hot path")
+
     monkeypatch.setattr(sp, "simplify", refuse)
     monkeypatch.setattr(sp.Expr, "simplify", refuse)
     monkeypatch.setattr(sys.modules["sympy.simplify.simplify"], "simplify", refuse)
 
 
 def test_hot_paths_do_not_simplify(no_simplify, capsys):
-    from symtrans.cli import main
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.cli.main import main
+    from symtrans.render.report import render
+
     architectures._build.cache_clear()
     closed_form.cache_clear()
     flops._flops_expr.cache_clear()
-    for argv in (["params", "mixtral-8x7b", "--format", "json"], ["flops", "t5-small", "--format", "json"],
-                 ["sweep", "gpt2", "--grid", "N=1:3", "--quantity", "params"]):
+    for argv in (
+        ["params", "mixtral-8x7b", "--format", "json"],
+        ["flops", "t5-small", "--format", "json"],
+        ["sweep", "gpt2", "--grid", "N=1:3", "--quantity", "params"],
+    ):
         assert main(argv) == 0, capsys.readouterr().err
     capsys.readouterr()
     assert render(resolve("llama-2-7b"), "markdown").startswith("#")
@@ -114,15 +122,15 @@ def test_check_sizes_applies_the_spec_size_rules():
 
 def test_unique_rows_decodes_negative_zero_and_constant_columns():
     a = np.array([-3, 5, -3, 0, 5])
-    b = np.array([7, 7, 7, 7, 7])       # constant: set aside
+    b = np.array([7, 7, 7, 7, 7])  # constant: set aside
     c = np.array([2, 1, 2, 2, 1])
     rows, inverse = _unique_rows([a, b, c])
     # Distinct (a, b, c): (-3, 7, 2) rows 0, 2; (0, 7, 2) row 3; (5, 7, 1) rows 1, 4.
     assert sorted(rows) == [(-3, 7, 2), (0, 7, 2), (5, 7, 1)]
     assert [rows[i] for i in inverse] == [(-3, 7, 2), (5, 7, 1), (-3, 7, 2), (0, 7, 2), (5, 7, 1)]
-    big = np.array([2 ** 70, 1, 2 ** 70], dtype=object)  # beyond int64: hashed rows
+    big = np.array([2**70, 1, 2**70], dtype=object)  # beyond int64: hashed rows
     rows, inverse = _unique_rows([big, np.array([1, 2, 1])])
-    assert [rows[i] for i in inverse] == [(2 ** 70, 1), (1, 2), (2 ** 70, 1)]
+    assert [rows[i] for i in inverse] == [(2**70, 1), (1, 2), (2**70, 1)]
 
 
 def test_unit_denominator_returns_a_fresh_array():
@@ -141,14 +149,21 @@ def test_rows_that_fit_int64_stay_exact_when_the_column_extremes_do_not():
     # V*d + L*d + N*(4*d^2 + 2*d*d_ff + d_ff + 9*d) + 2*d.
     def gpt2(d, ff, n, V, L):
         return V * d + L * d + n * (4 * d * d + 2 * d * ff + ff + 9 * d) + 2 * d
+
     spec = get("gpt2").spec
     # Row 0: N huge, d small; row 1: d large, N = 1.  Each fits int64 (< 2^62), but the
     # bound at the columns' maxima (N = 10^12, d = 3*10^6) is ~3.6*10^25: the rows are
     # then checked one by one.  Row 2 is past 2^63 and comes back as a Python int.
-    cols = {"N": np.array([10 ** 12, 1, 10 ** 9]), "d_model": np.array([12, 3_000_000, 3_000_000]),
-            "h": np.array([12, 12, 12])}
+    cols = {
+        "N": np.array([10**12, 1, 10**9]),
+        "d_model": np.array([12, 3_000_000, 3_000_000]),
+        "h": np.array([12, 12, 12]),
+    }
     res = sweep(spec, cols, ["params"])
-    want = [gpt2(12, 3072, 10 ** 12, 50257, 1024), gpt2(3_000_000, 3072, 1, 50257, 1024),
-            gpt2(3_000_000, 3072, 10 ** 9, 50257, 1024)]
-    assert want[0] < 2 ** 62 and want[1] < 2 ** 62 and want[2] > 2 ** 63
+    want = [
+        gpt2(12, 3072, 10**12, 50257, 1024),
+        gpt2(3_000_000, 3072, 1, 50257, 1024),
+        gpt2(3_000_000, 3072, 10**9, 50257, 1024),
+    ]
+    assert want[0] < 2**62 and want[1] < 2**62 and want[2] > 2**63
     assert res.columns["params"].tolist() == want

@@ -4,6 +4,7 @@ Oracles: the GPT-2 count and forward FLOPs written out module by module from
 transformers' GPT2LMHeadModel (Python integers, which cannot overflow), and
 ``evaluate.exact`` (SymPy Integers) on a random subset of rows for every column.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,15 +13,21 @@ import os
 import numpy as np
 import pytest
 
-from symtrans.cli import main
-from symtrans.evaluate import exact
-from symtrans.solve import keep_rule, llama_rule, quantity_expr
-from symtrans.spec import Spec
-from symtrans.sweep import Compiled, grid, parse_grid, read_csv, sweep
+from symtrans.analysis.solve import keep_rule, llama_rule, quantity_expr
+from symtrans.analysis.sweep import Compiled, grid, parse_grid, read_csv, sweep
+from symtrans.cli.main import main
+from symtrans.engine.evaluate import exact
+from symtrans.engine.spec import Spec
 
-GPT2 = Spec(family="decoder-only", sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
-            positional="learned", norm_position="pre", final_norm=True, tie_output=True)
-INT64_MAX = 2 ** 63 - 1
+GPT2 = Spec(
+    family="decoder-only",
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+    positional="learned",
+    norm_position="pre",
+    final_norm=True,
+    tie_output=True,
+)
+INT64_MAX = 2**63 - 1
 
 
 def gpt2_params(d, ff, n, V, L):
@@ -45,14 +52,15 @@ def random_columns(n: int, seed: int = 0) -> dict[str, np.ndarray]:
         "h": h,
         "d_model": h * rng.integers(1, 257, n),
         "d_ff": rng.integers(1, 65_536, n),
-        "N": np.where(big, rng.integers(10 ** 6, 10 ** 12, n), rng.integers(1, 97, n)),
+        "N": np.where(big, rng.integers(10**6, 10**12, n), rng.integers(1, 97, n)),
         "V": rng.integers(1, 300_000, n),
-        "L": np.where(big, rng.integers(10 ** 4, 10 ** 7, n), rng.integers(1, 8193, n)),
+        "L": np.where(big, rng.integers(10**4, 10**7, n), rng.integers(1, 8193, n)),
         "B": rng.integers(1, 4097, n),
     }
 
 
 # ------------------------------------------------------------------ must show
+
 
 def test_ten_thousand_random_configurations_equal_exact_evaluation():
     cols = random_columns(10_000)
@@ -69,8 +77,12 @@ def test_ten_thousand_random_configurations_equal_exact_evaluation():
         over += f > INT64_MAX
     assert over > 2000  # many rows exceed 2^63 and still agree exactly
     # Every column (memory included) against evaluate.exact on a random subset of rows.
-    exprs = {"params": quantity_expr(GPT2, "params"), "flops_forward": quantity_expr(GPT2, "flops"),
-             "flops_training": quantity_expr(GPT2, "training_flops"), "memory_bytes": quantity_expr(GPT2, "memory")}
+    exprs = {
+        "params": quantity_expr(GPT2, "params"),
+        "flops_forward": quantity_expr(GPT2, "flops"),
+        "flops_training": quantity_expr(GPT2, "training_flops"),
+        "memory_bytes": quantity_expr(GPT2, "memory"),
+    }
     pick = np.random.default_rng(1).choice(10_000, 400, replace=False)
     big_checked = 0
     for i in pick.tolist():
@@ -85,7 +97,7 @@ def test_ten_thousand_random_configurations_equal_exact_evaluation():
 
 
 def test_int64_would_wrap_where_sweep_does_not():
-    d, n = 3 * 10 ** 6, 10 ** 6
+    d, n = 3 * 10**6, 10**6
     cols = {"d_model": np.array([768, d]), "h": np.array([12, 12]), "N": np.array([12, n])}
     res = sweep(GPT2, cols, ["params"])
     expected = gpt2_params(d, 3072, n, 50257, 1024)
@@ -99,18 +111,33 @@ def test_int64_would_wrap_where_sweep_does_not():
 def test_fractions_floors_and_moe_rows_are_exact():
     # Causal mask (L(L+1)/2 pairs: halves), explicit d_k, GQA, and MoE layers every 2nd layer
     # after 1 dense one (floor): evaluate.exact on every row, including rows past 2^63.
-    spec = Spec(family="decoder-only", sizes=dict(d_model=4096, d_ff=14336, h=32, h_kv=8, d_k=128, N=32, V=32000,
-                                                  L=4096, E=8, k=2),
-                positional="rotary", norm="rmsnorm", bias=False, ffn="swiglu", final_norm=True, tie_output=False,
-                norm_position="pre", moe_first_dense=1, moe_every=2)
+    spec = Spec(
+        family="decoder-only",
+        sizes=dict(d_model=4096, d_ff=14336, h=32, h_kv=8, d_k=128, N=32, V=32000, L=4096, E=8, k=2),
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        final_norm=True,
+        tie_output=False,
+        norm_position="pre",
+        moe_first_dense=1,
+        moe_every=2,
+    )
     rng = np.random.default_rng(7)
     n = 300
-    cols = {"N": np.where(rng.random(n) < 0.4, rng.integers(10 ** 9, 10 ** 12, n), rng.integers(1, 99, n)),
-            "L": rng.integers(1, 10 ** 6, n), "B": rng.integers(1, 512, n)}
+    cols = {
+        "N": np.where(rng.random(n) < 0.4, rng.integers(10**9, 10**12, n), rng.integers(1, 99, n)),
+        "L": rng.integers(1, 10**6, n),
+        "B": rng.integers(1, 512, n),
+    }
     res = sweep(spec, cols, ["params", "active_params", "flops", "training_flops"], mask="causal")
-    exprs = {"params": quantity_expr(spec, "params"), "active_params": quantity_expr(spec, "active_params"),
-             "flops_forward": quantity_expr(spec, "flops", "causal"),
-             "flops_training": quantity_expr(spec, "training_flops", "causal")}
+    exprs = {
+        "params": quantity_expr(spec, "params"),
+        "active_params": quantity_expr(spec, "active_params"),
+        "flops_forward": quantity_expr(spec, "flops", "causal"),
+        "flops_training": quantity_expr(spec, "training_flops", "causal"),
+    }
     over = 0
     for i in range(n):
         values = {**spec.values, **{k: int(cols[k][i]) for k in cols}}
@@ -125,11 +152,17 @@ def test_derived_sizes_by_rule():
     res = sweep(GPT2, grid([parse_grid("d_model=768:3072:768")]), ["params"], rules=[keep_rule("d_ff=4*d_model")])
     assert res.columns["d_ff"].tolist() == [3072, 6144, 9216, 12288]
     assert res.columns["params"].tolist() == [gpt2_params(d, 4 * d, 12, 50257, 1024) for d in (768, 1536, 2304, 3072)]
-    llama = sweep(GPT2.replace(ffn="swiglu", sizes={"h": 32}), {"d_model": np.array([4096, 5120])}, ["params"], rules=[llama_rule()])
+    llama = sweep(
+        GPT2.replace(ffn="swiglu", sizes={"h": 32}),
+        {"d_model": np.array([4096, 5120])},
+        ["params"],
+        rules=[llama_rule()],
+    )
     assert llama.columns["d_ff"].tolist() == [11008, 13824]  # Llama-2-7B and 13B config.json
 
 
 # ------------------------------------------------------------------ grids and CSV
+
 
 def test_grid_ranges_include_stop_and_multiply():
     assert parse_grid("d_model=512:2048:512") == ("d_model", [512, 1024, 1536, 2048])
@@ -137,20 +170,29 @@ def test_grid_ranges_include_stop_and_multiply():
     assert parse_grid("V=32e3") == ("V", [32000])
     cols = grid([parse_grid("d_model=512:1024:512"), parse_grid("N=1,2,3")])
     assert list(zip(cols["d_model"].tolist(), cols["N"].tolist())) == [
-        (512, 1), (512, 2), (512, 3), (1024, 1), (1024, 2), (1024, 3)]
+        (512, 1),
+        (512, 2),
+        (512, 3),
+        (1024, 1),
+        (1024, 2),
+        (1024, 3),
+    ]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("d_model=2048:512:512", "empty"),
-    ("d_model=", "empty grid"),
-    ("d_model=,", "empty grid"),
-    ("width=1,2", "unknown size"),
-    ("d_model=512:1024:0", "step must be positive"),
-    ("d_model=0,512", "positive"),
-    ("d_model", "NAME=START"),
-    ("d_model=1:2:3:4", "START:STOP"),
-    ("d_model=abc", "integer"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("d_model=2048:512:512", "empty"),
+        ("d_model=", "empty grid"),
+        ("d_model=,", "empty grid"),
+        ("width=1,2", "unknown size"),
+        ("d_model=512:1024:0", "step must be positive"),
+        ("d_model=0,512", "positive"),
+        ("d_model", "NAME=START"),
+        ("d_model=1:2:3:4", "START:STOP"),
+        ("d_model=abc", "integer"),
+    ],
+)
 def test_bad_grids(text, message):
     with pytest.raises(ValueError, match=message):
         parse_grid(text)
@@ -175,16 +217,23 @@ def test_invalid_rows_skip_or_error():
 def test_read_csv():
     cols = read_csv("d_model,N\n768,12\n1_024,24\n\n")
     assert cols["d_model"].tolist() == [768, 1024] and cols["N"].tolist() == [12, 24]
-    for text, message in (("", "empty"), ("d_model,N\n", "no configurations"), ("width\n3\n", "unknown CSV column"),
-                          ("d_model,N\n768\n", "line 2 has 1 values"), ("d_model\n-3\n", "line 2"),
-                          ("d_model,d_model\n1,2\n", "twice")):
+    for text, message in (
+        ("", "empty"),
+        ("d_model,N\n", "no configurations"),
+        ("width\n3\n", "unknown CSV column"),
+        ("d_model,N\n768\n", "line 2 has 1 values"),
+        ("d_model\n-3\n", "line 2"),
+        ("d_model,d_model\n1,2\n", "twice"),
+    ):
         with pytest.raises(ValueError, match=message):
             read_csv(text)
 
 
 def test_compiled_detects_non_integer_counts():
     import sympy as sp
-    from symtrans.symbols import SYMBOLS
+
+    from symtrans.engine.symbols import SYMBOLS
+
     c = Compiled.build("half", SYMBOLS["L"] * (SYMBOLS["L"] - 1) / 3)
     assert c({"L": np.array([3, 4])}, 2).tolist() == [2, 4]
     with pytest.raises(ValueError, match="not an integer at L=5"):
@@ -203,6 +252,7 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
 
 # ------------------------------------------------------------------ CLI and files
 
+
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -210,8 +260,9 @@ def run(capsys, *argv):
 
 
 def test_cli_sweep_csv_to_stdout_and_json_file(capsys, tmp_path):
-    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "d_model=768:1536:768", "--grid", "N=12,24",
-                         "--quantity", "params")
+    code, out, err = run(
+        capsys, "sweep", "gpt2", "--grid", "d_model=768:1536:768", "--grid", "N=12,24", "--quantity", "params"
+    )
     assert code == 0, err
     lines = out.strip().splitlines()
     assert lines[0] == "d_model,N,params"
@@ -237,7 +288,8 @@ def test_cli_sweep_never_overwrites_with_partial_output(capsys, tmp_path):
 
 
 def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkeypatch):
-    import symtrans.sweep as sw
+    import symtrans.analysis.sweep as sw
+
     out = tmp_path / "out.csv"
     out.write_text("precious\n")
     monkeypatch.setattr(sw, "CHUNK", 2)
@@ -256,19 +308,23 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
     assert out.read_text() == "precious\n"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--grid", "d_model=1,2", "--csv", "x.csv"], "not both"),
-    ([], "--grid"),
-    (["--csv", "/nonexistent/configs.csv"], "cannot read"),
-    (["--grid", "N=1", "--keep", "d_ff=eval(1)"], "only numbers"),  # hostile text: safe_parse must refuse it
-    (["--grid", "N=1", "--quantity", "speed"], "unknown quantity"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--grid", "d_model=1,2", "--csv", "x.csv"], "not both"),
+        ([], "--grid"),
+        (["--csv", "/nonexistent/configs.csv"], "cannot read"),
+        (["--grid", "N=1", "--keep", "d_ff=eval(1)"], "only numbers"),  # hostile text: safe_parse must refuse it
+        (["--grid", "N=1", "--quantity", "speed"], "unknown quantity"),
+    ],
+)
 def test_cli_sweep_bad_input(capsys, argv, message):
     code, out, err = run(capsys, "sweep", "gpt2", *argv)
     assert code == 2 and out == "" and message in err
 
 
 # ------------------------------------------------------------------ encoder-decoder lengths (finding H1)
+
 
 def t5_small_forward(S: int, T: int) -> int:
     """T5-small forward FLOPs at B = 1, S source and T target tokens, 2 per multiply-accumulate,
@@ -307,8 +363,11 @@ def test_cli_sweep_of_the_source_length(capsys):
     # Before the fix both rows printed 71,605,157,888.
     code, out, err = run(capsys, "sweep", "t5-small", "--grid", "L_src=128,512", "--quantity", "flops")
     assert code == 0, err
-    assert out.splitlines() == ["L_src,flops_forward", f"128,{t5_small_forward(128, 512)}",
-                                f"512,{t5_small_forward(512, 512)}"]
+    assert out.splitlines() == [
+        "L_src,flops_forward",
+        f"128,{t5_small_forward(128, 512)}",
+        f"512,{t5_small_forward(512, 512)}",
+    ]
     assert "L_tgt not given: equals L" in err
 
 
@@ -317,12 +376,14 @@ def test_cli_sweep_csv_of_source_and_target_lengths(capsys, tmp_path):
     path.write_text("L_src,L_tgt\n128,32\n512,512\n")
     code, out, err = run(capsys, "sweep", "t5-small", "--csv", str(path), "--quantity", "flops,memory")
     assert code == 0, err
-    assert out.splitlines()[1:] == [f"{S},{T},{t5_small_forward(S, T)},{t5_small_training_memory(S, T)}"
-                                    for S, T in ((128, 32), (512, 512))]
+    assert out.splitlines()[1:] == [
+        f"{S},{T},{t5_small_forward(S, T)},{t5_small_training_memory(S, T)}" for S, T in ((128, 32), (512, 512))
+    ]
 
 
 def test_sweep_lengths_from_set_rules_and_L():
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+
     spec = resolve("t5-small", ["L_src=128"]).spec
     res = sweep(spec, {"L_tgt": np.array([32, 64])}, ["flops"])
     assert res.columns["flops_forward"].tolist() == [t5_small_forward(128, 32), t5_small_forward(128, 64)]
@@ -330,7 +391,10 @@ def test_sweep_lengths_from_set_rules_and_L():
     res = sweep(t5, {"L_src": np.array([128, 512])}, ["flops", "memory"], rules=[keep_rule("L_tgt=L_src/4")])
     assert res.columns["L_tgt"].tolist() == [32, 128]
     assert res.columns["flops_forward"].tolist() == [t5_small_forward(128, 32), t5_small_forward(512, 128)]
-    assert res.columns["memory_bytes"].tolist() == [t5_small_training_memory(128, 32), t5_small_training_memory(512, 128)]
+    assert res.columns["memory_bytes"].tolist() == [
+        t5_small_training_memory(128, 32),
+        t5_small_training_memory(512, 128),
+    ]
     res = sweep(t5, {"L": np.array([64, 256])}, ["flops"])  # neither given: both equal L
     assert res.columns["flops_forward"].tolist() == [t5_small_forward(64, 64), t5_small_forward(256, 256)]
 
@@ -343,6 +407,7 @@ def test_source_length_of_a_decoder_only_model_is_rejected(capsys):
 
 
 # ------------------------------------------------------------------ sliding windows: Min and Max (finding H3)
+
 
 def mistral_forward(L: int, B: int = 1, causal: bool = False) -> int:
     """Mistral-7B forward FLOPs, 2 per multiply-accumulate (config.json: hidden 4096, 32 heads of
@@ -362,8 +427,9 @@ def test_cli_sweep_of_a_sliding_window_model(capsys):
     assert code == 0, err
     # 7,241,732,096: Mistral-7B-v0.1's parameter count in transformers (MistralForCausalLM).
     assert out.splitlines()[1] == f"4096,7241732096,{mistral_forward(32768)}"
-    code, out, err = run(capsys, "sweep", "mistral-7b", "--grid", "L=1024,4096,8192", "--quantity", "flops",
-                         "--mask", "causal")
+    code, out, err = run(
+        capsys, "sweep", "mistral-7b", "--grid", "L=1024,4096,8192", "--quantity", "flops", "--mask", "causal"
+    )
     assert code == 0, err
     assert out.splitlines()[1:] == [f"{L},{mistral_forward(L, causal=True)}" for L in (1024, 4096, 8192)]
 
@@ -372,28 +438,36 @@ def test_cli_sweep_over_the_window_of_gpt2(capsys):
     code, out, err = run(capsys, "sweep", "gpt2", "--grid", "w=128,512,2048", "--quantity", "flops")
     assert code == 0, err
     # GPT-2 with a sliding window: the score matmuls cover L*min(L, w) pairs instead of L^2.
-    expected = [12 * (2 * 1024 * 4 * 768 ** 2 + 2 * 1024 * 2 * 768 * 3072 + 4 * 1024 * min(1024, w) * 768)
-                + 2 * 1024 * 768 * 50257 for w in (128, 512, 2048)]
+    expected = [
+        12 * (2 * 1024 * 4 * 768**2 + 2 * 1024 * 2 * 768 * 3072 + 4 * 1024 * min(1024, w) * 768)
+        + 2 * 1024 * 768 * 50257
+        for w in (128, 512, 2048)
+    ]
     assert out.splitlines()[1:] == [f"{w},{f}" for w, f in zip((128, 512, 2048), expected)]
     assert expected[2] == gpt2_forward(768, 3072, 12, 50257, 1024, 1)  # w >= L: the full square
 
 
 @pytest.mark.parametrize("mask", ["full", "causal", "half"])
 def test_sliding_window_rows_equal_exact_evaluation(mask):
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+
     spec = resolve("mistral-7b").spec
     rng = np.random.default_rng(11)
     n = 400
     big = rng.random(n) < 0.3
-    cols = {"L": np.where(big, rng.integers(10 ** 6, 10 ** 9, n), rng.integers(1, 20_000, n)),
-            "w": np.where(rng.random(n) < 0.5, rng.integers(1, 8192, n), rng.integers(1, 10 ** 7, n)),
-            "N": np.where(big, rng.integers(10 ** 4, 10 ** 7, n), rng.integers(1, 64, n)),
-            "B": rng.integers(1, 64, n)}
+    cols = {
+        "L": np.where(big, rng.integers(10**6, 10**9, n), rng.integers(1, 20_000, n)),
+        "w": np.where(rng.random(n) < 0.5, rng.integers(1, 8192, n), rng.integers(1, 10**7, n)),
+        "N": np.where(big, rng.integers(10**4, 10**7, n), rng.integers(1, 64, n)),
+        "B": rng.integers(1, 64, n),
+    }
     quantities = ["params", "flops", "training_flops", "memory"]
     for mode in ("training", "inference"):
         res = sweep(spec, cols, quantities, mask=mask, memory_options={"mode": mode})
-        exprs = {name: quantity_expr(spec, q, mask, memory_options={"mode": mode})
-                 for name, q in zip(("params", "flops_forward", "flops_training", "memory_bytes"), quantities)}
+        exprs = {
+            name: quantity_expr(spec, q, mask, memory_options={"mode": mode})
+            for name, q in zip(("params", "flops_forward", "flops_training", "memory_bytes"), quantities)
+        }
         over = 0
         for i in range(n):
             values = {**spec.values, **{k: int(cols[k][i]) for k in cols}}
@@ -407,31 +481,53 @@ def test_sliding_window_rows_equal_exact_evaluation(mask):
 
 
 def test_compiled_min_and_max_of_fractions_are_exact():
-    from symtrans.symbols import SYMBOLS
     import sympy as sp
+
+    from symtrans.engine.symbols import SYMBOLS
+
     L, w, h = SYMBOLS["L"], SYMBOLS["w"], SYMBOLS["h"]
     e = 6 * (h + 1) * sp.Min(L / 2, w / (h + 1)) + sp.Max(L, 3 * w) * sp.Min(L, w, h) + sp.floor(sp.Min(L, w) / 3)
     c = Compiled.build("e", e)
     rng = np.random.default_rng(5)
-    for cols in ({"L": rng.integers(1, 10 ** 4, 300), "w": rng.integers(1, 10 ** 4, 300), "h": rng.integers(1, 50, 300)},
-                 {"L": rng.integers(1, 3 * 10 ** 9, 300), "w": rng.integers(1, 3 * 10 ** 9, 300),
-                  "h": rng.integers(10 ** 8, 10 ** 9, 300)}):
+    for cols in (
+        {"L": rng.integers(1, 10**4, 300), "w": rng.integers(1, 10**4, 300), "h": rng.integers(1, 50, 300)},
+        {
+            "L": rng.integers(1, 3 * 10**9, 300),
+            "w": rng.integers(1, 3 * 10**9, 300),
+            "h": rng.integers(10**8, 10**9, 300),
+        },
+    ):
         got = c(cols, 300)
         for i in range(300):
             vals = {k: int(v[i]) for k, v in cols.items()}
             # min(L/2, w/(h+1)) * 6 (h+1) = min(3 L (h+1), 6 w), integer arithmetic written out
-            want = min(3 * vals["L"] * (vals["h"] + 1), 6 * vals["w"]) + max(vals["L"], 3 * vals["w"]) * \
-                min(vals["L"], vals["w"], vals["h"]) + min(vals["L"], vals["w"]) // 3
+            want = (
+                min(3 * vals["L"] * (vals["h"] + 1), 6 * vals["w"])
+                + max(vals["L"], 3 * vals["w"]) * min(vals["L"], vals["w"], vals["h"])
+                + min(vals["L"], vals["w"]) // 3
+            )
             assert int(got[i]) == want, (i, vals)
 
 
 # ------------------------------------------------------------------ skipped rows and the README example
 
+
 def test_skipped_rows_are_counted_with_the_reason(capsys):
     # The README's old example: h = 12 divides d_model = 512 k only when 1536 = lcm(512, 12) does,
     # i.e. 5 of the 16 widths 512..8192 (1536, 3072, 4608, 6144, 7680): 15 rows kept, 33 of 48 skipped.
-    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "d_model=512:8192:512", "--grid", "N=12,24,48",
-                         "--keep", "d_ff=4*d_model", "--quantity", "params")
+    code, out, err = run(
+        capsys,
+        "sweep",
+        "gpt2",
+        "--grid",
+        "d_model=512:8192:512",
+        "--grid",
+        "N=12,24,48",
+        "--keep",
+        "d_ff=4*d_model",
+        "--quantity",
+        "params",
+    )
     assert code == 0
     assert len(out.splitlines()) == 1 + 15  # d_model in 1536, 3072, 4608, 6144, 7680 (5 widths) x 3 depths
     assert "skipped 33 of 48 configurations that the model rejects (e.g. d_model=512, h=12: " in err
@@ -440,10 +536,11 @@ def test_skipped_rows_are_counted_with_the_reason(capsys):
 def test_readme_sweep_example_keeps_every_row(capsys):
     import re
     import shlex
+
     readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8").read()
     line = next(l for l in readme.splitlines() if l.startswith("symtrans sweep gpt2 "))
     argv = [a for a in shlex.split(line.split("#")[0])][1:]
-    argv = argv[:argv.index("-o")] if "-o" in argv else argv
+    argv = argv[: argv.index("-o")] if "-o" in argv else argv
     code, out, err = run(capsys, *argv, "--quantity", "params")
     assert code == 0, err
     rows = out.splitlines()[1:]

@@ -1,6 +1,7 @@
 """Training and inference FLOPs: modes, recomputation, per token/sequence/step/run,
 prefill and decode with a KV cache, the CLI and its units.  Expected values are
 arithmetic written out here from the cited model shapes."""
+
 from __future__ import annotations
 
 import json
@@ -8,17 +9,26 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans import presets
-from symtrans import symbols as S
-from symtrans.architectures import build
-from symtrans.cli import main
-from symtrans.flops import (count, decode_expr, decode_step_expr, evaluate, flops_expr, per_sequence, per_token,
-                            prefill_expr, run_flops)
-from symtrans.units import si
+from symtrans.accounting.flops import (
+    count,
+    decode_expr,
+    decode_step_expr,
+    evaluate,
+    flops_expr,
+    per_sequence,
+    per_token,
+    prefill_expr,
+    run_flops,
+)
+from symtrans.base.numbers import si
+from symtrans.catalog import presets
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import build
 
 # nanoGPT's GPT-2 small with bias=False: no linear biases and no LayerNorm shifts (nanoGPT model.py).
 GPT2_NB = presets.get("gpt2").spec.replace(bias=False, norm_bias=False)
-LLAMA2_70B = presets.get("llama-2-70b").spec   # config.json of meta-llama/Llama-2-70b-hf
+LLAMA2_70B = presets.get("llama-2-70b").spec  # config.json of meta-llama/Llama-2-70b-hf
 
 
 def test_gpt2_small_no_bias_parameters_and_matmul_flops_per_1024_token_sequence():
@@ -58,12 +68,12 @@ def test_backward_is_twice_forward_and_training_their_sum():
 def test_full_recomputation_adds_one_forward_of_the_layers_but_not_the_logits():
     spec = GPT2_NB
     model = build(spec)
-    head = count(model.child("LM head"), "flops")            # 2 B L d_model V
+    head = count(model.child("LM head"), "flops")  # 2 B L d_model V
     extra = flops_expr(spec, "training", recompute="full") - flops_expr(spec, "training")
     assert sp.expand(extra - (flops_expr(spec, "forward") - head)) == 0
     # Korthikanti et al. 2022 §6: the ratio of FLOPs becomes 4 x (layers) + 3 x (logits).
     v = {**spec.values, "B": 1, "L": 1024}
-    layers = 2 * 1024 * 12 * 12 * 768 ** 2 + 4 * 12 * 1024 ** 2 * 768
+    layers = 2 * 1024 * 12 * 12 * 768**2 + 4 * 12 * 1024**2 * 768
     logits = 2 * 1024 * 768 * 50257
     assert evaluate(flops_expr(spec, "training", recompute="full"), v) == 4 * layers + 3 * logits
 
@@ -71,7 +81,7 @@ def test_full_recomputation_adds_one_forward_of_the_layers_but_not_the_logits():
 def test_selective_recomputation_adds_one_forward_of_the_attention_scores():
     # Korthikanti et al. 2022 §4.2: Q K^T and scores V are recomputed: + 4 * N * B * L^2 * d_model.
     extra = flops_expr(GPT2_NB, "training", recompute="selective") - flops_expr(GPT2_NB, "training")
-    assert sp.expand(extra - 4 * S.N * S.B * S.L ** 2 * S.d_model) == 0
+    assert sp.expand(extra - 4 * S.N * S.B * S.L**2 * S.d_model) == 0
 
 
 def test_per_token_sequence_step_and_run_are_consistent():
@@ -85,7 +95,7 @@ def test_per_token_sequence_step_and_run_are_consistent():
 
 def test_prefill_is_the_forward_of_the_prompt_with_logits_for_its_last_token():
     d, N, V, Lp = 768, 12, 50257, 100
-    expected = 2 * Lp * N * 12 * d * d + 4 * N * Lp * Lp * d + 2 * d * V   # B = 1
+    expected = 2 * Lp * N * 12 * d * d + 4 * N * Lp * Lp * d + 2 * d * V  # B = 1
     assert evaluate(prefill_expr(GPT2_NB), {**GPT2_NB.values, "B": 1, "L_pre": Lp}) == expected
 
 
@@ -157,8 +167,19 @@ def run(capsys, *argv):
 
 
 def test_cli_training_json_keys_and_values(capsys):
-    code, out, _ = run(capsys, "flops", "gpt2", "--set", "bias=false", "--set", "norm_bias=false",
-                       "--mode", "training", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "flops",
+        "gpt2",
+        "--set",
+        "bias=false",
+        "--set",
+        "norm_bias=false",
+        "--mode",
+        "training",
+        "--format",
+        "json",
+    )
     assert code == 0
     data = json.loads(out)
     for key in ("total", "mode", "convention", "per_token", "closed_form"):
@@ -167,23 +188,39 @@ def test_cli_training_json_keys_and_values(capsys):
     assert data["total"] == 874_944_921_600 and data["per_token"] == 874_944_921_600 // 1024
     # The closed form, read back with the safe parser: 3 x forward, forward = 2 B L (weights per token)
     # + 4 N B L^2 d with weights per token N (4 d^2 + 2 d d_ff) + d V (d_ff kept symbolic).
-    from symtrans.safe_parse import parse_constraint
+    from symtrans.base.safe_parse import parse_constraint
+
     got = parse_constraint(data["closed_form"], S.SYMBOLS)
     B, L, N, d, dff, V = S.B, S.L, S.N, S.d_model, S.d_ff, S.V
-    assert sp.expand(got - 3 * (2 * B * L * (N * (4 * d ** 2 + 2 * d * dff) + d * V) + 4 * N * B * L ** 2 * d)) == 0
+    assert sp.expand(got - 3 * (2 * B * L * (N * (4 * d**2 + 2 * d * dff) + d * V) + 4 * N * B * L**2 * d)) == 0
 
 
 def test_cli_text_prints_si_prefixes(capsys):
     code, out, _ = run(capsys, "flops", "gpt2", "--set", "bias=false", "--set", "norm_bias=false")
     assert code == 0
-    assert "291,648,307,200 (291.6 GFLOP)" in out       # 2.9e11: giga, not tera
+    assert "291,648,307,200 (291.6 GFLOP)" in out  # 2.9e11: giga, not tera
     code, out, _ = run(capsys, "flops", "gpt3-175b", "--mode", "training", "--tokens", "300e9")
-    assert "PF-days" in out and "ZFLOP" in out                # 3.2e23 FLOPs = 322.9 zetta-FLOP
+    assert "PF-days" in out and "ZFLOP" in out  # 3.2e23 FLOPs = 322.9 zetta-FLOP
 
 
 def test_cli_decode_and_prefill(capsys):
-    code, out, _ = run(capsys, "flops", "gpt2", "--set", "bias=false", "--set", "norm_bias=false",
-                       "--mode", "decode", "--prefill", "37", "--generate", "11", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "flops",
+        "gpt2",
+        "--set",
+        "bias=false",
+        "--set",
+        "norm_bias=false",
+        "--mode",
+        "decode",
+        "--prefill",
+        "37",
+        "--generate",
+        "11",
+        "--format",
+        "json",
+    )
     assert code == 0
     data = json.loads(out)
     d, N, V = 768, 12, 50257
@@ -191,16 +228,19 @@ def test_cli_decode_and_prefill(capsys):
     assert "T_gen" in data["closed_form"] and "Sum" not in data["closed_form"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["flops", "gpt2", "--mode", "sideways"], "valid modes: forward, backward, training, prefill, decode"),
-    (["flops", "gpt2", "--batch", "0"], "--batch must be a positive integer"),
-    (["flops", "gpt2", "--seq-len", "-5"], "--seq-len must be a positive integer"),
-    (["flops", "gpt2", "--mode", "training", "--tokens", "0"], "--tokens must be a positive integer"),
-    (["flops", "gpt2", "--mode", "decode", "--generate", "0"], "--generate must be a positive integer"),
-    (["flops", "gpt2", "--mode", "decode", "--prefill", "-1"], "--prefill must be a positive integer"),
-    (["flops", "gpt2", "--mode", "forward", "--recompute", "full"], "--recompute applies to --mode training"),
-    (["flops", "bert-base", "--mode", "decode"], "encoder-only model does not generate"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["flops", "gpt2", "--mode", "sideways"], "valid modes: forward, backward, training, prefill, decode"),
+        (["flops", "gpt2", "--batch", "0"], "--batch must be a positive integer"),
+        (["flops", "gpt2", "--seq-len", "-5"], "--seq-len must be a positive integer"),
+        (["flops", "gpt2", "--mode", "training", "--tokens", "0"], "--tokens must be a positive integer"),
+        (["flops", "gpt2", "--mode", "decode", "--generate", "0"], "--generate must be a positive integer"),
+        (["flops", "gpt2", "--mode", "decode", "--prefill", "-1"], "--prefill must be a positive integer"),
+        (["flops", "gpt2", "--mode", "forward", "--recompute", "full"], "--recompute applies to --mode training"),
+        (["flops", "bert-base", "--mode", "decode"], "encoder-only model does not generate"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
@@ -219,8 +259,9 @@ def test_sliding_window_decode_is_a_closed_form_of_min_context_w():
 
 
 def test_reports_gain_flops_memory_and_time_sections_in_every_format():
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.render.report import render
+
     res = resolve("gpt2", ["bias=false", "norm_bias=false"])
     md = render(res, "markdown", batch=1, seq_len=1024)
     tex = render(res, "latex", batch=1, seq_len=1024)
@@ -236,9 +277,10 @@ def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_w
     pytest.importorskip("hypothesis")
     from hypothesis import given, settings
     from hypothesis import strategies as st
+
     spec = presets.get("mistral-7b").spec.replace(sizes={"w": 2})
     closed = decode_expr(spec)
-    step = decode_step_expr(spec)   # per-step cost, min(L_pre + t, w) keys: summed by hand below
+    step = decode_step_expr(spec)  # per-step cost, min(L_pre + t, w) keys: summed by hand below
 
     @settings(max_examples=40, deadline=None)
     @given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 60))
@@ -252,6 +294,7 @@ def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_w
 # ---------------------------------------------------------------------------------
 # components: they add up to the total under every mode, convention, mask and recomputation
 
+
 def test_gpt2_causal_full_recomputation_components_add_up_to_the_total(capsys):
     # GPT-2 small (biases do not change matmul FLOPs), B = 1, L = 1024, mask causal: per layer the dense
     # matmuls are 2 L (4 d^2 + 2 d d_ff) = 2 * 1024 * (4 * 768^2 + 2 * 768 * 3072) = 14,495,514,624 and the
@@ -259,13 +302,14 @@ def test_gpt2_causal_full_recomputation_components_add_up_to_the_total(capsys):
     d, dff, N, V, L = 768, 3072, 12, 50257, 1024
     layer = 2 * L * (4 * d * d + 2 * d * dff) + 2 * d * L * (L + 1)
     assert layer == 16_107_700_224
-    head = 2 * L * d * V                                   # the tied LM head, 79,047,426,048
+    head = 2 * L * d * V  # the tied LM head, 79,047,426,048
     # Full recomputation (Korthikanti et al. 2022 §4.1): the layers run forward twice, the head once:
     # layers 4 x forward, head 3 x forward.
     decoder, lm_head = 4 * N * layer, 3 * head
     assert decoder + lm_head == 1_010_311_888_896
-    code, out, _ = run(capsys, "flops", "gpt2", "--mode", "training", "--mask", "causal", "--recompute", "full",
-                       "--format", "json")
+    code, out, _ = run(
+        capsys, "flops", "gpt2", "--mode", "training", "--mask", "causal", "--recompute", "full", "--format", "json"
+    )
     data = json.loads(out)
     assert code == 0 and data["total"] == 1_010_311_888_896
     rows = {c["name"]: c for c in data["components"]}
@@ -279,8 +323,13 @@ def test_gpt2_causal_full_recomputation_components_add_up_to_the_total(capsys):
 # One model per structure: decoder-only with a tied head, encoder-only with ALBERT's factorized embedding
 # and a pooler, an encoder-decoder with a shared table (T5), and MoE; every preset is sampled below.
 _COMPONENT_MODELS = ("gpt2", "albert-base-v2", "t5-small", "mixtral-8x7b")
-_MODES = [("forward", "none"), ("backward", "none"), ("training", "none"), ("training", "selective"),
-          ("training", "full")]
+_MODES = [
+    ("forward", "none"),
+    ("backward", "none"),
+    ("training", "none"),
+    ("training", "selective"),
+    ("training", "full"),
+]
 _CONVENTIONS = ["flops", "macs", "all-ops", "chinchilla", "chinchilla-nonembedding"]
 
 
@@ -289,10 +338,22 @@ def _components_add_up(name, mode, recompute, convention, mask):
     # the printed total and their shares sum to 1 (checked on the JSON the CLI prints, exact integers/fractions).
     import argparse
     from fractions import Fraction
-    from symtrans.resolve import resolve
-    from symtrans.usage_cli import flops_command_result
-    args = argparse.Namespace(mode=mode, convention=convention, mask=mask, recompute=recompute, batch=2,
-                              seq_len=None, tokens=None, prefill=None, generate=None, compare=False)
+
+    from symtrans.catalog.resolve import resolve
+    from symtrans.cli.usage import flops_command_result
+
+    args = argparse.Namespace(
+        mode=mode,
+        convention=convention,
+        mask=mask,
+        recompute=recompute,
+        batch=2,
+        seq_len=None,
+        tokens=None,
+        prefill=None,
+        generate=None,
+        compare=False,
+    )
     data = flops_command_result(resolve(name), args)
     top = [c for c in data["components"] if c["depth"] == 0]
     assert sum(Fraction(c["total"]) for c in top) == Fraction(data["total"]), (name, data["total"])
@@ -313,8 +374,12 @@ def test_components_add_up_to_the_total_for_any_preset_and_option():
     from hypothesis import strategies as st
 
     @settings(max_examples=30, deadline=None)
-    @given(st.sampled_from(list(presets.PRESETS)), st.sampled_from(_MODES), st.sampled_from(_CONVENTIONS),
-           st.sampled_from(["full", "causal", "half"]))
+    @given(
+        st.sampled_from(list(presets.PRESETS)),
+        st.sampled_from(_MODES),
+        st.sampled_from(_CONVENTIONS),
+        st.sampled_from(["full", "causal", "half"]),
+    )
     def check(name, mode_recompute, convention, mask):
         _components_add_up(name, *mode_recompute, convention, mask)
 
@@ -330,8 +395,9 @@ def test_report_prefill_and_decode_use_the_clis_default_lengths(capsys):
     assert prefill == 61_847_791_206_400
     code, out, _ = run(capsys, "flops", "llama-2-7b", "--mode", "prefill", "--format", "json")
     assert code == 0 and json.loads(out)["total"] == prefill and json.loads(out)["L_pre"] == Lp
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.render.report import render
+
     md = render(resolve("llama-2-7b"), "markdown")
     assert "$L_{\\mathrm{pre}} = 4{,}096$, $T_{\\mathrm{gen}} = 1$" in md and "61{,}847{,}791{,}206{,}400" in md
     # an encoder-decoder's prompt is its source: L_pre = L_src = 512 for T5-small, as 'symtrans flops' says

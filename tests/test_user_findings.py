@@ -6,18 +6,19 @@ LOW items --version and the MoE active count in ``presets``.
 Every expected number is written out as arithmetic from the model's sizes or taken from
 the real implementation named beside it; none is read back from symtrans.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
-from symtrans.cli import main, report_format, UsageError
-from symtrans.spec import Spec
+from symtrans.cli.main import UsageError, main, report_format
+from symtrans.engine.spec import Spec
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "fixtures" / "configs"
@@ -73,6 +74,7 @@ def test_walk_step_honours_markdown(capsys):
 
 # ----------------------------------------------------------------------------- M5
 
+
 def test_lora_and_adapter_with_different_ranks_give_a_true_closed_form(capsys):
     code, out, err = run(capsys, "params", "gpt2", "--lora", "r=4,targets=q", "--adapter", "r=16", "--format", "json")
     assert code == 0, err
@@ -106,6 +108,7 @@ def test_lora_and_adapter_with_equal_ranks_keep_r(capsys):
 
 # ----------------------------------------------------------------------------- M6
 
+
 @pytest.mark.parametrize("setting", ["n_shared_experts=2", "moe_every=2", "moe_first_dense=1"])
 def test_moe_layout_without_experts_is_an_error(capsys, setting):
     assert_usage_error(*run(capsys, "params", "gpt2", "--set", setting), setting.split("=")[0], "E")
@@ -118,8 +121,10 @@ def test_moe_layout_with_experts_still_counts(capsys):
     assert json.loads(out)["total"] == 46_702_792_704 + 32 * 3 * 4096 * 14336
 
 
-@pytest.mark.parametrize("model, setting", [("gpt2", "pooler=true"), ("gpt2", "mlm_head=true"),
-                                            ("t5-small", "pooler=true"), ("t5-small", "mlm_head=true")])
+@pytest.mark.parametrize(
+    "model, setting",
+    [("gpt2", "pooler=true"), ("gpt2", "mlm_head=true"), ("t5-small", "pooler=true"), ("t5-small", "mlm_head=true")],
+)
 def test_bert_heads_on_other_families_are_errors(capsys, model, setting):
     assert_usage_error(*run(capsys, "params", model, "--set", setting), setting.split("=")[0], "encoder-only")
 
@@ -146,17 +151,23 @@ def test_full_mask_on_an_encoder_only_model_still_counts(capsys):
     assert code == 0, err
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["--prefill", "5"], "--prefill"), (["--generate", "5"], "--generate"),
-    (["--mode", "training", "--prefill", "5"], "--prefill"), (["--mode", "prefill", "--generate", "5"], "--generate"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["--prefill", "5"], "--prefill"),
+        (["--generate", "5"], "--generate"),
+        (["--mode", "training", "--prefill", "5"], "--prefill"),
+        (["--mode", "prefill", "--generate", "5"], "--generate"),
+    ],
+)
 def test_inference_lengths_outside_their_modes_are_errors(capsys, argv, needle):
     assert_usage_error(*run(capsys, "flops", "gpt2", *argv), needle)
 
 
 def test_inference_lengths_in_their_modes_still_work(capsys):
-    code, out, err = run(capsys, "flops", "gpt2", "--mode", "decode", "--prefill", "3", "--generate", "5",
-                         "--format", "json")
+    code, out, err = run(
+        capsys, "flops", "gpt2", "--mode", "decode", "--prefill", "3", "--generate", "5", "--format", "json"
+    )
     assert code == 0, err
     data = json.loads(out)
     assert (data["L_pre"], data["T_gen"]) == (3, 5)
@@ -200,6 +211,7 @@ def test_pe_table_positions_and_seq_len_must_agree(capsys):
 
 # ----------------------------------------------------------------------------- M8
 
+
 def test_output_onto_the_input_config_is_refused(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copy(CONFIGS / "gpt2.json", "victim.json")
@@ -231,18 +243,28 @@ def test_output_elsewhere_still_works(tmp_path, capsys, monkeypatch):
     assert "124,439,808" in Path("out.txt").read_text()  # transformers GPT2LMHeadModel
 
 
-@pytest.mark.parametrize("fmt, output, expected", [
-    (None, "x.pdf", "pdf"), (None, "x.tex", "latex"), (None, "x.md", "markdown"), (None, "X.MD", "markdown"),
-    (None, "x.txt", "markdown"), (None, None, "markdown"), ("latex", "x.txt", "latex"), ("pdf", "x.pdf", "pdf"),
-])
+@pytest.mark.parametrize(
+    "fmt, output, expected",
+    [
+        (None, "x.pdf", "pdf"),
+        (None, "x.tex", "latex"),
+        (None, "x.md", "markdown"),
+        (None, "X.MD", "markdown"),
+        (None, "x.txt", "markdown"),
+        (None, None, "markdown"),
+        ("latex", "x.txt", "latex"),
+        ("pdf", "x.pdf", "pdf"),
+    ],
+)
 def test_report_format_from_the_extension(fmt, output, expected):
     assert report_format(fmt, output) == expected
 
 
 def test_report_format_contradicting_the_extension_is_refused(tmp_path, capsys):
     out = tmp_path / "mistake.pdf"
-    assert_usage_error(*run(capsys, "report", "gpt2", "--format", "markdown", "-o", str(out)), "--format markdown",
-                       ".pdf")
+    assert_usage_error(
+        *run(capsys, "report", "gpt2", "--format", "markdown", "-o", str(out)), "--format markdown", ".pdf"
+    )
     assert not out.exists()
     with pytest.raises(UsageError):
         report_format("latex", "x.md")
@@ -266,6 +288,7 @@ def test_report_to_pdf_writes_a_pdf(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- M9
 
+
 def _llama3_8b(**changes):
     """Llama-3-8B's config.json (meta-llama/Meta-Llama-3-8B), with ``changes``."""
     cfg = json.loads((CONFIGS / "llama-3-8b.json").read_text())
@@ -273,9 +296,14 @@ def _llama3_8b(**changes):
     return cfg
 
 
-@pytest.mark.parametrize("good, typo", [("num_key_value_heads", "num_key_value_head"),
-                                        ("intermediate_size", "intermediate_sise"),
-                                        ("vocab_size", "Vocab_Size")])
+@pytest.mark.parametrize(
+    "good, typo",
+    [
+        ("num_key_value_heads", "num_key_value_head"),
+        ("intermediate_size", "intermediate_sise"),
+        ("vocab_size", "Vocab_Size"),
+    ],
+)
 def test_typo_in_a_config_key_is_an_error(tmp_path, capsys, good, typo):
     cfg = _llama3_8b()
     cfg[typo] = cfg.pop(good)
@@ -305,7 +333,8 @@ def test_unknown_key_far_from_any_known_one_is_a_note(tmp_path, capsys):
 @pytest.mark.parametrize("fixture", sorted(p.name for p in CONFIGS.glob("*.json")))
 def test_published_configs_have_no_unknown_keys(fixture):
     """Real checkpoints' config.json files (legacy keys included) raise no typo and no note."""
-    from symtrans.hf_config import load_config
+    from symtrans.catalog.hf_config import load_config
+
     _, _, notes = load_config(CONFIGS / fixture)
     assert not [n for n in notes if "not known to" in n], notes
 
@@ -314,7 +343,8 @@ def test_key_table_covers_the_installed_transformers_classes():
     transformers = pytest.importorskip("transformers")
     import inspect
 
-    from symtrans.hf_config import CLASSES, known_keys
+    from symtrans.catalog.hf_config import CLASSES, known_keys
+
     for mt, (cls, _) in CLASSES.items():
         C = getattr(transformers, cls)
         keys = (set(inspect.signature(C.__init__).parameters) - {"self", "kwargs"}) | set(C().to_dict())
@@ -323,6 +353,7 @@ def test_key_table_covers_the_installed_transformers_classes():
 
 
 # ----------------------------------------------------------------------------- LOW
+
 
 def test_version(capsys):
     code, out, err = run(capsys, "--version")

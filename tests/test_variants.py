@@ -4,31 +4,38 @@ Every expected value names its source: the Hugging Face implementation counted o
 meta device, a paper's formula, brute-force enumeration of a mask written here, or
 arithmetic written out in the test.  None is taken from the code under test.
 """
+
 import json
 
 import pytest
 import sympy as sp
 
-from symtrans import symbols as S
-from symtrans.architectures import Workload, build
-from symtrans.cli import main
-from symtrans.components import windowed_pairs
-from symtrans.cost import identical
-from symtrans.evaluate import exact
-from symtrans.presets import PRESETS
-from symtrans.spec import Spec
-from symtrans.variants import (factorized_embedding_saving, low_rank_break_even, low_rank_ffn_saving,
-                               low_rank_saving, sharing_saving, window_regimes)
+from symtrans.accounting.variants import (
+    factorized_embedding_saving,
+    low_rank_break_even,
+    low_rank_ffn_saving,
+    low_rank_saving,
+    sharing_saving,
+    window_regimes,
+)
+from symtrans.catalog.presets import PRESETS
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import Workload, build
+from symtrans.engine.components import windowed_pairs
+from symtrans.engine.evaluate import exact
+from symtrans.engine.simplify import identical
+from symtrans.engine.spec import Spec
 
 ALBERT = PRESETS["albert-base-v2"].spec
 
 # ALBERT-base, written out (HF AlbertModel parameter shapes: embeddings 128 wide, one shared layer).
-ALBERT_EMBEDDINGS = 30000 * 128 + 512 * 128 + 2 * 128 + 2 * 128        # word, position, type, LayerNorm
-ALBERT_PROJECTION = 128 * 768 + 768                                    # embedding_hidden_mapping_in
-ALBERT_ATTENTION = 4 * (768 * 768 + 768)                               # query, key, value, dense
-ALBERT_FFN = 768 * 3072 + 3072 + 3072 * 768 + 768                      # ffn, ffn_output
-ALBERT_NORMS = 2 * 768 + 2 * 768                                       # attention.LayerNorm, full_layer_layer_norm
-ALBERT_LAYER = ALBERT_ATTENTION + ALBERT_FFN + ALBERT_NORMS            # 7,087,872
+ALBERT_EMBEDDINGS = 30000 * 128 + 512 * 128 + 2 * 128 + 2 * 128  # word, position, type, LayerNorm
+ALBERT_PROJECTION = 128 * 768 + 768  # embedding_hidden_mapping_in
+ALBERT_ATTENTION = 4 * (768 * 768 + 768)  # query, key, value, dense
+ALBERT_FFN = 768 * 3072 + 3072 + 3072 * 768 + 768  # ffn, ffn_output
+ALBERT_NORMS = 2 * 768 + 2 * 768  # attention.LayerNorm, full_layer_layer_norm
+ALBERT_LAYER = ALBERT_ATTENTION + ALBERT_FFN + ALBERT_NORMS  # 7,087,872
 POOLER = 768 * 768 + 768
 
 
@@ -43,6 +50,7 @@ def run(capsys, *argv):
 
 
 # -- ALBERT: cross-layer sharing and the factorized embedding -------------------------------
+
 
 def test_albert_base_v2_is_the_hf_albertmodel_count():
     # transformers AlbertModel(albert-base-v2 config) with its pooler: 11,683,584 (meta device,
@@ -112,6 +120,7 @@ def test_factorized_embedding_saving_closed_form():
 
 # -- low-rank FFN ------------------------------------------------------------------------
 
+
 def test_low_rank_ffn_counts_each_map_as_two_factors():
     # Each d_model x d_ff map becomes d_model x r + r x d_ff (bias unchanged): per BERT-base
     # layer, 2*(768*3072) weights become 2*r*(768 + 3072).
@@ -135,6 +144,7 @@ def test_low_rank_break_even():
 
 
 # -- local / sliding-window attention ------------------------------------------------------
+
 
 def brute_causal(q, kv, w):
     # query i (the last q of kv positions) sees key j when 0 <= i - j < w (HF sliding-window mask)
@@ -164,7 +174,8 @@ def test_window_at_or_below_w_equals_the_full_closed_form_symbolically():
     # exactly the dense one, for every mask convention.
     j = sp.Symbol("j", integer=True, nonnegative=True)
     at = {S.L: S.w - j}
-    from symtrans.components import attention_pairs
+    from symtrans.engine.components import attention_pairs
+
     for mask in ("causal", "full", "half"):
         local = windowed_pairs(S.L, S.L, mask).subs(at)
         dense = attention_pairs(S.L, S.L, mask).subs(at)
@@ -177,20 +188,20 @@ def test_window_at_or_below_w_equals_the_full_closed_form_symbolically():
     assert identical(build(win, wl).flops.subs(at), build(spec, wl).flops.subs(at))
     # Bidirectional: L <= a + 1 with a = floor(w/2) keys each side (L = a + 1 - j) gives the full square.
     at2 = {S.L: sp.floor(S.w / 2) + 1 - j}
-    assert identical(windowed_pairs(S.L, S.L, "full", causal=False).subs(at2), (S.L ** 2).subs(at2))
+    assert identical(windowed_pairs(S.L, S.L, "full", causal=False).subs(at2), (S.L**2).subs(at2))
 
 
 def test_window_crossover_regimes():
     small, large = window_regimes(windowed_pairs(S.L, S.L, "causal"))
-    assert identical(small, S.L * (S.L + 1) / 2)                       # L <= w: the causal triangle
-    assert identical(large, S.L * S.w - S.w * (S.w - 1) / 2)           # L >= w: L*w minus the first triangle's gap
-    assert identical(small.subs(S.L, S.w), large.subs(S.L, S.w))       # they meet at L = w
+    assert identical(small, S.L * (S.L + 1) / 2)  # L <= w: the causal triangle
+    assert identical(large, S.L * S.w - S.w * (S.w - 1) / 2)  # L >= w: L*w minus the first triangle's gap
+    assert identical(small.subs(S.L, S.w), large.subs(S.L, S.w))  # they meet at L = w
 
 
 def test_mistral_window_flops_and_kv_cache_at_32k():
-    spec = PRESETS["mistral-7b"].spec                                   # sliding_window 4096 (config.json)
+    spec = PRESETS["mistral-7b"].spec  # sliding_window 4096 (config.json)
     assert spec.values["w"] == 4096
-    unwindowed = spec.replace(sizes={"w": 32768})                       # a window as long as L is no window
+    unwindowed = spec.replace(sizes={"w": 32768})  # a window as long as L is no window
     v = {**spec.values, "B": 1, "L": 32768}
     full = exact(build(unwindowed, Workload(mask="causal")).flops, {**v, "w": 32768})
     local = exact(build(spec, Workload(mask="causal")).flops, v)
@@ -200,7 +211,8 @@ def test_mistral_window_flops_and_kv_cache_at_32k():
     pairs_local = 32768 * 4096 - 4096 * 4095 // 2
     assert full - local == 32 * 2 * 2 * 4096 * (pairs_full - pairs_local)
     # The KV cache keeps the last w = 4096 tokens: 2 (K, V) * 32 layers * 8 heads * 128 * 2 bytes each.
-    from symtrans.memory import kv_cache_bytes
+    from symtrans.accounting.memory import kv_cache_bytes
+
     assert exact(kv_cache_bytes(spec, S.B, S.L), v) == 4096 * 2 * 32 * 8 * 128 * 2
     assert exact(kv_cache_bytes(unwindowed, S.B, S.L), {**v, "w": 32768}) == 32768 * 2 * 32 * 8 * 128 * 2
 
@@ -216,6 +228,7 @@ def test_global_tokens_add_their_rows_and_columns():
 
 
 # -- bad input --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", ["r", "w", "E_emb"])
 @pytest.mark.parametrize("value", [0, -3])

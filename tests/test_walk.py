@@ -7,22 +7,23 @@ for the sinusoids, checked against Python's math.sin/math.cos; the 6-wide worked
 of the teaching article 004 (7 tokens, d_model 6, d_k 4, V 23), its arithmetic written out.
 The identity test compares two derivations: the walk (from shapes) and the Cost tree.
 """
+
 import json
 import math
 
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from symtrans import symbols as S
-from symtrans.architectures import Workload, build
-from symtrans.cli import main
-from symtrans.cost import identical
-from symtrans.presets import PRESETS
-from symtrans.spec import Spec
-from symtrans.walk import matmul_flops, pe_table, walk
-
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from strategies import specs
+
+from symtrans.analysis.walk import matmul_flops, pe_table, walk
+from symtrans.catalog.presets import PRESETS
+from symtrans.cli.main import main
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import Workload, build
+from symtrans.engine.simplify import identical
+from symtrans.engine.spec import Spec
 
 
 def run(capsys, *argv):
@@ -33,8 +34,12 @@ def run(capsys, *argv):
 
 # -- the identity: walk FLOPs summed == the cost engine's forward FLOPs ----------------------
 
-WORKLOADS = [Workload(), Workload(mask="causal"), Workload(mask="half"),
-             Workload(seq=1, tgt=1, context=S.L, mask="causal")]          # decode one token
+WORKLOADS = [
+    Workload(),
+    Workload(mask="causal"),
+    Workload(mask="half"),
+    Workload(seq=1, tgt=1, context=S.L, mask="causal"),
+]  # decode one token
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -44,14 +49,17 @@ def test_walk_flops_equal_engine_forward_flops_for_every_preset(name):
         assert sp.expand(walk(spec, wl).flops - build(spec, wl).flops) == 0, wl
 
 
-@pytest.mark.parametrize("name, sizes, options", [
-    ("mistral-7b", {"w": 4096}, {}),
-    ("bert-base", {"w": 128}, {"global_tokens": 3}),
-    ("t5-small", {"w": 64, "r": 32}, {}),
-    ("gpt2", {"E_emb": 128}, {"share_layers": "attention"}),
-    ("mixtral-8x7b", {"r": 256}, {"n_shared_experts": 1, "moe_first_dense": 1, "moe_every": 2}),
-    ("albert-base-v2", {}, {"mlm_head": True}),
-])
+@pytest.mark.parametrize(
+    "name, sizes, options",
+    [
+        ("mistral-7b", {"w": 4096}, {}),
+        ("bert-base", {"w": 128}, {"global_tokens": 3}),
+        ("t5-small", {"w": 64, "r": 32}, {}),
+        ("gpt2", {"E_emb": 128}, {"share_layers": "attention"}),
+        ("mixtral-8x7b", {"r": 256}, {"n_shared_experts": 1, "moe_first_dense": 1, "moe_every": 2}),
+        ("albert-base-v2", {}, {"mlm_head": True}),
+    ],
+)
 def test_walk_identity_with_the_variants(name, sizes, options):
     spec = PRESETS[name].spec.replace(sizes=sizes, **options)
     for wl in WORKLOADS:
@@ -59,9 +67,17 @@ def test_walk_identity_with_the_variants(name, sizes, options):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec=specs(), variant=st.fixed_dictionaries({
-    "w": st.sampled_from([None, 2, 8]), "r": st.sampled_from([None, 3]), "E_emb": st.sampled_from([None, 5]),
-    "share": st.sampled_from(["none", "all", "attention", "ffn"])}))
+@given(
+    spec=specs(),
+    variant=st.fixed_dictionaries(
+        {
+            "w": st.sampled_from([None, 2, 8]),
+            "r": st.sampled_from([None, 3]),
+            "E_emb": st.sampled_from([None, 5]),
+            "share": st.sampled_from(["none", "all", "attention", "ffn"]),
+        }
+    ),
+)
 def test_walk_identity_on_random_specs(spec, variant):
     sizes = {k: v for k, v in variant.items() if k != "share" and v is not None}
     spec = spec.replace(sizes=sizes, share_layers=variant["share"])
@@ -70,6 +86,7 @@ def test_walk_identity_on_random_specs(spec, variant):
 
 
 # -- FLOPs from shapes ----------------------------------------------------------------------------
+
 
 def test_matmul_flops_follow_from_shapes():
     out, flops = matmul_flops((S.B, S.L, S.d_model), (S.d_model, S.d_ff))
@@ -95,8 +112,7 @@ def test_shapes_of_a_gqa_layer():
 
 # -- the 6-wide worked example (article 004) -------------------------------------------------------
 
-TOY = Spec(family="encoder-decoder", sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N=1, V=23, L=7),
-           positional="sinusoidal")
+TOY = Spec(family="encoder-decoder", sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N=1, V=23, L=7), positional="sinusoidal")
 
 
 def test_the_six_wide_example_shapes_and_flops():
@@ -105,11 +121,11 @@ def test_the_six_wide_example_shapes_and_flops():
     at = {(r["stage"], r["op"]): r for r in w.evaluate(values)}
     enc = "encoder layer x N"
     assert at[("encoder embeddings", "X = E[ids] (lookup)")]["output"] == [1, 7, 6]
-    assert at[(enc, "Q = X W_Q")]["inputs"] == [[1, 7, 6], [6, 4]]        # W_Q is 6 x 4
-    assert at[(enc, "split heads")]["output"] == [1, 1, 7, 4]             # Q: 7 x 4, one head
-    assert at[(enc, "S = Q K^T / sqrt(d_k)")]["output"] == [1, 1, 7, 7]   # scores 7 x 7
+    assert at[(enc, "Q = X W_Q")]["inputs"] == [[1, 7, 6], [6, 4]]  # W_Q is 6 x 4
+    assert at[(enc, "split heads")]["output"] == [1, 1, 7, 4]  # Q: 7 x 4, one head
+    assert at[(enc, "S = Q K^T / sqrt(d_k)")]["output"] == [1, 1, 7, 7]  # scores 7 x 7
     assert at[(enc, "O = A V")]["output"] == [1, 1, 7, 4]
-    assert at[(enc, "X' = O W_O")]["inputs"] == [[1, 7, 4], [4, 6]]       # (7 x 4)(4 x 6) = 7 x 6
+    assert at[(enc, "X' = O W_O")]["inputs"] == [[1, 7, 4], [4, 6]]  # (7 x 4)(4 x 6) = 7 x 6
     assert at[(enc, "X' = O W_O")]["output"] == [1, 7, 6]
     # Encoder layer FLOPs: Q, K, V 3*2*7*6*4 = 1,008; QK^T 2*7*7*4 = 392; AV 392; W_O 2*7*4*6 = 336;
     # FFN (two 6 x 6 maps) 2*2*7*6*6 = 1,008.
@@ -123,32 +139,34 @@ def test_the_six_wide_example_shapes_and_flops():
 
 # -- the exact sinusoidal table -----------------------------------------------------------------
 
+
 def test_pe_table_d6_matches_math_sin_cos():
     table = pe_table(6, 7)
     assert len(table) == 7 and all(len(row) == 6 for row in table)
     for pos, row in enumerate(table):
         for j, value in enumerate(row):
-            i = j // 2                                  # the pair index, not the column index
+            i = j // 2  # the pair index, not the column index
             angle = pos / 10000 ** (2 * i / 6)
             expected = math.sin(angle) if j % 2 == 0 else math.cos(angle)
-            assert not value.has(sp.Float)              # exact SymPy values
+            assert not value.has(sp.Float)  # exact SymPy values
             assert abs(float(value.evalf(30)) - expected) < 1e-12
 
 
 def test_pe_table_first_rows():
     table = pe_table(6, 7)
-    assert table[0] == [0, 1, 0, 1, 0, 1]               # sin 0 = 0, cos 0 = 1
+    assert table[0] == [0, 1, 0, 1, 0, 1]  # sin 0 = 0, cos 0 = 1
     assert table[1][0] == sp.sin(1) and table[1][1] == sp.cos(1)
 
 
 # -- CLI -------------------------------------------------------------------------------------------
 
+
 def test_cli_walk_text_says_the_sum_equals_the_engine(capsys):
     code, out, err = run(capsys, "walk", "gpt2", "--seq-len", "8")
     assert code == 0 and err == ""
     assert "(equal)" in out and "S = Q K^T / sqrt(d_k)" in out
-    assert "B x h x L x L" in out                        # a symbolic shape
-    assert "1 x 12 x 8 x 8" in out                       # the same shape at numbers
+    assert "B x h x L x L" in out  # a symbolic shape
+    assert "1 x 12 x 8 x 8" in out  # the same shape at numbers
 
 
 def test_cli_walk_json_total_equals_flops_command(capsys):
@@ -165,7 +183,7 @@ def test_cli_walk_one_step_at_numbers(capsys):
     assert code == 0
     # Step 5 of GPT-2 (pre-norm) is Q = X W_Q: 2*B*L*d_model**2 = 2*1*1024*768**2.
     assert "Q = X W_Q" in out
-    assert f"= {2 * 1 * 1024 * 768 ** 2:,}" in out
+    assert f"= {2 * 1 * 1024 * 768**2:,}" in out
 
 
 def test_cli_walk_markdown(capsys):
@@ -182,13 +200,16 @@ def test_cli_pe_table(capsys):
     assert abs(table[6][0]["value"] - math.sin(6)) < 1e-12 and table[6][0]["exact"] == "sin(6)"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["walk"], "MODEL is required"),
-    (["walk", "gpt2", "--step", "999"], "--step must be between 1 and"),
-    (["walk", "gpt2", "--step", "0"], "must be a positive integer"),
-    (["walk", "--pe-table", "--seq-len", "65"], "between 1 and 64"),
-    (["walk", "gpt-9"], "unknown preset"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["walk"], "MODEL is required"),
+        (["walk", "gpt2", "--step", "999"], "--step must be between 1 and"),
+        (["walk", "gpt2", "--step", "0"], "must be a positive integer"),
+        (["walk", "--pe-table", "--seq-len", "65"], "between 1 and 64"),
+        (["walk", "gpt-9"], "unknown preset"),
+    ],
+)
 def test_cli_walk_bad_input(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
@@ -196,12 +217,14 @@ def test_cli_walk_bad_input(capsys, argv, message):
 
 
 def test_report_has_the_shape_walk_section():
-    from symtrans.report import render
-    from symtrans.resolve import resolve
+    from symtrans.catalog.resolve import resolve
+    from symtrans.render.report import render
+
     md = render(resolve("stories15m"), "markdown", seq_len=256)
     assert "## Shape walk" in md
     # The sum printed at the end of the section is the model's forward FLOPs at B = 1, L = 256.
-    from symtrans.evaluate import exact
+    from symtrans.engine.evaluate import exact
+
     spec = PRESETS["stories15m"].spec
     total = exact(build(spec).flops, {**spec.values, "B": 1, "L": 256})
     assert f"Sum over the steps: **{total:,}** FLOPs" in md

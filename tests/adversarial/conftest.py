@@ -9,9 +9,10 @@ and no existing file clobbered.
 ``reject`` runs one case in a fresh temporary directory that already holds sentinel
 files (``existing_file``, and every plain ``-o`` target the case names), snapshots the
 directory (names and bytes, recursively) before and after, and asserts all of the
-above.  ``inprocess=True`` calls ``symtrans.cli.main(argv)`` (fast); otherwise the real
+above.  ``inprocess=True`` calls ``symtrans.cli.main.main(argv)`` (fast); otherwise the real
 ``python -m symtrans`` runs in a subprocess.
 """
+
 from __future__ import annotations
 
 import os
@@ -56,7 +57,8 @@ def _output_targets(argv: list[str]) -> list[str]:
 
 
 def _run_inprocess(argv, capsys) -> Outcome:
-    from symtrans.cli import main
+    from symtrans.cli.main import main
+
     capsys.readouterr()
     code = main(list(argv))
     cap = capsys.readouterr()
@@ -68,8 +70,9 @@ def run_subprocess(argv, cwd: Path, env: dict[str, str] | None = None, timeout: 
     repo = str(Path(__file__).resolve().parents[2])
     e = dict(os.environ if env is None else env)
     e["PYTHONPATH"] = repo + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
-    p = subprocess.run([sys.executable, "-m", "symtrans", *argv], cwd=cwd, env=e, capture_output=True,
-                       text=True, timeout=timeout)
+    p = subprocess.run(
+        [sys.executable, "-m", "symtrans", *argv], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout
+    )
     return Outcome(p.returncode, p.stdout, p.stderr)
 
 
@@ -92,6 +95,7 @@ def reject(tmp_path, capsys, monkeypatch):
     the config file under test; a name ending in ``/`` makes a directory.  ``env``
     replaces the environment of the subprocess.  Returns the Outcome.
     """
+
     def run(argv, files=None, needle=None, inprocess=True, env=None):
         work = tmp_path / "work"
         work.mkdir()
@@ -118,4 +122,5 @@ def reject(tmp_path, capsys, monkeypatch):
         for name, data in before.items():
             assert after[name] == data, f"{name} was changed"
         return o
+
     return run

@@ -12,10 +12,10 @@ nothing on stdout, no file written, every earlier file byte-identical, and no
 ``canary`` file (the injected payloads would ``touch canary`` in the working directory).
 The needle is the part of the one-line message that names the problem.
 """
+
 from __future__ import annotations
 
 import pytest
-
 from conftest import INJECT  # noqa: E402  (tests/adversarial/conftest.py)
 
 LONG_SUM = "+".join(["d_model"] * 2000)  # 16 kB: far past the 500-character limit of safe_parse
@@ -125,14 +125,16 @@ CASES = [
     ("lora-injection", ["params", "gpt2", "--lora", INJECT], "--lora"),
     ("adapter-placement-injection", ["params", "gpt2", "--adapter", "r=8,placement=" + INJECT], "placement"),
     ("mfu-injection", TIME + ["--mfu", INJECT], "--mfu"),
-    ("memory-dtype-injection", ["solve", "gpt2", "--for", "d_model", "--memory", "80GiB", "--dtype", INJECT],
-     "unknown dtype"),
+    (
+        "memory-dtype-injection",
+        ["solve", "gpt2", "--for", "d_model", "--memory", "80GiB", "--dtype", INJECT],
+        "unknown dtype",
+    ),
     # --- -o: directories, paths under a regular file, /proc, the empty path
     ("output-is-cwd", ["params", "gpt2", "--format", "json", "-o", "."], "directory"),
     ("output-trailing-slash", ["params", "gpt2", "-o", "newdir/"], "directory"),
     ("output-under-file-params", ["params", "gpt2", "-o", "existing_file/out.md"], "not a directory"),
-    ("output-under-file-flops", ["flops", "gpt2", "--format", "json", "-o", "existing_file/f.json"],
-     "not a directory"),
+    ("output-under-file-flops", ["flops", "gpt2", "--format", "json", "-o", "existing_file/f.json"], "not a directory"),
     ("output-under-file-memory", ["memory", "gpt2", "-o", "existing_file/m.txt"], "not a directory"),
     ("output-under-file-time", TIME + ["-o", "existing_file/t.txt"], "not a directory"),
     ("output-under-file-walk", ["walk", "gpt2", "-o", "existing_file/w.txt"], "not a directory"),
@@ -142,8 +144,11 @@ CASES = [
     ("output-under-file-sweep", SWEEP + ["-o", "existing_file/s.csv"], "not a directory"),
     ("output-under-file-diff", ["diff", "gpt2", "bert-base", "-o", "existing_file/d.txt"], "not a directory"),
     ("output-under-file-solve", SOLVE + ["-o", "existing_file/s.txt"], "not a directory"),
-    ("output-under-file-report-latex", ["report", "gpt2", "--format", "latex", "--no-charts",
-                                        "-o", "existing_file/r.tex"], "not a directory"),
+    (
+        "output-under-file-report-latex",
+        ["report", "gpt2", "--format", "latex", "--no-charts", "-o", "existing_file/r.tex"],
+        "not a directory",
+    ),
     ("output-in-missing-directory", ["params", "gpt2", "-o", "no/such/dir/out.md"], "does not exist"),
     ("output-in-proc", ["params", "gpt2", "-o", "/proc/version"], "cannot write"),
     ("output-under-proc-missing", ["params", "gpt2", "-o", "/proc/nonexistent/out.md"], "does not exist"),
@@ -151,8 +156,15 @@ CASES = [
 ]
 
 # A representative subset also runs as a real process (python -m symtrans).
-_SUBPROCESS = {"unknown-flag", "unknown-preset", "set-value-injection", "keep-call", "set-1e400",
-               "output-under-file-params", "sweep-keep-injection"}
+_SUBPROCESS = {
+    "unknown-flag",
+    "unknown-preset",
+    "set-value-injection",
+    "keep-call",
+    "set-1e400",
+    "output-under-file-params",
+    "sweep-keep-injection",
+}
 
 
 @pytest.mark.parametrize("name,argv,needle", CASES, ids=[c[0] for c in CASES])

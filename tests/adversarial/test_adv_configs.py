@@ -12,6 +12,7 @@ The small valid configs the hostile ones are derived from use the key names of t
 transformers 5.x config classes (GPT2Config: n_embd, n_head, n_layer, n_positions;
 LlamaConfig: hidden_size, num_attention_heads, num_key_value_heads, head_dim).
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,16 @@ import json
 import pytest
 
 GPT2 = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100, "n_positions": 32}
-LLAMA = {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
-         "intermediate_size": 172, "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 32}
+LLAMA = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 2,
+    "intermediate_size": 172,
+    "num_hidden_layers": 2,
+    "vocab_size": 100,
+    "max_position_embeddings": 32,
+}
 
 
 def _with(base: dict, **changes) -> str:
@@ -82,7 +91,7 @@ CASES = [
     ("ten-to-the-400", _raw(GPT2, "n_layer", HUGE), "n_layer"),
     ("minus-ten-to-the-400", _raw(GPT2, "vocab_size", "-" + HUGE), "vocab_size"),
     ("float-1e400", _raw(GPT2, "n_positions", "1e400"), "n_positions"),
-    ("above-2-to-the-53", _with(GPT2, vocab_size=2 ** 53 + 1), "vocab_size"),
+    ("above-2-to-the-53", _with(GPT2, vocab_size=2**53 + 1), "vocab_size"),
     ("list-size", _with(GPT2, n_layer=[2]), "n_layer"),
     ("string-flag", _with(GPT2, tie_word_embeddings="yes"), "tie_word_embeddings"),
     # --- duplicate keys
@@ -104,18 +113,33 @@ CASES = [
     ("bert-head_dim-conflicts", json.dumps({"model_type": "bert", "head_dim": 32}), "head_dim (32) contradicts"),
     ("opt-head_dim-conflicts", json.dumps({"model_type": "opt", "head_dim": 100}), "head_dim (100) contradicts"),
     ("alias-disagrees", _with(GPT2, hidden_size=128), "disagree"),
-    ("mixtral-alias-disagrees", json.dumps({"model_type": "mixtral", "num_local_experts": 8, "num_experts": 4}),
-     "disagree"),
-    ("k-above-E", json.dumps({"model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 4}),
-     "exceeds num_local_experts"),
+    (
+        "mixtral-alias-disagrees",
+        json.dumps({"model_type": "mixtral", "num_local_experts": 8, "num_experts": 4}),
+        "disagree",
+    ),
+    (
+        "k-above-E",
+        json.dumps({"model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 4}),
+        "exceeds num_local_experts",
+    ),
     ("heads-do-not-divide-width", _with(GPT2, n_embd=66), "does not divide"),
     ("llama-heads-do-not-divide", _with(LLAMA, hidden_size=60, num_key_value_heads=8), "does not divide"),
-    ("bart-head-counts-differ", json.dumps({"model_type": "bart", "encoder_attention_heads": 16,
-                                            "decoder_attention_heads": 8}), "differs"),
-    ("t5-bad-feed-forward-proj", json.dumps({"model_type": "t5", "feed_forward_proj": "gated-gelu-x"}),
-     "feed_forward_proj"),
-    ("albert-layer-groups", json.dumps({"model_type": "albert", "num_hidden_groups": 3, "inner_group_num": 2}),
-     "num_hidden_groups"),
+    (
+        "bart-head-counts-differ",
+        json.dumps({"model_type": "bart", "encoder_attention_heads": 16, "decoder_attention_heads": 8}),
+        "differs",
+    ),
+    (
+        "t5-bad-feed-forward-proj",
+        json.dumps({"model_type": "t5", "feed_forward_proj": "gated-gelu-x"}),
+        "feed_forward_proj",
+    ),
+    (
+        "albert-layer-groups",
+        json.dumps({"model_type": "albert", "num_hidden_groups": 3, "inner_group_num": 2}),
+        "num_hidden_groups",
+    ),
     ("opt-projection", json.dumps({"model_type": "opt", "word_embed_proj_dim": 512}), "word_embed_proj_dim"),
     ("cross-attention", _with(GPT2, add_cross_attention=True), "add_cross_attention"),
 ]
@@ -143,8 +167,9 @@ def test_hostile_config_is_rejected_cleanly(reject, name, content, needle):
 
 
 def test_config_that_is_not_utf8(reject):
-    reject(["params", "c.json", "-o", "out.md"], files={"c.json": b'\xff\xfe{"model_type": "gpt2"}'},
-           needle="not UTF-8")
+    reject(
+        ["params", "c.json", "-o", "out.md"], files={"c.json": b'\xff\xfe{"model_type": "gpt2"}'}, needle="not UTF-8"
+    )
 
 
 def test_missing_config_file(reject):
@@ -159,11 +184,10 @@ def test_config_larger_than_any_real_one(reject, tmp_path):
     # A sparse 11 MiB file: well past the 10 MiB cap (real config.json files are a few kB).
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
-        f.truncate(11 * 2 ** 20)
+        f.truncate(11 * 2**20)
     reject(["params", str(big), "-o", "out.md"], needle="too large")
 
 
 def test_endless_device_is_not_read_to_the_end(reject):
     # /dev/zero reports size 0 and never ends: reading must stop at the cap, not exhaust memory.
     reject(["params", "/dev/zero", "-o", "out.md"], needle="too large")
-

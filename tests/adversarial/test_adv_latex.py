@@ -10,9 +10,10 @@ fails with one clear line (exit 2) and writes nothing.
 
 The expected escaped forms are written out by hand below from TeX's rules (The TeXbook,
 ch. 7-8: ``\\ { } $ & # ^ _ ~ %`` are special; ``^^5c`` is the character ``\\``), not
-taken from ``symtrans.report.escape``.  The PDF tests skip where latexmk or pdftotext
+taken from ``symtrans.base.escape``.  The PDF tests skip where latexmk or pdftotext
 is absent; CI (.ci/run) installs both.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,12 @@ import time
 import unicodedata
 
 import pytest
+from conftest import run_subprocess  # noqa: E402
 
-from conftest import SENTINEL, assert_one_line_exit_2, run_subprocess, snapshot  # noqa: E402
-
-needs_tex = pytest.mark.skipif(shutil.which("latexmk") is None and shutil.which("pdflatex") is None
-                               or shutil.which("pdftotext") is None,
-                               reason="TeX (latexmk or pdflatex) and pdftotext are needed for PDF tests")
+needs_tex = pytest.mark.skipif(
+    shutil.which("latexmk") is None and shutil.which("pdflatex") is None or shutil.which("pdftotext") is None,
+    reason="TeX (latexmk or pdflatex) and pdftotext are needed for PDF tests",
+)
 
 HOSTILE_TITLES = [
     r"\input{/etc/passwd}",
@@ -51,8 +52,10 @@ HOSTILE_TITLES = [
 
 # Constructs that print one special character in text mode, written out by hand
 # (LaTeX 2e text commands; \char N of the cmtt font for the characters OT1 lacks).
-_PRINTING = re.compile(r"\\textbackslash\{\}|\\textless\{\}|\\textgreater\{\}|\\textbar\{\}|\\allowbreak\{\}"
-                       r"|\\texttt\{\\char[0-9]+\}|\\[{}$&#%]|\{\}")
+_PRINTING = re.compile(
+    r"\\textbackslash\{\}|\\textless\{\}|\\textgreater\{\}|\\textbar\{\}|\\allowbreak\{\}"
+    r"|\\texttt\{\\char[0-9]+\}|\\[{}$&#%]|\{\}"
+)
 
 START, END = "QZXSTART", "QZXEND"  # markers around the hostile text, to find it in the output
 
@@ -76,7 +79,8 @@ def _assert_inert(region: str, hostile: str) -> None:
 
 
 def _write_report(tmp_path, capsys, monkeypatch, argv):
-    from symtrans.cli import main
+    from symtrans.cli.main import main
+
     monkeypatch.chdir(tmp_path)
     code = main(argv)
     out, err = capsys.readouterr()
@@ -86,15 +90,23 @@ def _write_report(tmp_path, capsys, monkeypatch, argv):
 
 @pytest.mark.parametrize("hostile", HOSTILE_TITLES)
 def test_hostile_title_is_escaped_in_the_tex(tmp_path, capsys, monkeypatch, hostile):
-    tex = _write_report(tmp_path, capsys, monkeypatch, ["report", "gpt2", "--format", "latex", "--no-charts",
-                                                         "--title", f"{START} {hostile} {END}", "-o", "out.tex"])
+    tex = _write_report(
+        tmp_path,
+        capsys,
+        monkeypatch,
+        ["report", "gpt2", "--format", "latex", "--no-charts", "--title", f"{START} {hostile} {END}", "-o", "out.tex"],
+    )
     _assert_inert(_region(tex), hostile)
 
 
 def test_hostile_title_of_params_latex_is_escaped(tmp_path, capsys, monkeypatch):
     hostile = r"\input{/etc/passwd} ^^5c {"
-    tex = _write_report(tmp_path, capsys, monkeypatch, ["params", "gpt2", "--format", "latex",
-                                                         "--title", f"{START} {hostile} {END}", "-o", "out.tex"])
+    tex = _write_report(
+        tmp_path,
+        capsys,
+        monkeypatch,
+        ["params", "gpt2", "--format", "latex", "--title", f"{START} {hostile} {END}", "-o", "out.tex"],
+    )
     _assert_inert(_region(tex), hostile)
 
 
@@ -102,10 +114,16 @@ def test_specific_escapes_written_out_by_hand(tmp_path, capsys, monkeypatch):
     # Each special character becomes the text command that prints it (LaTeX 2e: \textbackslash,
     # \{ \} \$ \& \# \%; ^ and ~ from the typewriter font, \char94 and \char126 of cmtt).
     title = START + r"\input{x} 5% ^^5c ~$&#" + END
-    tex = _write_report(tmp_path, capsys, monkeypatch, ["report", "gpt2", "--format", "latex", "--no-charts",
-                                                         "--title", title, "-o", "out.tex"])
-    assert _region(tex) == (r"\textbackslash{}input\{x\} 5\% \texttt{\char94}\texttt{\char94}5c "
-                            r"\texttt{\char126}\$\&\#")
+    tex = _write_report(
+        tmp_path,
+        capsys,
+        monkeypatch,
+        ["report", "gpt2", "--format", "latex", "--no-charts", "--title", title, "-o", "out.tex"],
+    )
+    assert _region(tex) == (
+        r"\textbackslash{}input\{x\} 5\% \texttt{\char94}\texttt{\char94}5c "
+        r"\texttt{\char126}\$\&\#"
+    )
 
 
 HOSTILE_NAME = r"evil \input{secret} \write18{touch pwned} \catcode`\^^5c=12 ^^5c {unbalanced }} % $&#_~"
@@ -115,16 +133,17 @@ TINY_GPT2 = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "voc
 def test_hostile_model_name_from_a_config_file_name(tmp_path, capsys, monkeypatch):
     cfg = tmp_path / f"{START}{HOSTILE_NAME}{END}.json"
     cfg.write_text(json.dumps(TINY_GPT2))
-    tex = _write_report(tmp_path, capsys, monkeypatch, ["report", str(cfg), "--format", "latex", "--no-charts",
-                                                         "-o", "out.tex"])
+    tex = _write_report(
+        tmp_path, capsys, monkeypatch, ["report", str(cfg), "--format", "latex", "--no-charts", "-o", "out.tex"]
+    )
     _assert_inert(_region(tex), HOSTILE_NAME)
 
 
 # --------------------------------------------------------------------------- PDF
 
+
 def _pdf_text(path) -> str:
-    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True,
-                          timeout=60).stdout
+    text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True, timeout=60).stdout
     return unicodedata.normalize("NFKC", text)
 
 
@@ -158,9 +177,11 @@ def _pdf_case(tmp_path, argv, model_file=None):
 def test_hostile_titles_print_literally_in_the_pdf(tmp_path):
     secret = tmp_path / "secret.tex"
     # All the hostile titles in one (a process argument cannot hold NUL: that one is dropped).
-    title = " ".join(HOSTILE_TITLES).replace("\x00", "") + rf" \input{{{secret}}} \immediate\write18{{touch {tmp_path}/pwned}}"
-    text = _pdf_case(tmp_path, ["report", "gpt2", "--format", "pdf", "--no-charts", "--title", title,
-                                "-o", "out.pdf"])
+    title = (
+        " ".join(HOSTILE_TITLES).replace("\x00", "")
+        + rf" \input{{{secret}}} \immediate\write18{{touch {tmp_path}/pwned}}"
+    )
+    text = _pdf_case(tmp_path, ["report", "gpt2", "--format", "pdf", "--no-charts", "--title", title, "-o", "out.pdf"])
     # Control characters print as spaces, which _squeeze drops along with the line breaks.
     assert _squeeze(re.sub(r"[\x00-\x1f\x7f]", " ", title)) in _squeeze(text)
 
@@ -168,9 +189,10 @@ def test_hostile_titles_print_literally_in_the_pdf(tmp_path):
 @needs_tex
 def test_hostile_model_name_prints_literally_in_the_pdf(tmp_path):
     model_file = HOSTILE_NAME + ".json"
-    text = _pdf_case(tmp_path, ["report", model_file, "--format", "pdf", "--no-charts", "-o", "out.pdf"],
-                     model_file=model_file)
-    assert _squeeze(model_file[:-len(".json")] + ": parameters and forward FLOPs") in _squeeze(text)
+    text = _pdf_case(
+        tmp_path, ["report", model_file, "--format", "pdf", "--no-charts", "-o", "out.pdf"], model_file=model_file
+    )
+    assert _squeeze(model_file[: -len(".json")] + ": parameters and forward FLOPs") in _squeeze(text)
 
 
 def test_without_tex_pdf_is_one_clear_line_and_nothing_written(reject, tmp_path):
@@ -191,7 +213,8 @@ def test_without_tex_in_process_too(reject, tmp_path, monkeypatch):
 
 @needs_tex
 def test_pdf_build_is_stopped_at_its_time_limit(tmp_path, monkeypatch):
-    from symtrans.report import PDFBuildError, build_pdf
+    from symtrans.render.report import PDFBuildError, build_pdf
+
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     endless = r"\documentclass{article}\begin{document}\loop\iftrue\repeat\end{document}"
     t0 = time.monotonic()
@@ -205,22 +228,29 @@ def test_pdf_build_is_stopped_at_its_time_limit(tmp_path, monkeypatch):
 def test_raw_tex_cannot_run_commands_or_touch_files_outside_its_directory(tmp_path, monkeypatch):
     # Defence in depth: even TeX that reached the compiler unescaped (it cannot, see above)
     # runs with shell escape off (-no-shell-escape) and kpathsea's paranoid file access.
-    from symtrans.report import PDFBuildError, build_pdf
+    from symtrans.render.report import PDFBuildError, build_pdf
+
     work = tmp_path / "tex-tmp"
     work.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(work))
     secret = tmp_path / "secret.tex"
     secret.write_text("CANARYSECRET\n")
     pwned = tmp_path / "pwned"
-    build_pdf(r"\documentclass{article}\begin{document}A\immediate\write18{touch " + str(pwned)
-              + r"}B\end{document}", timeout=60)
+    build_pdf(
+        r"\documentclass{article}\begin{document}A\immediate\write18{touch " + str(pwned) + r"}B\end{document}",
+        timeout=60,
+    )
     assert not pwned.exists()  # \write18 did not run a shell
     with pytest.raises(PDFBuildError):  # \input of an absolute path is refused
         build_pdf(r"\documentclass{article}\begin{document}\input{" + str(secret) + r"}\end{document}", timeout=60)
     written = tmp_path / "written.tex"
     with pytest.raises(PDFBuildError):  # \openout outside the build directory is refused
-        build_pdf(r"\documentclass{article}\begin{document}\immediate\openout5=" + str(written)
-                  + r"\immediate\write5{x}\immediate\closeout5 C\end{document}", timeout=60)
+        build_pdf(
+            r"\documentclass{article}\begin{document}\immediate\openout5="
+            + str(written)
+            + r"\immediate\write5{x}\immediate\closeout5 C\end{document}",
+            timeout=60,
+        )
     assert not written.exists()
     assert sorted(os.listdir(tmp_path)) == ["secret.tex", "tex-tmp"] and os.listdir(work) == []
 

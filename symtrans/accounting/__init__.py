@@ -1,0 +1,1 @@
+"""symtrans.accounting: see the layer contract in pyproject.toml."""

@@ -1,0 +1,462 @@
+"""Training and inference FLOPs under a named convention, as closed forms.
+
+One derivation, many conventions: the components' Cost tree (``architectures.build``)
+holds every matmul (``Step.kind`` dense or attention, forward FLOPs at 2 per
+multiply-accumulate) and every element-wise term (``Step.elementwise``); a
+``conventions.Convention`` decides which of them count and at what price.  The modes:
+
+* ``forward``: one forward pass of B sequences of L tokens (L_src/L_tgt for an
+  encoder-decoder);
+* ``backward``: ``BACKWARD_MULTIPLIER`` (2) x forward: per matmul, the gradients with
+  respect to the inputs and to the weights;
+* ``training``: forward + backward, plus the recomputation the ``recompute`` option asks
+  for (``full``: one more forward pass of the layers, not the logits; ``selective``: one
+  more forward of the attention-score terms, Korthikanti et al. 2022 §4);
+* ``prefill_expr``: inference forward over L_pre prompt tokens, logits for the last one;
+* ``decode_expr``: T_gen tokens, one at a time with a KV cache: step t (1..T_gen) runs
+  one token at position L_pre + t whose query attends to all L_pre + t cached keys
+  (itself included), with its logits; the sum over t is done by ``sympy.summation``.
+
+``component_flops`` splits ``flops_expr`` by component under the same options (a layer
+stack's share includes its recomputation), so the components add up to the total.
+
+Units: FLOPs (or MACs under ``macs``).  Everything returned is an exact SymPy
+expression; ``evaluate.exact`` substitutes integers without rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import Workload, build
+from symtrans.engine.conventions import BACKWARD_MULTIPLIER, MASK_MODES, RECOMPUTE, Convention, choice
+from symtrans.engine.conventions import convention as get_convention
+from symtrans.engine.cost import ATTENTION, DENSE, Cost, Step
+from symtrans.engine.spec import Spec
+
+TRAINING_MODES = ("forward", "backward", "training")
+_STACKS = ("encoder", "decoder")
+_HEADS = ("LM head", "MLM head")
+
+
+def _base(label: str) -> str:
+    """A step's label without qualifiers: 'W_1 (down to r)' -> 'W_1'."""
+    return label.split(" (")[0]
+
+
+def _step_cost(step: Step, conv: Convention) -> sp.Expr:
+    """What one Step costs under ``conv`` (FLOPs, or MACs), per instance."""
+    base = _base(step.label)
+    total = sp.Integer(0)
+    if step.kind in (DENSE, ATTENTION) and (conv.matmul_labels is None or base in conv.matmul_labels):
+        total += step.flops * sp.Rational(conv.flops_per_mac, 2)
+    if conv.elementwise and (conv.elementwise_labels is None or base in conv.elementwise_labels):
+        total += step.elementwise
+    return total
+
+
+def count(model: Cost, conv: Convention | str = "flops", select=None) -> sp.Expr:
+    """Forward cost of the Cost tree ``model`` under convention ``conv``.
+
+    Args:
+        model: a built tree (``architectures.build``).
+        conv: a Convention or its name.
+        select: optional predicate ``(path, step) -> bool`` restricting the steps.
+
+    Returns the sum over steps of multiplicity x cost (FLOPs or MACs), unsimplified.
+    The LM/MLM head is skipped when the convention leaves out the logits.
+
+    Raises:
+        ValueError: for an unknown convention name.
+    """
+    conv = get_convention(conv) if isinstance(conv, str) else conv
+    return _sum_steps(model.walk(), conv, select)
+
+
+def _sum_steps(walked, conv: Convention, select=None) -> sp.Expr:
+    """``count`` over ``(path, multiplicity, step)`` triples (``Cost.walk``); paths start
+    at the model's root, so ``path[1]`` is the top-level component."""
+    terms = []
+    for path, mult, step in walked:
+        if not conv.logits and len(path) > 1 and path[1] in _HEADS:
+            continue
+        if select is not None and not select(path, step):
+            continue
+        c = _step_cost(step, conv)
+        if c != 0:
+            terms.append(mult * c)
+    return sp.Add(*terms)
+
+
+def _embedding_lookups(spec: Spec, wl: Workload, conv: Convention) -> sp.Expr:
+    """Chinchilla App. F's embedding term, 2 x tokens x V x width (0 for other conventions)."""
+    if not conv.embedding_matmul:
+        return sp.Integer(0)
+    width = S.E_emb if spec.has("E_emb") else S.d_model
+    tokens = wl.batch * (wl.src + wl.tgt if spec.family == "encoder-decoder" else wl.seq)
+    return 2 * tokens * S.V * width * sp.Rational(conv.flops_per_mac, 2)
+
+
+def _check(mode: str | None, mask: str, recompute: str) -> None:
+    if mode is not None and mode not in TRAINING_MODES:
+        raise ValueError(
+            f"unknown mode {mode!r}; valid modes: {', '.join(TRAINING_MODES)} "
+            "(prefill and decode: prefill_expr, decode_expr)"
+        )
+    choice(MASK_MODES, mask, "mask")
+    choice(RECOMPUTE, recompute, "recompute option")
+
+
+def _in_stack(path, step) -> bool:
+    return len(path) > 1 and path[1] in _STACKS
+
+
+def _attention_scores(path, step) -> bool:
+    return _in_stack(path, step) and (step.kind == ATTENTION or _base(step.label) == "softmax")
+
+
+def forward_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
+    """Forward FLOPs of B sequences (symbols B, L; L_src, L_tgt for encoder-decoders).
+
+    Raises:
+        ValueError: unknown convention or mask.
+    """
+    return flops_expr(spec, "forward", convention, mask)
+
+
+def flops_expr(
+    spec: Spec, mode: str = "forward", convention: str = "flops", mask: str = "full", recompute: str = "none"
+) -> sp.Expr:
+    """FLOPs of one step of B sequences, as a closed form in B and L (L_src/L_tgt).
+
+    Args:
+        spec: the model.
+        mode: ``forward`` | ``backward`` (2 x forward) | ``training`` (forward + backward
+            + recomputation).
+        convention: a name of ``conventions.CONVENTIONS`` (``flops``, ``macs``,
+            ``all-ops``, ``chinchilla``, ``chinchilla-nonembedding``).
+        mask: ``full`` | ``causal`` | ``half``: how causal self-attention counts.
+        recompute: ``none`` | ``selective`` | ``full``; only ``training`` is affected.
+
+    Returns FLOPs (MACs under ``macs``), simplified by ``cost.closed_form``.
+    Sources: Kaplan et al. 2020 §2.1 and Narayanan et al. 2021 §5.1 (backward = 2 x
+    forward); Korthikanti et al. 2022 §4 (recomputation).
+
+    Raises:
+        ValueError: unknown mode, convention, mask or recompute option, each message
+            listing the valid ones.
+
+    The closed form depends only on ``spec.structure()``; it is cached on it.
+    """
+    return _flops_expr(spec.structure(), mode, convention, mask, recompute)
+
+
+@lru_cache(maxsize=512)
+def _flops_expr(spec: Spec, mode: str, convention: str, mask: str, recompute: str) -> sp.Expr:
+    from symtrans.engine.simplify import closed_form
+
+    _check(mode, mask, recompute)
+    conv = get_convention(convention)
+    wl = Workload(mask=mask)
+    model = build(spec, wl)
+    return closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(model.walk())))
+
+
+def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, path: tuple[str, ...]) -> sp.Expr:
+    """Chinchilla App. F's one-hot matmul for the token-embedding step at ``path``:
+    2 x tokens x V x width (x flops_per_mac / 2).  Tokens: B*L; for an encoder-decoder
+    B*L_src for an encoder table, B*L_tgt for a decoder table and B*(L_src + L_tgt) for
+    a table both share.  Summed over the tree this is ``_embedding_lookups``."""
+    width = S.E_emb if spec.has("E_emb") else S.d_model
+    if spec.family != "encoder-decoder":
+        tokens = wl.batch * wl.seq
+    elif len(path) > 1 and path[1].startswith("encoder"):
+        tokens = wl.batch * wl.src
+    elif len(path) > 1 and path[1].startswith("decoder"):
+        tokens = wl.batch * wl.tgt
+    else:
+        tokens = wl.batch * (wl.src + wl.tgt)
+    return 2 * tokens * S.V * width * sp.Rational(conv.flops_per_mac, 2)
+
+
+def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute: str, walked: list) -> sp.Expr:
+    """FLOPs of the steps ``walked`` (``(path, multiplicity, step)`` triples, paths from
+    the model's root) under ``mode``: forward (with the embedding lookups of the
+    Chinchilla conventions), backward = 2 x forward, training = 3 x forward plus the
+    recomputation of the selected steps (``full``: the layer stacks; ``selective``: their
+    attention scores).  Applied to the whole tree it is ``flops_expr``; applied to one
+    component it is that component's share, so the shares add up to the total."""
+    fwd = _sum_steps(walked, conv)
+    if conv.embedding_matmul:
+        fwd += sp.Add(*[m * _lookup_cost(spec, wl, conv, p) for p, m, s in walked if s.label == "token embedding"])
+    if mode == "forward":
+        return fwd
+    if mode == "backward":
+        return BACKWARD_MULTIPLIER * fwd
+    extra = sp.Integer(0)
+    if recompute == "full":
+        extra = _sum_steps(walked, conv, _in_stack)
+    elif recompute == "selective":
+        extra = _sum_steps(walked, conv, _attention_scores)
+    return (1 + BACKWARD_MULTIPLIER) * fwd + extra
+
+
+@dataclass(frozen=True)
+class ComponentFlops:
+    """One component's share of ``flops_expr`` (closed forms in the sizes and B, L).
+
+    Attributes:
+        name: the component (``decoder``, ``decoder layer``, ``LM head``...).
+        depth: 0 for a top-level component, 1 for its children.
+        count: instances (its multiplicity times its parents'), e.g. N layers.
+        each: FLOPs (MACs under ``macs``) of one instance under the mode, recomputation included.
+        total: count x each.
+    """
+
+    name: str
+    depth: int
+    count: sp.Expr
+    each: sp.Expr
+    total: sp.Expr
+
+
+def component_flops(
+    spec: Spec,
+    mode: str = "forward",
+    convention: str = "flops",
+    mask: str = "full",
+    recompute: str = "none",
+    depth: int = 1,
+) -> list[ComponentFlops]:
+    """Per-component FLOPs under a mode, convention, mask and recomputation: the
+    top-level components (depth 0) and their children down to ``depth``, depth first.
+
+    The depth-0 totals add up exactly to ``flops_expr(spec, mode, convention, mask,
+    recompute)``: both are ``_mode_cost`` over the same steps (the recomputed forward of
+    a layer stack is part of that stack's share; the logits are never recomputed).
+
+    Raises:
+        ValueError: as ``flops_expr``.
+    """
+    from symtrans.engine.cost import ONE
+    from symtrans.engine.simplify import closed_form
+
+    _check(mode, mask, recompute)
+    conv = get_convention(convention)
+    wl = Workload(mask=mask)
+    model = build(spec, wl)
+    rows: list[ComponentFlops] = []
+
+    def visit(c: Cost, prefix: tuple[str, ...], d: int, outer: sp.Expr) -> None:
+        n = outer * c.multiplicity
+        one = Cost(name=c.name, steps=c.steps, children=c.children)  # a single instance
+        each = closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(one.walk(ONE, prefix))))
+        rows.append(ComponentFlops(c.name, d, n, each, closed_form(n * each)))
+        if d < depth:
+            for ch in c.children:
+                visit(ch, prefix + (c.name,), d + 1, n)
+
+    for c in model.children:
+        visit(c, (model.name,), 0, ONE)
+    return rows
+
+
+def tokens_per_step(spec: Spec) -> sp.Expr:
+    """Tokens one step processes, the divisor of ``per_token``: B*L, or B*L_tgt
+    (target tokens) for an encoder-decoder."""
+    return S.B * (S.L_tgt if spec.family == "encoder-decoder" else S.L)
+
+
+def per_token(
+    spec: Spec, mode: str = "training", convention: str = "flops", mask: str = "full", recompute: str = "none"
+) -> sp.Expr:
+    """FLOPs per token: ``flops_expr`` / (B*L) (per target token, B*L_tgt, for an
+    encoder-decoder).  A closed form in L (the batch cancels).
+
+    Raises:
+        ValueError: as ``flops_expr``.
+    """
+    from symtrans.engine.simplify import closed_form
+
+    return closed_form(sp.cancel(flops_expr(spec, mode, convention, mask, recompute) / tokens_per_step(spec)))
+
+
+def per_sequence(
+    spec: Spec, mode: str = "training", convention: str = "flops", mask: str = "full", recompute: str = "none"
+) -> sp.Expr:
+    """FLOPs per sequence: ``flops_expr`` at B = 1.
+
+    Raises:
+        ValueError: as ``flops_expr``.
+    """
+    return flops_expr(spec, mode, convention, mask, recompute).xreplace({S.B: sp.Integer(1)})
+
+
+def run_flops(
+    spec: Spec,
+    D: sp.Expr | int = S.D,
+    mode: str = "training",
+    convention: str = "flops",
+    mask: str = "full",
+    recompute: str = "none",
+) -> sp.Expr:
+    """FLOPs of a run over D tokens: ``per_token`` x D (symbols L and D unless given).
+
+    Raises:
+        ValueError: as ``flops_expr``; a non-positive D.
+    """
+    if not isinstance(D, sp.Basic):
+        if isinstance(D, bool) or not isinstance(D, int) or D <= 0:
+            raise ValueError(f"the token count D must be a positive integer, not {D!r}")
+        D = sp.Integer(D)
+    return sp.expand(per_token(spec, mode, convention, mask, recompute) * D)
+
+
+# ---------------------------------------------------------------------------------
+# inference
+
+
+def _require_generation(spec: Spec) -> None:
+    if spec.family == "encoder-only":
+        raise ValueError(
+            "an encoder-only model does not generate; prefill and decode need a decoder (use --mode forward)"
+        )
+    if spec.family == "decoder-only" and not spec.lm_head:
+        raise ValueError("the model has no LM head (lm_head=false), so it does not generate")
+
+
+def _is_cross_kv(path, step) -> bool:
+    return "cross-attention" in path and _base(step.label) in ("W_K", "W_V", "bias of W_K", "bias of W_V")
+
+
+def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
+    """Inference prefill: one forward pass over L_pre prompt tokens for B sequences,
+    with the LM head applied to the last position only (it yields the first token).
+
+    For an encoder-decoder the prompt is the source: the encoder over L_pre tokens plus
+    every decoder layer's cross-attention K/V projections of them (computed once and
+    cached).  Returns FLOPs as a closed form in B and L_pre.  Source: Pope et al. 2022
+    (Efficiently Scaling Transformer Inference) §2.
+
+    Raises:
+        ValueError: unknown convention or mask; an encoder-only model.
+    """
+    from symtrans.engine.simplify import closed_form
+
+    _check(None, mask, "none")
+    _require_generation(spec)
+    conv = get_convention(convention)
+    if spec.family == "encoder-decoder":
+        wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
+        model = build(spec, wl)
+        enc = count(model, conv, lambda p, s: len(p) > 1 and p[1] == "encoder")
+        kv = count(model, conv, lambda p, s: _is_cross_kv(p, s))
+        emb = _embedding_lookups(spec, Workload(src=S.L_pre, tgt=sp.Integer(0)), conv)
+        return closed_form(enc + kv + emb)
+    wl = Workload(seq=S.L_pre, mask=mask)
+    model = build(spec, wl)
+    body = count(model, conv, lambda p, s: not (len(p) > 1 and p[1] in _HEADS))
+    head = count(model, conv, lambda p, s: len(p) > 1 and p[1] in _HEADS).xreplace({S.L_pre: sp.Integer(1)})
+    return closed_form(body + head + _embedding_lookups(spec, wl, conv))
+
+
+def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
+    """FLOPs of decode step t: one new token per sequence (B of them) through the
+    layers and the head, its query attending to L_pre + t cached keys (decoder-only),
+    or t target keys plus L_pre source keys whose K/V are cached (encoder-decoder).
+    A closed form in B, L_pre and t.
+
+    Raises:
+        ValueError: unknown convention or mask; an encoder-only model.
+    """
+    from symtrans.engine.simplify import closed_form
+
+    _check(None, mask, "none")
+    _require_generation(spec)
+    conv = get_convention(convention)
+    one = sp.Integer(1)
+    if spec.family == "encoder-decoder":
+        wl = Workload(src=S.L_pre, tgt=one, context=S.t, mask=mask)
+        model = build(spec, wl)
+        body = count(
+            model,
+            conv,
+            lambda p, s: len(p) > 1 and p[1] not in ("encoder", "encoder embeddings") and not _is_cross_kv(p, s),
+        )
+        emb = _embedding_lookups(spec, Workload(src=sp.Integer(0), tgt=one), conv)
+        return closed_form(body + emb)
+    wl = Workload(seq=one, context=S.L_pre + S.t, mask=mask)
+    model = build(spec, wl)
+    return closed_form(count(model, conv) + _embedding_lookups(spec, wl, conv))
+
+
+def decode_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
+    """Inference decode of T_gen tokens with a KV cache for B sequences: the sum over
+    t = 1..T_gen of ``decode_step_expr``, simplified by ``sympy.summation`` into a
+    closed form in B, L_pre and T_gen (a sum it cannot close, e.g. with a sliding
+    window's Min, stays an exact unevaluated Sum).
+
+    Raises:
+        ValueError: unknown convention or mask; an encoder-only model.
+    """
+    from symtrans.engine.simplify import closed_form
+
+    if spec.has("w"):
+        return _windowed_decode(spec, convention, mask)
+    step = decode_step_expr(spec, convention, mask)
+    total = sp.summation(sp.expand(step), (S.t, 1, S.T_gen))
+    return closed_form(total) if not total.has(sp.Sum) else total
+
+
+def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
+    """Decode under a causal sliding window w (Mistral, Jiang et al. 2023 §2): the token at
+    context c attends to min(c, w) keys.  With the unwindowed step A + K*c (c = P + t,
+    P = L_pre for a decoder-only model, 0 for an encoder-decoder's self-attention), the sum
+    over t = 1..T_gen is T_gen*A + K*(m*P + m*(m+1)/2 + (T_gen - m)*w), where
+    m = Min(Max(w - P, 0), T_gen) steps still fit in the window."""
+    import dataclasses
+
+    if mask == "half":
+        raise ValueError("the half-square mask is not defined for sliding-window decode; use full or causal")
+    plain = dataclasses.replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n != "w"))
+    step = sp.expand(decode_step_expr(plain, convention, mask))
+    P = S.L_pre if spec.family == "decoder-only" else sp.Integer(0)
+    K = sp.diff(step, S.t)
+    A = sp.expand(step - K * (P + S.t))
+    if A.has(S.t) or K.has(S.t):
+        raise ValueError("a decode step is not linear in the context length; cannot close the windowed sum")
+    m = sp.Min(sp.Max(S.w - P, 0), S.T_gen)
+    return sp.expand(S.T_gen * A) + K * (m * P + m * (m + 1) / 2 + (S.T_gen - m) * S.w)
+
+
+def inference_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
+    """Prefill plus decode: FLOPs to read L_pre prompt tokens and generate T_gen more.
+
+    Raises:
+        ValueError: as ``prefill_expr``.
+    """
+    from symtrans.engine.simplify import closed_form
+
+    return closed_form(prefill_expr(spec, convention, mask) + decode_expr(spec, convention, mask))
+
+
+def evaluate(expr: sp.Expr, values: dict[str, int]) -> sp.Rational:
+    """``expr`` at ``values`` exactly (a SymPy Integer or Rational, never a float);
+    unevaluated sums are carried out after substitution.
+
+    Raises:
+        ValueError: a symbol without a value.
+    """
+    from symtrans.engine.evaluate import as_expr, substitution
+
+    e = as_expr(expr).xreplace(substitution(values))
+    if e.has(sp.Sum):
+        e = e.doit()
+    if e.free_symbols:
+        missing = ", ".join(sorted(str(s) for s in e.free_symbols))
+        raise ValueError(f"no value for {missing}; give it with --set NAME=VALUE")
+    return sp.Rational(e)

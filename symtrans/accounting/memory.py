@@ -1,0 +1,529 @@
+"""Memory of training and inference, in bytes, as exact closed forms.
+
+* Weights: parameters x bytes per parameter of the dtype (``DTYPES``).  4-bit formats
+  pack two parameters per byte, so a packed tensor's element count (``numel`` of its
+  uint8 storage) is half the parameter count: an element count is not a parameter count.
+* Gradients: one per parameter, in the dtype of the weights.
+* Optimizer states (``OPTIMIZERS``): Adam/AdamW in mixed precision keeps an fp32 master
+  copy, m and v: 12 bytes per parameter, 16 with the 16-bit weights and gradients
+  (Rajbhandari et al. 2020, ZeRO §3.1, K = 12).
+* ZeRO stages 1-3 over N_d data-parallel ranks partition optimizer states, then
+  gradients, then weights (ZeRO §5, Figure 1).  Figures are per rank.
+* Activations per layer after Korthikanti et al. 2022 §4.1 (s·b·h·(34 + 5·a·s/h) bytes
+  at 16 bits for GPT), re-derived from the model's own options: every tensor autograd
+  saves for the backward pass is listed with its width (GQA's narrower K and V, d_ff,
+  gated FFNs, norms or none, QK-norm, MoE's k experts).
+  Selective recomputation and FlashAttention drop the terms in a·s² (the score
+  matrices); full recomputation keeps only each layer's input, 2·s·b·d_model.
+* KV cache: per token 2·N·h_kv·d_k x bytes (N·h_kv·(d_k + d_v) in general), honouring
+  GQA/MQA, an explicit head_dim and a sliding window.
+* Inference footprint: weights + KV cache + one layer's activations + logits, plus a
+  stated margin.
+
+Units: bytes.  Expressions are exact (SymPy Integers/Rationals, never floats).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from symtrans.accounting.hardware import fraction
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import build
+from symtrans.engine.components import attention_pairs, dims
+from symtrans.engine.conventions import RECOMPUTE, choice
+from symtrans.engine.simplify import closed_form
+from symtrans.engine.spec import Spec
+
+KEYS = (
+    "weights_bytes",
+    "gradients_bytes",
+    "optimizer_bytes",
+    "activations_bytes",
+    "kv_cache_bytes",
+    "kv_cache_bytes_per_token",
+    "total_bytes",
+)
+
+
+@dataclass(frozen=True)
+class DType:
+    """A number format: bytes per element (exact; 1/2 for 4-bit) and where it is used."""
+
+    name: str
+    bytes: sp.Rational
+    note: str
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        DType("fp32", sp.Integer(4), "IEEE 754 single precision"),
+        DType("bf16", sp.Integer(2), "bfloat16 (8-bit exponent, 7-bit mantissa)"),
+        DType("fp16", sp.Integer(2), "IEEE 754 half precision"),
+        DType("fp8", sp.Integer(1), "E4M3/E5M2 (Micikevicius et al. 2022)"),
+        DType("int8", sp.Integer(1), "8-bit integer weights (LLM.int8(), Dettmers et al. 2022)"),
+        DType(
+            "int4",
+            sp.Rational(1, 2),
+            "4-bit weights (GPTQ, AWQ, NF4): two parameters per byte, so a packed "
+            "tensor holds half as many uint8 elements as parameters; per-group scales "
+            "are not included",
+        ),
+    )
+}
+TRAINING_DTYPES = ("fp32", "bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """Optimizer state per parameter.
+
+    Attributes:
+        state_bytes: bytes of optimizer state per parameter (m, v, momentum, ...).
+        master: keeps an fp32 master copy (4 bytes) when the weights are not fp32.
+        always_master: counts the fp32 master copy whatever the weight dtype.
+    """
+
+    name: str
+    state_bytes: sp.Rational
+    master: bool
+    description: str
+    source: str
+    always_master: bool = False
+
+
+OPTIMIZERS: dict[str, Optimizer] = {
+    o.name: o
+    for o in (
+        Optimizer(
+            "adam-mixed",
+            sp.Integer(8),
+            True,
+            "Adam/AdamW in mixed precision: fp32 master copy + m + v = 12 bytes per parameter",
+            "Rajbhandari et al. 2020 (ZeRO) §3.1, K = 12; Micikevicius et al. 2018",
+            always_master=True,
+        ),
+        Optimizer(
+            "adam",
+            sp.Integer(8),
+            True,
+            "Adam/AdamW: m and v in fp32 (8 bytes), plus an fp32 master copy when the weights are 16-bit",
+            "Kingma & Ba 2015; Loshchilov & Hutter 2019 (AdamW); torch.optim.AdamW",
+        ),
+        Optimizer(
+            "adamw",
+            sp.Integer(8),
+            True,
+            "the same state as adam (decoupled weight decay adds none)",
+            "Loshchilov & Hutter 2019; torch.optim.AdamW",
+        ),
+        Optimizer(
+            "adam-8bit",
+            sp.Integer(2),
+            True,
+            "8-bit Adam: m and v block-wise quantised to 1 byte each, plus an fp32 master copy when the weights "
+            "are 16-bit (the per-block fp32 scales, one per 2048 values, are not counted)",
+            "Dettmers et al. 2022 (8-bit optimizers via block-wise quantization); bitsandbytes Adam8bit",
+        ),
+        Optimizer(
+            "sgd-momentum",
+            sp.Integer(4),
+            True,
+            "SGD with momentum: one fp32 momentum buffer, plus an fp32 master copy when the weights are 16-bit",
+            "torch.optim.SGD(momentum>0)",
+        ),
+        Optimizer(
+            "sgd",
+            sp.Integer(0),
+            True,
+            "plain SGD: no state, only an fp32 master copy when the weights are 16-bit",
+            "torch.optim.SGD",
+        ),
+    )
+}
+
+ZERO_STAGES = (0, 1, 2, 3)
+
+
+def get_dtype(name: str) -> DType:
+    """The dtype called ``name``; ValueError listing the valid ones otherwise."""
+    try:
+        return DTYPES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown dtype {name!r}; valid dtypes: {', '.join(DTYPES)}") from None
+
+
+def get_optimizer(name: str) -> Optimizer:
+    """The optimizer called ``name``; ValueError listing the valid ones otherwise."""
+    try:
+        return OPTIMIZERS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown optimizer {name!r}; valid optimizers: {', '.join(OPTIMIZERS)}") from None
+
+
+def _positive(value, what: str):
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{what} must be a positive integer, not {value!r}")
+    return sp.Integer(value)
+
+
+def model_state_bytes(
+    params: sp.Expr | int,
+    dtype_name: str = "bf16",
+    optimizer_name: str = "adam-mixed",
+    zero_stage: int = 0,
+    dp: sp.Expr | int = 1,
+) -> dict[str, sp.Expr]:
+    """Weights, gradients and optimizer states per data-parallel rank (bytes).
+
+    Args:
+        params: parameter count Ψ (an int or a closed form).
+        dtype_name: weight and gradient dtype (``fp32``, ``bf16``, ``fp16``).
+        optimizer_name: a key of ``OPTIMIZERS``.
+        zero_stage: 0 (replicated), 1 (optimizer states partitioned over ``dp`` ranks),
+            2 (+ gradients), 3 (+ weights) — Rajbhandari et al. 2020 §5, Figure 1.
+        dp: data-parallel ranks N_d.
+
+    Returns ``{"weights_bytes", "gradients_bytes", "optimizer_bytes"}``.
+
+    Raises:
+        ValueError: unknown dtype or optimizer, a dtype not used for training, a ZeRO
+            stage outside 0-3, or a non-positive ``dp``.
+    """
+    dt = get_dtype(dtype_name)
+    if dtype_name not in TRAINING_DTYPES:
+        raise ValueError(
+            f"training keeps weights and gradients in {', '.join(TRAINING_DTYPES)}, not {dtype_name}; "
+            "use --inference for quantised weights"
+        )
+    opt = get_optimizer(optimizer_name)
+    if zero_stage not in ZERO_STAGES or isinstance(zero_stage, bool):
+        raise ValueError(f"ZeRO stage must be one of 0, 1, 2, 3, not {zero_stage!r}")
+    dp = _positive(dp, "the number of data-parallel ranks")
+    P = sp.Integer(params) if isinstance(params, int) else params
+    master = 4 if (opt.always_master or (opt.master and dtype_name != "fp32")) else 0
+    weights = P * dt.bytes
+    grads = P * dt.bytes
+    states = P * (opt.state_bytes + master)
+    if zero_stage >= 1:
+        states = states / dp
+    if zero_stage >= 2:
+        grads = grads / dp
+    if zero_stage >= 3:
+        weights = weights / dp
+    return {"weights_bytes": weights, "gradients_bytes": grads, "optimizer_bytes": states}
+
+
+def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
+    """KV cache bytes per token of one sequence: sum over the decoder's self-attention
+    layers of h_kv·(d_k + d_v)·bytes, i.e. 2·N·h_kv·d_k·bytes when d_v = d_k.
+
+    GQA/MQA use h_kv (not h) and an explicit head_dim d_k (Ainslie et al. 2023;
+    Pope et al. 2022 §3.3).  An encoder-only model keeps no cache (0).
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    b = get_dtype(kv_dtype).bytes
+    if spec.family == "encoder-only":
+        return sp.Integer(0)
+    D = dims(spec)
+    n = S.N if spec.has("N") else S.N_dec
+    return n * D.h_kv * (D.d_k + D.d_v) * b
+
+
+def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
+    """Positions a layer caches: all of them, or the last w under a sliding window."""
+    return sp.Min(seq, S.w) if spec.has("w") else seq
+
+
+def kv_cache_bytes(
+    spec: Spec, batch: sp.Expr, seq: sp.Expr, kv_dtype: str = "bf16", src: sp.Expr | None = None
+) -> sp.Expr:
+    """KV cache bytes of ``batch`` sequences of ``seq`` tokens (an encoder-decoder adds
+    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token).
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    total = batch * _cache_length(spec, seq) * kv_cache_per_token(spec, kv_dtype)
+    if spec.family == "encoder-decoder":
+        total += batch * (src if src is not None else seq) * kv_cache_per_token(spec, kv_dtype)
+    return total
+
+
+def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp.Expr:
+    """Parameters one inference step reads from memory when it runs ``tokens`` tokens
+    (B for a decode step, B x L_pre for a prefill), for the memory-bound roofline.
+
+    * Every stored parameter of the components the phase runs is read once per step:
+      for a decoder-only model all of them; for an encoder-decoder, prefill runs the
+      embeddings, the encoder and the decoder's cross-attention K/V projections, and
+      decode runs everything else (``flops.prefill_expr`` / ``decode_step_expr``).
+    * Routed experts (mixture of experts): a step reads only the experts its tokens are
+      routed to, at most min(E, tokens x k) of the E experts of each MoE layer (each
+      token picks k; the bound is reached when they pick different ones), so one token
+      at B = 1 reads k experts: the active parameters (Fedus et al. 2022 §2; Jiang et
+      al. 2024, Mixtral §2: 13B of 47B parameters active per token).
+    * An embedding table is counted whole although a step gathers only ``tokens`` rows
+      of it (an upper bound; the difference is under 2% of a 7B model).
+
+    Units: parameters (multiply by bytes per parameter for bytes).
+
+    Raises:
+        ValueError: an unknown phase.
+    """
+    from symtrans.accounting.flops import _is_cross_kv
+
+    if phase not in ("prefill", "decode"):
+        raise ValueError(f"unknown phase {phase!r}; valid phases: prefill, decode")
+    tokens = sp.Integer(tokens) if isinstance(tokens, int) else tokens
+    total = []
+    for path, mult, step in build(spec).walk():
+        if spec.family == "encoder-decoder":
+            encoder_side = len(path) > 1 and path[1] in ("encoder", "encoder embeddings")
+            cross_kv = _is_cross_kv(path, step)
+            shared = len(path) > 1 and path[1] == "shared token embedding"
+            runs = (encoder_side or cross_kv or shared) if phase == "prefill" else not (encoder_side or cross_kv)
+            if not runs:
+                continue
+        n = step.params
+        if step.active is not None and spec.is_moe:  # routed experts: the ones the tokens pick
+            n = n * sp.Min(S.E, tokens * S.k) / S.E
+        total.append(mult * n)
+    return sp.Add(*total)
+
+
+def kv_positions_read(spec: Spec, l_pre: int, t_gen: int) -> int:
+    """Cached positions per layer (and per sequence) that T_gen decode steps after an
+    L_pre-token prompt read and write: step t (1..T_gen) reads the L_pre + t - 1 cached
+    positions and writes one, L_pre + t in all; under a sliding window w at most w
+    (Jiang et al. 2023 §2, rolling buffer cache).  Without a window the sum is
+    T_gen·L_pre + T_gen(T_gen+1)/2; with one, the first m = clamp(w - L_pre, 0, T_gen)
+    steps still fit and the rest touch w each.  For an encoder-decoder the same sum
+    counts the L_pre cached source positions of cross-attention plus the t target
+    positions of self-attention, whose per-position bytes are equal.
+
+    Units: positions (multiply by ``kv_cache_per_token`` for bytes).
+    """
+    if spec.family == "decoder-only" and spec.has("w"):
+        w = spec.values["w"]
+        m = min(max(w - l_pre, 0), t_gen)
+        return m * l_pre + m * (m + 1) // 2 + (t_gen - m) * w
+    return t_gen * l_pre + t_gen * (t_gen + 1) // 2
+
+
+def _layer_activations(
+    spec: Spec,
+    b: sp.Expr,
+    s: sp.Expr,
+    a_bytes: sp.Expr,
+    dropout: bool,
+    scores: bool,
+    cross_src: sp.Expr | None = None,
+    moe: bool = False,
+) -> sp.Expr:
+    """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
+
+    ``a_bytes`` per activation element (2 at 16 bits), 1 byte per dropout-mask element;
+    ``scores`` keeps the a·s² terms (off under FlashAttention or selective recomputation).
+    Eager attention stores the full s x s score matrices even under a causal mask
+    (masked entries are zeros, not absent), so the pairs are the full square.
+    """
+    D = dims(spec)
+    d = D.d_model
+    t = b * s
+    mask_b = sp.Integer(1) if dropout else sp.Integer(0)
+    norms = 0 if spec.norm == "none" else 1
+
+    def attn(q_tokens, kv_tokens, q_len, kv_len):
+        pairs = attention_pairs(q_len, kv_len, "full")
+        x = a_bytes * q_tokens * d  # input of W_Q (and of W_K, W_V for self-attention)
+        x += a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
+        x += a_bytes * kv_tokens * D.h_kv * D.d_k  # K, saved for Q K^T
+        x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
+        if spec.qk_norm:
+            x += a_bytes * (q_tokens * D.h + kv_tokens * D.h_kv) * D.d_k  # inputs of the QK norms
+        if scores:
+            x += a_bytes * b * D.h * pairs  # softmax output
+            if dropout:
+                x += mask_b * b * D.h * pairs + a_bytes * b * D.h * pairs  # dropout mask and output
+        x += a_bytes * q_tokens * D.h * D.d_v  # input of W_O
+        x += mask_b * q_tokens * d  # dropout mask after W_O
+        return x
+
+    total = attn(t, t, s, s) + norms * a_bytes * t * d
+    if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
+        total += attn(t, b * cross_src, s, cross_src) + norms * a_bytes * t * d
+    if spec.ffn == "mlp":
+        inner = 2 * a_bytes * t * D.d_ff  # activation input, and input of W_2
+    else:
+        inner = 4 * a_bytes * t * D.d_ff  # gate out, act(gate), up out, and input of W_down
+    ffn = a_bytes * t * d + inner
+    if moe:
+        ffn = S.k * ffn + a_bytes * t * S.E  # k experts' copies of the input and their inner terms; router logits
+    total += ffn + mask_b * t * d + norms * a_bytes * t * d
+    return total
+
+
+def activations_per_layer(
+    spec: Spec,
+    batch: sp.Expr = S.B,
+    seq_len: sp.Expr = S.L,
+    act_dtype: str = "bf16",
+    recompute: str = "none",
+    flash_attention: bool = False,
+    dropout: bool = True,
+) -> sp.Expr:
+    """Activation bytes one (decoder, or encoder) layer keeps for the backward pass.
+
+    With 16-bit activations, dropout, full-square attention scores, h*d_k = d_model,
+    d_ff = 4 d_model, LayerNorm and an MLP this is Korthikanti et al. 2022 eq. (1):
+    s·b·h·(34 + 5·a·s/h) [s = L, b = B, h = d_model, a = heads]; the a·s² terms are the
+    full s x s score matrices, which eager attention stores even under a causal mask.
+    ``recompute``: ``selective`` drops the a·s² terms (§4.2), ``full`` keeps only the
+    layer input 2·s·b·d_model (§4.1, Table 2); ``flash_attention`` drops the a·s² terms
+    (Dao et al. 2022; the per-row softmax statistics, 4·b·a·s bytes, are not counted).
+
+    Raises:
+        ValueError: unknown recompute option or dtype.
+    """
+    choice(RECOMPUTE, recompute, "recompute option")
+    a = get_dtype(act_dtype).bytes
+    if recompute == "full":
+        return a * batch * seq_len * S.d_model
+    keep_scores = not flash_attention and recompute != "selective"
+    return _layer_activations(spec, batch, seq_len, a, dropout, keep_scores)
+
+
+def _activations_total(spec: Spec, batch, seq, a, recompute, flash, dropout, src=None) -> tuple[sp.Expr, sp.Expr]:
+    """(per decoder-or-encoder layer, whole model) activation bytes for training."""
+    keep = not flash and recompute != "selective"
+    if recompute == "full":
+        if spec.family == "encoder-decoder":
+            n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+            per = a * batch * seq * S.d_model
+            return per, n_enc * a * batch * src * S.d_model + n_dec * per
+        per = a * batch * seq * S.d_model
+        return per, S.N * per + _head_activations(spec, batch, seq, a)
+    if spec.family == "encoder-decoder":
+        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+        enc = _layer_activations(spec, batch, src, a, dropout, keep)
+        dec = _layer_activations(spec, batch, seq, a, dropout, keep, cross_src=src)
+        return dec, n_enc * enc + n_dec * dec + _head_activations(spec, batch, seq, a)
+    per = _layer_activations(spec, batch, seq, a, dropout, keep)
+    if spec.is_moe:
+        from symtrans.engine.architectures import _layer_counts
+
+        dense_n, moe_n = _layer_counts(spec, S.N)
+        moe_per = _layer_activations(spec, batch, seq, a, dropout, keep, moe=True)
+        return moe_per, dense_n * per + moe_n * moe_per + _head_activations(spec, batch, seq, a)
+    return per, S.N * per + _head_activations(spec, batch, seq, a)
+
+
+def _head_activations(spec: Spec, batch, seq, a) -> sp.Expr:
+    """The LM head's saved input (a·s·b·d_model) and fp32 logits for the loss (4·s·b·V)."""
+    if not spec.lm_head or spec.family == "encoder-only":
+        return sp.Integer(0)
+    return a * batch * seq * S.d_model + 4 * batch * seq * S.V
+
+
+def memory_terms(
+    spec: Spec,
+    dtype: str = "bf16",
+    optimizer: str = "adam-mixed",
+    zero_stage: int = 0,
+    dp: sp.Expr | int = 1,
+    batch: sp.Expr | int = S.B,
+    seq_len: sp.Expr | int | None = None,
+    recompute: str = "none",
+    flash_attention: bool = False,
+    kv_dtype: str | None = None,
+    mode: str = "training",
+    dropout: bool = True,
+    margin: sp.Rational | str = sp.Rational(1, 10),
+    src_len: sp.Expr | int | None = None,
+) -> dict[str, sp.Expr]:
+    """Memory of ``spec`` in bytes, per data-parallel rank, as exact expressions.
+
+    Args:
+        dtype: weight dtype (``DTYPES``); training allows fp32, bf16, fp16.
+        optimizer: ``OPTIMIZERS`` key (training only).
+        zero_stage, dp: ZeRO stage 0-3 over ``dp`` data-parallel ranks (training).
+        batch, seq_len: B sequences of L tokens (symbols when not given); an
+            encoder-decoder uses ``seq_len`` for the target and ``src_len`` (default
+            the same) for the source.
+        recompute: ``none`` | ``selective`` | ``full`` activation recomputation.
+        flash_attention: FlashAttention drops the a·s² activation terms.
+        kv_dtype: dtype of the KV cache (default: ``dtype``, 16-bit for int formats).
+        mode: ``training`` (weights + gradients + optimizer + activations; no KV cache)
+            or ``inference`` (weights + KV cache of B x L tokens + one layer's
+            activations and the last logits, plus ``margin``).
+        dropout: whether dropout masks are saved (Korthikanti's formula assumes so).
+        margin: inference headroom as a fraction of the rest (allocator, CUDA context);
+            default 1/10, the 10% that vLLM's gpu_memory_utilization = 0.9 leaves free;
+            ``margin_bytes`` is rounded up to a whole byte (a ``ceiling``), as are
+            4-bit weights of an odd parameter count.
+
+    Returns a dict with keys ``KEYS`` (and ``activations_bytes_per_layer``,
+    ``margin_bytes``); every value an exact expression in bytes.
+
+    Raises:
+        ValueError: unknown dtype/optimizer/recompute/mode, a bad ZeRO stage, a
+            non-positive batch, length or rank count, or a negative margin.
+    """
+    if mode not in ("training", "inference"):
+        raise ValueError(f"unknown memory mode {mode!r}; valid modes: training, inference")
+    choice(RECOMPUTE, recompute, "recompute option")
+    dt = get_dtype(dtype)
+    b = _positive(batch, "the batch size")
+    s = (
+        _positive(seq_len, "the sequence length")
+        if seq_len is not None
+        else (S.L_tgt if spec.family == "encoder-decoder" else S.L)
+    )
+    src = None
+    if spec.family == "encoder-decoder":
+        src = (
+            _positive(src_len, "the source length") if src_len is not None else (s if seq_len is not None else S.L_src)
+        )
+    if kv_dtype is None:
+        kv_dtype = dtype if dtype in TRAINING_DTYPES or dtype == "fp8" else "bf16"
+    get_dtype(kv_dtype)
+    params = closed_form(build(spec).params)
+    act_dtype = dtype if dtype in TRAINING_DTYPES else "bf16"
+    a = DTYPES[act_dtype].bytes
+    per_token = kv_cache_per_token(spec, kv_dtype)
+    out: dict[str, sp.Expr] = {}
+    if mode == "training":
+        out.update(model_state_bytes(params, dtype, optimizer, zero_stage, dp))
+        per_layer, acts = _activations_total(spec, b, s, a, recompute, flash_attention, dropout, src)
+        out["activations_bytes"] = acts
+        out["kv_cache_bytes"] = sp.Integer(0)
+        out["kv_cache_bytes_per_token"] = per_token
+        out["total_bytes"] = out["weights_bytes"] + out["gradients_bytes"] + out["optimizer_bytes"] + acts
+        out["activations_bytes_per_layer"] = per_layer
+        out["margin_bytes"] = sp.Integer(0)
+    else:
+        m = margin if isinstance(margin, sp.Basic) else fraction(margin, "the margin", upper=None, allow_zero=True)
+        if not m.is_Rational or m < 0:
+            raise ValueError(f"the margin must be a non-negative fraction, not {margin}")
+        # 4-bit weights: two per byte, an odd count rounds up to a whole byte
+        out["weights_bytes"] = params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
+        out["gradients_bytes"] = sp.Integer(0)
+        out["optimizer_bytes"] = sp.Integer(0)
+        per_layer = _layer_activations(spec, b, s, a, False, not flash_attention, moe=spec.is_moe, cross_src=src)
+        logits = 4 * b * S.V if spec.family != "encoder-only" and spec.lm_head else sp.Integer(0)
+        out["activations_bytes"] = per_layer + logits
+        out["kv_cache_bytes"] = kv_cache_bytes(spec, b, s, kv_dtype, src)
+        out["kv_cache_bytes_per_token"] = per_token
+        base = out["weights_bytes"] + out["kv_cache_bytes"] + out["activations_bytes"]
+        out["margin_bytes"] = sp.ceiling(m * base)  # rounded up to a whole byte, and said so in the docstring
+        out["total_bytes"] = base + out["margin_bytes"]
+        out["activations_bytes_per_layer"] = per_layer
+    return {k: v if v.has(sp.Min, sp.ceiling) else closed_form(sp.expand(v)) for k, v in out.items()}

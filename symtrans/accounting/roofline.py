@@ -1,0 +1,89 @@
+"""The prefill/decode roofline of one request, and the workload defaults it uses.
+
+Used by ``symtrans time``, ``symtrans flops --mode prefill|decode`` and the report's
+time section, so that all three use the same lengths and the same bytes moved.
+Units: FLOPs, bytes, seconds.
+"""
+
+from __future__ import annotations
+
+
+def inference_lengths(spec, v: dict, prefill: int | None = None, generate: int | None = None) -> tuple[int, int]:
+    """(L_pre, T_gen) of the prefill/decode workload: the prompt defaults to the sequence
+    length (L; L_src, the source, for an encoder-decoder) and the answer to one token.
+    ``symtrans flops``, ``symtrans time`` and the reports all use these defaults."""
+    l_pre = prefill if prefill is not None else (v["L_src"] if spec.family == "encoder-decoder" else v["L"])
+    return l_pre, (generate if generate is not None else 1)
+
+
+def default_kv_dtype(dtype: str) -> str:
+    """The KV cache dtype when none is given: the weight dtype, bf16 for int8/int4 weights."""
+    return dtype if dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+
+
+def inference_roofline(
+    spec, v: dict, acc, precision: str | None = None, dtype: str = "bf16", kv_dtype: str | None = None
+) -> dict:
+    """Prefill and decode of one request (B sequences, ``v["L_pre"]`` prompt tokens,
+    ``v["T_gen"]`` generated ones) on ONE device, on the roofline (``hardware.roofline``).
+
+    Bytes moved: prefill reads the weights it runs once and writes B x L_pre cached
+    positions; decode step t reads the weights it runs (routed experts: only those its
+    B tokens pick, ``memory.weights_read``) and the cached positions
+    (``memory.kv_positions_read``).  One device is a data-parallel replica: more replicas
+    raise the throughput, not a request's speed.  Units: FLOPs, bytes, seconds.
+
+    Returns {"prefill": Roofline, "decode": Roofline, "weights_prefill", "weights_decode"
+    (parameters per step), "kv_bytes_per_token", "resident_bytes" (weights + cache at the
+    end, for the fit check)}.
+
+    Raises:
+        ValueError: unknown dtype or precision; a model that does not generate.
+    """
+    from symtrans.accounting import flops as F
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.hardware import roofline
+    from symtrans.accounting.memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
+    from symtrans.engine.architectures import build
+
+    w_bytes = get_dtype(dtype).bytes
+    kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
+    B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
+    w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
+    w_dec = evaluate(weights_read(spec, B, "decode"), v)
+    pre = roofline("prefill", evaluate(F.prefill_expr(spec), v), w_pre * w_bytes + B * Lp * kv_tok, acc, 1, precision)
+    kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
+    dec = roofline("decode", evaluate(F.decode_expr(spec), v), Tg * w_dec * w_bytes + kv_moved, acc, 1, precision)
+    cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
+    resident = evaluate(build(spec).params, v) * w_bytes + B * cached * kv_tok
+    return {
+        "prefill": pre,
+        "decode": dec,
+        "weights_prefill": w_pre,
+        "weights_decode": w_dec,
+        "kv_bytes_per_token": kv_tok,
+        "resident_bytes": resident,
+    }
+
+
+def roofline_assumptions(spec, devices: int) -> list[str]:
+    """The assumptions of the prefill/decode roofline, one sentence each (text and JSON)."""
+    out = [
+        "one request on one device (a data-parallel replica holding the whole model)"
+        + (
+            f"; the {devices} devices divide the training step and run time and multiply the inference "
+            "throughput, not a request's latency"
+            if devices != 1
+            else ""
+        )
+    ]
+    if spec.is_moe:
+        out.append(
+            "each decode step reads only the routed experts its B tokens pick, "
+            "at most min(E, B*k) of the E experts of each MoE layer (k of E at B = 1)"
+        )
+    if spec.family == "encoder-decoder":
+        out.append("prefill reads the encoder and the cross-attention K/V weights; decode reads the rest")
+    if spec.family == "decoder-only" and spec.has("w"):
+        out.append("decode reads at most w cached positions per layer (sliding window)")
+    return out

@@ -1,0 +1,1 @@
+"""symtrans.analysis: see the layer contract in pyproject.toml."""

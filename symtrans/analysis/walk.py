@@ -1,0 +1,642 @@
+"""The shape walk: every step of the forward pass with its tensor shapes and FLOPs.
+
+Each step names the operation, the shapes of its inputs and output as tuples of
+symbols (``(B, L, d_model)``, ``(B, h, L, d_k)``, ...) and the FLOPs that follow from
+those shapes alone: a product (..., m x k) . (k x n) costs 2*(batch dims)*m*k*n
+(2 per multiply-accumulate, matrix products only; lookups, reshapes, norms, softmax,
+activations and residual adds cost 0 under this convention).  A causal or local mask
+keeps only ``pairs`` of the q x kv score entries; the two attention products then cost
+2*B*h*pairs*d_k and 2*B*h*pairs*d_v (``components.attention_pairs`` / ``windowed_pairs``).
+
+The walk is derived from the Spec here, independently of the Cost tree of
+``architectures.build``; summed over its steps (times their repeats) it must equal the
+cost engine's forward FLOPs, which ``tests/test_walk.py`` checks for every preset.
+
+Also: the exact sinusoidal positional-encoding table (Vaswani et al. 2017 §3.5),
+PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)),
+as SymPy values with decimals beside them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.architectures import FORWARD, Workload, _layer_counts
+from symtrans.engine.components import MASKS, attention_pairs, dims, windowed_pairs
+from symtrans.engine.spec import Spec
+
+Shape = tuple  # of sympy expressions
+ZERO = sp.Integer(0)
+ONE = sp.Integer(1)
+
+
+@dataclass(frozen=True)
+class WalkStep:
+    """One operation of the forward pass.
+
+    Attributes:
+        stage: where it happens, e.g. ``"decoder layer"``; ``repeat`` times (N layers).
+        op: the operation, e.g. ``"Q = X W_Q"``.
+        inputs: shapes of the operands (tuples of symbols), weights included.
+        output: shape of the result.
+        flops: forward FLOPs of one instance, from the shapes (2 per multiply-accumulate).
+        repeat: how many times the model runs this step (N for a layer's step).
+        kind: ``matmul`` (a product of two tensors), ``lookup`` or ``elementwise``/``reshape`` (0 FLOPs).
+        pairs: for masked attention products, the kept query-key pairs per sequence and head.
+        note: one sentence of why.
+    """
+
+    stage: str
+    op: str
+    inputs: tuple[Shape, ...]
+    output: Shape
+    flops: sp.Expr = ZERO
+    repeat: sp.Expr = ONE
+    kind: str = "elementwise"
+    pairs: sp.Expr | None = None
+    note: str = ""
+
+    @property
+    def total_flops(self) -> sp.Expr:
+        """``repeat * flops`` (FLOPs)."""
+        return self.repeat * self.flops
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The steps of one forward pass of ``spec`` at ``workload``."""
+
+    spec: Spec
+    workload: Workload
+    steps: tuple[WalkStep, ...] = field(default_factory=tuple)
+
+    @property
+    def flops(self) -> sp.Expr:
+        """Forward FLOPs: the sum over steps of repeat * flops (FLOPs)."""
+        return sp.Add(*[s.total_flops for s in self.steps])
+
+    def evaluate(self, values: Mapping[str, int]) -> list[dict]:
+        """Every step at numbers: shapes as integer tuples, FLOPs exact (Python ints).
+
+        ``values`` maps size names (the spec's plus B, L, L_src, L_tgt, ...) to integers.
+
+        Raises:
+            ValueError: if a symbol has no value or a count is not an integer.
+        """
+        from symtrans.engine.evaluate import exact
+
+        out = []
+        for i, s in enumerate(self.steps, 1):
+            out.append(
+                {
+                    "index": i,
+                    "stage": s.stage,
+                    "op": s.op,
+                    "kind": s.kind,
+                    "inputs": [[exact(d, values) for d in shp] for shp in s.inputs],
+                    "output": [exact(d, values) for d in s.output],
+                    "repeat": exact(s.repeat, values),
+                    "flops": exact(s.flops, values),
+                    "total_flops": exact(s.total_flops, values),
+                    **({"pairs": exact(s.pairs, values)} if s.pairs is not None else {}),
+                }
+            )
+        return out
+
+
+# ---------------------------------------------------------------------------------
+# FLOPs from shapes
+
+
+def _prod(xs) -> sp.Expr:
+    return sp.Mul(*xs) if xs else ONE
+
+
+def _same(a: sp.Expr, b: sp.Expr) -> bool:
+    return sp.expand(a - b) == 0
+
+
+def matmul_flops(a: Shape, b: Shape, pairs: sp.Expr | None = None, masked: str = "") -> tuple[Shape, sp.Expr]:
+    """The output shape and FLOPs of a . b, from the shapes alone.
+
+    ``a`` is (*lead, m, k); ``b`` is (k, n) (a weight, broadcast over ``lead``) or
+    (*lead, k, n) (a batched product).  FLOPs = 2 * prod(lead) * m * k * n.  With a
+    mask, ``pairs`` kept entries replace the m*n score entries (``masked="out"``, for
+    Q K^T) or the m*k ones (``masked="left"``, for scores . V).
+
+    Raises:
+        ValueError: if the inner dimensions or the batch dimensions differ.
+    """
+    *lead, m, k = a
+    if len(b) == 2:
+        k2, n = b
+    else:
+        *blead, k2, n = b
+        if len(blead) != len(lead) or not all(_same(x, y) for x, y in zip(lead, blead)):
+            raise ValueError(f"batch dimensions differ: {a} . {b}")
+    if not _same(k, k2):
+        raise ValueError(f"inner dimensions differ: {a} . {b}")
+    batch = _prod(lead)
+    if pairs is None:
+        flops = 2 * batch * m * k * n
+    elif masked == "out":
+        flops = 2 * batch * pairs * k
+    else:
+        flops = 2 * batch * pairs * n
+    return tuple(lead) + (m, n), flops
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.steps: list[WalkStep] = []
+
+    def mm(self, stage, op, a, b, repeat=ONE, note="", pairs=None, masked=""):
+        out, flops = matmul_flops(a, b, pairs, masked)
+        self.steps.append(WalkStep(stage, op, (a, b), out, flops, repeat, "matmul", pairs, note))
+        return out
+
+    def linear(self, stage, name, x, d_in, d_out, repeat=ONE, note="", low_rank=False):
+        """x . W (d_in x d_out); a low-rank map is x . U (d_in x r) then . V (r x d_out)."""
+        if low_rank:
+            y = self.mm(stage, f"{name}: x U (rank r)", x, (d_in, S.r), repeat, "first factor of the low-rank map")
+            return self.mm(stage, f"{name}: (x U) V", y, (S.r, d_out), repeat, "second factor")
+        return self.mm(stage, name, x, (d_in, d_out), repeat, note)
+
+    def op(self, stage, op, inputs, output, repeat=ONE, note="", kind="elementwise"):
+        self.steps.append(WalkStep(stage, op, tuple(inputs), output, ZERO, repeat, kind, None, note))
+        return output
+
+
+# ---------------------------------------------------------------------------------
+# the forward pass
+
+
+def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
+    """The shape walk of ``spec``'s forward pass at ``workload`` (batch B, L tokens, ...).
+
+    Steps follow the implementation's order (embeddings; per layer: norms before or
+    after each sublayer per ``norm_position``, attention, cross-attention, FFN or MoE;
+    final norm; heads).  Layer steps carry ``repeat`` = the number of such layers.
+
+    Raises:
+        ValueError: for an invalid workload mask.
+    """
+    if workload.mask not in MASKS:
+        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
+    b = _Builder()
+    wl = workload
+    B = wl.batch
+    fam = spec.family
+    if fam == "encoder-decoder":
+        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+        _embed(b, spec, "encoder embeddings", B, wl.src)
+        x_enc = (B, wl.src, S.d_model)
+        _stack(b, spec, "encoder", x_enc, [(n_enc, spec.is_moe)], kind="self", mask=wl.mask, context=wl.src)
+        _embed(b, spec, "decoder embeddings", B, wl.tgt)
+        ctx = wl.tgt if wl.context is None else wl.context
+        _stack(
+            b,
+            spec,
+            "decoder",
+            (B, wl.tgt, S.d_model),
+            _groups(spec, n_dec),
+            kind="causal",
+            mask=wl.mask,
+            context=ctx,
+            memory=x_enc,
+        )
+        if spec.lm_head:
+            _lm_head(b, spec, (B, wl.tgt, S.d_model))
+    elif fam == "encoder-only":
+        _embed(b, spec, "embeddings", B, wl.seq)
+        x = (B, wl.seq, S.d_model)
+        _stack(b, spec, "encoder", x, [(S.N, spec.is_moe)], kind="self", mask=wl.mask, context=wl.seq)
+        if spec.pooler:
+            first = b.op("pooler", "x[:, 0, :] (first token)", [x], (B, S.d_model), kind="reshape")
+            b.mm("pooler", "x_0 W_pool", first, (S.d_model, S.d_model), note="dense + tanh (BertPooler)")
+        if spec.mlm_head:
+            ew = S.E_emb if spec.has("E_emb") else S.d_model
+            y = b.mm("MLM head", "x W_transform", x, (S.d_model, ew), note="dense + activation + norm")
+            b.op("MLM head", "norm", [y], y)
+            b.mm("MLM head", "logits = y W_decoder", y, (ew, S.V), note="tied to the token embedding")
+    else:
+        _embed(b, spec, "embeddings", B, wl.seq)
+        ctx = wl.seq if wl.context is None else wl.context
+        x = (B, wl.seq, S.d_model)
+        _stack(b, spec, "decoder", x, _groups(spec, S.N), kind="causal", mask=wl.mask, context=ctx)
+        if spec.lm_head:
+            _lm_head(b, spec, x)
+    return Walk(spec, workload, tuple(b.steps))
+
+
+def _groups(spec: Spec, n: sp.Expr) -> list[tuple[sp.Expr, bool]]:
+    dense, moe = _layer_counts(spec, n)
+    out = []
+    if dense != 0:
+        out.append((dense, False))
+    if moe != 0:
+        out.append((moe, True))
+    return out
+
+
+def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
+    width = S.E_emb if spec.has("E_emb") else S.d_model
+    x = (B, q, width)
+    b.op(stage, "token ids", [], (B, q), note="the input: B sequences of tokens", kind="reshape")
+    b.op(
+        stage,
+        "X = E[ids] (lookup)",
+        [(B, q), (S.V, width)],
+        x,
+        note="a row lookup, not a matmul: 0 FLOPs",
+        kind="lookup",
+    )
+    if spec.positional == "learned":
+        b.op(
+            stage,
+            "X + P[positions]",
+            [x, (q, width)],
+            x,
+            note=f"rows 0..{sp.sstr(q)}-1 of the learned (L + {spec.position_offset}) x width table, added",
+        )
+    elif spec.positional == "sinusoidal":
+        b.op(stage, "X + PE", [x, (q, width)], x, note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), cos for 2i+1")
+    if spec.token_types:
+        b.op(stage, "X + T[token types]", [x, (spec.token_types, width)], x, note="segment embedding, added")
+    if spec.embedding_norm:
+        b.op(stage, "norm", [x], x)
+    if spec.has("E_emb"):
+        b.mm(
+            stage,
+            "X W_proj (E_emb -> d_model)",
+            x,
+            (S.E_emb, S.d_model),
+            note="ALBERT's factorized embedding projection (Lan et al. 2020 §3.1)",
+        )
+
+
+def _stack(
+    b: _Builder,
+    spec: Spec,
+    stage: str,
+    x: Shape,
+    groups,
+    kind: str,
+    mask: str,
+    context: sp.Expr,
+    memory: Shape | None = None,
+) -> None:
+    for n, moe in groups:
+        name = f"{'MoE ' if moe else ''}{stage} layer"
+        sub = [("attention", lambda st, r: _attention(b, spec, st, x, x, kind, mask, context, r))]
+        if memory is not None:
+            sub.append(
+                ("cross-attention", lambda st, r: _attention(b, spec, st, x, memory, "cross", mask, memory[1], r))
+            )
+        sub.append(("feed-forward", lambda st, r, moe=moe: (_moe if moe else _ffn)(b, spec, st, x, r)))
+        shared = f" (weights shared: {spec.share_layers})" if spec.share_layers != "none" else ""
+        for label, fn in sub:
+            st = f"{name} x {sp.sstr(n)}{shared}" if n != 1 else name + shared
+            if spec.norm_position == "pre" and spec.norm != "none":
+                b.op(st, f"{label} norm", [x], x, n)
+            fn(st, n)
+            b.op(st, "residual add", [x, x], x, n)
+            if spec.norm_position == "post" and spec.norm != "none":
+                b.op(st, f"{label} norm", [x], x, n)
+    if spec.final_norm and spec.norm != "none":
+        b.op(stage, "final norm", [x], x)
+
+
+def _attention(
+    b: _Builder, spec: Spec, st: str, x: Shape, src: Shape, kind: str, mask: str, context: sp.Expr, n: sp.Expr
+) -> None:
+    D = dims(spec)
+    Bt, q, _ = x
+    kv_rows = src[1]  # rows the K and V projections see
+    kv = context  # keys each query is compared with
+    q_ = b.linear(st, "Q = X W_Q", x, D.d_model, D.h * D.d_k, n)
+    k_ = b.linear(
+        st, "K = X W_K" if kind != "cross" else "K = M W_K (encoder output M)", src, D.d_model, D.h_kv * D.d_k, n
+    )
+    v_ = b.linear(st, "V = X W_V" if kind != "cross" else "V = M W_V", src, D.d_model, D.h_kv * D.d_v, n)
+    Q = b.op(st, "split heads", [q_], (Bt, D.h, q, D.d_k), n, kind="reshape")
+    K = b.op(st, "split K heads", [k_], (Bt, D.h_kv, kv_rows, D.d_k), n, kind="reshape")
+    Vv = b.op(st, "split V heads", [v_], (Bt, D.h_kv, kv_rows, D.d_v), n, kind="reshape")
+    if spec.qk_norm:
+        b.op(st, "query and key norms (width d_k)", [Q, K], Q, n)
+    if spec.positional == "rotary" and kind != "cross":
+        b.op(st, "rotate Q and K (RoPE)", [Q, K], Q, n, note="Su et al. 2021: elementwise rotations")
+    if not _same(kv_rows, kv):
+        K = b.op(
+            st,
+            "append K to the KV cache",
+            [K],
+            (Bt, D.h_kv, kv, D.d_k),
+            n,
+            kind="reshape",
+            note="decode: keys of earlier tokens come from the cache",
+        )
+        Vv = b.op(st, "append V to the KV cache", [Vv], (Bt, D.h_kv, kv, D.d_v), n, kind="reshape")
+    if spec.has("h_kv"):
+        K = b.op(
+            st,
+            "repeat K heads h/h_kv times",
+            [K],
+            (Bt, D.h, kv, D.d_k),
+            n,
+            kind="reshape",
+            note="grouped-query attention shares each K/V head among h/h_kv query heads",
+        )
+        Vv = b.op(st, "repeat V heads h/h_kv times", [Vv], (Bt, D.h, kv, D.d_v), n, kind="reshape")
+    Kt = b.op(st, "K^T", [K], (Bt, D.h, D.d_k, kv), n, kind="reshape")
+    if spec.has("w") and kind != "cross":
+        pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
+        why = (
+            f"local window w ({'causal, ' + mask + ' count' if kind == 'causal' else 'w/2 keys each side'})"
+            + (f" + {spec.global_tokens} global tokens" if spec.global_tokens else "")
+            + ": only kept pairs cost FLOPs"
+        )
+    else:
+        pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")
+        why = (
+            {
+                "full": "causal mask not subtracted (the 'full' count: every query meets every key)",
+                "causal": "causal mask: only the kept lower triangle costs FLOPs",
+                "half": "causal mask counted as half the square",
+            }[mask]
+            if kind == "causal"
+            else "every query meets every key"
+        )
+    scores = b.mm(st, "S = Q K^T / sqrt(d_k)", Q, Kt, n, why, pairs=pairs, masked="out")
+    if spec.positional == "transformer-xl" and kind != "cross":  # Dai et al. 2019 §3.3
+        Rw = b.mm(
+            st,
+            "R W_R (relative encodings R, shared by the batch)",
+            (kv, D.d_model),
+            (D.d_model, D.h * D.d_k),
+            n,
+            "the kv sinusoidal relative encodings, projected once per batch",
+        )
+        Rt = b.op(st, "split R heads, transpose, broadcast over B", [Rw], (Bt, D.h, D.d_k, kv), n, kind="reshape")
+        pos = b.mm(st, "P = (Q + v) R^T", Q, Rt, n, why, pairs=pairs, masked="out")
+        b.op(st, "S + shift(P) (relative shift), + (u K^T)", [scores, pos], scores, n)
+    if spec.positional in ("relative", "alibi") and kind != "cross":
+        b.op(st, "S + position bias", [scores], scores, n)
+    A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
+    out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
+    cat = b.op(st, "concatenate heads", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
+    b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
+
+
+def _ffn(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr, label: str = "") -> None:
+    D = dims(spec)
+    lr = spec.has("r")
+    *lead, _ = x
+    hid = tuple(lead) + (D.d_ff,)
+    if spec.ffn == "mlp":
+        h1 = b.linear(st, f"{label}H = X W_1", x, D.d_model, D.d_ff, n, low_rank=lr)
+        b.op(st, f"{label}activation", [h1], h1, n)
+        b.linear(st, f"{label}Y = H W_2", hid, D.d_ff, D.d_model, n, low_rank=lr)
+        return
+    g = b.linear(st, f"{label}G = X W_gate", x, D.d_model, D.d_ff, n, low_rank=lr)
+    b.linear(st, f"{label}U = X W_up", x, D.d_model, D.d_ff, n, low_rank=lr)
+    b.op(st, f"{label}act(G) * U", [g, g], g, n)
+    b.linear(st, f"{label}Y = (act(G) * U) W_down", hid, D.d_ff, D.d_model, n, low_rank=lr)
+
+
+def _moe(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr) -> None:
+    Bt, q, _ = x
+    logits = b.mm(st, "router logits = X W_router", x, (S.d_model, S.E), n)
+    b.op(st, "top-k of E experts per token", [logits], (Bt, q, S.k), n, kind="reshape")
+    routed = (S.k * Bt * q, S.d_model)
+    b.op(
+        st,
+        "dispatch: k copies of each token to its experts",
+        [x],
+        routed,
+        n,
+        kind="reshape",
+        note="the E experts together see k*B*L token rows",
+    )
+    _ffn(b, spec, st, routed, n, "experts: ")
+    b.op(st, "combine: gate-weighted sum of the k outputs", [routed], x, n)
+    if spec.n_shared_experts:
+        _ffn(b, spec, st, x, n * spec.n_shared_experts, "shared expert: ")
+
+
+def _lm_head(b: _Builder, spec: Spec, x: Shape) -> None:
+    if spec.has("E_emb"):
+        x = b.mm("LM head", "X W_head_proj (d_model -> E_emb)", x, (S.d_model, S.E_emb))
+    w = S.E_emb if spec.has("E_emb") else S.d_model
+    b.mm("LM head", "logits = X W_out" + (" (tied: E^T)" if spec.tie_output else ""), x, (w, S.V))
+
+
+# ---------------------------------------------------------------------------------
+# rendering
+
+
+def _shape(shp: Shape) -> str:
+    return " x ".join(sp.sstr(d) for d in shp) if shp else "()"
+
+
+def walk_rows(w: Walk, values: Mapping[str, int] | None = None) -> list[dict]:
+    """JSON-ready rows: symbolic shapes and FLOPs, plus numbers when ``values`` are given."""
+    nums = w.evaluate(values) if values is not None else None
+    rows = []
+    for i, s in enumerate(w.steps):
+        row = {
+            "index": i + 1,
+            "stage": s.stage,
+            "op": s.op,
+            "kind": s.kind,
+            "inputs": [_shape(x) for x in s.inputs],
+            "output": _shape(s.output),
+            "repeat": sp.sstr(s.repeat),
+            "flops": sp.sstr(s.flops),
+        }
+        if nums is not None:
+            row["at"] = {k: nums[i][k] for k in ("inputs", "output", "repeat", "flops", "total_flops")}
+        rows.append(row)
+    return rows
+
+
+def step_detail(w: Walk, step: int, values: Mapping[str, int] | None = None) -> dict:
+    """Step ``step`` (1-based) of the walk as JSON-ready data: its shapes, its FLOPs formula
+    and, with ``values``, the shapes at those sizes and the FLOPs as formula = substitution =
+    value (exact integers, FLOPs), times the layers it repeats over.
+
+    Raises:
+        ValueError: for a step number out of range.
+    """
+    from symtrans.engine.evaluate import exact
+
+    if not 1 <= step <= len(w.steps):
+        raise ValueError(f"--step must be between 1 and {len(w.steps)}, not {step}")
+    s = w.steps[step - 1]
+    out: dict = {
+        "index": step,
+        "stage": s.stage,
+        "op": s.op,
+        "kind": s.kind,
+        "inputs": [_shape(x) for x in s.inputs],
+        "output": _shape(s.output),
+        "flops": sp.sstr(s.flops),
+        "repeat": sp.sstr(s.repeat),
+        "note": s.note,
+    }
+    if values is not None:
+        sub = {S.SYMBOLS[k]: sp.Integer(v) for k, v in values.items() if k in S.SYMBOLS}
+        with sp.evaluate(False):  # the substituted middle step, unevaluated
+            middle = sp.sstr(s.flops.xreplace(sub))
+        out["at"] = {
+            "inputs": [[exact(d, values) for d in x] for x in s.inputs],
+            "output": [exact(d, values) for d in s.output],
+            "flops_substituted": middle,
+            "flops": exact(s.flops, values),
+            "repeat": exact(s.repeat, values),
+            "total_flops": exact(s.total_flops, values),
+        }
+    return out
+
+
+def render_text(w: Walk, values: Mapping[str, int] | None = None, step: int | None = None) -> str:
+    """The walk as a plain-text table (symbols; numbers in brackets when ``values`` given).
+
+    ``step`` (1-based) prints only that step with its FLOPs as formula = substitution = value.
+
+    Raises:
+        ValueError: for a step number out of range.
+    """
+    from symtrans.base.numbers import grouped
+
+    if step is not None:
+        d = step_detail(w, step, values)
+        lines = [
+            f"step {step}: {d['op']}  [{d['stage']}]",
+            f"  inputs: {', '.join(d['inputs']) or '-'}",
+            f"  output: {d['output']}",
+            f"  FLOPs:  {d['flops']}",
+        ]
+        if d["note"]:
+            lines.append(f"  why:    {d['note']}")
+        if "at" in d:
+            at = d["at"]
+            lines.append(
+                f"  at:     inputs {', '.join(' x '.join(map(str, x)) or '()' for x in at['inputs']) or '-'}"
+                f" -> {' x '.join(map(str, at['output'])) or '()'}"
+            )
+            lines.append(f"  FLOPs = {d['flops']} = {at['flops_substituted']} = {grouped(at['flops'])}")
+            if d["repeat"] != "1":
+                lines.append(f"  x {d['repeat']} = {at['repeat']} layers: {grouped(at['total_flops'])}")
+        return "\n".join(lines)
+    rows = walk_rows(w, values)
+    lines = []
+    for r in rows:
+        rep = f" x{r['repeat']}" if r["repeat"] != "1" else ""
+        flops = "" if r["flops"] == "0" else f"  FLOPs {r['flops']}"
+        lines.append(
+            f"{r['index']:>3}. [{r['stage']}] {r['op']}: {' , '.join(r['inputs']) or '-'} -> {r['output']}{flops}"
+        )
+        if values is not None:
+            at = r["at"]
+            ins = " , ".join(" x ".join(str(d) for d in x) for x in at["inputs"]) or "-"
+            f = ""
+            if at["flops"]:
+                f = f"  FLOPs {grouped(at['flops'])}"
+                if rep:
+                    f += f" (x{at['repeat']} = {grouped(at['total_flops'])})"
+            lines.append(f"       {ins} -> {' x '.join(str(d) for d in at['output'])}{f}")
+    return "\n".join(lines)
+
+
+def render_markdown(w: Walk, values: Mapping[str, int] | None = None, step: int | None = None) -> str:
+    """The walk as a Markdown table: step, operation, input and output shapes, FLOPs.
+
+    ``step`` (1-based) renders only that step, with its FLOPs as formula = substitution =
+    value when ``values`` are given.
+
+    Raises:
+        ValueError: for a step number out of range.
+    """
+    from symtrans.base.numbers import grouped
+
+    if step is not None:
+        d = step_detail(w, step, values)
+        lines = [
+            f"### Step {step}: `{d['op']}` ({d['stage']})",
+            "",
+            f"- inputs: {', '.join(f'`{x}`' for x in d['inputs']) or '-'}",
+            f"- output: `{d['output']}`",
+            f"- FLOPs: `{d['flops']}`",
+        ]
+        if d["note"]:
+            lines.append(f"- why: {d['note']}")
+        if "at" in d:
+            at = d["at"]
+            lines.append(f"- FLOPs = `{d['flops']}` = `{at['flops_substituted']}` = {grouped(at['flops'])}")
+            if d["repeat"] != "1":
+                lines.append(f"- x `{d['repeat']}` = {at['repeat']} layers: {grouped(at['total_flops'])}")
+        return "\n".join(lines)
+    rows = walk_rows(w, values)
+    head = "| # | stage | operation | inputs | output | FLOPs |" + (" at these sizes |" if values is not None else "")
+    sep = "|---|---|---|---|---|---|" + ("---:|" if values is not None else "")
+    lines = [head, sep]
+    for r in rows:
+        cells = [
+            str(r["index"]),
+            r["stage"],
+            r["op"],
+            "; ".join(f"`{x}`" for x in r["inputs"]) or "-",
+            f"`{r['output']}`",
+            f"`{r['flops']}`" + (f" x `{r['repeat']}`" if r["repeat"] != "1" else ""),
+        ]
+        if values is not None:
+            cells.append(grouped(r["at"]["total_flops"]))
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------
+# sinusoidal table
+
+
+def pe_value(pos: int, j: int, d_model: int) -> sp.Expr:
+    """Exact PE(pos, j): sin(pos/10000^(2i/d_model)) for j = 2i, cos(...) for j = 2i + 1.
+
+    Vaswani et al. 2017 §3.5.  i is the pair index j // 2 (not the column index).
+    """
+    i = j // 2
+    angle = sp.Integer(pos) / sp.Integer(10000) ** sp.Rational(2 * i, d_model)
+    return sp.sin(angle) if j % 2 == 0 else sp.cos(angle)
+
+
+def pe_table(d_model: int = 6, positions: int = 7) -> list[list[sp.Expr]]:
+    """The exact sinusoidal table, ``positions`` rows by ``d_model`` columns.
+
+    Defaults: d_model 6 and positions 0..6, the worked example of a 6-wide model with
+    seven tokens ("when you play the game of thrones").
+
+    Raises:
+        ValueError: for d_model or positions outside 1..64 (the exact table is for small widths).
+    """
+    for name, v in (("d_model", d_model), ("positions", positions)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 64:
+            raise ValueError(f"the exact PE table needs {name} between 1 and 64, not {v!r}")
+    return [[pe_value(p, j, d_model) for j in range(d_model)] for p in range(positions)]
+
+
+def render_pe_table(d_model: int = 6, positions: int = 7, digits: int = 6) -> str:
+    """The exact table as text: each entry as its SymPy value with its decimal beside it."""
+    table = pe_table(d_model, positions)
+    lines = [
+        f"sinusoidal positional encoding, d_model = {d_model}, positions 0..{positions - 1} "
+        f"(Vaswani et al. 2017 §3.5): PE(pos,2i) = sin(pos/10000^(2i/d_model)), PE(pos,2i+1) = cos(...)"
+    ]
+    for p, row in enumerate(table):
+        cells = [f"{sp.sstr(v)} = {float(v.evalf(30)):.{digits}f}" for v in row]
+        lines.append(f"pos {p}: " + " | ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""symtrans.base: dependency-free utilities (numbers, escaping, parsing, atomic output, errors)."""

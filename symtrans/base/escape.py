@@ -1,0 +1,227 @@
+"""Escaping of report text, and the one marker for text that passes through raw.
+
+Every value a template prints is escaped for its format unless it is a ``Math``: a
+LaTeX string printed by SymPy (``sympy.latex`` with ``symbols.LATEX_NAMES``) or by the
+number formatter.  Nothing else is ever trusted.
+
+LaTeX: every character TeX treats specially becomes a command that prints it, so
+``\\input{...}``, ``\\write18``, ``\\catcode``, ``^^5c`` and unbalanced braces print
+literally.  No ``^`` survives (the ``^^`` notation needs one), no ``\\``, ``{``, ``}``,
+``$``, ``&``, ``#``, ``_``, ``%`` or ``~`` either, and control characters become spaces.
+Characters that an OT1 font lacks or would print differently (``_ ~ ^ "``, the backtick
+and the straight quote) are taken from the typewriter font (cmtt); a line
+may break after ``/``.  Characters pdflatex cannot set without extra packages (CJK,
+for instance) print as ``[U+XXXX]``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["Math", "latex_escape", "markdown_escape"]
+
+
+class Math(str):
+    """LaTeX math printed by SymPy or the number formatter: passes through unescaped.
+
+    Marking a string ``Math`` is the only way to put raw LaTeX into a report.  Any
+    string operation on it (``+``, ``format``, Jinja filters) returns a plain ``str``,
+    which is escaped again: the safe failure.
+    """
+
+    __slots__ = ()
+
+
+def _tt(code: int) -> str:
+    return "\\texttt{\\char%d}" % code
+
+
+_LATEX_ASCII = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "%": r"\%",
+    "_": _tt(95),
+    "^": _tt(94),
+    "~": _tt(126),
+    '"': _tt(34),
+    "`": _tt(18),  # cmtt's grave, not the curly quote at 96
+    "'": _tt(13),  # cmtt's straight quote, not the curly one at 39
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "/": r"/\allowbreak{}",
+}
+
+# Non-ASCII characters that OT1 pdflatex cannot print as they are.
+_LATEX_UNICODE = {
+    "§": r"\S{}",
+    "¶": r"\P{}",
+    "©": r"\copyright{}",
+    "£": r"\pounds{}",
+    "–": "--",
+    "—": "---",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "…": r"\ldots{}",
+    "•": r"\ensuremath{\bullet}",
+    "·": r"\ensuremath{\cdot}",
+    "×": r"\ensuremath{\times}",
+    "÷": r"\ensuremath{\div}",
+    "±": r"\ensuremath{\pm}",
+    "−": r"\ensuremath{-}",
+    "≈": r"\ensuremath{\approx}",
+    "≤": r"\ensuremath{\le}",
+    "≥": r"\ensuremath{\ge}",
+    "≠": r"\ensuremath{\ne}",
+    "→": r"\ensuremath{\to}",
+    "←": r"\ensuremath{\leftarrow}",
+    "↔": r"\ensuremath{\leftrightarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "∞": r"\ensuremath{\infty}",
+    "√": r"\ensuremath{\surd}",
+    "∑": r"\ensuremath{\sum}",
+    "∏": r"\ensuremath{\prod}",
+    "°": r"\ensuremath{^\circ}",
+    "µ": r"\ensuremath{\mu}",
+    "²": r"\ensuremath{^2}",
+    "³": r"\ensuremath{^3}",
+    "¹": r"\ensuremath{^1}",
+    "½": r"\ensuremath{\tfrac12}",
+    "›": r"\ensuremath{\rangle}",
+    "‹": r"\ensuremath{\langle}",
+    "«": r"\ensuremath{\ll}",
+    "»": r"\ensuremath{\gg}",
+    "ß": r"\ss{}",
+    "æ": r"\ae{}",
+    "Æ": r"\AE{}",
+    "ø": r"\o{}",
+    "Ø": r"\O{}",
+    "å": r"\aa{}",
+    "Å": r"\AA{}",
+    "œ": r"\oe{}",
+    "Œ": r"\OE{}",
+    "ł": r"\l{}",
+    "Ł": r"\L{}",
+    "ı": r"\i{}",
+    "\u00a0": "~",
+    "\u2009": r"\,",
+    "\u202f": r"\,",
+}
+_GREEK = {
+    "α": "alpha",
+    "β": "beta",
+    "γ": "gamma",
+    "δ": "delta",
+    "ε": "epsilon",
+    "ζ": "zeta",
+    "η": "eta",
+    "θ": "theta",
+    "ι": "iota",
+    "κ": "kappa",
+    "λ": "lambda",
+    "μ": "mu",
+    "ν": "nu",
+    "ξ": "xi",
+    "π": "pi",
+    "ρ": "rho",
+    "σ": "sigma",
+    "τ": "tau",
+    "υ": "upsilon",
+    "φ": "phi",
+    "χ": "chi",
+    "ψ": "psi",
+    "ω": "omega",
+    "Γ": "Gamma",
+    "Δ": "Delta",
+    "Θ": "Theta",
+    "Λ": "Lambda",
+    "Ξ": "Xi",
+    "Π": "Pi",
+    "Σ": "Sigma",
+    "Υ": "Upsilon",
+    "Φ": "Phi",
+    "Ψ": "Psi",
+    "Ω": "Omega",
+}
+_LATEX_UNICODE.update({c: r"\ensuremath{\%s}" % n for c, n in _GREEK.items()})
+# Combining accents -> the LaTeX accent command that prints them on a letter.
+_ACCENTS = {
+    "\u0300": "`",
+    "\u0301": "'",
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0308": '"',
+    "\u0304": "=",
+    "\u0307": ".",
+    "\u030a": "r",
+    "\u030c": "v",
+    "\u0306": "u",
+    "\u030b": "H",
+    "\u0327": "c",
+    "\u0328": "k",
+}
+
+
+def _latex_char(c: str) -> str:
+    if c in _LATEX_ASCII:
+        return _LATEX_ASCII[c]
+    o = ord(c)
+    if o < 0x20 or o == 0x7F:
+        return " "
+    if o < 0x80:
+        return c
+    if c in _LATEX_UNICODE:
+        return _LATEX_UNICODE[c]
+    decomposed = unicodedata.normalize("NFD", c)
+    base, marks = decomposed[0], decomposed[1:]
+    if base.isascii() and base.isalpha() and marks and all(m in _ACCENTS for m in marks):
+        out = base if base not in "ij" else "\\" + base
+        for m in marks:
+            out = "\\%s{%s}" % (_ACCENTS[m], out)
+        return out
+    return "[U+%04X]\\allowbreak{}" % o
+
+
+def latex_escape(text: object) -> str:
+    """``text`` as LaTeX that prints it literally in text mode.
+
+    ``Math`` values are returned unchanged (they are trusted LaTeX); every other value
+    is converted with ``str`` and escaped character by character.  TeX ligatures that
+    would change the text (``--``, ``''``, ``!```, ``<<``) are broken with ``{}``.
+    """
+    if isinstance(text, Math):
+        return text
+    s = str(text)
+    out: list[str] = []
+    for i, c in enumerate(s):
+        out.append(_latex_char(c))
+        if c == "-" and i + 1 < len(s) and s[i + 1] == "-":
+            out.append("{}")
+    return "".join(out)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|$~<>])")
+_MD_WORD_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def markdown_escape(text: object) -> str:
+    """``text`` as Markdown (GitHub flavour) that renders it literally.
+
+    Escapes backslash, backtick, ``*``, brackets, ``|`` (tables), ``$`` (math), ``~``
+    and ``<``/``>`` (no raw HTML), and ``_`` where it could start or end emphasis
+    (``d_model`` stays readable).  Line breaks become spaces so text cannot leave its
+    heading or table cell.  ``Math`` values are returned unchanged.
+    """
+    if isinstance(text, Math):
+        return text
+    s = re.sub(r"[\x00-\x1f\x7f]+", " ", str(text))
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_WORD_EDGE_UNDERSCORE.sub(r"\\_", s)
+    return s

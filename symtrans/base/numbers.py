@@ -1,0 +1,87 @@
+"""Printing exact numbers with their units: thousands separators and SI prefixes.
+
+SI prefixes are decimal (k = 1e3, M = 1e6, G = 1e9, T = 1e12, P = 1e15, E = 1e18,
+Z = 1e21, Y = 1e24), used for parameters and FLOPs; bytes are also shown in binary
+units (KiB = 2^10, MiB = 2^20, GiB = 2^30, TiB = 2^40), never mixed with decimal ones.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+_SI = [
+    (10**24, "Y"),
+    (10**21, "Z"),
+    (10**18, "E"),
+    (10**15, "P"),
+    (10**12, "T"),
+    (10**9, "G"),
+    (10**6, "M"),
+    (10**3, "k"),
+]
+_BIN = [(2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")]
+# Parameter counts are conventionally written 124.4M, 6.7B (B for billion, not the SI G).
+_COUNT = [(10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "k")]
+
+
+def grouped(n: int) -> str:
+    """An exact integer with thousands separators: 124439808 -> '124,439,808'."""
+    return f"{int(n):,}"
+
+
+def _scaled(x: int | float | Fraction, table, unit: str, digits: int) -> str:
+    v = abs(x)
+    for base, prefix in table:
+        if v >= base:
+            return f"{float(Fraction(x) / base):.{digits}f} {prefix}{unit}".rstrip()
+    return f"{float(x):.{digits}f} {unit}".rstrip() if isinstance(x, float) else f"{x} {unit}".rstrip()
+
+
+def si(x: int | float | Fraction, unit: str = "FLOP", digits: int = 1) -> str:
+    """``x`` with a decimal SI prefix: si(7.946e10) -> '79.5 GFLOP' (never TFLOP)."""
+    return _scaled(x, _SI, unit, digits)
+
+
+def count(x: int, digits: int = 1) -> str:
+    """A parameter count in the field's shorthand: 124439808 -> '124.4M', 6.7e9 -> '6.7B'."""
+    return _scaled(x, _COUNT, "", digits).replace(" ", "")
+
+
+def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
+    """Bytes in binary units: 2**30 -> '1.00 GiB'."""
+    return _scaled(x, _BIN, "", digits) if abs(x) >= 1024 else f"{x} B"
+
+
+_INT = re.compile(r"[+-]?[0-9][0-9_]*")
+_SCI = re.compile(r"([0-9]+)(?:\.([0-9]+))?[eE]\+?([0-9]{1,3})")
+
+
+def parse_int(text: str, what: str) -> int:
+    """Parse an exact integer ("4096", "4_096", "7e9"); raise ValueError naming ``what``.
+
+    Integers beyond 10**40 in magnitude (no size, budget or workload is that large;
+    such values overflow the floats of the printed summaries) raise ValueError too.
+    """
+    t = text.strip()
+    if _INT.fullmatch(t):
+        digits = len(t.replace("_", "").lstrip("+-").lstrip("0"))
+        if digits > MAX_INT_DIGITS:
+            raise ValueError(f"{what} has {digits} digits, implausibly large (the limit is 10**40)")
+        value = int(t.replace("_", ""))
+    else:
+        m = _SCI.fullmatch(t)
+        if not m:
+            raise ValueError(f"{what} must be an integer, not {text!r}")
+        whole, frac, exp = m.group(1), m.group(2) or "", int(m.group(3))
+        if len(frac.rstrip("0")) > exp:
+            raise ValueError(f"{what} must be an integer, not {text!r}")
+        if len(whole.lstrip("0")) + exp > MAX_INT_DIGITS:
+            raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+        value = int(whole + frac.ljust(exp, "0")[:exp]) if frac else int(whole) * 10**exp
+    if abs(value) > 10**40:
+        raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+    return value
+
+
+MAX_INT_DIGITS = 41  # 10**40 has 41 digits

@@ -1,0 +1,1 @@
+"""symtrans.catalog: see the layer contract in pyproject.toml."""

@@ -1,0 +1,473 @@
+"""The teaching articles' hand counts, as data (tracker issue 2).
+
+Four Chinese teaching articles (``shared/seeds/000``, ``001``, ``003``, ``004``) show how
+people count Transformer parameters by hand.  Each hand count here is a ``Preset`` of
+kind ``"hand count"`` whose Spec reproduces the article's figures exactly under the
+article's stated assumptions, plus the article's line items (``ITEMS``: quote,
+printed figure, the component of the Cost tree that holds it).  ``compare`` puts the
+exact count under the article's assumptions next to the real implementation's
+(``Preset.real`` with ``Preset.real_set``) and splits the gap into named terms
+(attention biases, FFN biases, norms, vocabulary, ...).
+
+Units: parameters (scalars of trainable tensors, tied tensors counted once).
+Sources of the real figures: ``torch.nn.Transformer`` (torch 2.13) and Hugging Face
+``transformers`` ``BertModel`` counted with ``sum(p.numel() for p in m.parameters())``
+on the meta device.  Article 004 prints no count (its tables were images), so it has
+no preset here.
+
+``symtrans presets`` lists these under "hand counts"; ``symtrans params NAME`` prints
+the item table and the comparison.  ``presets`` registers them; ``comparison`` compares them with
+the real implementation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from symtrans.catalog.preset import Preset
+from symtrans.engine.spec import Spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from symtrans.engine.cost import Cost, Step
+
+KIND = "hand count"
+
+_A000 = (
+    "article 000 「自己动手计算Transformer模型参数」 (Compute the Transformer's parameters yourself), "
+    "shared/seeds/000_5d5ff1e8af76dd92.txt"
+)
+_A001 = (
+    "article 001 「大模型-Transformer（解碼器層）/ 大模型-參數」 (Large models: the Transformer decoder layer; "
+    "parameters), shared/seeds/001_d8bf60b75e8b3366.txt"
+)
+_A003 = (
+    "article 003 「Transformer模型参数解析」 (Transformer parameters explained), shared/seeds/003_8da2d28657fb9b04.txt"
+)
+
+# The article's model in each case: Transformer-base (Vaswani et al. 2017, Table 3) or BERT-base.
+SPEC_000 = Spec(
+    family="encoder-decoder",
+    sizes=dict(d_model=512, d_ff=2048, h=8, N_enc=6, N_dec=6, V=32000, L=512),
+    bias=False,
+    norm="none",
+    final_norm=False,
+    positional="sinusoidal",
+    share_embeddings=True,
+    tie_output=True,
+)
+SPEC_001 = Spec(
+    family="encoder-decoder",
+    sizes=dict(d_model=512, d_ff=2048, h=8, N_enc=6, N_dec=6, V=32768, L=512),
+    bias=False,
+    norm="layernorm",
+    final_norm=False,
+    positional="sinusoidal",
+    share_embeddings=False,
+    tie_output=True,
+)
+SPEC_001_SHARED = SPEC_001.replace(share_embeddings=True)
+SPEC_003 = Spec(
+    family="encoder-only",
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L=512),
+    bias=True,
+    attention_bias=False,
+    norm="layernorm",
+    positional="learned",
+    token_types=0,
+    embedding_norm=False,
+    pooler=True,
+    pooler_bias=False,
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One figure an article prints, and where the Cost tree holds it.
+
+    Attributes:
+        id: the article and item, e.g. ``"001-5"``.
+        quote: a short quote (001's mojibake, e.g. 參數(shù), is cleaned to 參數).
+        printed: the figure as printed; ``value`` its number (parameters) and
+            ``tolerance`` the rounding the printed digits allow (0 for exact figures).
+        components: paths in the Cost tree whose parameters sum to the figure, e.g.
+            ``"encoder/feed-forward/W_1"``: Cost names found depth first, then
+            optionally a Step label; a stack's Cost already includes its N layers.
+        variant: ``--set NAME=VALUE`` changes for a figure the article counts aside
+            (e.g. a learned positional table it does not add to its total).
+    """
+
+    id: str
+    quote: str
+    printed: str
+    value: int
+    components: tuple[str, ...]
+    tolerance: int = 0
+    variant: tuple[str, ...] = ()
+
+
+ITEMS: dict[str, tuple[Item, ...]] = {
+    "handcount-000-transformer-base": (
+        Item(
+            "000-1",
+            "这意味着词嵌入层有 16,384,000 个可训练的参数",
+            "16,384,000",
+            16_384_000,
+            ("shared token embedding",),
+        ),
+        Item(
+            "000-2",
+            "这意味着位置编码层将有262,144个可训练的参数 (learned variant, not added)",
+            "262,144",
+            262_144,
+            ("encoder embeddings",),
+            variant=("positional=learned",),
+        ),
+        Item("000-3", "整个Transformer编码器的参数总数大约为18,874,368个参数", "18,874,368", 18_874_368, ("encoder",)),
+        Item("000-4", "整个解码器的参数总量约为 25,165,824 个参数", "25,165,824", 25_165_824, ("decoder",)),
+        Item(
+            "000-5",
+            "输出层的线性变换包含大约 16.38 百万个参数 (tied, not added)",
+            "16.38 百万",
+            16_380_000,
+            ("LM head",),
+            tolerance=5_000,
+            variant=("tie_output=false",),
+        ),
+        Item(
+            "000-6",
+            "Transformer Base模型的总参数量大约为60M参数",
+            "60M",
+            60_000_000,
+            ("shared token embedding", "encoder", "decoder", "LM head"),
+            tolerance=500_000,
+        ),
+    ),
+    "handcount-001-transformer": (
+        Item("001-1", "嵌入矩陣層參數數量：16777216", "16777216", 16_777_216, ("encoder embeddings",)),
+        Item("001-2", "多頭自注意力層參數數量：1048576", "1048576", 1_048_576, ("encoder/self-attention",)),
+        Item("001-3", "前饋網絡層參數數量：2097152", "2097152", 2_097_152, ("encoder/feed-forward",)),
+        Item(
+            "001-4",
+            "2次層歸一化：2048，2 x 2 x d_model",
+            "2048",
+            2_048,
+            ("encoder/attention norm", "encoder/feed-forward norm"),
+        ),
+        Item("001-5", "單層編碼器層參數總數：3147776", "3147776", 3_147_776, ("encoder/encoder layer",)),
+        Item("001-6", "所有編碼器參數總數：18886656， 6 x 3147776", "18886656", 18_886_656, ("encoder",)),
+        Item("001-7", "編碼器層參數總數：35663872", "35663872", 35_663_872, ("encoder embeddings", "encoder")),
+        Item(
+            "001-8",
+            "3次歸一化層：3072",
+            "3072",
+            3_072,
+            ("decoder/attention norm", "decoder/cross-attention norm", "decoder/feed-forward norm"),
+        ),
+        Item("001-9", "單層解碼器層參數總數：4197376", "4197376", 4_197_376, ("decoder/decoder layer",)),
+        Item("001-10", "所有解碼器層參數總數：25184256,6 x 4197376", "25184256", 25_184_256, ("decoder",)),
+        Item(
+            "001-11",
+            "線性輸出層參數：d_model x V = 512 x 32768 = 16777216 (tied, not added)",
+            "16777216",
+            16_777_216,
+            ("LM head",),
+            variant=("tie_output=false",),
+        ),
+        Item(
+            "001-12", "解碼器層參數總數：41961472", "41961472", 41_961_472, ("decoder embeddings", "decoder", "LM head")
+        ),
+        Item(
+            "001-13",
+            "Transformer總參數 =0.0776B，77625344",
+            "77625344",
+            77_625_344,
+            ("encoder embeddings", "encoder", "decoder embeddings", "decoder", "LM head"),
+        ),
+    ),
+    "handcount-003-bert-base": (
+        Item(
+            "003-1",
+            "单个投影矩阵参数量768 × (64×12) = 768 × 768 = 589,824",
+            "589,824",
+            589_824,
+            ("encoder/self-attention/W_Q",),
+        ),
+        Item(
+            "003-2",
+            "三个矩阵总参数量589,824 × 3 = 1,769,472",
+            "1,769,472",
+            1_769_472,
+            ("encoder/self-attention/W_Q", "encoder/self-attention/W_K", "encoder/self-attention/W_V"),
+        ),
+        Item(
+            "003-3",
+            "该矩阵维度为[d_head × num_heads, d_model]…包含589,824个参数",
+            "589,824",
+            589_824,
+            ("encoder/self-attention/W_O",),
+        ),
+        Item(
+            "003-4",
+            "第一层扩展矩阵W1…参数量768 × 3072 = 2,359,296",
+            "2,359,296",
+            2_359_296,
+            ("encoder/feed-forward/W_1",),
+        ),
+        Item(
+            "003-5",
+            "b1 参数量3072, b2 参数量768",
+            "3,072 + 768",
+            3_840,
+            ("encoder/feed-forward/bias of W_1", "encoder/feed-forward/bias of W_2"),
+        ),
+        Item(
+            "003-6",
+            "单个FFN层的总参数量约为4,721,856 (2,359,296×2 + 3,072 + 768)",
+            "4,721,856",
+            4_721_856,
+            ("encoder/feed-forward",),
+        ),
+        Item(
+            "003-7",
+            "单个LayerNorm参数量为1,536两个共3,072个参数",
+            "3,072",
+            3_072,
+            ("encoder/attention norm", "encoder/feed-forward norm"),
+        ),
+        Item(
+            "003-8",
+            "vocab_size≈30,000…参数量30,000 × 768 = 23,040,000",
+            "23,040,000",
+            23_040_000,
+            ("embeddings/token embedding",),
+        ),
+        Item("003-9", "位置嵌入512 × 768 = 393,216", "393,216", 393_216, ("embeddings/learned positions",)),
+        Item("003-10", "单层总计7,084,800", "7,084,800", 7_084_800, ("encoder/encoder layer",)),
+        Item("003-11", "12层总计7,084,800 ×12 = 85,017,600", "85,017,600", 85_017_600, ("encoder",)),
+        Item("003-12", "池化层768×768 = 589,824", "589,824", 589_824, ("pooler",)),
+        Item("003-13", "总参数量约110M", "110M", 110_000_000, ("embeddings", "encoder", "pooler"), tolerance=500_000),
+    ),
+}
+ITEMS["handcount-001-shared"] = ()
+
+
+def handcount_presets() -> list[Preset]:
+    """The hand-count presets (kind ``"hand count"``), in article order.
+
+    Each Spec reproduces the article's figures exactly under its stated assumptions;
+    ``real``/``real_set`` name the real implementation to compare with.
+    """
+    return [
+        Preset(
+            "handcount-000-transformer-base",
+            SPEC_000,
+            _A000,
+            "the article's hand count: 16,384,000 + 18,874,368 + 25,165,824 = 60,424,192",
+            "60M",
+            60e6,
+            (
+                "Assumptions: Transformer-base (Vaswani et al. 2017 Table 3): N = 6 + 6, d_model 512, d_ff 2048, h 8, "
+                "d_k = d_v = 64; V = 32,000 (never printed: the formulas were lost in the scrape, 16,384,000 / 512 = 32,000); "
+                "no biases; LayerNorm not counted (norm=none); one embedding shared by encoder input, decoder input and "
+                "output projection (paper §3.4); sinusoidal positions (0 parameters).",
+                "Its items sum exactly to 16,384,000 + 18,874,368 + 25,165,824 = 60,424,192, printed as ≈60M.",
+                "Counted aside and not added: a learned 512 x 512 positional table, 262,144 (--set positional=learned "
+                "adds one per stack: 60,948,480); the untied output layer 512 x 32,000 = 16,384,000, printed "
+                "'16.38 百万' (--set tie_output=false: 76,808,192).",
+                "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + one shared 32,000 x 512 "
+                "embedding = 60,524,544: +100,352 = attention biases 36,864 (6·4·512 + 6·8·512) + FFN biases 30,720 "
+                "(12·(2,048 + 512)) + per-layer LayerNorms 30,720 (6·2·1,024 + 6·3·1,024) + final LayerNorms 2,048. "
+                "The paper prints 65M with its ~37,000-token vocabulary (preset transformer-base: 63,084,544).",
+                "Slip: 「在经典的Transformer模型（如BERT和GPT）中，通常使用12层编码器」: GPT's 12 blocks are decoder blocks.",
+            ),
+            kind=KIND,
+            real="transformer-base",
+            real_set=("V=32000",),
+        ),
+        Preset(
+            "handcount-001-transformer",
+            SPEC_001,
+            _A001,
+            "the article's hand count: 35,663,872 + 41,961,472 = 77,625,344 (the embedding counted in encoder and decoder)",
+            "0.0776B (77625344)",
+            77_625_344,
+            (
+                "Assumptions (the article's table): V 32,768, N = 6 + 6, d_model 512, h 8, d_ff 2048, sinusoidal positions "
+                "(period 10000), length 512; no biases (「原文…的注意力層中並沒有提及偏置參數」); LayerNorm γ and β counted, "
+                "2 per encoder layer and 3 per decoder layer, no final norm.",
+                "The total adds the embedding once in the encoder and again in the decoder, with the output projection "
+                "tied to the decoder's: separate input embeddings (share_embeddings=false). Its own structure list says "
+                "the decoder input embedding is 「與編碼器輸入嵌入層共享」; under that sharing the count is 60,848,128 "
+                "(handcount-001-shared).",
+                "Slips: 'W_q/W_k/W_v/W_o 參數數量（3 x d_model x d_model）' counts three matrices and adds W_o as "
+                "投影參數 (the sum 1,048,576 is right); W2 is printed 'd_ff × d_model = 512 x 2048' (factors swapped, "
+                "value right). The scrape is mojibake (參數(shù) for 參數); quotes here are cleaned.",
+                "FLOPs: '2×77,600,000×512 = 79,411,200,000 FLOPs = 79.41 TFLOPs' has two slips: the product is "
+                "79,462,400,000 (off by 51,200,000) and that is 79.5 GFLOP, not TFLOP (x1000), so the T4 time is "
+                "1.75 ms, not 1.74 s. Exact forward matmul FLOPs at B = 1, L_src = L_tgt = 512 "
+                "(symtrans flops handcount-001-transformer): 71,940,702,208 = encoder 22,548,578,304 + decoder "
+                "32,212,254,720 + head 17,179,869,184. 2·P·L = 79,488,352,256 with the exact P charges the encoder's "
+                "embedding lookup (17,179,869,184) and the LayerNorm parameters (31,457,280) as matmuls and omits the "
+                "attention score and value products (9,663,676,416).",
+                "Memory: '77,600,000 × 2（FP16）÷ 1024³ ≈ 155.2MB ≈ 0.145GB' mixes decimal MB and binary GB "
+                "(155,200,000 B = 148.0 MiB = 0.145 GiB; exact 77,625,344 x 2 = 155,250,688 B); a 20-request batch "
+                "at 1GB x 1.2 each is 24 GB, not ≈20GB.",
+                "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + two 32,768 x 512 input "
+                "embeddings (the decoder's tied to the output) = 77,694,976: +69,632 = attention biases 36,864 "
+                "(6·4·512 + 6·8·512) + FFN biases 30,720 (12·(2,048 + 512)) + final LayerNorms 2,048.",
+            ),
+            kind=KIND,
+            real="transformer-base",
+            real_set=("V=32768", "share_embeddings=false"),
+        ),
+        Preset(
+            "handcount-001-shared",
+            SPEC_001_SHARED,
+            _A001,
+            "the article's assumptions with its own sharing statement: 77,625,344 - 16,777,216 = 60,848,128",
+            "not printed (its total 77,625,344 counts the shared matrix twice)",
+            None,
+            (
+                "Same assumptions as handcount-001-transformer, with one 32,768 x 512 matrix shared by encoder input, "
+                "decoder input and output projection, as the article states (decoder input embedding "
+                "「與編碼器輸入嵌入層共享」, output projection 「與嵌入矩陣共享」) and the paper does (§3.4).",
+                "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + one shared 32,768 x 512 "
+                "embedding = 60,917,760: +69,632 = attention biases 36,864 + FFN biases 30,720 + final LayerNorms 2,048.",
+                "Its claim that biases cost <1% holds: 67,584 linear biases (+32,768 for an output bias) are 0.165% "
+                "of 60,917,760.",
+            ),
+            kind=KIND,
+            real="transformer-base",
+            real_set=("V=32768",),
+        ),
+        Preset(
+            "handcount-003-bert-base",
+            SPEC_003,
+            _A003,
+            "the article's hand count: 23,040,000 + 393,216 + 85,017,600 + 589,824 = 109,040,640",
+            "110M",
+            110e6,
+            (
+                "Assumptions: BERT-base, d_model 768, h 12, d_head 64, d_ff 3072, N 12, V ≈ 30,000, 512 learned "
+                "positions, 2 LayerNorms per layer, FFN biases counted; no attention biases, no token-type embedding, "
+                "no embedding LayerNorm, pooler weight without its bias (pooler_bias=false).",
+                "Its items sum to 109,040,640 (109.0M), printed '约110M'. Slip: '单个FFN层的总参数量约为4,721,856' "
+                "(2,359,296 × 2 + 3,072 + 768) is 4,722,432 (off by 576); its per-layer total 7,084,800 uses the "
+                "right value.",
+                "Gap to the real implementation, transformers BertModel (bert-base-uncased) = 109,482,240: +441,600 = "
+                "vocabulary 30,522 vs 30,000 (522·768 = 400,896) + attention biases 36,864 (12·4·768) + token-type "
+                "embedding 1,536 (2·768) + embedding LayerNorm 1,536 + pooler bias 768. BertModel(vocab_size=30000) "
+                "= 109,081,344; the paper's 110M is closest to BertForPreTraining (110,106,428).",
+                "Slip: a decoder's cross-attention has its own Q, K, V and O projections, not only 'an extra K, V pair'.",
+            ),
+            kind=KIND,
+            real="bert-base",
+        ),
+    ]
+
+
+# -- evaluation ---------------------------------------------------------------------
+
+
+def _locate(model: "Cost", path: str) -> sp.Expr:
+    """Parameters of one instance of the component at ``path`` (see ``Item.components``).
+
+    Raises:
+        KeyError: if no Cost or Step has that path.
+    """
+    parts = path.split("/")
+    node = model
+    for i, part in enumerate(parts):
+        try:
+            node = node.find(part)
+        except KeyError:
+            if i == len(parts) - 1:
+                for step in node.steps:
+                    if step.label == part:
+                        return step.params
+            raise KeyError(f"no component {path!r} in the model") from None
+    return node.params_each
+
+
+def _spec_with(spec: Spec, settings: tuple[str, ...]) -> Spec:
+    from symtrans.catalog.resolve import apply_settings
+
+    return apply_settings(spec, list(settings))[0] if settings else spec
+
+
+def item_value(spec: Spec, item: Item) -> int:
+    """The exact count (parameters) the engine gives for ``item`` under ``spec``.
+
+    Raises:
+        KeyError: if a component path does not exist; ValueError for a bad variant.
+    """
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    s = _spec_with(spec, item.variant)
+    model = build(s)
+    return exact(sp.Add(*[_locate(model, p) for p in item.components]), s.values)
+
+
+def verdict(printed: int, exact_value: int, tolerance: int) -> str:
+    """``"exact"``, ``"rounded"`` (|difference| <= tolerance) or ``"slip"``."""
+    diff = exact_value - printed
+    if diff == 0:
+        return "exact"
+    return "rounded" if abs(diff) <= tolerance else "slip"
+
+
+# Gap terms: every Step of a Cost tree falls in one category (by its label and path).
+_ATTENTION = ("self-attention", "causal self-attention", "cross-attention")
+_NORM_LABELS = {
+    "attention norm": "per-layer norms",
+    "cross-attention norm": "per-layer norms",
+    "feed-forward norm": "per-layer norms",
+    "final norm": "final norms",
+    "embedding norm": "embedding norm",
+    "query norm": "QK norms",
+    "key norm": "QK norms",
+    "MLM norm": "MLM head",
+}
+
+
+def category(path: tuple[str, ...], step: "Step") -> str:
+    """The gap term a Step belongs to, e.g. ``"attention biases"`` or ``"token embedding"``."""
+    if step.label in _NORM_LABELS:
+        return _NORM_LABELS[step.label]
+    if step.label.startswith("bias of "):
+        if any(p in _ATTENTION for p in path):
+            return "attention biases"
+        if "feed-forward" in path or "mixture of experts" in path:
+            return "FFN biases"
+        if "pooler" in path:
+            return "pooler bias"
+        return "head biases"
+    if step.label == "token embedding":
+        return "token embedding (V x d_model)"
+    if step.label in ("learned positions", "token-type embedding"):
+        return step.label
+    return "weight matrices"
+
+
+def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
+    """Nonzero differences real - hand in parameters, per ``category``, largest first.
+
+    The terms sum to the difference of the two totals (every Step has a category).
+    """
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    def by_category(spec: Spec) -> dict[str, int]:
+        sums: dict[str, sp.Expr] = {}
+        for path, mult, step in build(spec).walk():
+            c = category(path, step)
+            sums[c] = sums.get(c, sp.Integer(0)) + mult * step.params
+        return {c: exact(e, spec.values) for c, e in sums.items()}
+
+    a, b = by_category(hand), by_category(real)
+    diffs = [(c, b.get(c, 0) - a.get(c, 0)) for c in dict.fromkeys([*a, *b])]
+    return sorted([d for d in diffs if d[1]], key=lambda d: -abs(d[1]))

@@ -1,0 +1,1 @@
+"""symtrans.cli: see the layer contract in pyproject.toml."""

@@ -1,0 +1,722 @@
+"""The ``symtrans`` command line (DESIGN §6).
+
+``main(argv)`` returns the exit status: 0 on success, 2 on bad input.  Bad input is
+one line on stderr naming the problem (no traceback), and nothing is written: output
+files go through ``atomic.write_atomic``.  Heavy imports (Jinja2, NumPy, matplotlib)
+happen inside the commands that need them, so ``symtrans params`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from symtrans.catalog.resolve import int_arg
+
+CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse prints the whole usage on error; the contract is one line on stderr.
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+# ---------------------------------------------------------------------------------
+# shared helpers
+
+
+def _resolve(args):
+    from symtrans.accounting.variants import spec_warnings
+    from symtrans.catalog.resolve import resolve
+
+    res = resolve(args.model, args.set)
+    for w in spec_warnings(res.spec):  # e.g. a low-rank FFN whose r saves nothing
+        _warn(args, w)
+    return res
+
+
+def _warn(args, text: str) -> None:
+    """Queue a warning; ``main`` prints the queue to stderr only if the command succeeds,
+    so a failing run still prints exactly one line (its error)."""
+    args.__dict__.setdefault("_warnings", []).append(f"symtrans: warning: {text}")
+
+
+def _emit(args, text: str) -> None:
+    """Print ``text`` or write it atomically to ``args.output``."""
+    out = getattr(args, "output", None)
+    if out is not None:  # -o '' is an error (write_atomic: the output path is empty), not stdout
+        from symtrans.base.atomic import write_atomic
+
+        write_atomic(out, text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _table(rows, unit_fmt) -> list[str]:
+    from symtrans.base.numbers import grouped
+
+    width = max(
+        (len(r.name) + 2 * r.depth + (len(f" x {r.multiplicity}") if r.multiplicity != 1 else 0) for r in rows),
+        default=10,
+    )
+    lines = []
+    for r in rows:
+        label = "  " * r.depth + r.name + (f" x {r.multiplicity}" if r.multiplicity != 1 else "")
+        each = f"  ({grouped(r.each)} each)" if r.multiplicity not in (0, 1) else ""
+        lines.append(f"  {label:<{width}}  {grouped(r.total):>20}  {float(r.share) * 100:6.2f}%{each}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------
+# presets
+
+
+def _cmd_presets(args) -> int:
+    from symtrans.base.numbers import count
+    from symtrans.catalog.presets import PRESETS
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    def active(p) -> dict:  # MoE presets: the parameters one token uses (k of E experts)
+        return {"active": exact(build(p.spec).active_params, p.spec.values)} if p.spec.is_moe else {}
+
+    if args.format == "json":
+        out = [
+            {
+                "name": p.name,
+                "family": p.spec.family,
+                "total": exact(build(p.spec).params, p.spec.values),
+                **active(p),
+                "published": p.published,
+                "source": p.source,
+                "reference": p.reference,
+                "kind": p.kind,
+            }
+            for p in PRESETS.values()
+        ]
+        _emit(args, json.dumps(out, indent=2))
+        return 0
+    lines = []
+    for p in PRESETS.values():
+        if p.kind != "model":
+            continue
+        total = exact(build(p.spec).params, p.spec.values)
+        shown = count(total) + (f" ({count(active(p)['active'])} active)" if p.spec.is_moe else "")
+        lines.append(f"{p.name:<18} {p.spec.family:<16} {shown:>8}  (published {p.published or '-'})  {p.source}")
+    hand = [p for p in PRESETS.values() if p.kind != "model"]
+    if hand:  # the teaching articles' hand counts (handcounts.py), in their own section
+        lines += ["", "hand counts (teaching articles; 'symtrans params NAME' compares with the real implementation):"]
+        for p in hand:
+            total = exact(build(p.spec).params, p.spec.values)
+            lines.append(
+                f"{p.name:<31} {p.kind:<10} {count(total):>8}  (article {p.published or '-'}; "
+                f"real: {' '.join([p.real, *(f'--set {s}' for s in p.real_set)])})"
+            )
+    _emit(args, "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# params
+
+
+def params_result(res) -> dict:
+    """The JSON object of ``symtrans params``: exact ``total``, ``closed_form``, components."""
+    import sympy as sp
+
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+    from symtrans.engine.simplify import closed_form
+    from symtrans.render.summary import rows, rows_json
+
+    spec = res.spec
+    model = build(spec)
+    values = spec.values
+    out = {
+        "model": res.name,
+        "family": spec.family,
+        "total": exact(model.params, values),
+        "closed_form": sp.sstr(closed_form(model.params)),
+        "sizes": values,
+        "components": rows_json(rows(model, values)),
+    }
+    if spec.is_moe:
+        out["active"] = exact(model.active_params, values)
+        out["active_closed_form"] = sp.sstr(closed_form(model.active_params))
+    if res.preset:
+        out["published"] = res.preset.published
+        out["source"] = res.preset.source
+        out["reference"] = res.preset.reference
+        if res.preset.real:  # a hand count: its article figures and the real implementation
+            from symtrans.catalog.comparison import comparison_json
+
+            out["hand_count"] = comparison_json(res.preset, spec)
+    out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
+    return out
+
+
+def _peft(args, res) -> dict | None:
+    """``--lora`` / ``--adapter``: trainable against frozen parameters (lora.py); warnings to stderr."""
+    if not (getattr(args, "lora", None) or getattr(args, "adapter", None)):
+        return None
+    if args.format not in ("text", "json"):
+        raise UsageError("symtrans params: --lora and --adapter work with --format text or json")
+    from symtrans.accounting.lora import parse_peft, peft_result
+
+    out = peft_result(res.spec, parse_peft(args.lora, args.adapter))
+    for w in out["warnings"]:
+        _warn(args, w)
+    return out
+
+
+def _peft_lines(p: dict) -> list[str]:
+    from symtrans.base.numbers import binary_bytes, grouped
+
+    what = []
+    if "lora" in p:
+        what.append(f"LoRA r={p['lora']['r']} on {', '.join(p['lora']['targets'])}")
+    if "adapter" in p:
+        what.append(f"{p['adapter']['placement']} adapters r={p['adapter']['r']}")
+    lines = [
+        f"  {' + '.join(what)}: trainable {grouped(p['trainable'])} ({p['trainable_share'] * 100:.4f}%), "
+        f"frozen {grouped(p['frozen'])}"
+    ]
+    both = "lora" in p and "adapter" in p  # then say which rank each term's r is
+    for t in p["terms"]:
+        shape = f" ({t['d_in']} x {t['d_out']}, {t['count']} copies x {grouped(t['each'])})" if "d_in" in t else ""
+        rank = f" (r = {t['r']})" if both else ""
+        lines.append(f"    {t['name']}{shape}: {grouped(t['total'])}   closed form {t['closed_form']}{rank}")
+    subst = f" ({p['trainable_closed_form_note']})" if "trainable_closed_form_note" in p else ""
+    lines.append(f"    trainable closed form{subst}: {p['trainable_closed_form']}")
+    tb = p["training_state_bytes"]
+    lines.append(
+        f"    training state (weights, gradients, Adam): full fine-tune {binary_bytes(tb['full_fine_tune'])}, "
+        f"this method {binary_bytes(tb['peft'])} ({tb['convention']})"
+    )
+    return lines
+
+
+def _cmd_params(args) -> int:
+    res = _resolve(args)
+    peft = _peft(args, res)
+    if args.format in ("markdown", "latex"):
+        from symtrans.render.report import render
+
+        _emit(args, render(res, args.format, title=getattr(args, "title", None)))
+        return 0
+    r = params_result(res)
+    if peft:
+        r["peft"] = peft
+    if args.format == "json":
+        _emit(args, json.dumps(r, indent=2))
+        return 0
+    from symtrans.base.numbers import count, grouped
+    from symtrans.engine.architectures import build
+    from symtrans.render.summary import rows
+
+    lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
+    if peft:
+        lines += _peft_lines(peft)
+    if "active" in r:
+        lines.append(f"  active per token: {grouped(r['active'])} ({count(r['active'])})")
+    if res.preset and res.preset.published:
+        lines.append(f"  published: {res.preset.published} ({res.preset.source})")
+        lines.append(f"  reference: {res.preset.reference}")
+    lines.append(f"  closed form: {r['closed_form']}")
+    lines.append("  components:")
+    lines += _table(rows(build(res.spec), res.spec.values), grouped)
+    if res.preset and res.preset.real:  # a hand count (handcounts.py)
+        from symtrans.catalog.comparison import comparison_lines
+
+        lines += comparison_lines(res.preset, res.spec)
+    for n in r["notes"]:
+        lines.append(f"  note: {n}")
+    _emit(args, "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# flops
+
+
+def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
+    """Sizes for evaluating forward FLOPs: the spec's, with B, L (or L_src/L_tgt) set.
+
+    ``seq_len`` defaults to the spec's L; for an encoder-decoder, L_src and L_tgt
+    default to ``seq_len`` unless the spec (via --set) already gives them.
+    """
+    v = dict(res.spec.values)
+    if seq_len is None:
+        seq_len = v.get("L")
+        if seq_len is None:
+            raise ValueError("give --seq-len (the model has no L)")
+    v["B"] = batch
+    v["L"] = seq_len
+    v.setdefault("L_src", seq_len)
+    v.setdefault("L_tgt", seq_len)
+    return v
+
+
+def flops_result(res, batch: int, seq_len: int | None) -> dict:
+    """The JSON object of ``symtrans flops`` (forward pass, matmul convention)."""
+    import sympy as sp
+
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+    from symtrans.engine.simplify import closed_form
+    from symtrans.render.summary import rows, rows_json
+
+    model = build(res.spec)
+    v = flops_values(res, batch, seq_len)
+    total = exact(model.flops, v)
+    tokens = batch * (v["L_tgt"] if res.spec.family == "encoder-decoder" else v["L"])
+    return {
+        "model": res.name,
+        "mode": "forward",
+        "convention": "flops",
+        "convention_note": CONVENTION_NOTE,
+        "batch": batch,
+        "seq_len": v["L"],
+        **({"L_src": v["L_src"], "L_tgt": v["L_tgt"]} if res.spec.family == "encoder-decoder" else {}),
+        "total": total,
+        "per_token": total // tokens if total % tokens == 0 else str(sp.Rational(total, tokens)),
+        "closed_form": sp.sstr(closed_form(model.flops)),
+        "components": rows_json(rows(model, v, "flops")),
+    }
+
+
+def _check_flops_options(args, res) -> None:
+    """Refuse ``flops`` options that would change nothing (one sentence, exit 2).
+
+    A causal-mask count on an encoder-only model (its self-attention is bidirectional:
+    there is no mask to count), and prompt/generation lengths outside the inference modes
+    that read them (--prefill: prefill and decode; --generate: decode).
+    """
+    from symtrans.engine.conventions import MODES
+
+    if args.mask != "full" and res.spec.family == "encoder-only":
+        raise UsageError(
+            f"symtrans flops: --mask {args.mask} counts a causal mask, but {res.name} is encoder-only: "
+            "its self-attention is bidirectional (every query meets every key), so there is no mask"
+        )
+    if args.mode in MODES:  # an unknown mode is reported by usage_cli, naming the valid ones
+        if args.prefill is not None and args.mode not in ("prefill", "decode"):
+            raise UsageError(
+                f"symtrans flops: --prefill (prompt tokens) applies to --mode prefill or decode, not {args.mode}"
+            )
+        if args.generate is not None and args.mode != "decode":
+            raise UsageError(f"symtrans flops: --generate (generated tokens) applies to --mode decode, not {args.mode}")
+
+
+def _cmd_flops(args) -> int:
+    res = _resolve(args)
+    if hasattr(args, "mode"):  # modes, conventions, masks, recomputation, --compare: usage_cli.py
+        _check_flops_options(args, res)
+        from symtrans.cli.usage import cmd_flops
+
+        return cmd_flops(args, res, _emit)
+    r = flops_result(res, args.batch, args.seq_len)
+    if args.format == "json":
+        _emit(args, json.dumps(r, indent=2))
+        return 0
+    from symtrans.base.numbers import grouped, si
+    from symtrans.engine.architectures import build
+    from symtrans.render.summary import rows
+
+    v = flops_values(res, args.batch, args.seq_len)
+    shape = (
+        f"B={r['batch']}, L_src={r['L_src']}, L_tgt={r['L_tgt']}"
+        if "L_src" in r
+        else f"B={r['batch']}, L={r['seq_len']}"
+    )
+    lines = [
+        f"{r['model']}: forward FLOPs at {shape}: {grouped(r['total'])} ({si(r['total'])})",
+        f"  per token: {r['per_token']}",
+        f"  convention: {CONVENTION_NOTE}",
+        f"  closed form: {r['closed_form']}",
+        "  components:",
+    ]
+    lines += _table(rows(build(res.spec), v, "flops"), grouped)
+    _emit(args, "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# report
+
+REPORT_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".pdf": "pdf"}
+
+
+def report_format(fmt: str | None, output: str | None) -> str:
+    """The format of ``symtrans report``: ``--format`` if given, else the one the ``-o``
+    extension names (.md/.markdown, .tex, .pdf), else markdown.
+
+    Raises:
+        UsageError: an explicit --format that contradicts a known extension of -o.
+    """
+    import os
+
+    ext = os.path.splitext(output)[1].lower() if output else ""
+    implied = REPORT_EXTENSIONS.get(ext)
+    if fmt is None:
+        return implied or "markdown"
+    if implied is not None and implied != fmt:
+        raise UsageError(
+            f"symtrans report: --format {fmt} contradicts the extension {ext} of -o {output} "
+            f"(which means {implied}); change one of them"
+        )
+    return fmt
+
+
+def _cmd_report(args) -> int:
+    res = _resolve(args)  # the model's errors first, then the format's
+    args.format = report_format(args.format, args.output)
+    from symtrans.render.report import render
+
+    if args.format == "pdf":
+        if not args.output:
+            raise UsageError("report --format pdf needs -o PATH")
+        from symtrans.base.atomic import write_atomic
+        from symtrans.render.report import build_pdf
+
+        if args.no_charts:
+            pdf = build_pdf(render(res, "latex", title=args.title, batch=args.batch, seq_len=args.seq_len))
+        else:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
+            from symtrans.render.plots import render_report
+
+            tex, files = render_report(res, "latex", args.output, args.title, args.batch, args.seq_len)
+            pdf = build_pdf(tex, files=files)
+        write_atomic(args.output, pdf)
+        return 0
+    if args.output and not args.no_charts:  # charts are written next to the report file
+        from symtrans.render.plots import render_report, write_beside
+
+        text, files = render_report(res, args.format, args.output, args.title, args.batch, args.seq_len)
+        _emit(args, text)  # the report first: if it cannot be written, no chart is left behind
+        write_beside(args.output, files)
+        return 0
+    _emit(args, render(res, args.format, title=args.title, batch=args.batch, seq_len=args.seq_len))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# walk
+
+
+def _pe_table_size(args) -> tuple[int, int]:
+    """(d_model, positions) of ``walk --pe-table``: d_model from MODEL or ``--set d_model=``
+    (default 6), positions from ``--positions`` or ``--seq-len`` (default 7)."""
+    if args.step is not None:
+        raise UsageError("symtrans walk: --step shows a step of the shape walk; it does not apply to --pe-table")
+    if args.model:
+        d = _resolve(args).spec.size("d_model")
+    else:
+        from symtrans.catalog.resolve import parse_setting
+
+        d = 6
+        for item in args.set:
+            name, value = parse_setting(item)
+            if name != "d_model":
+                raise UsageError(f"symtrans walk: --pe-table without MODEL takes only --set d_model=N, not {name}")
+            d = value
+    if args.positions is not None and args.seq_len is not None and args.positions != args.seq_len:
+        raise UsageError(f"symtrans walk: --positions {args.positions} and --seq-len {args.seq_len} disagree; give one")
+    positions = args.positions or args.seq_len or 7
+    return d, positions
+
+
+def _cmd_walk(args) -> int:
+    """``symtrans walk``: the shape walk (walk.py), or ``--pe-table`` (exact sinusoids)."""
+    if args.pe_table:
+        from symtrans.analysis.walk import pe_table, render_pe_table
+
+        d, positions = _pe_table_size(args)
+        if args.format == "json":
+            rows = [[{"exact": str(v), "value": float(v.evalf(30))} for v in row] for row in pe_table(d, positions)]
+            _emit(args, json.dumps({"d_model": d, "positions": positions, "table": rows}, indent=2))
+        else:
+            _emit(args, render_pe_table(d, positions))
+        return 0
+    if args.positions is not None:
+        raise UsageError("symtrans walk: --positions is the row count of --pe-table; for the walk give --seq-len")
+    if not args.model:
+        raise UsageError("symtrans walk: MODEL is required (or give --pe-table)")
+    res = _resolve(args)
+    from symtrans.analysis.walk import render_markdown, render_text, step_detail, walk, walk_rows
+    from symtrans.base.numbers import grouped, si
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    w = walk(res.spec)
+    v = flops_values(res, args.batch, args.seq_len)
+    total = exact(w.flops, v)
+    engine = exact(build(res.spec).flops, v)
+    if args.step is not None:  # one step, in the format asked for
+        if args.format == "json":
+            _emit(args, json.dumps({"model": res.name, "values": v, "step": step_detail(w, args.step, v)}, indent=2))
+        elif args.format == "markdown":
+            _emit(args, render_markdown(w, v, step=args.step))
+        else:
+            _emit(args, render_text(w, v, step=args.step))
+        return 0
+    if args.format == "json":
+        _emit(
+            args,
+            json.dumps(
+                {
+                    "model": res.name,
+                    "values": v,
+                    "total_flops": total,
+                    "engine_flops": engine,
+                    "steps": walk_rows(w, v),
+                },
+                indent=2,
+            ),
+        )
+        return 0
+    head = f"{res.name}: shape walk of the forward pass at B={args.batch}, " + (
+        f"L_src={v['L_src']}, L_tgt={v['L_tgt']}" if res.spec.family == "encoder-decoder" else f"L={v['L']}"
+    )
+    tail = (
+        f"sum over the steps: {grouped(total)} FLOPs ({si(total)}); the cost engine's forward FLOPs: "
+        f"{grouped(engine)}{' (equal)' if total == engine else ' (DIFFERENT: please report)'}"
+    )
+    body = render_markdown(w, v) if args.format == "markdown" else render_text(w, v)
+    _emit(args, "\n".join([head, f"convention: {CONVENTION_NOTE}", body, tail]))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# parser
+
+
+def _common(
+    p: argparse.ArgumentParser, formats: Sequence[str], default: str | None, format_help: str | None = None
+) -> None:
+    p.add_argument("model", metavar="MODEL", help="a preset name (see 'symtrans presets') or a config.json path")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a size symbol (d_model=1024) or an option (bias=false); repeatable",
+    )
+    p.add_argument("--format", choices=formats, default=default, help=format_help)
+    p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
+
+
+def _workload(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch", type=int_arg("--batch"), default=1, metavar="B", help="sequences per batch (default 1)")
+    p.add_argument(
+        "--seq-len",
+        type=int_arg("--seq-len"),
+        default=None,
+        metavar="L",
+        help="tokens per sequence (default: the model's L)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="symtrans", description="Exact, symbolic parameter counts and FLOPs of Transformer models.")
+    parser.add_argument("--version", action=_VersionAction, help="print the version of symtrans and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("presets", help="list the presets with their provenance")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", metavar="PATH")
+    p.set_defaults(func=_cmd_presets)
+
+    p = sub.add_parser("params", help="exact parameter count and closed form")
+    _common(p, ("text", "json", "markdown", "latex"), "text")
+    p.add_argument("--title", default=None, help="title for markdown/latex output")
+    p.add_argument(
+        "--lora",
+        default=None,
+        metavar="r=R,targets=q,v",
+        help="LoRA trainable vs frozen parameters; targets: q, k, v, o, gate, up, down, attention, ffn, all",
+    )
+    p.add_argument(
+        "--adapter",
+        default=None,
+        metavar="r=R[,placement=houlsby|pfeiffer]",
+        help="bottleneck adapters of width r: trainable vs frozen parameters",
+    )
+    p.set_defaults(func=_cmd_params)
+
+    p = sub.add_parser("flops", help="FLOPs: forward, backward, training, prefill, decode; conventions; --compare")
+    _common(p, ("text", "json"), "text")
+    _workload(p)
+    from symtrans.cli.usage import add_flops_options, add_memory_parser, add_time_parser
+
+    add_flops_options(p)
+    p.set_defaults(func=_cmd_flops)
+    add_memory_parser(sub, _common, _workload)
+    add_time_parser(sub, _common, _workload)
+
+    p = sub.add_parser("report", help="derivation report: Markdown, LaTeX or PDF")
+    _common(
+        p,
+        ("markdown", "latex", "pdf"),
+        None,  # None: from the -o extension (report_format)
+        "default: from the -o extension (.md markdown, .tex latex, .pdf pdf), else markdown",
+    )
+    _workload(p)
+    p.add_argument("--title", default=None, help="report title (escaped for LaTeX)")
+    p.add_argument(
+        "--no-charts",
+        action="store_true",
+        help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+    )
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("walk", help="shape walk: every step of the forward pass, its shapes and FLOPs")
+    p.add_argument("model", metavar="MODEL", nargs="?", help="a preset name or a config.json path")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a size or an option")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
+    _workload(p)
+    p.add_argument(
+        "--step",
+        type=int_arg("--step"),
+        default=None,
+        metavar="K",
+        help="show step K only: FLOPs as formula = substitution = value",
+    )
+    p.add_argument(
+        "--pe-table",
+        action="store_true",
+        help="print the exact sinusoidal table instead (d_model of MODEL or --set d_model=N, default 6; "
+        "--positions rows, default 7)",
+    )
+    p.add_argument(
+        "--positions",
+        type=int_arg("--positions"),
+        default=None,
+        metavar="P",
+        help="rows (positions 0..P-1) of --pe-table (default 7; --seq-len is accepted too)",
+    )
+    p.set_defaults(func=_cmd_walk)
+
+    from symtrans.cli.analysis import add_analysis_parsers  # solve, plan, sweep, diff, identities, plot
+
+    add_analysis_parsers(sub, _common, _workload, _emit, UsageError)
+    return parser
+
+
+def _input_files(args) -> list[str]:
+    """The files a command reads: MODEL (a config.json, or a directory's config.json),
+    diff's A and B (also as ``config.json:NAME=VALUE`` variants) and sweep's --csv."""
+    import os
+
+    paths = []
+    for attr in ("model", "a", "b", "csv"):
+        v = getattr(args, attr, None)
+        if not isinstance(v, str) or not v:
+            continue
+        for cand in (v, v.partition(":")[0]) if attr in ("a", "b") else (v,):
+            if os.path.isdir(cand):
+                cand = os.path.join(cand, "config.json")
+            if cand and os.path.isfile(cand):
+                paths.append(cand)
+    return paths
+
+
+def _refuse_overwriting_input(args) -> None:
+    """``-o`` must not name a file the command reads (``params cfg.json -o cfg.json`` would
+    replace the user's config with the output).
+
+    Raises:
+        UsageError: naming the input that -o resolves to.
+    """
+    import os
+
+    out = getattr(args, "output", None)
+    if not out:
+        return
+    for path in _input_files(args):
+        same = os.path.samefile(path, out) if os.path.exists(out) else os.path.realpath(path) == os.path.realpath(out)
+        if same:
+            raise UsageError(
+                f"symtrans {args.command}: -o {out} is the input file {path}; writing there would "
+                "overwrite it, so choose another output path"
+            )
+
+
+def version() -> str:
+    """The installed version of symtrans (importlib.metadata), else the one in the source
+    tree's pyproject.toml, else "unknown"."""
+    try:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
+        try:
+            return dist_version("symtrans")
+        except PackageNotFoundError:
+            pass
+    except ImportError:  # pragma: no cover - Python >= 3.8 has importlib.metadata
+        pass
+    import re
+    from pathlib import Path
+
+    try:
+        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    m = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    return m.group(1) if m else "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: looked up only when asked for (importlib.metadata is not free at startup)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"symtrans {version()}\n")
+        parser.exit()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 bad input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        _refuse_overwriting_input(args)
+        status = args.func(args) or 0
+        for w in getattr(args, "_warnings", ()):  # queued by _warn; dropped when the command fails
+            print(w, file=sys.stderr)
+        return status
+    except UsageError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, OSError, RecursionError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        if isinstance(e, OSError) and e.strerror and e.filename is None:
+            msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
+        print(f"symtrans: error: {' '.join(str(msg).split())}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        # symtrans's own runtime failures (TeX missing or failing, PDF time limit) are the
+        # user's environment, not a bug: one line, exit 2. Anyone else's is a bug: traceback.
+        if not type(e).__module__.startswith("symtrans"):
+            raise
+        print(f"symtrans: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help and --version exit through argparse
+        return int(e.code or 0)
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

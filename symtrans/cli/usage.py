@@ -1,0 +1,649 @@
+"""The ``flops`` (extended), ``memory`` and ``time`` commands of the symtrans CLI.
+
+``cli.py`` builds the parser and calls ``cmd_flops``/``cmd_memory``/``cmd_time``; this
+module holds their options, their JSON objects and their text.  Every count is exact:
+JSON integers, or a ``"p/q"`` string where a count is a fraction (e.g. a half-square
+mask at odd L); text shows the exact integer with separators and a decimal SI prefix
+(kFLOP, MFLOP, GFLOP, TFLOP, PFLOP: powers of 1000).  Bytes are shown both in binary
+units (KiB, MiB, GiB: powers of 1024) and in decimal ones (kB, MB, GB: powers of
+1000), each labelled.  Bad input raises ValueError (one line, exit 2 in ``cli.main``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+
+from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
+from symtrans.catalog.resolve import int_arg
+from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE
+
+_DTYPE_HELP = "fp32, bf16, fp16, fp8, int8, int4"
+
+
+# ---------------------------------------------------------------------------------
+# parser options
+
+
+def add_flops_options(p: argparse.ArgumentParser) -> None:
+    """--mode, --convention, --mask, --recompute, --tokens, --prefill, --generate, --compare."""
+    p.add_argument("--mode", default="forward", metavar="MODE", help=f"one of {', '.join(MODES)} (default forward)")
+    p.add_argument(
+        "--convention",
+        default="flops",
+        metavar="NAME",
+        help=f"one of {', '.join(CONVENTIONS)} (default flops: 2 per multiply-accumulate)",
+    )
+    p.add_argument(
+        "--mask",
+        default="full",
+        metavar="MASK",
+        help=f"causal attention counted as {', '.join(MASK_MODES)} (default full square)",
+    )
+    p.add_argument(
+        "--recompute",
+        default="none",
+        metavar="KIND",
+        help=f"activation recomputation for --mode training: {', '.join(RECOMPUTE)}",
+    )
+    p.add_argument(
+        "--tokens",
+        type=int_arg("--tokens"),
+        default=None,
+        metavar="D",
+        help="training tokens: also report FLOPs per run (D tokens) and PF-days",
+    )
+    p.add_argument(
+        "--prefill",
+        type=int_arg("--prefill"),
+        default=None,
+        metavar="L_pre",
+        help="prompt tokens for --mode prefill/decode (default: the sequence length)",
+    )
+    p.add_argument(
+        "--generate",
+        type=int_arg("--generate"),
+        default=None,
+        metavar="T_gen",
+        help="generated tokens for --mode decode (default 1)",
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="set the published formulas (Kaplan, 6ND, Chinchilla, PaLM, Megatron) beside the exact count",
+    )
+
+
+def add_memory_parser(sub, common, workload) -> None:
+    """The ``memory`` subcommand."""
+    p = sub.add_parser("memory", help="memory: weights, gradients, optimizer, activations, KV cache (bytes)")
+    common(p, ("text", "json"), "text")
+    workload(p)
+    p.add_argument("--dtype", default="bf16", metavar="DTYPE", help=f"weight dtype: {_DTYPE_HELP} (default bf16)")
+    p.add_argument(
+        "--kv-dtype",
+        default=None,
+        metavar="DTYPE",
+        help="KV cache dtype (default: the weight dtype, bf16 for int8/int4 weights)",
+    )
+    p.add_argument(
+        "--optimizer",
+        default="adam-mixed",
+        metavar="NAME",
+        help="adam-mixed (default; 12 bytes/parameter), adam, adamw, adam-8bit, sgd-momentum, sgd",
+    )
+    p.add_argument("--zero", type=int_arg("--zero", 0), default=0, metavar="STAGE", help="ZeRO stage 0-3")
+    p.add_argument("--dp", type=int_arg("--dp"), default=1, metavar="N_d", help="data-parallel ranks")
+    p.add_argument(
+        "--recompute", default="none", metavar="KIND", help=f"activation recomputation: {', '.join(RECOMPUTE)}"
+    )
+    p.add_argument("--flash-attention", action="store_true", help="FlashAttention: no stored score matrices")
+    p.add_argument("--no-dropout", action="store_true", help="no dropout masks among the saved activations")
+    p.add_argument(
+        "--inference",
+        action="store_true",
+        help="inference footprint: weights + KV cache of B x L tokens + activations + margin",
+    )
+    p.add_argument("--margin", default="0.1", metavar="FRACTION", help="inference headroom (default 0.1 = 10%%)")
+    p.set_defaults(func=cmd_memory)
+
+
+def add_time_parser(sub, common, workload) -> None:
+    """The ``time`` subcommand."""
+    from symtrans.accounting.hardware import ACCELERATORS
+
+    p = sub.add_parser("time", help="step time at a given MFU, MFU from a throughput, roofline of prefill/decode")
+    common(p, ("text", "json"), "text")
+    workload(p)
+    p.add_argument("--accelerator", default=None, metavar="NAME", help=f"one of {', '.join(ACCELERATORS)}")
+    p.add_argument(
+        "--devices",
+        type=int_arg("--devices"),
+        default=1,
+        metavar="n",
+        help="devices training together (data parallel): divides the step and run time; prefill and "
+        "decode stay one request on one device",
+    )
+    p.add_argument(
+        "--precision",
+        default=None,
+        metavar="P",
+        help="peak used: bf16 (default; fp16 on a device without bf16), fp16 or fp8",
+    )
+    p.add_argument(
+        "--mfu",
+        default="1",
+        metavar="U",
+        help="model FLOPs utilisation for the step time (default 1: the ideal lower bound)",
+    )
+    p.add_argument(
+        "--tokens-per-second", default=None, metavar="X", help="measured training throughput: report MFU (PaLM App. B)"
+    )
+    p.add_argument("--tokens", type=int_arg("--tokens"), default=None, metavar="D", help="training tokens (run time)")
+    p.add_argument("--recompute", default="none", metavar="KIND", help=f"{', '.join(RECOMPUTE)}")
+    p.add_argument("--prefill", type=int_arg("--prefill"), default=None, metavar="L_pre")
+    p.add_argument("--generate", type=int_arg("--generate"), default=None, metavar="T_gen")
+    p.add_argument("--dtype", default="bf16", metavar="DTYPE", help=f"weight dtype for the roofline: {_DTYPE_HELP}")
+    p.add_argument("--kv-dtype", default=None, metavar="DTYPE")
+    p.set_defaults(func=cmd_time)
+
+
+# ---------------------------------------------------------------------------------
+# helpers
+
+
+def exact_json(x):
+    """An exact number for JSON: int when integral, else the string 'p/q' (never a float)."""
+    import sympy as sp
+
+    r = sp.Rational(x)
+    return int(r) if r.q == 1 else f"{r.p}/{r.q}"
+
+
+def _frac(x) -> Fraction:
+    import sympy as sp
+
+    r = sp.Rational(x)
+    return Fraction(int(r.p), int(r.q))
+
+
+def _num(x, unit: str) -> str:
+    """'874,944,921,600 (874.9 GFLOP)'; fractions print as p/q."""
+    from symtrans.base.numbers import grouped, si
+
+    f = _frac(x)
+    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+    return f"{exact} ({si(f, unit)})"
+
+
+def _bytes(x) -> str:
+    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)'."""
+    from symtrans.base.numbers import binary_bytes, grouped, si
+
+    f = _frac(x)
+    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+    if abs(f) < 1024:
+        return f"{exact} bytes"
+    return f"{exact} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+
+
+def _seconds(x) -> str:
+    f = float(_frac(x))
+    if f >= 86400:
+        return f"{f:.4g} s ({f / 86400:.3g} days)"
+    if f >= 1:
+        return f"{f:.4g} s"
+    if f >= 1e-3:
+        return f"{f * 1e3:.4g} ms"
+    return f"{f * 1e6:.4g} µs"
+
+
+def _values(res, batch: int, seq_len: int | None) -> dict[str, int]:
+    from symtrans.cli.main import flops_values
+
+    return flops_values(res, batch, seq_len)
+
+
+def _tokens(spec, v) -> int:
+    return v["B"] * (v["L_tgt"] if spec.family == "encoder-decoder" else v["L"])
+
+
+def _component_rows(spec, mode: str, convention: str, mask: str, recompute: str, v: dict) -> list[dict]:
+    """Per-component FLOPs (top-level components and their children) under the mode,
+    convention, mask and recomputation (``flops.component_flops``): a layer stack's row
+    includes its recomputed forward pass, so the top-level rows add up exactly to the
+    total, and each share is of that total."""
+    import sympy as sp
+
+    from symtrans.accounting.flops import component_flops, evaluate
+
+    rows = []
+    for c in component_flops(spec, mode, convention, mask, recompute):
+        rows.append(
+            {
+                "name": c.name,
+                "depth": c.depth,
+                "count": exact_json(evaluate(c.count, v)),
+                "each": exact_json(evaluate(c.each, v)),
+                "total": exact_json(evaluate(c.total, v)),
+                "closed_form": sp.sstr(c.each),
+            }
+        )
+    grand = sum(_frac(r["total"]) for r in rows if r["depth"] == 0)
+    for r in rows:
+        r["share"] = float(_frac(r["total"]) / grand) if grand else 0.0
+    return rows
+
+
+# ---------------------------------------------------------------------------------
+# flops
+
+
+def flops_command_result(res, args) -> dict:
+    """The JSON object of ``symtrans flops`` with the mode/convention options.
+
+    Keys: model, mode, convention, convention_note, mask, recompute, batch, seq_len
+    (and L_src/L_tgt, or L_pre/T_gen), total, per_token, per_sequence, closed_form,
+    components; per_run and pf_days with --tokens; compare with --compare.
+    """
+    import sympy as sp
+
+    from symtrans.accounting import flops as F
+    from symtrans.accounting.hardware import pf_days
+    from symtrans.engine.conventions import choice
+    from symtrans.engine.conventions import convention as get_conv
+
+    spec = res.spec
+    mode = choice(MODES, args.mode, "mode").name
+    conv = get_conv(args.convention)
+    choice(MASK_MODES, args.mask, "mask")
+    choice(RECOMPUTE, args.recompute, "recompute option")
+    if args.recompute != "none" and mode != "training":
+        raise ValueError(f"--recompute applies to --mode training, not {mode}")
+    v = _values(res, args.batch, args.seq_len)
+    out = {
+        "model": res.name,
+        "mode": mode,
+        "convention": conv.name,
+        "convention_note": conv.description,
+        "unit": conv.unit,
+        "mask": args.mask,
+        "recompute": args.recompute,
+        "batch": args.batch,
+        "seq_len": v["L"],
+    }
+    if spec.family == "encoder-decoder" and mode in F.TRAINING_MODES:
+        out["L_src"], out["L_tgt"] = v["L_src"], v["L_tgt"]
+    if mode in F.TRAINING_MODES:
+        expr = F.flops_expr(spec, mode, conv.name, args.mask, args.recompute)
+        tokens = _tokens(spec, v)
+        out["components"] = _component_rows(spec, mode, conv.name, args.mask, args.recompute, v)
+    else:
+        v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
+        out["L_pre"] = v["L_pre"]
+        if mode == "prefill":
+            expr = F.prefill_expr(spec, conv.name, args.mask)
+            tokens = v["B"] * v["L_pre"]
+        else:
+            expr = F.decode_expr(spec, conv.name, args.mask)
+            out["T_gen"] = v["T_gen"]
+            tokens = v["B"] * v["T_gen"]
+    total = F.evaluate(expr, v)
+    out["total"] = exact_json(total)
+    out["per_token"] = exact_json(total / tokens)
+    out["per_sequence"] = exact_json(total / v["B"])
+    out["closed_form"] = sp.sstr(expr)
+    if args.tokens is not None:
+        if mode != "training":
+            raise ValueError("--tokens (FLOPs per run) applies to --mode training")
+        run = total / tokens * args.tokens
+        out["tokens"] = args.tokens
+        out["per_run"] = exact_json(run)
+        out["pf_days"] = float(pf_days(run))
+    if args.compare:
+        from symtrans.accounting.published import COMPARE_BASIS, compare
+
+        D = args.tokens if args.tokens is not None else _tokens(spec, v)
+        vals = {k: val for k, val in v.items() if k in ("B", "L")}
+        out["compare_basis"] = dict(COMPARE_BASIS)
+        # the options of the header that the compare section does not follow
+        out["compare_basis"]["differs_from_header"] = [
+            f"--{k} {out[k]}" for k in ("convention", "mask", "recompute") if out[k] != COMPARE_BASIS[k]
+        ] + ([f"--mode {mode}"] if mode not in ("forward", "training") else [])
+        out["compare"] = [
+            {
+                "key": r.key,
+                "formula_name": r.name,
+                "quantity": r.quantity,
+                "formula": sp.sstr(r.formula),
+                "value": exact_json(r.value),
+                "exact": exact_json(r.exact),
+                "ratio": float(r.ratio),
+                "ratio_exact": exact_json(r.ratio),
+                "residual": sp.sstr(r.residual),
+                "residual_under_assumptions": sp.sstr(r.assumed_residual),
+                "assumptions": list(r.assumptions),
+                "source": r.source,
+            }
+            for r in compare(spec, vals, D)
+        ]
+    return out
+
+
+def _compare_lines(rows: list[dict], basis: dict) -> list[str]:
+    lines = [f"  published formulas (ratio = formula / exact; residual = exact - formula); {basis['description']}:"]
+    if basis["differs_from_header"]:
+        lines.append(
+            f"    note: so these exact counts are not the count above, which is under "
+            f"{', '.join(basis['differs_from_header'])}"
+        )
+    for r in rows:
+        lines.append(f"    {r['formula_name']}  [{r['quantity']}; {r['source']}]")
+        lines.append(f"      formula  {r['formula']}")
+        lines.append(f"      value {_plain(r['value'])}   exact {_plain(r['exact'])}   ratio {r['ratio']:.4f}")
+        lines.append(f"      residual {r['residual']}")
+        tail = "0: reproduced exactly" if r["residual_under_assumptions"] == "0" else r["residual_under_assumptions"]
+        lines.append(f"      under its assumptions ({'; '.join(r['assumptions'])}): residual {tail}")
+    return lines
+
+
+def _plain(x) -> str:
+    from symtrans.base.numbers import grouped
+
+    return grouped(x) if isinstance(x, int) else str(x)
+
+
+def cmd_flops(args, res, emit) -> int:
+    """``symtrans flops``: print the result as JSON or text."""
+    r = flops_command_result(res, args)
+    if args.format == "json":
+        emit(args, json.dumps(r, indent=2))
+        return 0
+    u = r["unit"]
+    if "L_pre" in r:
+        shape = f"B={r['batch']}, L_pre={r['L_pre']}" + (f", T_gen={r['T_gen']}" if "T_gen" in r else "")
+    elif "L_src" in r:
+        shape = f"B={r['batch']}, L_src={r['L_src']}, L_tgt={r['L_tgt']}"
+    else:
+        shape = f"B={r['batch']}, L={r['seq_len']}"
+    per = "generated token" if r["mode"] == "decode" else "token"
+    lines = [
+        f"{r['model']}: {r['mode']} {u}s at {shape}: {_num(r['total'], u)}",
+        f"  per {per}: {_num(r['per_token'], u)}",
+        f"  per sequence: {_num(r['per_sequence'], u)}",
+    ]
+    if "per_run" in r:
+        lines.append(f"  per run of D={r['tokens']:,} tokens: {_num(r['per_run'], u)} = {r['pf_days']:.4g} PF-days")
+    lines.append(f"  convention: {r['convention']}: {r['convention_note']}")
+    lines.append(f"  mask: {r['mask']}: {MASK_MODES[r['mask']].description}")
+    if r["mode"] == "training":
+        lines.append(f"  recompute: {r['recompute']}: {RECOMPUTE[r['recompute']].description}")
+    lines.append(f"  closed form: {r['closed_form']}")
+    if "components" in r:
+        lines.append(
+            "  components (sum = the total"
+            + (f"; the layer stacks include their {r['recompute']} recomputation" if r["recompute"] != "none" else "")
+            + "):"
+        )
+        width = max(len(c["name"]) + 2 * c["depth"] for c in r["components"])
+        for c in r["components"]:
+            label = "  " * c["depth"] + c["name"]
+            count = f" x {c['count']}" if c["count"] != 1 else ""
+            lines.append(f"    {label:<{width}}  {_plain(c['total']):>24}  {c['share'] * 100:6.2f}%{count}")
+    if "compare" in r:
+        lines += _compare_lines(r["compare"], r["compare_basis"])
+    emit(args, "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# memory
+
+
+def memory_command_result(res, args) -> dict:
+    """The JSON object of ``symtrans memory``: the seven byte counts (exact), their
+    closed forms and the options used."""
+    import sympy as sp
+
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import KEYS, memory_terms
+
+    spec = res.spec
+    v = _values(res, args.batch, args.seq_len)
+    mode = "inference" if args.inference else "training"
+    seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
+    terms = memory_terms(
+        spec,
+        dtype=args.dtype,
+        optimizer=args.optimizer,
+        zero_stage=args.zero,
+        dp=args.dp,
+        batch=args.batch,
+        seq_len=seq,
+        recompute=args.recompute,
+        flash_attention=args.flash_attention,
+        kv_dtype=args.kv_dtype,
+        mode=mode,
+        dropout=not args.no_dropout,
+        margin=args.margin,
+        src_len=v["L_src"] if spec.family == "encoder-decoder" else None,
+    )
+    out = {
+        "model": res.name,
+        "mode": mode,
+        "unit": "bytes",
+        "dtype": args.dtype,
+        "kv_dtype": args.kv_dtype or (args.dtype if args.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"),
+        "batch": args.batch,
+        "seq_len": seq,
+    }
+    if mode == "training":
+        out.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
+    out["flash_attention"] = bool(args.flash_attention)
+    for k in KEYS + ("activations_bytes_per_layer", "margin_bytes"):
+        out[k] = exact_json(evaluate(terms[k], v))
+    out["closed_forms"] = {k: sp.sstr(terms[k]) for k in KEYS}
+    return out
+
+
+def cmd_memory(args, res=None, emit=None) -> int:
+    """``symtrans memory``: print the result as JSON or text."""
+    from symtrans.cli.main import _emit, _resolve
+
+    res = res or _resolve(args)
+    emit = emit or _emit
+    r = memory_command_result(res, args)
+    if args.format == "json":
+        emit(args, json.dumps(r, indent=2))
+        return 0
+    head = (
+        f"{r['model']}: {r['mode']} memory per rank at B={r['batch']}, L={r['seq_len']}, weights {r['dtype']}"
+        + (
+            f", {r['optimizer']}, ZeRO stage {r['zero_stage']} over {r['dp']} ranks, recompute {r['recompute']}"
+            if r["mode"] == "training"
+            else f", KV cache {r['kv_dtype']}"
+        )
+        + (", FlashAttention" if r["flash_attention"] else "")
+    )
+    lines = [head]
+    labels = [
+        ("weights", "weights_bytes"),
+        ("gradients", "gradients_bytes"),
+        ("optimizer states", "optimizer_bytes"),
+        ("activations", "activations_bytes"),
+        ("  of which per layer", "activations_bytes_per_layer"),
+        ("KV cache", "kv_cache_bytes"),
+        ("KV cache per token", "kv_cache_bytes_per_token"),
+    ]
+    if r["mode"] == "inference":
+        labels.append(("margin", "margin_bytes"))
+    labels.append(("total", "total_bytes"))
+    width = max(len(a) for a, _ in labels)
+    for label, key in labels:
+        lines.append(f"  {label:<{width}}  {_bytes(r[key])}")
+    lines.append("  units: GiB = 2^30 bytes (binary), GB = 10^9 bytes (decimal)")
+    if r["dtype"] == "int4":
+        lines.append(
+            "  note: int4 packs two parameters per byte; a packed tensor's element count is half the parameter count"
+        )
+    emit(args, "\n".join(lines))
+    return 0
+
+
+# ---------------------------------------------------------------------------------
+# time
+
+
+def time_command_result(res, args) -> dict:
+    """The JSON object of ``symtrans time``: training step (and run) time at the MFU on
+    ``--devices`` devices, MFU from a measured throughput, and the roofline of prefill
+    and decode of one request on one device (``inference_roofline``)."""
+    from symtrans.accounting import flops as F
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.hardware import ACCELERATORS, accelerator, fraction, mfu, step_time
+
+    spec = res.spec
+    if args.accelerator is None:
+        raise ValueError(f"give --accelerator; valid accelerators: {', '.join(ACCELERATORS)}")
+    acc = accelerator(args.accelerator)
+    precision = args.precision or acc.default_precision
+    peak = acc.peak(precision)
+    choice_recompute = RECOMPUTE.get(args.recompute)
+    if choice_recompute is None:
+        raise ValueError(
+            f"unknown recompute option {args.recompute!r}; valid recompute options: {', '.join(RECOMPUTE)}"
+        )
+    v = _values(res, args.batch, args.seq_len)
+    tokens = _tokens(spec, v)
+    u = fraction(args.mfu, "--mfu")
+    hw = evaluate(F.flops_expr(spec, "training", recompute=args.recompute), v)
+    model_flops = evaluate(F.flops_expr(spec, "training"), v)
+    out = {
+        "model": res.name,
+        "accelerator": acc.name,
+        "source": acc.source,
+        "devices": args.devices,
+        "precision": precision,
+        "peak_flops_per_second": peak,
+        "bandwidth_bytes_per_second": acc.bandwidth,
+        "batch": args.batch,
+        "seq_len": v["L"],
+        "mfu": float(u),
+        "training": {
+            "model_flops_per_step": exact_json(model_flops),
+            "hardware_flops_per_step": exact_json(hw),
+            "recompute": args.recompute,
+            # MFU counts model FLOPs only (PaLM App. B), so the step time is model FLOPs / (n peak
+            # MFU) whatever the recomputation; the hardware FLOPs utilisation is then MFU x hw / model
+            "step_seconds": float(step_time(model_flops, acc, args.devices, u, precision)),
+            "hfu": float(u * hw / model_flops),
+        },
+    }
+    if args.tokens is not None:
+        steps = _ratio(args.tokens, tokens)
+        out["training"]["tokens"] = args.tokens
+        out["training"]["run_seconds"] = float(step_time(model_flops, acc, args.devices, u, precision) * steps)
+    if args.tokens_per_second is not None:
+        per_token = model_flops / tokens
+        out["training"]["measured_tokens_per_second"] = args.tokens_per_second
+        out["training"]["mfu_measured"] = float(mfu(args.tokens_per_second, per_token, acc, args.devices, precision))
+    if spec.family != "encoder-only" and (spec.family != "decoder-only" or spec.lm_head):
+        v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
+        B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
+        ph = inference_roofline(spec, v, acc, precision, args.dtype, args.kv_dtype)
+        out["L_pre"], out["T_gen"] = Lp, Tg
+        out["roofline_devices"] = 1
+        out["roofline_assumptions"] = roofline_assumptions(spec, args.devices)
+        out["fits_one_device"] = bool(ph["resident_bytes"] <= acc.memory)
+        out["resident_bytes"] = exact_json(ph["resident_bytes"])
+        rows = []
+        for x, n_tok, weights in (
+            (ph["prefill"], B * Lp, ph["weights_prefill"]),
+            (ph["decode"], B * Tg, ph["weights_decode"]),
+        ):
+            rows.append(
+                {
+                    "phase": x.phase,
+                    "flops": exact_json(x.flops),
+                    "bytes": exact_json(x.bytes),
+                    "weights_read_per_step": exact_json(weights),
+                    "intensity_flops_per_byte": float(x.intensity),
+                    "ridge_flops_per_byte": float(x.ridge),
+                    "bound": x.bound,
+                    "seconds": float(x.time),
+                    "seconds_per_token": float(x.time / (n_tok if x.phase == "prefill" else Tg)),
+                    "tokens_per_second_all_devices": float(args.devices * n_tok / x.time),
+                }
+            )
+        out["roofline"] = rows
+    return out
+
+
+def _ratio(a, b):
+    """a / b as an exact SymPy Rational."""
+    import sympy as sp
+
+    return sp.Rational(a, b)
+
+
+def cmd_time(args, res=None, emit=None) -> int:
+    """``symtrans time``: print the result as JSON or text."""
+    from symtrans.cli.main import _emit, _resolve
+
+    res = res or _resolve(args)
+    emit = emit or _emit
+    r = time_command_result(res, args)
+    if args.format == "json":
+        emit(args, json.dumps(r, indent=2))
+        return 0
+    t = r["training"]
+    from symtrans.accounting.hardware import accelerator
+    from symtrans.base.numbers import grouped, si
+
+    acc = accelerator(r["accelerator"])
+    missing = [p for p in ("bf16", "fp16", "fp8") if getattr(acc, p) is None]
+    lines = [
+        f"{r['model']} on {r['devices']} x {r['accelerator']} ({r['precision']} peak "
+        f"{si(r['peak_flops_per_second'], 'FLOP/s')}"
+        + (f" (no {', no '.join(missing)})" if missing else "")
+        + f" and {si(r['bandwidth_bytes_per_second'], 'B/s', 2)} per device; {r['source']})",
+        f"  training step (B={r['batch']}, L={r['seq_len']}): {_num(t['model_flops_per_step'], 'FLOP')} model FLOPs"
+        + (
+            f", {_num(t['hardware_flops_per_step'], 'FLOP')} with {t['recompute']} recomputation"
+            if t["recompute"] != "none"
+            else ""
+        ),
+        f"  step time at MFU {r['mfu']:.3g} on {r['devices']} device{'s' if r['devices'] != 1 else ''}: "
+        f"{_seconds(t['step_seconds'])}",
+    ]
+    if "run_seconds" in t:
+        lines.append(f"  run of D={t['tokens']:,} tokens: {_seconds(t['run_seconds'])}")
+    if "mfu_measured" in t:
+        lines.append(
+            f"  MFU at {t['measured_tokens_per_second']} tokens/s (PaLM App. B): {t['mfu_measured'] * 100:.2f}%"
+        )
+    if r.get("roofline"):
+        lines.append(f"  prefill and decode of B={r['batch']}: " + "; ".join(r["roofline_assumptions"]))
+        if not r["fits_one_device"]:
+            lines.append(
+                f"  note: weights and KV cache ({_bytes(r['resident_bytes'])}) exceed one "
+                f"{r['accelerator']}'s memory; a real deployment splits the model over devices "
+                "(tensor parallelism), which this roofline does not model"
+            )
+    for x in r.get("roofline", []):
+        what = f"L_pre={r['L_pre']}" if x["phase"] == "prefill" else f"T_gen={r['T_gen']} after L_pre={r['L_pre']}"
+        lines.append(
+            f"  {x['phase']} ({what}): reads {grouped(x['weights_read_per_step'])} parameters per step; "
+            f"{x['intensity_flops_per_byte']:.4g} FLOP/byte vs ridge "
+            f"{x['ridge_flops_per_byte']:.4g}: {x['bound']}; {_seconds(x['seconds'])} "
+            f"({_seconds(x['seconds_per_token'])} per token"
+            + (
+                f"; {x['tokens_per_second_all_devices']:.4g} tokens/s on {r['devices']} replicas"
+                if r["devices"] != 1
+                else ""
+            )
+            + ")"
+        )
+    emit(args, "\n".join(lines))
+    return 0

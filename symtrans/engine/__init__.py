@@ -1,0 +1,1 @@
+"""symtrans.engine: see the layer contract in pyproject.toml."""

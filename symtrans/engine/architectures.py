@@ -1,0 +1,411 @@
+"""The three families, composed from components with multiplicity N.
+
+``build(spec, workload)`` returns the model's ``Cost`` tree.  Its top-level children
+are the components a report lists: embeddings, the stacks (each holding its layer
+with multiplicity N and its final norm), and the heads.  Layer counts stay symbolic,
+so a 1000-layer model costs the same to build as a 1-layer one, and built trees are
+cached per structural spec (``Spec.structure()``) and workload.
+
+Sources: Vaswani et al. 2017 (encoder-decoder); Devlin et al. 2019 and HF
+``BertModel`` (encoder-only); Radford et al. 2019 and HF ``GPT2LMHeadModel``,
+``LlamaForCausalLM``, ``MixtralForCausalLM`` (decoder-only); HF
+``T5ForConditionalGeneration`` and ``BartForConditionalGeneration``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.components import (
+    MASKS,
+    attention,
+    dims,
+    feed_forward,
+    linear,
+    moe_feed_forward,
+    norm,
+    positions,
+    relative_bias,
+    token_embedding,
+)
+from symtrans.engine.conventions import per_element
+from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Step
+from symtrans.engine.spec import Spec
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the forward pass processes (all SymPy expressions; symbols by default).
+
+    Attributes:
+        batch: sequences in the batch (``B``).
+        seq: tokens per sequence for encoder-only and decoder-only models (``L``).
+        src, tgt: encoder and decoder tokens of an encoder-decoder (``L_src``, ``L_tgt``).
+        context: keys each decoder query sees in causal self-attention; ``None``
+            means the sequence itself (``seq`` or ``tgt``).  Decode with a KV cache
+            processes seq = 1 new token against ``context`` cached ones.
+        mask: ``full`` | ``causal`` | ``half``: how causal self-attention is counted.
+    """
+
+    batch: sp.Expr = S.B
+    seq: sp.Expr = S.L
+    src: sp.Expr = S.L_src
+    tgt: sp.Expr = S.L_tgt
+    context: sp.Expr | None = None
+    mask: str = "full"
+
+    def __post_init__(self) -> None:
+        if self.mask not in MASKS:
+            raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {self.mask!r}")
+
+
+FORWARD = Workload()
+
+
+def _norms(spec: Spec, label: str, tokens: sp.Expr) -> Cost | None:
+    steps = norm(spec, label, S.d_model, tokens)
+    return Cost(name=label, steps=tuple(steps)) if steps else None
+
+
+def _layer(
+    spec: Spec, name: str, blocks: list[Cost], n_norms: list[str], tokens: sp.Expr, multiplicity: sp.Expr
+) -> Cost:
+    """Interleave sublayers with their norms in the order of ``spec.norm_position``."""
+    children: list[Cost] = []
+    for block, label in zip(blocks, n_norms):
+        nrm = _norms(spec, label, tokens)
+        if spec.norm_position == "pre" and nrm:
+            children.append(nrm)
+        children.append(block)
+        if spec.norm_position == "post" and nrm:
+            children.append(nrm)
+    residual = Step(
+        label="residual adds",
+        elementwise=per_element("residual") * len(blocks) * tokens * S.d_model,
+        note="x + Sublayer(x) after each sublayer (all-ops only)",
+        source="Vaswani et al. 2017 §3.1",
+    )
+    return Cost(
+        name=name,
+        steps=(residual,),
+        children=tuple(children),
+        multiplicity=multiplicity,
+        note="one layer; the stack repeats it",
+    )
+
+
+def _ffn(spec: Spec, tokens: sp.Expr) -> Cost:
+    return moe_feed_forward(spec, tokens) if spec.is_moe else feed_forward(spec, tokens)
+
+
+def encoder_layer(spec: Spec, batch: sp.Expr, q: sp.Expr, multiplicity: sp.Expr = ONE) -> Cost:
+    """Self-attention + norm + FFN + norm (torch ``TransformerEncoderLayer``, HF ``BertLayer``)."""
+    t = batch * q
+    return _layer(
+        spec,
+        "encoder layer",
+        [attention(spec, "self", batch, q, q), _ffn(spec, t)],
+        ["attention norm", "feed-forward norm"],
+        t,
+        multiplicity,
+    )
+
+
+def decoder_layer(
+    spec: Spec,
+    batch: sp.Expr,
+    q: sp.Expr,
+    context: sp.Expr,
+    src: sp.Expr | None,
+    mask: str,
+    multiplicity: sp.Expr = ONE,
+    name: str = "decoder layer",
+    moe: bool | None = None,
+) -> Cost:
+    """Causal self-attention (+ cross-attention when ``src``) + FFN, each with its norm."""
+    t = batch * q
+    blocks = [attention(spec, "causal", batch, q, context, mask)]
+    labels = ["attention norm"]
+    if src is not None:
+        blocks.append(attention(spec, "cross", batch, q, src))
+        labels.append("cross-attention norm")
+    use_moe = spec.is_moe if moe is None else moe
+    blocks.append(moe_feed_forward(spec, t) if use_moe else feed_forward(spec, t))
+    labels.append("feed-forward norm")
+    return _layer(spec, name, blocks, labels, t, multiplicity)
+
+
+def _embedding_width(spec: Spec) -> sp.Expr:
+    """E_emb for ALBERT's factorized embedding (Lan et al. 2020 §3.1), else d_model."""
+    return S.E_emb if spec.has("E_emb") else S.d_model
+
+
+def _embeddings(spec: Spec, name: str, with_tokens: bool, token_note: str = "", tokens: sp.Expr | None = None) -> Cost:
+    """Token, position and token-type embeddings (+ norm), all ``E_emb`` wide when the
+    spec factorizes the embedding, then the E_emb x d_model projection with bias on
+    ``tokens`` rows (HF AlbertEmbeddings + AlbertTransformer.embedding_hidden_mapping_in)."""
+    steps: list[Step] = []
+    width = _embedding_width(spec)
+    if with_tokens:
+        steps.append(token_embedding(tied_note=token_note, width=width))
+    steps += positions(spec, width)
+    if spec.token_types:
+        steps.append(
+            Step(
+                label="token-type embedding",
+                params=spec.token_types * width,
+                note=f"{spec.token_types} segment vectors",
+                source="Devlin et al. 2019 §3; BertEmbeddings",
+            )
+        )
+    if spec.embedding_norm:
+        steps += norm(spec, "embedding norm", width, ONE)
+    if spec.has("E_emb") and tokens is not None:
+        steps += linear(
+            "embedding projection",
+            S.E_emb,
+            S.d_model,
+            tokens,
+            True,
+            "Lan et al. 2020 §3.1 (factorized embedding); AlbertTransformer.embedding_hidden_mapping_in",
+            "E_emb -> d_model projection of the factorized embedding",
+        )
+    return Cost(name=name, steps=tuple(steps))
+
+
+_ATTENTION_BLOCKS = ("self-attention", "causal self-attention", "cross-attention")
+
+
+def _is_shared(spec: Spec, block: Cost) -> bool:
+    if spec.share_layers == "all":
+        return True
+    if spec.share_layers == "attention":
+        return block.name in _ATTENTION_BLOCKS
+    return (
+        block.name.startswith("feed-forward") and not block.name.endswith("norm")
+    ) or block.name == "mixture of experts"
+
+
+def _split_shared(c: Cost, weights_copy: bool) -> Cost:
+    """``weights_copy``: the one stored copy (parameters, no FLOPs); otherwise the
+    per-layer use of the shared weights (FLOPs and weights, 0 parameters, as a tied matrix)."""
+    if weights_copy:
+        steps = tuple(
+            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="")
+            for s in c.steps
+            if s.params != 0
+        )
+    else:
+        steps = tuple(replace(s, params=ZERO, active=None if s.active is None else ZERO) for s in c.steps)
+    return Cost(
+        name=c.name,
+        steps=steps,
+        children=tuple(_split_shared(ch, weights_copy) for ch in c.children),
+        multiplicity=c.multiplicity,
+        note=c.note,
+        source=c.source,
+    )
+
+
+def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
+    """ALBERT's cross-layer sharing (Lan et al. 2020 §3.1; HF AlbertTransformer with
+    num_hidden_groups = 1): each layer Cost (multiplicity n) keeps its FLOPs but its
+    shared blocks count 0 parameters, like a tied matrix; one copy of their weights
+    is added with multiplicity 1.  ``attention``/``ffn`` share only that sublayer (its
+    norm stays per layer); ``all`` shares the norms too."""
+    if spec.share_layers == "none":
+        return layers
+    out: list[Cost] = []
+    everything = spec.share_layers == "all"
+    for layer in layers:
+        shared = [c for c in layer.children if _is_shared(spec, c)]
+        own = tuple(
+            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="")
+            for s in layer.steps
+            if everything and s.params != 0
+        )
+        out.append(
+            Cost(
+                name=f"shared weights of the {layer.name}",
+                steps=own,
+                children=tuple(_split_shared(c, True) for c in shared),
+                note=f"one copy, used by every layer (share_layers={spec.share_layers})",
+                source="Lan et al. 2020 §3.1 (ALBERT cross-layer sharing)",
+            )
+        )
+        steps = tuple(
+            replace(s, params=ZERO, active=None if s.active is None else ZERO) if everything else s for s in layer.steps
+        )
+        out.append(
+            Cost(
+                name=layer.name,
+                steps=steps,
+                multiplicity=layer.multiplicity,
+                note=layer.note,
+                source=layer.source,
+                children=tuple(_split_shared(c, False) if _is_shared(spec, c) else c for c in layer.children),
+            )
+        )
+    return out
+
+
+def _stack(spec: Spec, name: str, layers: list[Cost], tokens: sp.Expr) -> Cost:
+    children: list[Cost] = []
+    if spec.positional == "relative":
+        children.append(relative_bias(spec))
+    children += _share_layers(spec, layers)
+    if spec.final_norm:
+        f = _norms(spec, "final norm", tokens)
+        if f:
+            children.append(f)
+    return Cost(name=name, children=tuple(children))
+
+
+def _lm_head(spec: Spec, tokens: sp.Expr) -> Cost:
+    D = dims(spec)
+    tied = spec.tie_output
+    note = (
+        "the transposed token embedding (tied): no new parameters, but the matmul still costs FLOPs"
+        if tied
+        else "its own d_model x V matrix (untied)"
+    )
+    steps = []
+    if spec.has("E_emb"):  # mirror the factorisation: d_model -> E_emb, then the E_emb x V matrix
+        steps += linear(
+            "W_head_proj",
+            D.d_model,
+            S.E_emb,
+            tokens,
+            spec.bias,
+            "Lan et al. 2020 §3.1; as AlbertMLMHead.dense",
+            "d_model -> E_emb, back to the embedding width",
+        )
+    steps += linear(
+        "W_out",
+        _embedding_width(spec),
+        D.V,
+        tokens,
+        spec.head_bias,
+        "Vaswani et al. 2017 §3.4; Press & Wolf 2017 (tying)",
+        note,
+        tied=tied,
+    )
+    return Cost(name="LM head", steps=tuple(steps))
+
+
+def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(dense layers, MoE layers) of a stack of n layers."""
+    if not spec.is_moe:
+        return n, sp.Integer(0)
+    moe = sp.floor((n - spec.moe_first_dense) / spec.moe_every) if (spec.moe_first_dense or spec.moe_every != 1) else n
+    return n - moe, moe
+
+
+def _decoder_layers(spec: Spec, batch, q, context, src, mask, n) -> list[Cost]:
+    dense, moe = _layer_counts(spec, n)
+    out = []
+    if dense != 0:
+        out.append(decoder_layer(spec, batch, q, context, src, mask, dense, moe=False))
+    if moe != 0:
+        out.append(decoder_layer(spec, batch, q, context, src, mask, moe, name="MoE decoder layer", moe=True))
+    return out
+
+
+def build(spec: Spec, workload: Workload = FORWARD) -> Cost:
+    """The model's Cost tree (parameters, and forward FLOPs at ``workload``).
+
+    The closed form depends only on ``spec.structure()``, so the tree is cached on it.
+    """
+    return _build(spec.structure(), workload)
+
+
+@lru_cache(maxsize=256)
+def _build(spec: Spec, wl: Workload) -> Cost:
+    fam = spec.family
+    B = wl.batch
+    children: list[Cost] = []
+    if fam == "encoder-decoder":
+        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+        if spec.share_embeddings:
+            shared_note = "one V x d_model matrix shared by encoder input, decoder input" + (
+                " and the output projection" if spec.tie_output else ""
+            )
+            children.append(
+                Cost(
+                    name="shared token embedding",
+                    steps=(token_embedding(tied_note=shared_note, width=_embedding_width(spec)),),
+                )
+            )
+        enc_emb = _embeddings(spec, "encoder embeddings", not spec.share_embeddings, tokens=B * wl.src)
+        dec_emb = _embeddings(
+            spec,
+            "decoder embeddings",
+            not spec.share_embeddings,
+            "decoder input embedding" + (", tied to the output projection" if spec.tie_output else ""),
+            tokens=B * wl.tgt,
+        )
+        if enc_emb.steps:
+            children.append(enc_emb)
+        children.append(_stack(spec, "encoder", [encoder_layer(spec, B, wl.src, n_enc)], B * wl.src))
+        if dec_emb.steps:
+            children.append(dec_emb)
+        ctx = wl.tgt if wl.context is None else wl.context
+        children.append(
+            _stack(spec, "decoder", _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec), B * wl.tgt)
+        )
+        if spec.lm_head:
+            children.append(_lm_head(spec, B * wl.tgt))
+    elif fam == "encoder-only":
+        children.append(_embeddings(spec, "embeddings", True, tokens=B * wl.seq))
+        children.append(_stack(spec, "encoder", [encoder_layer(spec, B, wl.seq, S.N)], B * wl.seq))
+        if spec.pooler:
+            children.append(
+                Cost(
+                    name="pooler",
+                    steps=tuple(
+                        linear(
+                            "W_pool",
+                            S.d_model,
+                            S.d_model,
+                            B,
+                            spec.pooler_bias,
+                            "Devlin et al. 2019 §3; BertPooler",
+                            "dense + tanh on the first token of each sequence",
+                        )
+                    ),
+                )
+            )
+        if spec.mlm_head:  # with E_emb: AlbertMLMHead (dense d_model -> E_emb, norm E_emb, decoder E_emb -> V)
+            ew = _embedding_width(spec)
+            steps = linear("W_transform", S.d_model, ew, B * wl.seq, True, "BertPredictionHeadTransform")
+            steps += norm(spec, "MLM norm", ew, B * wl.seq)
+            steps += linear(
+                "W_decoder",
+                ew,
+                S.V,
+                B * wl.seq,
+                True,
+                "BertLMPredictionHead",
+                "tied to the token embedding: only its V-vector bias is new",
+                tied=spec.tie_output,
+            )
+            children.append(Cost(name="MLM head", steps=tuple(steps)))
+    else:
+        ctx = wl.seq if wl.context is None else wl.context
+        children.append(
+            _embeddings(
+                spec,
+                "embeddings",
+                True,
+                "one d_model vector per vocabulary entry" + ("; also the LM head (tied)" if spec.tie_output else ""),
+                tokens=B * wl.seq,
+            )
+        )
+        children.append(_stack(spec, "decoder", _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N), B * wl.seq))
+        if spec.lm_head:
+            children.append(_lm_head(spec, B * wl.seq))
+    return Cost(name="model", children=tuple(c for c in children))

@@ -1,0 +1,492 @@
+"""The components: each a function that writes its own derivation Steps.
+
+Every function returns a ``Cost`` whose Steps carry the parameter count (parameters)
+and forward FLOPs (2 per multiply-accumulate over matrix products; the lookup of an
+embedding costs 0, bias adds / softmax / norms are 0 under this convention and are
+recorded in ``Step.elementwise`` for the all-ops convention).
+
+Shapes: a stack processes ``T = B*q`` tokens (``B`` sequences of ``q`` tokens); a
+linear map d_in -> d_out on them is the matmul (T x d_in)(d_in x d_out), costing
+2*T*d_in*d_out FLOPs.  Attention compares ``q`` queries with ``kv`` keys per
+sequence and head; ``pairs`` is the number of query-key pairs the mask keeps.
+
+Sources: Vaswani et al. 2017 §3 (attention, FFN, embeddings, sinusoids);
+PyTorch ``nn.TransformerEncoderLayer``/``DecoderLayer``; Hugging Face ``transformers``
+model files (BERT, GPT-2, Llama, Mistral, Mixtral, Qwen2/3, Gemma, T5, BART, OPT).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.conventions import per_element
+from symtrans.engine.cost import ATTENTION, DENSE, ZERO, Cost, Step
+from symtrans.engine.spec import Spec
+
+MASKS = ("full", "causal", "half")
+
+
+@dataclass(frozen=True)
+class Dims:
+    """The symbolic sizes a spec's formulas use (a symbol, or its default expression)."""
+
+    d_model: sp.Expr
+    d_ff: sp.Expr
+    h: sp.Expr
+    h_kv: sp.Expr
+    d_k: sp.Expr
+    d_v: sp.Expr
+    V: sp.Expr
+    L: sp.Expr
+
+
+def dims(spec: Spec) -> Dims:
+    """Symbols for ``spec``: ``d_k`` defaults to d_model/h, ``d_v`` to d_k, ``h_kv`` to h."""
+    d_k = S.d_k if spec.has("d_k") else S.d_model / S.h
+    return Dims(
+        d_model=S.d_model,
+        d_ff=S.d_ff,
+        h=S.h,
+        h_kv=S.h_kv if spec.has("h_kv") else S.h,
+        d_k=d_k,
+        d_v=S.d_v if spec.has("d_v") else d_k,
+        V=S.V,
+        L=S.L,
+    )
+
+
+def _fmt(e: sp.Expr) -> str:
+    return sp.sstr(e).replace("**", "^")
+
+
+def linear(
+    label: str,
+    d_in: sp.Expr,
+    d_out: sp.Expr,
+    tokens: sp.Expr,
+    bias: bool,
+    source: str,
+    note: str = "",
+    tied: bool = False,
+) -> list[Step]:
+    """A linear map d_in -> d_out applied to ``tokens`` rows.
+
+    Weight: d_in*d_out parameters (0 when ``tied``: another matrix holds them);
+    bias: d_out parameters.  FLOPs: 2*tokens*d_in*d_out (the matmul
+    (tokens x d_in)(d_in x d_out)); the bias add is elementwise (tokens*d_out).
+    """
+    w = d_in * d_out
+    steps = [
+        Step(
+            label=label,
+            params=ZERO if tied else w,
+            flops=2 * tokens * w,
+            kind=DENSE,
+            weights=w,
+            shape=f"({_fmt(tokens)} x {_fmt(d_in)}) . ({_fmt(d_in)} x {_fmt(d_out)})",
+            note=note or f"a {_fmt(d_in)} x {_fmt(d_out)} weight matrix",
+            source=source,
+        )
+    ]
+    if bias:
+        steps.append(
+            Step(
+                label=f"bias of {label}",
+                params=d_out,
+                elementwise=per_element("bias") * tokens * d_out,
+                note=f"one bias per output feature ({_fmt(d_out)})",
+                source=source,
+            )
+        )
+    return steps
+
+
+def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
+    """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> []."""
+    if spec.norm == "none":
+        return []
+    if spec.norm == "layernorm":
+        params = 2 * width if spec.norm_bias else width
+        note = "LayerNorm scale γ and shift β" if spec.norm_bias else "LayerNorm scale γ (no β)"
+        src = "Ba et al. 2016; torch.nn.LayerNorm"
+    else:
+        params = width
+        note = "RMSNorm scale γ"
+        src = "Zhang & Sennrich 2019; LlamaRMSNorm / T5LayerNorm"
+    return [
+        Step(label=label, params=params, elementwise=per_element(spec.norm) * tokens * width, note=note, source=src)
+    ]
+
+
+def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
+    """Query-key pairs per sequence and head that a causal mask keeps.
+
+    ``full``: q*kv (the full square: PaLM App. B, Megatron, nanoGPT);
+    ``causal``: the exact lower triangle of the last q rows of a kv-wide square,
+    sum_{i=1..q} (kv - q + i) = q*kv - q*(q-1)/2, which is L*(L+1)/2 at q = kv = L;
+    ``half``: q*kv/2.
+    """
+    if mask == "full":
+        return q * kv
+    if mask == "causal":
+        return q * kv - q * (q - 1) / 2
+    if mask == "half":
+        return q * kv / 2
+    raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+
+
+def _window_prefix(x: sp.Expr, w: sp.Expr, exact: bool = True) -> sp.Expr:
+    """sum_{p=1..x} min(p, w) = m*(m+1)/2 + (x - m)*w with m = Min(x, w) (``exact``);
+    its continuous twin m**2/2 + (x - m)*w otherwise (the band's area)."""
+    m = sp.Min(x, w)
+    return (m * (m + 1) if exact else m**2) / 2 + (x - m) * w
+
+
+def windowed_pairs(
+    q: sp.Expr, kv: sp.Expr, mask: str, w: sp.Expr = S.w, causal: bool = True, global_tokens: int = 0
+) -> sp.Expr:
+    """Query-key pairs per sequence and head of local (sliding-window) attention.
+
+    Causal (Mistral, Jiang et al. 2023 §2; HF sliding-window mask ``q_idx - kv_idx < w``):
+    the query at position p sees min(p, w) keys.  For the last q rows of a kv-wide
+    square, with F(x) = sum_{p<=x} min(p, w) = m(m+1)/2 + (x - m)*w, m = Min(x, w):
+
+    * ``causal`` (exact): F(kv) - F(kv - q); at q = kv = L this is L*w - w*(w-1)/2
+      for L >= w and L*(L+1)/2 (the full causal form) for L <= w;
+    * ``full`` (mask ignored, as ``attention_pairs``): q*Min(kv, w);
+    * ``half``: the band's area, (q/kv)*(m**2/2 + (kv - m)*w), = q*kv/2 for kv <= w.
+
+    Bidirectional (Longformer, Beltagy et al. 2020 §3.1: a = w/2 keys on each side plus
+    the query itself; HF LongformerConfig requires w even, an odd w is taken as
+    a = floor(w/2)): q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
+    = q**2 for q <= a + 1.  ``global_tokens`` g add g*kv + q*g pairs (the global
+    rows and columns, computed separately from the band as in HF
+    ``LongformerSelfAttention``; overlaps with the band are not subtracted).
+
+    Raises:
+        ValueError: for an unknown ``mask``.
+    """
+    if mask not in MASKS:
+        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+    if causal:
+        if mask == "causal":
+            pairs = _window_prefix(kv, w) - _window_prefix(kv - q, w)
+        elif mask == "full":
+            pairs = q * sp.Min(kv, w)
+        else:
+            pairs = q / kv * _window_prefix(kv, w, exact=False)
+    else:
+        a = sp.floor(w / 2)
+        m = sp.Min(q - 1, a)
+        pairs = q + 2 * (m * (m + 1) / 2 + (q - 1 - m) * a)
+    if global_tokens:
+        pairs = pairs + global_tokens * kv + q * global_tokens
+    return pairs
+
+
+def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
+    """Multi-head attention: W_Q, W_K, W_V, W_O, QK^T and the weighted sum of V.
+
+    Args:
+        kind: ``self``, ``causal`` (masked self) or ``cross`` (queries from the
+            decoder, keys and values from ``kv`` encoder positions).
+        batch, q, kv: B sequences, q query positions, kv key positions each.
+        mask: how a causal mask counts (see ``attention_pairs``); only ``causal``
+            attention is masked.
+
+    Parameters: W_Q d_model x h*d_k, W_K and W_V d_model x h_kv*d_k (d_v for V),
+    W_O h*d_v x d_model, plus the biases the spec asks for (Vaswani 2017 §3.2.2;
+    GQA: Ainslie et al. 2023).  FLOPs: the four projections, 2*B*h*pairs*d_k for
+    QK^T and 2*B*h*pairs*d_v for the weighted sum of V.
+    """
+    D = dims(spec)
+    src = "Vaswani et al. 2017 §3.2.2; GQA: Ainslie et al. 2023"
+    tq = batch * q
+    tkv = batch * kv if kind == "cross" else tq
+    qkv_b = spec.qkv_bias_on
+    steps: list[Step] = []
+    steps += linear("W_Q", D.d_model, D.h * D.d_k, tq, qkv_b, src, "query projection, h heads of width d_k")
+    steps += linear(
+        "W_K",
+        D.d_model,
+        D.h_kv * D.d_k,
+        tkv,
+        qkv_b,
+        src,
+        "key projection, h_kv heads of width d_k" if spec.has("h_kv") else "key projection, h heads of width d_k",
+    )
+    steps += linear(
+        "W_V",
+        D.d_model,
+        D.h_kv * D.d_v,
+        tkv,
+        qkv_b,
+        src,
+        "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
+    )
+    if spec.qk_norm:
+        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h)
+        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv)
+    if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
+        pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
+    else:
+        pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")
+    steps.append(
+        Step(
+            label="Q K^T",
+            flops=2 * batch * D.h * pairs * D.d_k,
+            kind=ATTENTION,
+            shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+            elementwise=per_element("scale") * batch * D.h * pairs,  # the 1/sqrt(d_k) scaling
+            note="attention scores: every kept query-key pair, a d_k-wide dot product per head",
+            source="Vaswani et al. 2017 eq. 1",
+        )
+    )
+    steps.append(
+        Step(
+            label="softmax",
+            elementwise=per_element("softmax") * batch * D.h * pairs,
+            note="exp, sum and divide per score (counted only under all-ops)",
+            source="Hoffmann et al. 2022 (Chinchilla) App. F",
+        )
+    )
+    steps.append(
+        Step(
+            label="scores V",
+            flops=2 * batch * D.h * pairs * D.d_v,
+            kind=ATTENTION,
+            shape=f"h x ({_fmt(q)} x {_fmt(kv)}) . ({_fmt(kv)} x {_fmt(D.d_v)})",
+            note="weighted sum of values, per head",
+            source="Vaswani et al. 2017 eq. 1",
+        )
+    )
+    if spec.positional == "transformer-xl" and kind != "cross":
+        steps += _transformer_xl_steps(batch, q, kv, pairs, D)
+    steps += linear(
+        "W_O", D.h * D.d_v, D.d_model, tq, spec.out_bias_on, src, "output projection of the concatenated heads"
+    )
+    name = {"self": "self-attention", "causal": "causal self-attention", "cross": "cross-attention"}[kind]
+    return Cost(name=name, steps=tuple(steps), source=src)
+
+
+def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Expr, D: "Dims") -> list[Step]:
+    """Transformer-XL relative attention (Dai et al. 2019 §3.3), per layer.
+
+    W_R (d_model x h*d_k, no bias) projects the kv fixed sinusoidal relative encodings
+    R (2*kv*d_model*h*d_k FLOPs, once per sequence batch: R does not depend on the
+    batch); u and v (h*d_k each) are the content and position biases added to the
+    queries; Q R^T scores every kept query-key pair against R (term (b)+(d)).
+    Implementation: HF ``TransfoXLRelPartialLearnableMultiHeadAttn`` (r_net, r_w_bias,
+    r_r_bias with untie_r=True).
+    """
+    src = "Dai et al. 2019 (Transformer-XL) §3.3; TransfoXLRelPartialLearnableMultiHeadAttn"
+    steps = linear("W_R", D.d_model, D.h * D.d_k, kv, False, src, "projection of the relative position encodings R")
+    steps.append(
+        Step(
+            label="u, v",
+            params=2 * D.h * D.d_k,
+            elementwise=per_element("bias") * 2 * batch * q * D.h * D.d_k,
+            note="content bias u and position bias v, h*d_k each, added to the queries",
+            source=src,
+        )
+    )
+    steps.append(
+        Step(
+            label="Q R^T",
+            flops=2 * batch * D.h * pairs * D.d_k,
+            kind=ATTENTION,
+            shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+            note="position scores (q + v) R^T for every kept query-key pair, then the relative shift",
+            source=src,
+        )
+    )
+    return steps
+
+
+def low_rank_linear(
+    label: str, d_in: sp.Expr, d_out: sp.Expr, tokens: sp.Expr, bias: bool, source: str, note: str = ""
+) -> list[Step]:
+    """A d_in -> d_out map factorised through rank ``r``: (d_in x r) then (r x d_out).
+
+    Parameters r*(d_in + d_out) (+ d_out bias) instead of d_in*d_out; FLOPs
+    2*tokens*r*(d_in + d_out).  It saves parameters only below the break-even rank
+    d_in*d_out/(d_in + d_out) (see ``variants.low_rank_saving``).  Source: low-rank
+    factorisation of weight matrices, Sainath et al. 2013; Lan et al. 2020 §3.1 for
+    the same idea applied to embeddings.
+    """
+    src = source + "; low-rank factorisation W = U V (Sainath et al. 2013)"
+    steps = linear(
+        f"{label} (down to r)",
+        d_in,
+        S.r,
+        tokens,
+        False,
+        src,
+        (note + ": " if note else "") + f"first factor, {_fmt(d_in)} x r",
+    )
+    steps += linear(f"{label} (up from r)", S.r, d_out, tokens, bias, src, f"second factor, r x {_fmt(d_out)}")
+    return steps
+
+
+def _ffn_steps(spec: Spec, tokens: sp.Expr, prefix: str = "") -> list[Step]:
+    D = dims(spec)
+    b = spec.ffn_bias_on
+    linear_ = low_rank_linear if spec.has("r") else linear  # low-rank FFN: every map factorised
+    if spec.ffn == "mlp":
+        src = "Vaswani et al. 2017 §3.3, FFN(x) = max(0, xW_1 + b_1)W_2 + b_2"
+        steps = linear_(prefix + "W_1", D.d_model, D.d_ff, tokens, b, src, "expansion to d_ff")
+        steps.append(
+            Step(
+                label=prefix + "activation",
+                elementwise=per_element("activation") * tokens * D.d_ff,
+                note="ReLU/GELU per element (all-ops only)",
+                source=src,
+            )
+        )
+        steps += linear_(prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model")
+        return steps
+    src = "Shazeer 2020 (GLU variants), FFN = (act(xW_gate) * xW_up) W_down; LlamaMLP"
+    steps = linear_(prefix + "W_gate", D.d_model, D.d_ff, tokens, b, src, "gate projection")
+    steps += linear_(prefix + "W_up", D.d_model, D.d_ff, tokens, b, src, "up projection")
+    steps.append(
+        Step(
+            label=prefix + "activation and gate",
+            elementwise=(per_element("activation") + per_element("gate")) * tokens * D.d_ff,
+            note="SiLU/GELU and the elementwise product (all-ops only)",
+            source=src,
+        )
+    )
+    steps += linear_(prefix + "W_down", D.d_ff, D.d_model, tokens, b, src, "down projection")
+    return steps
+
+
+def feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
+    """Position-wise feed-forward network on ``tokens`` rows.
+
+    ``mlp``: W_1 (d_model x d_ff) and W_2 (d_ff x d_model), with biases d_ff and d_model
+    (Vaswani 2017 §3.3).  ``swiglu``/``geglu``: gate, up (d_model x d_ff) and down
+    (d_ff x d_model) (Shazeer 2020; Llama).  FLOPs 2*tokens*(weights).
+    """
+    name = "feed-forward" if spec.ffn == "mlp" else f"feed-forward ({spec.ffn})"
+    return Cost(name=name, steps=tuple(_ffn_steps(spec, tokens)))
+
+
+def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
+    """Mixture-of-experts FFN: a router d_model x E and E expert FFNs, k used per token.
+
+    Parameters: E experts (all stored); active per token: k experts plus the router
+    and any shared experts.  FLOPs: router 2*tokens*d_model*E plus k experts'
+    FLOPs (Fedus et al. 2022; Jiang et al. 2024, Mixtral; MixtralSparseMoeBlock).
+    """
+    D = dims(spec)
+    src = "Shazeer et al. 2017; Mixtral (Jiang et al. 2024); MixtralSparseMoeBlock"
+    router = linear("router", D.d_model, S.E, tokens, False, src, "gating logits over E experts")
+    one = feed_forward(spec, tokens)
+    expert = Cost(name="expert", steps=one.steps)
+    steps = list(router)
+    steps.append(
+        Step(
+            label="experts",
+            params=S.E * expert.params_each,
+            active=S.k * expert.params_each,
+            flops=S.k * expert.flops_each,
+            kind=DENSE,
+            weights=S.k * expert.weights_each,
+            elementwise=S.k * expert.elementwise_each,
+            shape=f"k x [{'; '.join(s.shape for s in expert.steps if s.shape)}]",
+            note="E experts stored; each token runs k of them",
+            source=src,
+        )
+    )
+    children = []
+    if spec.n_shared_experts:
+        children.append(
+            Cost(
+                name="shared expert",
+                steps=one.steps,
+                multiplicity=sp.Integer(spec.n_shared_experts),
+                note="always active",
+                source="Dai et al. 2024 (DeepSeekMoE)",
+            )
+        )
+    return Cost(name="mixture of experts", steps=tuple(steps), children=tuple(children), source=src)
+
+
+def token_embedding(label: str = "token embedding", tied_note: str = "", width: sp.Expr = S.d_model) -> Step:
+    """V x d_model lookup table: V*d_model parameters, 0 FLOPs (a lookup, not a matmul).
+
+    ``width`` is E_emb for ALBERT's factorized embedding (Lan et al. 2020 §3.1).
+    """
+    return Step(
+        label=label,
+        params=S.V * width,
+        note=tied_note or "one d_model vector per vocabulary entry; the lookup costs no FLOPs",
+        source="Vaswani et al. 2017 §3.4",
+    )
+
+
+def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
+    """Positional encoding parameters: learned (L + offset) x d_model (``width``: E_emb
+    with a factorized embedding, as HF AlbertEmbeddings); others 0.
+
+    Sinusoidal: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and
+    PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) (Vaswani 2017 §3.5), fixed, 0 parameters.
+    Rotary (Su et al. 2021) and ALiBi (Press et al. 2022): 0 parameters.
+    """
+    p = spec.positional
+    if p == "learned":
+        rows = S.L + spec.position_offset
+        note = "one learned vector per position" + (
+            f" (L + {spec.position_offset} rows: the implementation offsets positions by {spec.position_offset})"
+            if spec.position_offset
+            else ""
+        )
+        return [
+            Step(
+                label="learned positions",
+                params=rows * width,
+                note=note,
+                source="Gehring et al. 2017; BERT/GPT-2"
+                + ("; BartLearnedPositionalEmbedding / OPTLearnedPositionalEmbedding" if spec.position_offset else ""),
+            )
+        ]
+    if p == "sinusoidal":
+        return [
+            Step(
+                label="sinusoidal positions",
+                note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), PE(pos,2i+1) = cos(pos/10000^(2i/d_model)): fixed, no parameters",
+                elementwise=ZERO,
+                source="Vaswani et al. 2017 §3.5",
+            )
+        ]
+    if p == "rotary":
+        return [
+            Step(
+                label="rotary positions",
+                note="rotations of query and key pairs: no parameters",
+                source="Su et al. 2021 (RoFormer)",
+            )
+        ]
+    if p == "alibi":
+        return [
+            Step(label="ALiBi", note="fixed linear biases on the scores: no parameters", source="Press et al. 2022")
+        ]
+    return []
+
+
+def relative_bias(spec: Spec) -> Cost:
+    """T5's relative position bias: relative_buckets x h, once per stack (first layer)."""
+    return Cost(
+        name="relative position bias",
+        steps=(
+            Step(
+                label="relative attention bias",
+                params=spec.relative_buckets * S.h,
+                note=f"{spec.relative_buckets} buckets x h heads, shared by every layer of the stack",
+                source="Raffel et al. 2020 §2.1; T5Attention.relative_attention_bias",
+            ),
+        ),
+    )

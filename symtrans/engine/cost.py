@@ -1,0 +1,162 @@
+"""Step and Cost: the data model every component writes into.
+
+A ``Step`` is one line of a derivation (a weight matrix, a bias, a matmul of
+activations); a ``Cost`` groups steps and child costs and repeats them
+``multiplicity`` times (``N`` for a stack of layers).  Totals are *derived* from the
+tree, never stored, so the components cannot disagree with the whole.
+
+Units: ``params`` in parameters (scalars of trainable tensors, tied tensors once);
+``flops`` in forward FLOPs under the matmul convention (2 per multiply-accumulate,
+matrix products only), for the shape the model was built at (batch ``B``, ``L``
+tokens, see ``architectures.Shape``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterator
+
+import sympy as sp
+
+ZERO = sp.Integer(0)
+ONE = sp.Integer(1)
+
+# Step kinds.  Conventions act on them: "dense" is an activation x weight matmul,
+# "attention" a matmul of two activations (QK^T, scores x V), "none" costs no FLOPs.
+DENSE = "dense"
+ATTENTION = "attention"
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One derivation line.
+
+    Attributes:
+        label: what is counted, e.g. ``"W_Q"`` or ``"Q K^T"``.
+        params: trainable parameters this step adds (parameters); 0 for tied weights.
+        flops: forward FLOPs (2 per multiply-accumulate) at the build shape.
+        kind: ``"dense"``, ``"attention"`` or ``"none"`` (see module docstring).
+        weights: weight elements the matmul multiplies by, counted even when the
+            matrix is tied (parameters); 0 for non-dense steps.
+        active: parameters used per token, where it differs from ``params``
+            (mixture of experts); ``None`` means the same as ``params``.
+        shape: the matmul as ``(m x k) . (k x n)`` in symbols, for the shape walk.
+        elementwise: per-element operations for the all-ops convention (FLOPs).
+        note: one sentence of why, shown in reports.
+        source: where the formula comes from (paper section or implementation).
+    """
+
+    label: str
+    params: sp.Expr = ZERO
+    flops: sp.Expr = ZERO
+    kind: str = NONE
+    weights: sp.Expr = ZERO
+    active: sp.Expr | None = None
+    shape: str = ""
+    elementwise: sp.Expr = ZERO
+    note: str = ""
+    source: str = ""
+
+    @property
+    def active_params(self) -> sp.Expr:
+        return self.params if self.active is None else self.active
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A component: steps plus child components, repeated ``multiplicity`` times.
+
+    ``params``, ``flops``, ``active_params``, ``weights`` and ``elementwise`` are the
+    multiplicity times the per-instance sums; ``*_each`` are the per-instance sums.
+    """
+
+    name: str
+    steps: tuple[Step, ...] = ()
+    children: tuple["Cost", ...] = ()
+    multiplicity: sp.Expr = ONE
+    note: str = ""
+    source: str = ""
+
+    @cached_property
+    def params_each(self) -> sp.Expr:
+        return sp.Add(*[s.params for s in self.steps], *[c.params for c in self.children])
+
+    @cached_property
+    def flops_each(self) -> sp.Expr:
+        return sp.Add(*[s.flops for s in self.steps], *[c.flops for c in self.children])
+
+    @cached_property
+    def active_each(self) -> sp.Expr:
+        return sp.Add(*[s.active_params for s in self.steps], *[c.active_params for c in self.children])
+
+    @cached_property
+    def weights_each(self) -> sp.Expr:
+        return sp.Add(*[s.weights for s in self.steps], *[c.weights for c in self.children])
+
+    @cached_property
+    def elementwise_each(self) -> sp.Expr:
+        return sp.Add(*[s.elementwise for s in self.steps], *[c.elementwise for c in self.children])
+
+    @property
+    def params(self) -> sp.Expr:
+        return self.multiplicity * self.params_each
+
+    @property
+    def flops(self) -> sp.Expr:
+        return self.multiplicity * self.flops_each
+
+    @property
+    def active_params(self) -> sp.Expr:
+        return self.multiplicity * self.active_each
+
+    @property
+    def weights(self) -> sp.Expr:
+        return self.multiplicity * self.weights_each
+
+    @property
+    def elementwise(self) -> sp.Expr:
+        return self.multiplicity * self.elementwise_each
+
+    def walk(self, outer: sp.Expr = ONE, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], sp.Expr, Step]]:
+        """Yield ``(path, total multiplicity, step)`` for every step, depth first."""
+        mult = outer * self.multiplicity
+        here = path + (self.name,)
+        for s in self.steps:
+            yield here, mult, s
+        for c in self.children:
+            yield from c.walk(mult, here)
+
+    def child(self, name: str) -> "Cost":
+        """The direct child called ``name``.
+
+        Raises:
+            KeyError: naming the children that exist.
+        """
+        for c in self.children:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.name!r} has no component {name!r}; it has: {', '.join(c.name for c in self.children)}")
+
+    def find(self, name: str) -> "Cost":
+        """The first descendant (depth first, self included) called ``name``."""
+        if self.name == name:
+            return self
+        for c in self.children:
+            try:
+                return c.find(name)
+            except KeyError:
+                pass
+        raise KeyError(f"no component {name!r} under {self.name!r}")
+
+    # Jupyter display (symtrans.notebook): the closed forms rendered, with the components.
+    def _repr_markdown_(self) -> str:
+        from symtrans.engine.display import cost_markdown
+
+        return cost_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        from symtrans.engine.display import cost_latex
+
+        return cost_latex(self)

@@ -1,0 +1,86 @@
+"""What a derivation step *is*, as closed enumerations: code decides numbers from these,
+never from a step's label (labels are for people and may be renamed freely).
+
+``Role`` names the tensor or operation a ``Step`` counts (a weight matrix, its bias, a
+product of activations, a norm).  ``Block`` names the component a ``Cost`` groups
+(an attention block, a feed-forward network, a layer, a stack).  Conventions, the
+Chinchilla term list, diff and hand-count categories, layer sharing, LoRA targets, the
+shape walk, plots and the report all group by these.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Role(str, Enum):
+    """The tensor or operation of one ``Step``.
+
+    The value is a stable identifier (used in JSON output and tests).
+    """
+
+    # embeddings and positions
+    TOKEN_EMBEDDING = "token_embedding"
+    POSITION_EMBEDDING = "position_embedding"  # a learned table (parameters)
+    POSITION_ENCODING = "position_encoding"  # fixed: sinusoidal, rotary, ALiBi (no parameters)
+    TYPE_EMBEDDING = "type_embedding"  # token-type / segment embedding
+    EMBEDDING_PROJECTION = "embedding_projection"  # ALBERT's E_emb -> d_model map
+    RELATIVE_BIAS = "relative_bias"  # T5's bucketed relative attention bias
+    RELATIVE_PROJECTION = "relative_projection"  # Transformer-XL W_R
+    RELATIVE_BIAS_VECTORS = "relative_bias_vectors"  # Transformer-XL u, v
+    RELATIVE_SCORES = "relative_scores"  # Transformer-XL (q + v) R^T
+    # attention
+    Q_PROJ = "q_proj"
+    K_PROJ = "k_proj"
+    V_PROJ = "v_proj"
+    O_PROJ = "o_proj"
+    Q_NORM = "q_norm"
+    K_NORM = "k_norm"
+    ATTENTION_SCORES = "attention_scores"  # Q K^T
+    SOFTMAX = "softmax"
+    ATTENTION_VALUES = "attention_values"  # softmax(scores) V
+    # feed-forward and experts
+    FFN_UP = "ffn_up"  # W_1 of an MLP, W_up of a GLU
+    FFN_GATE = "ffn_gate"  # W_gate of a GLU
+    FFN_DOWN = "ffn_down"  # W_2 of an MLP, W_down of a GLU
+    ACTIVATION = "activation"
+    ROUTER = "router"
+    EXPERTS = "experts"  # the E routed expert FFNs of a MoE layer, as one step
+    # the rest of the model
+    NORM = "norm"
+    RESIDUAL = "residual"
+    LM_HEAD = "lm_head"
+    POOLER = "pooler"
+    MLM_TRANSFORM = "mlm_transform"
+    MLM_BIAS = "mlm_bias"
+    ADAPTER = "adapter"
+
+
+class Block(str, Enum):
+    """The component a ``Cost`` groups."""
+
+    MODEL = "model"
+    EMBEDDINGS = "embeddings"
+    ENCODER = "encoder"  # a stack
+    DECODER = "decoder"  # a stack
+    LAYER = "layer"
+    SHARED_LAYER_WEIGHTS = "shared_layer_weights"  # ALBERT-style sharing
+    SELF_ATTENTION = "self_attention"
+    CAUSAL_SELF_ATTENTION = "causal_self_attention"
+    CROSS_ATTENTION = "cross_attention"
+    FFN = "ffn"
+    MOE = "moe"
+    SHARED_EXPERT = "shared_expert"
+    NORM = "norm"
+    RELATIVE_POSITION_BIAS = "relative_position_bias"
+    LM_HEAD = "lm_head"
+    POOLER = "pooler"
+    MLM_HEAD = "mlm_head"
+    OTHER = "other"
+
+
+# Roles of weight matrices that attention and FFN blocks apply to every token: the
+# targets LoRA (Hu et al. 2021) names q, k, v, o, gate, up, down.
+ATTENTION_PROJECTIONS = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.O_PROJ)
+FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
+ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)

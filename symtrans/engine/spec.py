@@ -1,0 +1,328 @@
+"""Spec: an architecture's options plus the numbers for its symbols, validated.
+
+A Spec has two halves:
+
+* options (``family``, ``bias``, ``norm``, ``ffn``, ``positional``, tying, ...), which
+  decide the *shape* of the closed form;
+* ``sizes``, the integer values of the symbols (``d_model``, ``d_ff``, ``h``, ``N``,
+  ``V``, ``L`` and, where present, ``d_k``, ``h_kv``, ``E``, ``k``, ``N_enc``, ...).
+  Which optional sizes are present is structural too: a Spec with ``h_kv`` has
+  grouped-query attention in its formula, one without it uses ``h``; one without
+  ``d_k`` uses ``d_model/h``.
+
+Every option name is also a ``--set`` key.  Construction validates everything and
+raises ``ValueError`` with one sentence that names the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any
+
+from symtrans.engine.symbols import SYMBOLS
+
+FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
+NORMS = ("layernorm", "rmsnorm", "none")
+POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl")
+FFNS = ("mlp", "swiglu", "geglu")
+NORM_POSITIONS = ("post", "pre")
+SHARE_LAYERS = ("none", "all", "attention", "ffn")
+
+# Sizes that every model needs, per family.
+_REQUIRED = {
+    "encoder-decoder": ("d_model", "d_ff", "h", "V"),
+    "encoder-only": ("d_model", "d_ff", "h", "V"),
+    "decoder-only": ("d_model", "d_ff", "h", "V"),
+}
+# Sizes that describe the model (as opposed to a workload such as B or L_src).
+MODEL_SIZES = (
+    "d_model",
+    "d_ff",
+    "h",
+    "h_kv",
+    "d_k",
+    "d_v",
+    "N",
+    "N_enc",
+    "N_dec",
+    "V",
+    "L",
+    "E",
+    "k",
+    "E_emb",
+    "r",
+    "w",
+)
+# Sizes that describe a workload; a Spec may carry them as defaults.
+WORKLOAD_SIZES = ("B", "L_src", "L_tgt", "L_pre", "T_gen", "D")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """An architecture and its sizes.
+
+    Options (all are ``--set`` keys):
+        family: ``encoder-decoder`` | ``encoder-only`` | ``decoder-only``.
+        bias: all linear biases; ``attention_bias`` (Q, K, V and output),
+            ``qkv_bias``, ``out_bias`` and ``ffn_bias`` override it when not None.
+        norm: ``layernorm`` | ``rmsnorm`` | ``none``; ``norm_bias`` is LayerNorm's β.
+        norm_position: ``post`` (Vaswani 2017, BERT) or ``pre`` (GPT-2, Llama); it
+            changes no count, only the order of the shape walk.
+        final_norm: a norm after the last layer of every stack.
+        embedding_norm: a norm after the embeddings of every stack (BERT, BART).
+        positional: ``sinusoidal`` | ``learned`` | ``none`` | ``rotary`` | ``alibi`` |
+            ``relative`` (T5's bucketed bias, ``relative_buckets`` x h per stack) |
+            ``transformer-xl`` (Dai et al. 2019: per layer W_R d_model x h*d_k and the
+            u, v biases, h*d_k each; used by Chinchilla/Gopher).
+        position_offset: extra learned position rows (BART and OPT keep 2).
+        tie_output: the LM head shares the (decoder) token embedding.
+        head_bias: the LM head has a V-vector bias.
+        share_embeddings: encoder and decoder inputs share one V x d_model matrix.
+        token_types: rows of the token-type (segment) embedding; 0 means none.
+        pooler, mlm_head: BERT's pooler (d_model x d_model + bias, on the first
+            token) and masked-LM head (dense + norm + tied decoder + V bias);
+            encoder-only models only (elsewhere construction raises ValueError).
+        pooler_bias: the pooler's d_model bias (hand counts often drop it).
+        lm_head: whether the model has an LM head at all (decoder-only and
+            encoder-decoder default True).
+        ffn: ``mlp`` (two maps) | ``swiglu`` | ``geglu`` (three maps).
+        qk_norm: a norm of width d_k on queries and on keys (Qwen3, OLMo-2).
+        n_shared_experts: dense experts every MoE layer always runs (DeepSeekMoE).
+        moe_first_dense, moe_every: of N layers, the first ``moe_first_dense`` are
+            dense and then every ``moe_every``-th is a MoE layer.  These three need
+            E (a spec without experts that sets one raises ValueError).
+        share_layers: ALBERT's cross-layer sharing (Lan et al. 2020 §3.1): ``none``,
+            ``all`` (one layer's weights serve all N), ``attention`` or ``ffn`` (only
+            that sublayer is shared).  Parameters stop scaling with N; FLOPs do not.
+        global_tokens: Longformer's global tokens (Beltagy et al. 2020 §3.1) on top
+            of a bidirectional local window ``w``; 0 means none.
+    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
+    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
+    """
+
+    family: str = "decoder-only"
+    sizes: tuple[tuple[str, int], ...] = ()
+    bias: bool = True
+    attention_bias: bool | None = None
+    qkv_bias: bool | None = None
+    out_bias: bool | None = None
+    ffn_bias: bool | None = None
+    norm: str = "layernorm"
+    norm_bias: bool = True
+    norm_position: str = "post"
+    final_norm: bool = False
+    embedding_norm: bool = False
+    positional: str = "sinusoidal"
+    position_offset: int = 0
+    relative_buckets: int = 32
+    tie_output: bool = True
+    head_bias: bool = False
+    share_embeddings: bool = True
+    token_types: int = 0
+    pooler: bool = False
+    pooler_bias: bool = True
+    mlm_head: bool = False
+    lm_head: bool = True
+    ffn: str = "mlp"
+    qk_norm: bool = False
+    n_shared_experts: int = 0
+    moe_first_dense: int = 0
+    moe_every: int = 1
+    share_layers: str = "none"
+    global_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
+        object.__setattr__(self, "sizes", tuple(sorted(dict(self.sizes).items())))
+        _validate(self)
+
+    # -- sizes -------------------------------------------------------------
+    @property
+    def values(self) -> dict[str, int]:
+        """The sizes as a dict name -> int."""
+        return dict(self.sizes)
+
+    def has(self, name: str) -> bool:
+        return name in self.values
+
+    def size(self, name: str) -> int:
+        """The integer value of size ``name``.
+
+        Raises:
+            KeyError: if the spec does not set it.
+        """
+        return self.values[name]
+
+    # -- resolved options ----------------------------------------------------
+    @property
+    def qkv_bias_on(self) -> bool:
+        return _first(self.qkv_bias, self.attention_bias, self.bias)
+
+    @property
+    def out_bias_on(self) -> bool:
+        return _first(self.out_bias, self.attention_bias, self.bias)
+
+    @property
+    def ffn_bias_on(self) -> bool:
+        return _first(self.ffn_bias, self.bias)
+
+    @property
+    def is_moe(self) -> bool:
+        return "E" in self.values
+
+    def structure(self) -> "Spec":
+        """The spec with every size value replaced by 1: equal for equal closed forms.
+
+        Used as the cache key of built models (the closed form depends on which
+        sizes are present, never on their values).
+        """
+        return _unchecked_replace(self, sizes=tuple((n, 1) for n, _ in self.sizes))
+
+    def replace(self, **changes: Any) -> "Spec":
+        """A copy with options changed and sizes merged (``sizes={...}`` adds/overrides).
+
+        Raises:
+            ValueError: if the result is invalid.
+        """
+        if "sizes" in changes:
+            merged = self.values
+            merged.update(dict(changes["sizes"]))
+            changes["sizes"] = tuple(merged.items())
+        return dataclasses.replace(self, **changes)
+
+    def check_sizes(self, sizes: dict[str, int]) -> None:
+        """Validate this spec's sizes with ``sizes`` merged in, without building a Spec.
+
+        The same size checks as construction (``replace(sizes=sizes)`` would raise the
+        same error); the options are not re-checked (they are unchanged).  Used by
+        sweeps, which validate many size combinations against one set of options.
+
+        Raises:
+            ValueError: one sentence naming the size that is wrong.
+        """
+        merged = self.values
+        merged.update(sizes)
+        _validate_sizes(self, merged)
+
+
+def _first(*vals: bool | None) -> bool:
+    for v in vals:
+        if v is not None:
+            return bool(v)
+    return False
+
+
+def _unchecked_replace(spec: Spec, **changes: Any) -> Spec:
+    new = object.__new__(Spec)
+    for f in fields(Spec):
+        object.__setattr__(new, f.name, changes.get(f.name, getattr(spec, f.name)))
+    return new
+
+
+OPTION_NAMES = tuple(f.name for f in fields(Spec) if f.name != "sizes")
+OPTION_TYPES: dict[str, Any] = {
+    "family": FAMILIES,
+    "norm": NORMS,
+    "positional": POSITIONALS,
+    "ffn": FFNS,
+    "norm_position": NORM_POSITIONS,
+    "bias": bool,
+    "attention_bias": bool,
+    "qkv_bias": bool,
+    "out_bias": bool,
+    "ffn_bias": bool,
+    "norm_bias": bool,
+    "final_norm": bool,
+    "embedding_norm": bool,
+    "tie_output": bool,
+    "head_bias": bool,
+    "share_embeddings": bool,
+    "pooler": bool,
+    "pooler_bias": bool,
+    "mlm_head": bool,
+    "lm_head": bool,
+    "qk_norm": bool,
+    "position_offset": int,
+    "relative_buckets": int,
+    "token_types": int,
+    "n_shared_experts": int,
+    "moe_first_dense": int,
+    "moe_every": int,
+    "share_layers": SHARE_LAYERS,
+    "global_tokens": int,
+}
+_NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
+
+
+def _validate(spec: Spec) -> None:
+    for name in OPTION_TYPES:
+        value = getattr(spec, name)
+        kind = OPTION_TYPES[name]
+        if isinstance(kind, tuple):
+            if value not in kind:
+                raise ValueError(f"{name} must be one of {', '.join(kind)}, not {value!r}")
+        elif kind is bool:
+            if not (
+                isinstance(value, bool)
+                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias"))
+            ):
+                raise ValueError(f"{name} must be true or false, not {value!r}")
+        elif kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an integer, not {value!r}")
+            if value < 0 or (name not in _NONNEGATIVE_INTS and value == 0):
+                raise ValueError(
+                    f"{name} must be {'non-negative' if name in _NONNEGATIVE_INTS else 'positive'}, not {value}"
+                )
+    # Options that only an encoder-only model has: elsewhere they would change nothing.
+    for name in ("pooler", "mlm_head"):
+        if getattr(spec, name) and spec.family != "encoder-only":
+            raise ValueError(
+                f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; set {name}=false"
+            )
+    _validate_sizes(spec, spec.values)
+
+
+def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """The checks of the sizes ``v`` (types, presence per family, divisibility) for ``spec``'s options."""
+    for name, value in v.items():
+        if name not in SYMBOLS:
+            raise ValueError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if value <= 0:
+            raise ValueError(f"{name} must be a positive integer, not {value}")
+    for name in _REQUIRED[spec.family]:
+        if name not in v:
+            raise ValueError(f"{spec.family} model needs size {name}")
+    if spec.family == "encoder-decoder":
+        if "N" not in v and not ("N_enc" in v and "N_dec" in v):
+            raise ValueError("encoder-decoder model needs N, or both N_enc and N_dec")
+        if "N" in v and ("N_enc" in v or "N_dec" in v):
+            raise ValueError("give either N or N_enc and N_dec, not both")
+    elif "N" not in v:
+        raise ValueError(f"{spec.family} model needs size N")
+    if "d_k" not in v and v["d_model"] % v["h"]:
+        raise ValueError(f"h={v['h']} does not divide d_model={v['d_model']}; give d_k (head_dim) explicitly")
+    if "h_kv" in v and v["h"] % v["h_kv"]:
+        raise ValueError(f"h={v['h']} is not divisible by h_kv={v['h_kv']}")
+    if "k" in v and "E" not in v:
+        raise ValueError("k (experts per token) needs E (experts)")
+    if "E" in v and "k" not in v:
+        raise ValueError("E (experts) needs k (experts per token)")
+    if "E" in v and v["k"] > v["E"]:
+        raise ValueError(f"k={v['k']} experts per token exceeds E={v['E']} experts")
+    if "E" not in v:  # the MoE layout options describe MoE layers; without E they would change nothing
+        for name, dense in (("n_shared_experts", 0), ("moe_first_dense", 0), ("moe_every", 1)):
+            if getattr(spec, name) != dense:
+                raise ValueError(
+                    f"{name} applies to mixture-of-experts models, and this one has no experts: "
+                    f"give E and k as well, or drop {name}"
+                )
+    if spec.positional == "learned" and "L" not in v:
+        raise ValueError("learned positions need L (maximum positions)")
+    if spec.global_tokens and "w" not in v:
+        raise ValueError("global_tokens need a local attention window w")
+    if spec.global_tokens and spec.family == "decoder-only":
+        raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")

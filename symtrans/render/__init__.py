@@ -1,0 +1,1 @@
+"""symtrans.render: see the layer contract in pyproject.toml."""

@@ -1,0 +1,174 @@
+"""Models and Cost trees that display themselves in Jupyter.
+
+``symtrans.model("llama-2-7b")`` returns a ``Model``: the exact parameter count, the
+closed form, FLOPs on demand, and ``_repr_latex_`` / ``_repr_markdown_`` so that a
+notebook cell shows the formula rendered, with the component table and the legend.
+``Cost`` objects (``architectures.build``) display through ``cost_markdown`` and
+``cost_latex``.
+
+Units: parameters; FLOPs (2 per multiply-accumulate, matrix products only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.display import _latex, _tex_text, cost_latex, cost_markdown  # noqa: E402,F401 (re-exported)
+
+
+class Model:
+    """A resolved model with exact counts and notebook display.
+
+    Attributes:
+        name: preset name (or the config file's stem, or ``"spec"``).
+        spec: the validated Spec.
+        preset: the Preset it came from, if any.
+    """
+
+    def __init__(self, name: str, spec, preset=None, notes: tuple[str, ...] = ()):
+        self.name = name
+        self.spec = spec
+        self.preset = preset
+        self.notes = notes
+
+    # -- the tree and its counts ------------------------------------------------
+    @property
+    def cost(self):
+        """The model's Cost tree (``architectures.build``)."""
+        from symtrans.engine.architectures import build
+
+        return build(self.spec)
+
+    @property
+    def closed_form(self) -> sp.Expr:
+        """The parameter count as a closed form in the size symbols (parameters)."""
+        from symtrans.engine.simplify import closed_form
+
+        return closed_form(self.cost.params)
+
+    @property
+    def params(self) -> int:
+        """The exact parameter count (parameters)."""
+        from symtrans.engine.evaluate import exact
+
+        return exact(self.cost.params, self.spec.values)
+
+    @property
+    def active_params(self) -> int:
+        """Parameters used per token (differs from ``params`` for mixture-of-experts models)."""
+        from symtrans.engine.evaluate import exact
+
+        return exact(self.cost.active_params, self.spec.values)
+
+    def flops_closed_form(self, mode: str = "forward", convention: str = "flops", mask: str = "full") -> sp.Expr:
+        """FLOPs of one step as a closed form in B and L (see ``symtrans.flops.flops_expr``)."""
+        from symtrans.accounting.flops import flops_expr
+
+        return flops_expr(self.spec, mode, convention, mask)
+
+    def flops(
+        self,
+        batch: int = 1,
+        seq_len: int | None = None,
+        mode: str = "forward",
+        convention: str = "flops",
+        mask: str = "full",
+    ) -> int:
+        """Exact FLOPs of one step on ``batch`` sequences of ``seq_len`` tokens (default the model's L).
+
+        Raises:
+            ValueError: no sequence length, or an unknown mode, convention or mask.
+        """
+        from symtrans.engine.evaluate import exact
+
+        v = dict(self.spec.values)
+        if seq_len is None and "L" not in v:
+            raise ValueError("give seq_len (the model has no L)")
+        L = v["L"] if seq_len is None else seq_len
+        v.update(B=batch, L=L)
+        v.setdefault("L_src", L)
+        v.setdefault("L_tgt", L)
+        return exact(self.flops_closed_form(mode, convention, mask), v)
+
+    def set(self, **changes: Any) -> "Model":
+        """A copy with sizes (``d_model=1024``) or options (``bias=False``) changed.
+
+        Raises:
+            ValueError: an unknown name or an invalid result.
+        """
+        sizes = {k: v for k, v in changes.items() if k in S.SYMBOLS}
+        options = {k: v for k, v in changes.items() if k not in S.SYMBOLS}
+        from symtrans.engine.spec import OPTION_NAMES
+
+        bad = [k for k in options if k not in OPTION_NAMES]
+        if bad:
+            raise ValueError(f"unknown size or option {bad[0]!r}")
+        return Model(self.name, self.spec.replace(sizes=sizes, **options), self.preset, self.notes)
+
+    # -- display -----------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"<symtrans.Model {self.name}: {self.params:,} parameters>"
+
+    def _repr_latex_(self) -> str:
+        from symtrans.base.numbers import grouped
+
+        sub = ", ".join(f"{_latex(S.SYMBOLS[k])}={v}" for k, v in self.spec.values.items())
+        total = grouped(self.params).replace(",", "{,}")
+        return (
+            rf"$$ P_{{\text{{{_tex_text(self.name)}}}}} = {_latex(self.closed_form)} = {total}"
+            rf"\quad ({sub}) $$"
+        )
+
+    def _repr_markdown_(self) -> str:
+        from symtrans.base.numbers import count, grouped
+        from symtrans.render.summary import rows
+
+        lines = [f"### {self.name}: {grouped(self.params)} parameters ({count(self.params)})", ""]
+        if self.preset is not None and self.preset.published:
+            lines += [f"Published: {self.preset.published} ({self.preset.source})", ""]
+        lines += [
+            f"$$ {_latex(self.closed_form)} $$",
+            "",
+            "| component | count | parameters | share |",
+            "|---|---:|---:|---:|",
+        ]
+        for r in rows(self.cost, self.spec.values):
+            lines.append(
+                f"| {'&nbsp;&nbsp;' * r.depth}{r.name} | {r.multiplicity} | {grouped(r.total)} | "
+                f"{float(r.share) * 100:.2f}% |"
+            )
+        legend = S.legend_for(self.closed_form)
+        if legend:
+            lines += ["", "| symbol | meaning | value |", "|---|---|---:|"]
+            for info in legend:
+                lines.append(f"| ${info.latex}$ | {info.meaning} | {self.spec.values.get(info.name, '')} |")
+        return "\n".join(lines)
+
+
+def model(name_or_spec, settings: list[str] | None = None, **changes: Any) -> Model:
+    """A ``Model`` from a preset name, a config.json path or a Spec.
+
+    Args:
+        name_or_spec: ``"gpt2"``, ``"path/config.json"`` or a ``Spec``.
+        settings: ``--set`` style ``NAME=VALUE`` strings (parsed, never evaluated).
+        changes: sizes or options as keyword arguments (``d_model=1024, bias=False``).
+
+    Raises:
+        ValueError: an unknown preset, a bad setting, or an invalid Spec.
+    """
+    from symtrans.engine.spec import Spec
+
+    if isinstance(name_or_spec, Spec):
+        from symtrans.catalog.resolve import apply_settings
+
+        spec, notes = apply_settings(name_or_spec, list(settings or []))
+        m = Model("spec", spec, None, notes)
+    else:
+        from symtrans.catalog.resolve import resolve
+
+        res = resolve(str(name_or_spec), list(settings or []))
+        m = Model(res.name, res.spec, res.preset, res.notes)
+    return m.set(**changes) if changes else m

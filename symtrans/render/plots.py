@@ -1,0 +1,381 @@
+"""Charts of the closed forms (matplotlib, the optional extra ``plots``).
+
+* ``component_shares``: each component's share of the parameters and of the forward
+  FLOPs (two horizontal bar panels);
+* ``scaling``: parameters or FLOPs against d_model, N or L (exact values from
+  ``sweep``), with the published presets of the same family marked.
+
+Figures are built with ``matplotlib.figure.Figure`` and the Agg canvas, never pyplot,
+so nothing global (the backend, open figures) changes in the caller's process.  Without
+matplotlib every function raises ``PlotsUnavailable`` naming the install command;
+``add_chart_section`` turns that into a report section saying how to get the charts.
+
+Units: parameters; FLOPs (2 per multiply-accumulate, matrix products only).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from typing import Mapping, Sequence
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.spec import Spec
+
+INSTALL_HINT = "pip install 'symtrans[plots]'"
+FORMATS = ("png", "svg", "pdf")
+
+
+class PlotsUnavailable(ImportError):
+    """matplotlib is not installed; the message names the install command."""
+
+
+def available() -> bool:
+    """True when matplotlib can be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _figure(width: float, height: float):
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotsUnavailable(f"charts need matplotlib; install it with {INSTALL_HINT}") from None
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def to_bytes(fig, fmt: str = "png") -> bytes:
+    """The figure rendered as ``png`` (150 dpi), ``svg`` or ``pdf`` bytes (reproducible: no dates).
+
+    Raises:
+        ValueError: an unknown format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"chart format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    import matplotlib
+
+    buf = io.BytesIO()
+    meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
+    with matplotlib.rc_context({"svg.hashsalt": "symtrans"}):  # fixed SVG ids; restored afterwards
+        fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------
+# component shares
+
+_STACKS = ("encoder", "decoder")
+
+
+def _group(path: tuple[str, ...], step) -> str:
+    """The chart group of a Step: embeddings, attention, attention scores, feed-forward, norms, head ..."""
+    from symtrans.engine.cost import ATTENTION
+
+    top = path[1] if len(path) > 1 else path[0]
+    if top not in _STACKS:
+        return top
+    last = path[-1]
+    if step.kind == ATTENTION:
+        return "attention scores"
+    if "norm" in last or "norm" in step.label:
+        return "norms"
+    if "attention" in last and "bias" not in last:
+        return "cross-attention" if last == "cross-attention" else "attention"
+    if "feed-forward" in last or "expert" in last or "mixture" in last:
+        return "feed-forward"
+    return last
+
+
+def shares(spec: Spec, values: Mapping[str, int], attr: str = "params", mask: str = "full") -> list[tuple[str, int]]:
+    """(group, exact total) of ``attr`` (``params`` or ``flops``, forward) per chart group, largest first.
+
+    ``values`` must hold B and L (L_src, L_tgt for an encoder-decoder) for FLOPs.
+    The groups add up to the model's total.
+    """
+    from symtrans.engine.architectures import Workload, build
+    from symtrans.engine.evaluate import exact
+
+    model = build(spec, Workload(mask=mask))
+    sums: dict[str, sp.Expr] = {}
+    for path, mult, step in model.walk():
+        q = step.params if attr == "params" else step.flops
+        if q != 0:
+            g = _group(path, step)
+            sums[g] = sums.get(g, sp.Integer(0)) + mult * q
+    out = [(g, exact(e, values)) for g, e in sums.items()]
+    return sorted([o for o in out if o[1]], key=lambda t: -t[1])
+
+
+def component_shares(spec: Spec, name: str = "", batch: int = 1, seq_len: int | None = None, mask: str = "full"):
+    """A figure: each component group's share of parameters (left) and forward FLOPs (right).
+
+    FLOPs are at ``batch`` sequences of ``seq_len`` tokens (default the model's L); the
+    FLOPs panel is left out when the model has no L and none is given.
+
+    Raises:
+        PlotsUnavailable: matplotlib is not installed.
+    """
+    from symtrans.base.numbers import count, si
+
+    values = dict(spec.values)
+    L = seq_len or values.get("L")
+    panels = [("parameters", shares(spec, values, "params"), count)]
+    if L:
+        values.update(B=batch, L=L)
+        values.setdefault("L_src", L)
+        values.setdefault("L_tgt", L)
+        panels.append((f"forward FLOPs (B={batch}, L={L})", shares(spec, values, "flops", mask), si))
+    fig = _figure(5.2 * len(panels), 0.45 * max(len(p[1]) for p in panels) + 1.6)
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (title, data, fmt) in zip(axes, panels):
+        total = sum(v for _, v in data)
+        labels = [g for g, _ in data][::-1]
+        pct = [100 * v / total for _, v in data][::-1]
+        bars = ax.barh(labels, pct, color="#4878a8")
+        for bar, (_, v) in zip(bars, data[::-1]):
+            ax.text(
+                bar.get_width(),
+                bar.get_y() + bar.get_height() / 2,
+                f" {bar.get_width():.1f}% ({fmt(v)})",
+                va="center",
+                fontsize=8,
+            )
+        ax.set_xlim(0, max(pct) * 1.45)
+        ax.set_xlabel("share (%)")
+        ax.set_title(f"{title}: {fmt(total)}", fontsize=10)
+    if name:
+        fig.suptitle(name, fontsize=11)
+    return fig
+
+
+# ---------------------------------------------------------------------------------
+# scaling
+
+SCALING_QUANTITIES = ("params", "flops")
+
+
+def scaling_points(
+    spec: Spec,
+    over: str,
+    values: Sequence[int],
+    quantity: str = "params",
+    rules: Sequence = (),
+    defaults: Mapping[str, int] | None = None,
+) -> list[tuple[int, int]]:
+    """(x, exact quantity) for ``over`` = each of ``values`` (invalid values are skipped).
+
+    Raises:
+        ValueError: an unknown quantity or size, or no valid value.
+    """
+    import numpy as np
+
+    from symtrans.analysis.sweep import _column, sweep
+
+    if quantity not in SCALING_QUANTITIES:
+        raise ValueError(f"quantity must be one of {', '.join(SCALING_QUANTITIES)}, not {quantity!r}")
+    if over not in S.SYMBOLS:
+        raise ValueError(f"unknown size {over!r}; known: {', '.join(S.SYMBOLS)}")
+    res = sweep(spec, {over: _column(list(values))}, [quantity], rules=rules, defaults=defaults, invalid="skip")
+    col = "params" if quantity == "params" else "flops_forward"
+    return list(zip(np.asarray(res.columns[over]).tolist(), np.asarray(res.columns[col]).tolist()))
+
+
+def default_rules(spec: Spec, over: str) -> list:
+    """Keep the model's shape while d_model varies: d_ff in its ratio to d_model, h·d_k = d_model at fixed d_k."""
+    from symtrans.analysis.solve import Rule
+
+    rules = []
+    if over == "d_model" and spec.has("d_ff"):
+        ratio = sp.Rational(spec.size("d_ff"), spec.size("d_model"))
+        rules.append(
+            Rule("d_ff", sp.floor(ratio * S.d_model), ratio * S.d_model, source="the model's d_ff/d_model ratio")
+        )
+    return rules
+
+
+def scaling(
+    spec: Spec,
+    over: str = "d_model",
+    quantity: str = "params",
+    name: str = "",
+    values: Sequence[int] | None = None,
+    mark_presets: bool = True,
+    batch: int = 1,
+    seq_len: int | None = None,
+):
+    """A figure: ``quantity`` against ``over`` (log-log), the model marked, and presets of its family.
+
+    Along the curve only ``over`` changes (d_ff keeps its ratio to d_model when d_model
+    varies); the presets are placed at their own exact counts.
+
+    Raises:
+        PlotsUnavailable: matplotlib is not installed.
+        ValueError: an unknown quantity or size.
+    """
+    from symtrans.catalog.presets import PRESETS
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    fig = _figure(6.4, 4.4)
+    if values is None:
+        here = spec.values.get(over) or (seq_len if over == "L" else None) or 1024
+        lo, hi = max(1, here // 16), here * 16
+        step = spec.size("h") if over == "d_model" and spec.has("h") and not spec.has("d_k") else 1
+        import numpy as np
+
+        raw = np.unique(np.geomspace(lo, hi, 60).astype(np.int64) // step * step)
+        values = [int(v) for v in raw if v > 0]
+    defaults = {"B": batch, **({"L": seq_len} if seq_len else {})}
+    pts = scaling_points(spec, over, values, quantity, default_rules(spec, over), defaults)
+    ax = fig.subplots()
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{name or 'model'} ({over} varies)")
+    unit = "parameters" if quantity == "params" else f"forward FLOPs (B={batch})"
+
+    def q(s: Spec) -> int | None:
+        v = dict(s.values)
+        if quantity == "params":
+            return exact(build(s).params, v)
+        L = seq_len or v.get("L")
+        if not L:
+            return None
+        v.update(B=batch, L=L)
+        v.setdefault("L_src", L)
+        v.setdefault("L_tgt", L)
+        return exact(build(s).flops, v)
+
+    if over in spec.values or (over == "L" and seq_len):
+        x0 = spec.values.get(over, seq_len)
+        ax.scatter([x0], [q(spec)], color="#c44e52", zorder=3, label=name or "this model")
+    if mark_presets:
+        xs, ys, names = [], [], []
+        for p in PRESETS.values():
+            if p.spec.family != spec.family or getattr(p, "kind", "model") != "model" or over not in p.spec.values:
+                continue
+            y = q(p.spec)
+            if y is None:
+                continue
+            xs.append(p.spec.size(over))
+            ys.append(y)
+            names.append(p.name)
+        if xs:
+            ax.scatter(xs, ys, marker="x", color="#555555", zorder=2, label=f"presets ({spec.family})")
+            for x, y, n in zip(xs, ys, names):
+                ax.annotate(n, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(over)
+    ax.set_ylabel(unit)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{unit} against {over}", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------------
+# reports
+
+
+def chart_files(resolved, stem: str, fmt: str = "png", batch: int = 1, seq_len: int | None = None) -> dict[str, bytes]:
+    """The report's charts as files ``{relative path: bytes}`` (shares and parameters against d_model).
+
+    Raises:
+        PlotsUnavailable: matplotlib is not installed.
+    """
+    spec = resolved.spec
+    out = {f"{stem}-shares.{fmt}": to_bytes(component_shares(spec, resolved.name, batch, seq_len), fmt)}
+    if spec.has("d_model"):
+        out[f"{stem}-scaling.{fmt}"] = to_bytes(scaling(spec, "d_model", "params", resolved.name), fmt)
+    return out
+
+
+def add_chart_section(
+    context: dict, resolved, output: str | None, report_format: str, batch: int = 1, seq_len: int | None = None
+) -> dict[str, bytes]:
+    """Add a "Charts" section to a report context (``report.add_section``); return the chart files.
+
+    ``output`` is the report's path: the charts are named after it and referenced
+    relative to it.  Without an output path, or without matplotlib, the section says
+    how to get the charts and no files are returned.  PNG for Markdown, PDF for LaTeX.
+    """
+    from symtrans.render.report import Math, add_section
+
+    if not output:
+        add_section(
+            context,
+            "charts",
+            "Charts",
+            "charts",
+            {
+                "charts": [],
+                "message": "Charts are written next to the report: give an output file with -o PATH.",
+                "command": "",
+                "command_text": "",
+            },
+        )
+        return {}
+    if not available():
+        # The command is a constant of this module: raw inside a Markdown code span, escaped in LaTeX.
+        add_section(
+            context,
+            "charts",
+            "Charts",
+            "charts",
+            {
+                "charts": [],
+                "message": "Charts need matplotlib; install it with",
+                "command": Math(INSTALL_HINT),
+                "command_text": INSTALL_HINT,
+            },
+        )
+        return {}
+    from symtrans.render.report import Math
+
+    # File names symtrans makes itself (the templates print them raw, as Math).
+    stem = re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
+    fmt = "png" if report_format == "markdown" else "pdf"
+    files = chart_files(resolved, stem, fmt, batch, seq_len)
+    titles = {
+        "shares": "Share of parameters and forward FLOPs per component",
+        "scaling": "Parameters against d_model, with the published models of the family",
+    }
+    charts = [{"path": Math(p), "title": titles[p.rsplit("-", 1)[1].split(".")[0]]} for p in files]
+    add_section(
+        context, "charts", "Charts", "charts", {"charts": charts, "message": "", "command": "", "command_text": ""}
+    )
+    return files
+
+
+def render_report(
+    resolved, fmt: str, output: str | None, title: str | None = None, batch: int = 1, seq_len: int | None = None
+) -> tuple[str, dict[str, bytes]]:
+    """The derivation report (``markdown`` or ``latex``) with its Charts section, and the chart files.
+
+    The files are ``{file name: bytes}`` to be written next to ``output`` (Markdown,
+    LaTeX) or handed to ``report.build_pdf(..., files=...)`` (PDF).
+
+    Raises:
+        ValueError: as ``report.render``.
+    """
+    from symtrans.render.report import build_context, render_context
+
+    context = build_context(resolved, title=title, batch=batch, seq_len=seq_len)
+    files = add_chart_section(context, resolved, output, fmt, batch, seq_len)
+    return render_context(context, fmt), files
+
+
+def write_beside(output: str, files: Mapping[str, bytes]) -> None:
+    """Write each chart file atomically into the directory of ``output``."""
+    from symtrans.base.atomic import write_atomic
+
+    directory = os.path.dirname(os.path.abspath(output))
+    for name, data in files.items():
+        write_atomic(os.path.join(directory, name), data)
