@@ -44,7 +44,7 @@ def test_bert_base_layer_forward_at_512_is_8053063680_flops_and_half_in_macs():
     scores = 2 * 2 * 512**2 * 768
     assert dense + scores == 8_053_063_680
     layer = build(BERT).find("encoder layer")
-    one = type(layer)(name=layer.name, steps=layer.steps, children=layer.children)  # multiplicity 1
+    one = type(layer)(name=layer.name, block=layer.block, steps=layer.steps, children=layer.children)  # 1 copy
     v = {**BERT.values, "B": 1, "L": 512}
     assert evaluate(count(one, "flops"), v) == 8_053_063_680
     assert evaluate(count(one, "macs"), v) == 4_026_531_840 == 8_053_063_680 // 2
@@ -52,7 +52,7 @@ def test_bert_base_layer_forward_at_512_is_8053063680_flops_and_half_in_macs():
 
 def _attention_per_token_training(spec, mask, L):
     model = build(spec, Workload(mask=mask))
-    attn = count(model, "flops", lambda p, s: s.kind == ATTENTION)
+    attn = count(model, "flops", lambda n: n.step.kind == ATTENTION)
     return evaluate(3 * attn / (S.B * S.L), {**spec.values, "B": 1, "L": L})
 
 
@@ -107,7 +107,7 @@ def test_moe_ffn_counts_k_active_experts_plus_the_router():
     spec = presets.get("mixtral-8x7b").spec
     model = build(spec)
     moe = model.find("mixture of experts")
-    one = type(moe)(name=moe.name, steps=moe.steps, children=moe.children)
+    one = type(moe)(name=moe.name, block=moe.block, steps=moe.steps, children=moe.children)
     assert evaluate(count(one, "flops"), {**spec.values, "B": 1, "L": 1}) == 2 * (4096 * 8 + 2 * 3 * 4096 * 14336)
 
 

@@ -35,26 +35,19 @@ from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.conventions import BACKWARD_MULTIPLIER, MASK_MODES, RECOMPUTE, Convention, choice
 from symtrans.engine.conventions import convention as get_convention
-from symtrans.engine.cost import ATTENTION, DENSE, Cost, Step
+from symtrans.engine.cost import ATTENTION, DENSE, Cost, Node, Step
+from symtrans.engine.roles import HEADS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
 
 TRAINING_MODES = ("forward", "backward", "training")
-_STACKS = ("encoder", "decoder")
-_HEADS = ("LM head", "MLM head")
-
-
-def _base(label: str) -> str:
-    """A step's label without qualifiers: 'W_1 (down to r)' -> 'W_1'."""
-    return label.split(" (")[0]
 
 
 def _step_cost(step: Step, conv: Convention) -> sp.Expr:
     """What one Step costs under ``conv`` (FLOPs, or MACs), per instance."""
-    base = _base(step.label)
     total = sp.Integer(0)
-    if step.kind in (DENSE, ATTENTION) and (conv.matmul_labels is None or base in conv.matmul_labels):
+    if step.kind in (DENSE, ATTENTION) and (conv.matmul_roles is None or step.role in conv.matmul_roles):
         total += step.flops * sp.Rational(conv.flops_per_mac, 2)
-    if conv.elementwise and (conv.elementwise_labels is None or base in conv.elementwise_labels):
+    if conv.elementwise and (conv.elementwise_roles is None or (step.role in conv.elementwise_roles and not step.bias)):
         total += step.elementwise
     return total
 
@@ -65,7 +58,7 @@ def count(model: Cost, conv: Convention | str = "flops", select=None) -> sp.Expr
     Args:
         model: a built tree (``architectures.build``).
         conv: a Convention or its name.
-        select: optional predicate ``(path, step) -> bool`` restricting the steps.
+        select: optional predicate ``(node) -> bool`` on ``Cost.nodes`` restricting the steps.
 
     Returns the sum over steps of multiplicity x cost (FLOPs or MACs), unsimplified.
     The LM/MLM head is skipped when the convention leaves out the logits.
@@ -74,21 +67,20 @@ def count(model: Cost, conv: Convention | str = "flops", select=None) -> sp.Expr
         ValueError: for an unknown convention name.
     """
     conv = get_convention(conv) if isinstance(conv, str) else conv
-    return _sum_steps(model.walk(), conv, select)
+    return _sum_steps(model.nodes(), conv, select)
 
 
-def _sum_steps(walked, conv: Convention, select=None) -> sp.Expr:
-    """``count`` over ``(path, multiplicity, step)`` triples (``Cost.walk``); paths start
-    at the model's root, so ``path[1]`` is the top-level component."""
+def _sum_steps(nodes, conv: Convention, select=None) -> sp.Expr:
+    """``count`` over ``Cost.nodes`` (blocks from the model's root, multiplicity, step)."""
     terms = []
-    for path, mult, step in walked:
-        if not conv.logits and len(path) > 1 and path[1] in _HEADS:
+    for node in nodes:
+        if not conv.logits and node.within(*HEADS):
             continue
-        if select is not None and not select(path, step):
+        if select is not None and not select(node):
             continue
-        c = _step_cost(step, conv)
+        c = _step_cost(node.step, conv)
         if c != 0:
-            terms.append(mult * c)
+            terms.append(node.multiplicity * c)
     return sp.Add(*terms)
 
 
@@ -111,12 +103,12 @@ def _check(mode: str | None, mask: str, recompute: str) -> None:
     choice(RECOMPUTE, recompute, "recompute option")
 
 
-def _in_stack(path, step) -> bool:
-    return len(path) > 1 and path[1] in _STACKS
+def _in_stack(node: Node) -> bool:
+    return node.within(*STACKS)
 
 
-def _attention_scores(path, step) -> bool:
-    return _in_stack(path, step) and (step.kind == ATTENTION or _base(step.label) == "softmax")
+def _attention_scores(node: Node) -> bool:
+    return _in_stack(node) and (node.step.kind == ATTENTION or node.step.role == Role.SOFTMAX)
 
 
 def forward_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
@@ -163,20 +155,20 @@ def _flops_expr(spec: Spec, mode: str, convention: str, mask: str, recompute: st
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)
-    return closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(model.walk())))
+    return closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(model.nodes())))
 
 
-def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, path: tuple[str, ...]) -> sp.Expr:
-    """Chinchilla App. F's one-hot matmul for the token-embedding step at ``path``:
+def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, node: Node) -> sp.Expr:
+    """Chinchilla App. F's one-hot matmul for the token-embedding step ``node``:
     2 x tokens x V x width (x flops_per_mac / 2).  Tokens: B*L; for an encoder-decoder
     B*L_src for an encoder table, B*L_tgt for a decoder table and B*(L_src + L_tgt) for
     a table both share.  Summed over the tree this is ``_embedding_lookups``."""
     width = S.E_emb if spec.has("E_emb") else S.d_model
     if spec.family != "encoder-decoder":
         tokens = wl.batch * wl.seq
-    elif len(path) > 1 and path[1].startswith("encoder"):
+    elif node.within(Block.ENCODER_EMBEDDINGS):
         tokens = wl.batch * wl.src
-    elif len(path) > 1 and path[1].startswith("decoder"):
+    elif node.within(Block.DECODER_EMBEDDINGS):
         tokens = wl.batch * wl.tgt
     else:
         tokens = wl.batch * (wl.src + wl.tgt)
@@ -184,15 +176,16 @@ def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, path: tuple[str, ..
 
 
 def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute: str, walked: list) -> sp.Expr:
-    """FLOPs of the steps ``walked`` (``(path, multiplicity, step)`` triples, paths from
-    the model's root) under ``mode``: forward (with the embedding lookups of the
+    """FLOPs of the steps ``walked`` (``Cost.nodes``, blocks from the model's root) under ``mode``: forward (with the embedding lookups of the
     Chinchilla conventions), backward = 2 x forward, training = 3 x forward plus the
     recomputation of the selected steps (``full``: the layer stacks; ``selective``: their
     attention scores).  Applied to the whole tree it is ``flops_expr``; applied to one
     component it is that component's share, so the shares add up to the total."""
     fwd = _sum_steps(walked, conv)
     if conv.embedding_matmul:
-        fwd += sp.Add(*[m * _lookup_cost(spec, wl, conv, p) for p, m, s in walked if s.label == "token embedding"])
+        fwd += sp.Add(
+            *[n.multiplicity * _lookup_cost(spec, wl, conv, n) for n in walked if n.step.role == Role.TOKEN_EMBEDDING]
+        )
     if mode == "forward":
         return fwd
     if mode == "backward":
@@ -251,17 +244,17 @@ def component_flops(
     model = build(spec, wl)
     rows: list[ComponentFlops] = []
 
-    def visit(c: Cost, prefix: tuple[str, ...], d: int, outer: sp.Expr) -> None:
+    def visit(c: Cost, prefix: tuple[Block, ...], d: int, outer: sp.Expr) -> None:
         n = outer * c.multiplicity
-        one = Cost(name=c.name, steps=c.steps, children=c.children)  # a single instance
-        each = closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(one.walk(ONE, prefix))))
+        one = Cost(name=c.name, block=c.block, steps=c.steps, children=c.children)  # a single instance
+        each = closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(one.nodes(ONE, prefix))))
         rows.append(ComponentFlops(c.name, d, n, each, closed_form(n * each)))
         if d < depth:
             for ch in c.children:
-                visit(ch, prefix + (c.name,), d + 1, n)
+                visit(ch, prefix + (c.block,), d + 1, n)
 
     for c in model.children:
-        visit(c, (model.name,), 0, ONE)
+        visit(c, (model.block,), 0, ONE)
     return rows
 
 
@@ -329,8 +322,10 @@ def _require_generation(spec: Spec) -> None:
         raise ValueError("the model has no LM head (lm_head=false), so it does not generate")
 
 
-def _is_cross_kv(path, step) -> bool:
-    return "cross-attention" in path and _base(step.label) in ("W_K", "W_V", "bias of W_K", "bias of W_V")
+def _is_cross_kv(node: Node) -> bool:
+    """The K/V projections of cross-attention (weights and biases): computed once per
+    source sequence and cached."""
+    return node.within(Block.CROSS_ATTENTION) and node.step.role in (Role.K_PROJ, Role.V_PROJ)
 
 
 def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
@@ -353,14 +348,14 @@ def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> s
     if spec.family == "encoder-decoder":
         wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
         model = build(spec, wl)
-        enc = count(model, conv, lambda p, s: len(p) > 1 and p[1] == "encoder")
-        kv = count(model, conv, lambda p, s: _is_cross_kv(p, s))
+        enc = count(model, conv, lambda n: n.within(Block.ENCODER))
+        kv = count(model, conv, _is_cross_kv)
         emb = _embedding_lookups(spec, Workload(src=S.L_pre, tgt=sp.Integer(0)), conv)
         return closed_form(enc + kv + emb)
     wl = Workload(seq=S.L_pre, mask=mask)
     model = build(spec, wl)
-    body = count(model, conv, lambda p, s: not (len(p) > 1 and p[1] in _HEADS))
-    head = count(model, conv, lambda p, s: len(p) > 1 and p[1] in _HEADS).xreplace({S.L_pre: sp.Integer(1)})
+    body = count(model, conv, lambda n: not n.within(*HEADS))
+    head = count(model, conv, lambda n: n.within(*HEADS)).xreplace({S.L_pre: sp.Integer(1)})
     return closed_form(body + head + _embedding_lookups(spec, wl, conv))
 
 
@@ -385,7 +380,7 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
         body = count(
             model,
             conv,
-            lambda p, s: len(p) > 1 and p[1] not in ("encoder", "encoder embeddings") and not _is_cross_kv(p, s),
+            lambda n: not n.within(Block.ENCODER, Block.ENCODER_EMBEDDINGS) and not _is_cross_kv(n),
         )
         emb = _embedding_lookups(spec, Workload(src=sp.Integer(0), tgt=one), conv)
         return closed_form(body + emb)

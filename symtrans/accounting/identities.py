@@ -21,6 +21,7 @@ from functools import lru_cache
 import sympy as sp
 
 from symtrans.engine import symbols as S
+from symtrans.engine.roles import Block
 
 
 def residual(lhs, rhs) -> sp.Expr:
@@ -157,7 +158,7 @@ def _kaplan_params() -> Identity:
     from symtrans.engine.architectures import build
 
     spec = _decoder(bias=False, norm="none")
-    stack = build(spec).child("decoder").params
+    stack = next(build(spec).blocks_of(Block.DECODER)).params
     return Identity(
         "kaplan-params",
         "Kaplan's non-embedding parameter count: N ≈ 12·n_layer·d_model²",
@@ -182,13 +183,17 @@ def _decoder_minus_encoder() -> Identity:
         final_norm=True,
     )
     model = build(spec)
-    dec, enc = model.find("decoder layer"), model.find("encoder layer")
-    cross, cross_norm = dec.child("cross-attention"), dec.child("cross-attention norm")
+    dec = next(next(model.blocks_of(Block.DECODER)).blocks_of(Block.LAYER))
+    enc = next(next(model.blocks_of(Block.ENCODER)).blocks_of(Block.LAYER))
+    d = S.d_model
+    # Written out from the paper, not read from the tree: four d_model x d_model maps with
+    # biases (W_Q, W_K, W_V, W_O with h*d_k = d_model) and one LayerNorm (γ and β).
+    cross_attention_and_norm = 4 * (d * d + d) + 2 * d
     return Identity(
         "decoder-minus-encoder",
         "Decoder layer − encoder layer = cross-attention + its norm",
         dec.params_each - enc.params_each,
-        cross.params_each + cross_norm.params_each,
+        cross_attention_and_norm,
         "encoder-decoder with biases and LayerNorm (torch.nn.Transformer); the same d_model, d_ff and h in both stacks",
         "Vaswani et al. 2017 §3.1: the decoder inserts a third sub-layer, multi-head attention over the encoder "
         "output, with its residual connection and layer normalisation",
@@ -263,7 +268,7 @@ def _kaplan_forward() -> Identity:
 
     spec = _decoder(bias=False, norm="none")
     model = build(spec, Workload(mask="half"))
-    stack = count(model, "flops", lambda p, s: len(p) > 1 and p[1] == "decoder")
+    stack = count(model, "flops", lambda n: n.within(Block.DECODER))
     d, n, l = S.d_model, S.N, S.L
     n_kaplan = 2 * d * n * (2 * d + S.d_ff)
     return Identity(
@@ -284,7 +289,7 @@ def _crossover() -> Identity:
     from symtrans.engine.cost import ATTENTION, DENSE
 
     spec = _decoder(sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024), ffn="mlp")
-    layer = build(spec).find("decoder layer")
+    layer = next(build(spec).blocks_of(Block.LAYER))
     attn = sp.Add(*[s.flops for _, m, s in layer.walk() if s.kind == ATTENTION])
     dense = sp.Add(*[s.flops for _, m, s in layer.walk() if s.kind == DENSE])
     roots = [r for r in sp.solve(sp.expand(attn - dense), S.L) if r != 0]

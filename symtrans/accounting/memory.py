@@ -34,6 +34,7 @@ from symtrans.engine import symbols as S
 from symtrans.engine.architectures import build
 from symtrans.engine.components import attention_pairs, dims
 from symtrans.engine.conventions import RECOMPUTE, choice
+from symtrans.engine.roles import Block
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
@@ -284,11 +285,13 @@ def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp
         raise ValueError(f"unknown phase {phase!r}; valid phases: prefill, decode")
     tokens = sp.Integer(tokens) if isinstance(tokens, int) else tokens
     total = []
-    for path, mult, step in build(spec).walk():
+    for node in build(spec).nodes():
+        mult, step = node.multiplicity, node.step
         if spec.family == "encoder-decoder":
-            encoder_side = len(path) > 1 and path[1] in ("encoder", "encoder embeddings")
-            cross_kv = _is_cross_kv(path, step)
-            shared = len(path) > 1 and path[1] == "shared token embedding"
+            encoder_side = node.within(Block.ENCODER, Block.ENCODER_EMBEDDINGS)
+            cross_kv = _is_cross_kv(node)
+            # a table both stacks share (encoder-decoders' EMBEDDINGS block) runs in both phases
+            shared = node.within(Block.EMBEDDINGS)
             runs = (encoder_side or cross_kv or shared) if phase == "prefill" else not (encoder_side or cross_kv)
             if not runs:
                 continue

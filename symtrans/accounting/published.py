@@ -33,6 +33,7 @@ from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.components import dims
 from symtrans.engine.cost import DENSE
+from symtrans.engine.roles import STACKS
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
@@ -84,7 +85,7 @@ def _single_stack(spec: Spec) -> None:
 
 
 def _stacks(model):
-    return [c for c in model.children if c.name in ("encoder", "decoder")]
+    return [c for c in model.children if c.block in STACKS]
 
 
 def parameters(spec: Spec) -> sp.Expr:
@@ -141,11 +142,7 @@ def _layer_weights(spec: Spec) -> sp.Expr:
     """Weight elements of the stacks' matmuls (parameters that multiply activations)."""
     model = build(spec)
     return sp.Add(
-        *[
-            m * s.weights
-            for p, m, s in model.walk()
-            if len(p) > 1 and p[1] in ("encoder", "decoder") and s.kind == DENSE
-        ]
+        *[n.multiplicity * n.step.weights for n in model.nodes() if n.within(*STACKS) and n.step.kind == DENSE]
     )
 
 
@@ -168,7 +165,7 @@ def kaplan_forward(spec: Spec) -> Published:
     _single_stack(spec)
     n_k = 2 * S.d_model * S.N * (2 * _d_attn(spec) + S.d_ff)
     formula = 2 * n_k + 2 * S.N * S.L * _d_attn(spec)
-    in_stack = lambda p, s: len(p) > 1 and p[1] in ("encoder", "decoder")
+    in_stack = lambda n: n.within(*STACKS)
     return Published(
         "kaplan-forward",
         "Kaplan 2020 C_forward = 2N + 2·n_layer·n_ctx·d_attn",
@@ -202,7 +199,7 @@ def six_nd(spec: Spec, D: sp.Expr | int = S.D) -> Published:
     _single_stack(spec)
     D = sp.Integer(D) if isinstance(D, int) else D
     P = parameters(spec)
-    dense = lambda p, s: s.kind == DENSE
+    dense = lambda n: n.step.kind == DENSE
     assumed = 3 * _per_token_of(spec, "full", dense) * D
     return Published(
         "6nd",

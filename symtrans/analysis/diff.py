@@ -31,8 +31,9 @@ from typing import Mapping
 
 import sympy as sp
 
-from symtrans.engine.cost import ATTENTION, Cost, Step
+from symtrans.engine.cost import ATTENTION, Cost, Node
 from symtrans.engine.evaluate import exact_rational
+from symtrans.engine.roles import HEADS, Role
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
@@ -231,37 +232,34 @@ def _side_note(s: Side, quantity: str) -> str:
     return f" [{s.mode}, convention {s.convention}, mask {s.mask}]"
 
 
-def category(path: tuple[str, ...], step: Step) -> str:
-    """The named term a Step belongs to (``handcounts.category``; attention-score matmuls apart)."""
-    if step.kind == ATTENTION:
-        return "attention score matmuls"
-    if step.label == "softmax":
-        return "softmax"
-    if step.label.startswith("bias of ") and any(
-        p.startswith(("feed-forward", "mixture of experts", "shared expert")) for p in path
-    ):
-        return "FFN biases"
+def category(node: Node) -> str:
+    """The named term a step belongs to (``handcounts.category``; attention-score matmuls
+    and the softmax apart)."""
     from symtrans.catalog.handcounts import category as hand_category
 
-    return hand_category(path, step)
+    if node.step.kind == ATTENTION:
+        return "attention score matmuls"
+    if node.step.role == Role.SOFTMAX:
+        return "softmax"
+    return hand_category(node)
 
 
 def _step_quantity(quantity: str, side: Side):
-    """A function (path, step) -> the Step's per-instance count under ``side``'s convention."""
+    """A function (node) -> the step's per-instance count under ``side``'s convention."""
     if quantity == "params":
-        return lambda path, s: s.params
+        return lambda node: node.step.params
     if quantity == "active_params":
-        return lambda path, s: s.active_params
-    from symtrans.accounting.flops import _HEADS, _step_cost
+        return lambda node: node.step.active_params
+    from symtrans.accounting.flops import _step_cost
     from symtrans.engine.conventions import BACKWARD_MULTIPLIER, convention
 
     conv = convention(side.convention)
     factor = 1 + BACKWARD_MULTIPLIER if side.mode == "training" else 1
 
-    def q(path, s):
-        if not conv.logits and len(path) > 1 and path[1] in _HEADS:
+    def q(node):
+        if not conv.logits and node.within(*HEADS):
             return sp.Integer(0)
-        return factor * _step_cost(s, conv)
+        return factor * _step_cost(node.step, conv)
 
     return q
 
@@ -326,15 +324,18 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
         tree: Cost = build(side.spec, Workload(mask=side.mask)) if quantity == "flops" else build(side.spec)
         q = _step_quantity(quantity, side)
         seen: dict[tuple, int] = {}
-        for path, mult, step in tree.walk():
-            key0 = (path, step.label)
+        # Steps pair up by what they are (blocks, role, bias, factor), never by label;
+        # the k-th step of the same kind on each side pairs with the k-th.
+        for (path, _, _), node in zip(tree.walk(), tree.nodes()):
+            s = node.step
+            key0 = (node.blocks, s.role, s.bias, s.factor)
             seen[key0] = seen.get(key0, 0) + 1
-            key = (path, step.label, seen[key0])
-            entry = steps.setdefault(key, [None, None, step])
-            entry[side_i] = mult * q(path, step)
+            entry = steps.setdefault((*key0, seen[key0]), [None, None, node, path])
+            entry[side_i] = node.multiplicity * q(node)
     rows: list[DiffRow] = []
     zero = sp.Integer(0)
-    for (path, label, _), (ea, eb, step) in steps.items():
+    for ea, eb, node, path in steps.values():
+        label = node.step.label
         xa, xb = (ea if ea is not None else zero), (eb if eb is not None else zero)
         a_val, b_val = _num(xa, va), _num(xb, vb)
         if xa == 0 and xb == 0:
@@ -344,7 +345,7 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
         size_val = (_num(xa, vab) - a_val) if xa != 0 else 0
         if a_val == b_val and structural == 0:
             continue
-        rows.append(DiffRow(path, label, category(path, step), ea, eb, a_val, b_val, structural, s_val, size_val))
+        rows.append(DiffRow(path, label, category(node), ea, eb, a_val, b_val, structural, s_val, size_val))
     ta, tb = _total(quantity, a), _total(quantity, b)
     a_total, b_total = _num(ta, va), _num(tb, vb)
     residual = (b_total - a_total) - sum((r.delta for r in rows), 0)

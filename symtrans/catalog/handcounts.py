@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from symtrans.catalog.preset import Preset
+from symtrans.engine.roles import ATTENTION_BLOCKS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from symtrans.engine.cost import Cost, Step
+    from symtrans.engine.cost import Cost, Node
 
 KIND = "hand count"
 
@@ -93,7 +94,7 @@ class Item:
         printed: the figure as printed; ``value`` its number (parameters) and
             ``tolerance`` the rounding the printed digits allow (0 for exact figures).
         components: paths in the Cost tree whose parameters sum to the figure, e.g.
-            ``"encoder/feed-forward/W_1"``: Cost names found depth first, then
+            ``"encoder/layer/ffn/ffn_up"``: Cost names found depth first, then
             optionally a Step label; a stack's Cost already includes its N layers.
         variant: ``--set NAME=VALUE`` changes for a figure the article counts aside
             (e.g. a learned positional table it does not add to its total).
@@ -115,14 +116,14 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             "这意味着词嵌入层有 16,384,000 个可训练的参数",
             "16,384,000",
             16_384_000,
-            ("shared token embedding",),
+            ("embeddings",),
         ),
         Item(
             "000-2",
             "这意味着位置编码层将有262,144个可训练的参数 (learned variant, not added)",
             "262,144",
             262_144,
-            ("encoder embeddings",),
+            ("encoder_embeddings",),
             variant=("positional=learned",),
         ),
         Item("000-3", "整个Transformer编码器的参数总数大约为18,874,368个参数", "18,874,368", 18_874_368, ("encoder",)),
@@ -132,7 +133,7 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             "输出层的线性变换包含大约 16.38 百万个参数 (tied, not added)",
             "16.38 百万",
             16_380_000,
-            ("LM head",),
+            ("lm_head",),
             tolerance=5_000,
             variant=("tie_output=false",),
         ),
@@ -141,50 +142,50 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             "Transformer Base模型的总参数量大约为60M参数",
             "60M",
             60_000_000,
-            ("shared token embedding", "encoder", "decoder", "LM head"),
+            ("embeddings", "encoder", "decoder", "lm_head"),
             tolerance=500_000,
         ),
     ),
     "handcount-001-transformer": (
-        Item("001-1", "嵌入矩陣層參數數量：16777216", "16777216", 16_777_216, ("encoder embeddings",)),
-        Item("001-2", "多頭自注意力層參數數量：1048576", "1048576", 1_048_576, ("encoder/self-attention",)),
-        Item("001-3", "前饋網絡層參數數量：2097152", "2097152", 2_097_152, ("encoder/feed-forward",)),
+        Item("001-1", "嵌入矩陣層參數數量：16777216", "16777216", 16_777_216, ("encoder_embeddings",)),
+        Item("001-2", "多頭自注意力層參數數量：1048576", "1048576", 1_048_576, ("encoder/layer/self_attention",)),
+        Item("001-3", "前饋網絡層參數數量：2097152", "2097152", 2_097_152, ("encoder/layer/ffn",)),
         Item(
             "001-4",
             "2次層歸一化：2048，2 x 2 x d_model",
             "2048",
             2_048,
-            ("encoder/attention norm", "encoder/feed-forward norm"),
+            ("encoder/layer/norm",),
         ),
-        Item("001-5", "單層編碼器層參數總數：3147776", "3147776", 3_147_776, ("encoder/encoder layer",)),
+        Item("001-5", "單層編碼器層參數總數：3147776", "3147776", 3_147_776, ("encoder/layer",)),
         Item("001-6", "所有編碼器參數總數：18886656， 6 x 3147776", "18886656", 18_886_656, ("encoder",)),
-        Item("001-7", "編碼器層參數總數：35663872", "35663872", 35_663_872, ("encoder embeddings", "encoder")),
+        Item("001-7", "編碼器層參數總數：35663872", "35663872", 35_663_872, ("encoder_embeddings", "encoder")),
         Item(
             "001-8",
             "3次歸一化層：3072",
             "3072",
             3_072,
-            ("decoder/attention norm", "decoder/cross-attention norm", "decoder/feed-forward norm"),
+            ("decoder/layer/norm",),
         ),
-        Item("001-9", "單層解碼器層參數總數：4197376", "4197376", 4_197_376, ("decoder/decoder layer",)),
+        Item("001-9", "單層解碼器層參數總數：4197376", "4197376", 4_197_376, ("decoder/layer",)),
         Item("001-10", "所有解碼器層參數總數：25184256,6 x 4197376", "25184256", 25_184_256, ("decoder",)),
         Item(
             "001-11",
             "線性輸出層參數：d_model x V = 512 x 32768 = 16777216 (tied, not added)",
             "16777216",
             16_777_216,
-            ("LM head",),
+            ("lm_head",),
             variant=("tie_output=false",),
         ),
         Item(
-            "001-12", "解碼器層參數總數：41961472", "41961472", 41_961_472, ("decoder embeddings", "decoder", "LM head")
+            "001-12", "解碼器層參數總數：41961472", "41961472", 41_961_472, ("decoder_embeddings", "decoder", "lm_head")
         ),
         Item(
             "001-13",
             "Transformer總參數 =0.0776B，77625344",
             "77625344",
             77_625_344,
-            ("encoder embeddings", "encoder", "decoder embeddings", "decoder", "LM head"),
+            ("encoder_embeddings", "encoder", "decoder_embeddings", "decoder", "lm_head"),
         ),
     ),
     "handcount-003-bert-base": (
@@ -193,59 +194,63 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             "单个投影矩阵参数量768 × (64×12) = 768 × 768 = 589,824",
             "589,824",
             589_824,
-            ("encoder/self-attention/W_Q",),
+            ("encoder/layer/self_attention/q_proj",),
         ),
         Item(
             "003-2",
             "三个矩阵总参数量589,824 × 3 = 1,769,472",
             "1,769,472",
             1_769_472,
-            ("encoder/self-attention/W_Q", "encoder/self-attention/W_K", "encoder/self-attention/W_V"),
+            (
+                "encoder/layer/self_attention/q_proj",
+                "encoder/layer/self_attention/k_proj",
+                "encoder/layer/self_attention/v_proj",
+            ),
         ),
         Item(
             "003-3",
             "该矩阵维度为[d_head × num_heads, d_model]…包含589,824个参数",
             "589,824",
             589_824,
-            ("encoder/self-attention/W_O",),
+            ("encoder/layer/self_attention/o_proj",),
         ),
         Item(
             "003-4",
             "第一层扩展矩阵W1…参数量768 × 3072 = 2,359,296",
             "2,359,296",
             2_359_296,
-            ("encoder/feed-forward/W_1",),
+            ("encoder/layer/ffn/ffn_up",),
         ),
         Item(
             "003-5",
             "b1 参数量3072, b2 参数量768",
             "3,072 + 768",
             3_840,
-            ("encoder/feed-forward/bias of W_1", "encoder/feed-forward/bias of W_2"),
+            ("encoder/layer/ffn/ffn_up.bias", "encoder/layer/ffn/ffn_down.bias"),
         ),
         Item(
             "003-6",
             "单个FFN层的总参数量约为4,721,856 (2,359,296×2 + 3,072 + 768)",
             "4,721,856",
             4_721_856,
-            ("encoder/feed-forward",),
+            ("encoder/layer/ffn",),
         ),
         Item(
             "003-7",
             "单个LayerNorm参数量为1,536两个共3,072个参数",
             "3,072",
             3_072,
-            ("encoder/attention norm", "encoder/feed-forward norm"),
+            ("encoder/layer/norm",),
         ),
         Item(
             "003-8",
             "vocab_size≈30,000…参数量30,000 × 768 = 23,040,000",
             "23,040,000",
             23_040_000,
-            ("embeddings/token embedding",),
+            ("embeddings/token_embedding",),
         ),
-        Item("003-9", "位置嵌入512 × 768 = 393,216", "393,216", 393_216, ("embeddings/learned positions",)),
-        Item("003-10", "单层总计7,084,800", "7,084,800", 7_084_800, ("encoder/encoder layer",)),
+        Item("003-9", "位置嵌入512 × 768 = 393,216", "393,216", 393_216, ("embeddings/position_embedding",)),
+        Item("003-10", "单层总计7,084,800", "7,084,800", 7_084_800, ("encoder/layer",)),
         Item("003-11", "12层总计7,084,800 ×12 = 85,017,600", "85,017,600", 85_017_600, ("encoder",)),
         Item("003-12", "池化层768×768 = 589,824", "589,824", 589_824, ("pooler",)),
         Item("003-13", "总参数量约110M", "110M", 110_000_000, ("embeddings", "encoder", "pooler"), tolerance=500_000),
@@ -376,20 +381,23 @@ def _locate(model: "Cost", path: str) -> sp.Expr:
     """Parameters of one instance of the component at ``path`` (see ``Item.components``).
 
     Raises:
-        KeyError: if no Cost or Step has that path.
+        KeyError: if no Cost or Step has that path, or a part names no Block or Role.
     """
-    parts = path.split("/")
+    *inner, last = path.split("/")
     node = model
-    for i, part in enumerate(parts):
-        try:
-            node = node.find(part)
-        except KeyError:
-            if i == len(parts) - 1:
-                for step in node.steps:
-                    if step.label == part:
-                        return step.params
-            raise KeyError(f"no component {path!r} in the model") from None
-    return node.params_each
+    for part in inner:
+        block = Block(part)
+        node = next((c for c in node.children if c.block == block), None)
+        if node is None:
+            raise KeyError(f"no component {path!r} in the model")
+    if last in Block._value2member_map_:
+        found = [c.params_each for c in node.children if c.block == Block(last)]
+    else:
+        role, _, bias = last.partition(".")
+        found = [s.params for s in node.steps if s.role == Role(role) and s.bias == (bias == "bias")]
+    if not found:
+        raise KeyError(f"no component {path!r} in the model")
+    return sp.Add(*found)
 
 
 def _spec_with(spec: Spec, settings: tuple[str, ...]) -> Spec:
@@ -420,37 +428,36 @@ def verdict(printed: int, exact_value: int, tolerance: int) -> str:
     return "rounded" if abs(diff) <= tolerance else "slip"
 
 
-# Gap terms: every Step of a Cost tree falls in one category (by its label and path).
-_ATTENTION = ("self-attention", "causal self-attention", "cross-attention")
-_NORM_LABELS = {
-    "attention norm": "per-layer norms",
-    "cross-attention norm": "per-layer norms",
-    "feed-forward norm": "per-layer norms",
-    "final norm": "final norms",
-    "embedding norm": "embedding norm",
-    "query norm": "QK norms",
-    "key norm": "QK norms",
-    "MLM norm": "MLM head",
-}
-
-
-def category(path: tuple[str, ...], step: "Step") -> str:
-    """The gap term a Step belongs to, e.g. ``"attention biases"`` or ``"token embedding"``."""
-    if step.label in _NORM_LABELS:
-        return _NORM_LABELS[step.label]
-    if step.label.startswith("bias of "):
-        if any(p in _ATTENTION for p in path):
+# Gap terms: every Step of a Cost tree falls in one category (by its role and blocks).
+def category(node: "Node") -> str:
+    """The gap term a step belongs to, e.g. ``"attention biases"`` or ``"token embedding"``."""
+    step = node.step
+    if step.role in (Role.Q_NORM, Role.K_NORM):
+        return "QK norms"
+    if step.role == Role.NORM:
+        if node.within(Block.MLM_HEAD):
+            return "MLM head"
+        if node.within(Block.LAYER, Block.SHARED_LAYER_WEIGHTS):
+            return "per-layer norms"
+        if node.within(*STACKS):
+            return "final norms"
+        return "embedding norm"
+    if step.bias:
+        if node.within(*ATTENTION_BLOCKS):
             return "attention biases"
-        if "feed-forward" in path or "mixture of experts" in path:
+        if node.within(Block.FFN, Block.MOE):
             return "FFN biases"
-        if "pooler" in path:
+        if node.within(Block.POOLER):
             return "pooler bias"
         return "head biases"
-    if step.label == "token embedding":
-        return "token embedding (V x d_model)"
-    if step.label in ("learned positions", "token-type embedding"):
-        return step.label
-    return "weight matrices"
+    return _ROLE_TERMS.get(step.role, "weight matrices")
+
+
+_ROLE_TERMS = {
+    Role.TOKEN_EMBEDDING: "token embedding (V x d_model)",
+    Role.POSITION_EMBEDDING: "learned positions",
+    Role.TYPE_EMBEDDING: "token-type embedding",
+}
 
 
 def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
@@ -463,9 +470,9 @@ def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
 
     def by_category(spec: Spec) -> dict[str, int]:
         sums: dict[str, sp.Expr] = {}
-        for path, mult, step in build(spec).walk():
-            c = category(path, step)
-            sums[c] = sums.get(c, sp.Integer(0)) + mult * step.params
+        for node in build(spec).nodes():
+            c = category(node)
+            sums[c] = sums.get(c, sp.Integer(0)) + node.multiplicity * node.step.params
         return {c: exact(e, spec.values) for c, e in sums.items()}
 
     a, b = by_category(hand), by_category(real)

@@ -34,6 +34,7 @@ from symtrans.engine.components import (
 )
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Step
+from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
 
@@ -68,7 +69,7 @@ FORWARD = Workload()
 
 def _norms(spec: Spec, label: str, tokens: sp.Expr) -> Cost | None:
     steps = norm(spec, label, S.d_model, tokens)
-    return Cost(name=label, steps=tuple(steps)) if steps else None
+    return Cost(name=label, block=Block.NORM, steps=tuple(steps)) if steps else None
 
 
 def _layer(
@@ -85,12 +86,14 @@ def _layer(
             children.append(nrm)
     residual = Step(
         label="residual adds",
+        role=Role.RESIDUAL,
         elementwise=per_element("residual") * len(blocks) * tokens * S.d_model,
         note="x + Sublayer(x) after each sublayer (all-ops only)",
         source="Vaswani et al. 2017 §3.1",
     )
     return Cost(
         name=name,
+        block=Block.LAYER,
         steps=(residual,),
         children=tuple(children),
         multiplicity=multiplicity,
@@ -144,7 +147,14 @@ def _embedding_width(spec: Spec) -> sp.Expr:
     return S.E_emb if spec.has("E_emb") else S.d_model
 
 
-def _embeddings(spec: Spec, name: str, with_tokens: bool, token_note: str = "", tokens: sp.Expr | None = None) -> Cost:
+def _embeddings(
+    spec: Spec,
+    name: str,
+    with_tokens: bool,
+    token_note: str = "",
+    tokens: sp.Expr | None = None,
+    block: Block = Block.EMBEDDINGS,
+) -> Cost:
     """Token, position and token-type embeddings (+ norm), all ``E_emb`` wide when the
     spec factorizes the embedding, then the E_emb x d_model projection with bias on
     ``tokens`` rows (HF AlbertEmbeddings + AlbertTransformer.embedding_hidden_mapping_in)."""
@@ -157,6 +167,7 @@ def _embeddings(spec: Spec, name: str, with_tokens: bool, token_note: str = "", 
         steps.append(
             Step(
                 label="token-type embedding",
+                role=Role.TYPE_EMBEDDING,
                 params=spec.token_types * width,
                 note=f"{spec.token_types} segment vectors",
                 source="Devlin et al. 2019 §3; BertEmbeddings",
@@ -173,21 +184,17 @@ def _embeddings(spec: Spec, name: str, with_tokens: bool, token_note: str = "", 
             True,
             "Lan et al. 2020 §3.1 (factorized embedding); AlbertTransformer.embedding_hidden_mapping_in",
             "E_emb -> d_model projection of the factorized embedding",
+            role=Role.EMBEDDING_PROJECTION,
         )
-    return Cost(name=name, steps=tuple(steps))
-
-
-_ATTENTION_BLOCKS = ("self-attention", "causal self-attention", "cross-attention")
+    return Cost(name=name, block=block, steps=tuple(steps))
 
 
 def _is_shared(spec: Spec, block: Cost) -> bool:
     if spec.share_layers == "all":
         return True
     if spec.share_layers == "attention":
-        return block.name in _ATTENTION_BLOCKS
-    return (
-        block.name.startswith("feed-forward") and not block.name.endswith("norm")
-    ) or block.name == "mixture of experts"
+        return block.block in ATTENTION_BLOCKS
+    return block.block in (Block.FFN, Block.MOE)
 
 
 def _split_shared(c: Cost, weights_copy: bool) -> Cost:
@@ -203,6 +210,7 @@ def _split_shared(c: Cost, weights_copy: bool) -> Cost:
         steps = tuple(replace(s, params=ZERO, active=None if s.active is None else ZERO) for s in c.steps)
     return Cost(
         name=c.name,
+        block=c.block,
         steps=steps,
         children=tuple(_split_shared(ch, weights_copy) for ch in c.children),
         multiplicity=c.multiplicity,
@@ -231,6 +239,7 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
         out.append(
             Cost(
                 name=f"shared weights of the {layer.name}",
+                block=Block.SHARED_LAYER_WEIGHTS,
                 steps=own,
                 children=tuple(_split_shared(c, True) for c in shared),
                 note=f"one copy, used by every layer (share_layers={spec.share_layers})",
@@ -243,6 +252,7 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
         out.append(
             Cost(
                 name=layer.name,
+                block=layer.block,
                 steps=steps,
                 multiplicity=layer.multiplicity,
                 note=layer.note,
@@ -253,7 +263,7 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
     return out
 
 
-def _stack(spec: Spec, name: str, layers: list[Cost], tokens: sp.Expr) -> Cost:
+def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.Expr) -> Cost:
     children: list[Cost] = []
     if spec.positional == "relative":
         children.append(relative_bias(spec))
@@ -262,7 +272,7 @@ def _stack(spec: Spec, name: str, layers: list[Cost], tokens: sp.Expr) -> Cost:
         f = _norms(spec, "final norm", tokens)
         if f:
             children.append(f)
-    return Cost(name=name, children=tuple(children))
+    return Cost(name=name, block=block, children=tuple(children))
 
 
 def _lm_head(spec: Spec, tokens: sp.Expr) -> Cost:
@@ -283,6 +293,7 @@ def _lm_head(spec: Spec, tokens: sp.Expr) -> Cost:
             spec.bias,
             "Lan et al. 2020 §3.1; as AlbertMLMHead.dense",
             "d_model -> E_emb, back to the embedding width",
+            role=Role.HEAD_TRANSFORM,
         )
     steps += linear(
         "W_out",
@@ -293,8 +304,9 @@ def _lm_head(spec: Spec, tokens: sp.Expr) -> Cost:
         "Vaswani et al. 2017 §3.4; Press & Wolf 2017 (tying)",
         note,
         tied=tied,
+        role=Role.LM_HEAD,
     )
-    return Cost(name="LM head", steps=tuple(steps))
+    return Cost(name="LM head", block=Block.LM_HEAD, steps=tuple(steps))
 
 
 def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -337,35 +349,46 @@ def _build(spec: Spec, wl: Workload) -> Cost:
             children.append(
                 Cost(
                     name="shared token embedding",
+                    block=Block.EMBEDDINGS,
                     steps=(token_embedding(tied_note=shared_note, width=_embedding_width(spec)),),
                 )
             )
-        enc_emb = _embeddings(spec, "encoder embeddings", not spec.share_embeddings, tokens=B * wl.src)
+        enc_emb = _embeddings(
+            spec, "encoder embeddings", not spec.share_embeddings, tokens=B * wl.src, block=Block.ENCODER_EMBEDDINGS
+        )
         dec_emb = _embeddings(
             spec,
             "decoder embeddings",
             not spec.share_embeddings,
             "decoder input embedding" + (", tied to the output projection" if spec.tie_output else ""),
             tokens=B * wl.tgt,
+            block=Block.DECODER_EMBEDDINGS,
         )
         if enc_emb.steps:
             children.append(enc_emb)
-        children.append(_stack(spec, "encoder", [encoder_layer(spec, B, wl.src, n_enc)], B * wl.src))
+        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.src, n_enc)], B * wl.src))
         if dec_emb.steps:
             children.append(dec_emb)
         ctx = wl.tgt if wl.context is None else wl.context
         children.append(
-            _stack(spec, "decoder", _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec), B * wl.tgt)
+            _stack(
+                spec,
+                "decoder",
+                Block.DECODER,
+                _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec),
+                B * wl.tgt,
+            )
         )
         if spec.lm_head:
             children.append(_lm_head(spec, B * wl.tgt))
     elif fam == "encoder-only":
         children.append(_embeddings(spec, "embeddings", True, tokens=B * wl.seq))
-        children.append(_stack(spec, "encoder", [encoder_layer(spec, B, wl.seq, S.N)], B * wl.seq))
+        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.seq, S.N)], B * wl.seq))
         if spec.pooler:
             children.append(
                 Cost(
                     name="pooler",
+                    block=Block.POOLER,
                     steps=tuple(
                         linear(
                             "W_pool",
@@ -375,13 +398,16 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                             spec.pooler_bias,
                             "Devlin et al. 2019 §3; BertPooler",
                             "dense + tanh on the first token of each sequence",
+                            role=Role.POOLER,
                         )
                     ),
                 )
             )
         if spec.mlm_head:  # with E_emb: AlbertMLMHead (dense d_model -> E_emb, norm E_emb, decoder E_emb -> V)
             ew = _embedding_width(spec)
-            steps = linear("W_transform", S.d_model, ew, B * wl.seq, True, "BertPredictionHeadTransform")
+            steps = linear(
+                "W_transform", S.d_model, ew, B * wl.seq, True, "BertPredictionHeadTransform", role=Role.HEAD_TRANSFORM
+            )
             steps += norm(spec, "MLM norm", ew, B * wl.seq)
             steps += linear(
                 "W_decoder",
@@ -392,8 +418,9 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 "BertLMPredictionHead",
                 "tied to the token embedding: only its V-vector bias is new",
                 tied=spec.tie_output,
+                role=Role.LM_HEAD,
             )
-            children.append(Cost(name="MLM head", steps=tuple(steps)))
+            children.append(Cost(name="MLM head", block=Block.MLM_HEAD, steps=tuple(steps)))
     else:
         ctx = wl.seq if wl.context is None else wl.context
         children.append(
@@ -405,7 +432,11 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 tokens=B * wl.seq,
             )
         )
-        children.append(_stack(spec, "decoder", _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N), B * wl.seq))
+        children.append(
+            _stack(
+                spec, "decoder", Block.DECODER, _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N), B * wl.seq
+            )
+        )
         if spec.lm_head:
             children.append(_lm_head(spec, B * wl.seq))
-    return Cost(name="model", children=tuple(c for c in children))
+    return Cost(name="model", block=Block.MODEL, children=tuple(c for c in children))

@@ -24,6 +24,7 @@ import sympy as sp
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, DENSE, ZERO, Cost, Step
+from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
 MASKS = ("full", "causal", "half")
@@ -71,8 +72,13 @@ def linear(
     source: str,
     note: str = "",
     tied: bool = False,
+    *,
+    role: Role,
+    factor: int = 0,
 ) -> list[Step]:
-    """A linear map d_in -> d_out applied to ``tokens`` rows.
+    """A linear map d_in -> d_out applied to ``tokens`` rows; its steps carry ``role``
+    (the bias step too, with ``bias=True``).  A ``tied`` matrix is held by the token
+    embedding (``tied_to``).
 
     Weight: d_in*d_out parameters (0 when ``tied``: another matrix holds them);
     bias: d_out parameters.  FLOPs: 2*tokens*d_in*d_out (the matmul
@@ -82,6 +88,9 @@ def linear(
     steps = [
         Step(
             label=label,
+            role=role,
+            tied_to=Role.TOKEN_EMBEDDING if tied else None,
+            factor=factor,
             params=ZERO if tied else w,
             flops=2 * tokens * w,
             kind=DENSE,
@@ -95,6 +104,9 @@ def linear(
         steps.append(
             Step(
                 label=f"bias of {label}",
+                role=role,
+                bias=True,
+                factor=factor,
                 params=d_out,
                 elementwise=per_element("bias") * tokens * d_out,
                 note=f"one bias per output feature ({_fmt(d_out)})",
@@ -104,7 +116,7 @@ def linear(
     return steps
 
 
-def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
+def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, role: Role = Role.NORM) -> list[Step]:
     """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> []."""
     if spec.norm == "none":
         return []
@@ -117,7 +129,14 @@ def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
         note = "RMSNorm scale γ"
         src = "Zhang & Sennrich 2019; LlamaRMSNorm / T5LayerNorm"
     return [
-        Step(label=label, params=params, elementwise=per_element(spec.norm) * tokens * width, note=note, source=src)
+        Step(
+            label=label,
+            role=role,
+            params=params,
+            elementwise=per_element(spec.norm) * tokens * width,
+            note=note,
+            source=src,
+        )
     ]
 
 
@@ -208,7 +227,9 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     tkv = batch * kv if kind == "cross" else tq
     qkv_b = spec.qkv_bias_on
     steps: list[Step] = []
-    steps += linear("W_Q", D.d_model, D.h * D.d_k, tq, qkv_b, src, "query projection, h heads of width d_k")
+    steps += linear(
+        "W_Q", D.d_model, D.h * D.d_k, tq, qkv_b, src, "query projection, h heads of width d_k", role=Role.Q_PROJ
+    )
     steps += linear(
         "W_K",
         D.d_model,
@@ -217,6 +238,7 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         qkv_b,
         src,
         "key projection, h_kv heads of width d_k" if spec.has("h_kv") else "key projection, h heads of width d_k",
+        role=Role.K_PROJ,
     )
     steps += linear(
         "W_V",
@@ -226,10 +248,15 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         qkv_b,
         src,
         "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
+        role=Role.V_PROJ,
     )
     if spec.qk_norm:
-        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h)
-        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv)
+        steps += norm(
+            spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h, Role.Q_NORM
+        )
+        steps += norm(
+            spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv, Role.K_NORM
+        )
     if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:
@@ -237,6 +264,7 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     steps.append(
         Step(
             label="Q K^T",
+            role=Role.ATTENTION_SCORES,
             flops=2 * batch * D.h * pairs * D.d_k,
             kind=ATTENTION,
             shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
@@ -248,6 +276,7 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     steps.append(
         Step(
             label="softmax",
+            role=Role.SOFTMAX,
             elementwise=per_element("softmax") * batch * D.h * pairs,
             note="exp, sum and divide per score (counted only under all-ops)",
             source="Hoffmann et al. 2022 (Chinchilla) App. F",
@@ -256,6 +285,7 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     steps.append(
         Step(
             label="scores V",
+            role=Role.ATTENTION_VALUES,
             flops=2 * batch * D.h * pairs * D.d_v,
             kind=ATTENTION,
             shape=f"h x ({_fmt(q)} x {_fmt(kv)}) . ({_fmt(kv)} x {_fmt(D.d_v)})",
@@ -266,10 +296,21 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
     if spec.positional == "transformer-xl" and kind != "cross":
         steps += _transformer_xl_steps(batch, q, kv, pairs, D)
     steps += linear(
-        "W_O", D.h * D.d_v, D.d_model, tq, spec.out_bias_on, src, "output projection of the concatenated heads"
+        "W_O",
+        D.h * D.d_v,
+        D.d_model,
+        tq,
+        spec.out_bias_on,
+        src,
+        "output projection of the concatenated heads",
+        role=Role.O_PROJ,
     )
-    name = {"self": "self-attention", "causal": "causal self-attention", "cross": "cross-attention"}[kind]
-    return Cost(name=name, steps=tuple(steps), source=src)
+    name, block = {
+        "self": ("self-attention", Block.SELF_ATTENTION),
+        "causal": ("causal self-attention", Block.CAUSAL_SELF_ATTENTION),
+        "cross": ("cross-attention", Block.CROSS_ATTENTION),
+    }[kind]
+    return Cost(name=name, block=block, steps=tuple(steps), source=src)
 
 
 def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Expr, D: "Dims") -> list[Step]:
@@ -283,10 +324,20 @@ def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Exp
     r_r_bias with untie_r=True).
     """
     src = "Dai et al. 2019 (Transformer-XL) §3.3; TransfoXLRelPartialLearnableMultiHeadAttn"
-    steps = linear("W_R", D.d_model, D.h * D.d_k, kv, False, src, "projection of the relative position encodings R")
+    steps = linear(
+        "W_R",
+        D.d_model,
+        D.h * D.d_k,
+        kv,
+        False,
+        src,
+        "projection of the relative position encodings R",
+        role=Role.RELATIVE_PROJECTION,
+    )
     steps.append(
         Step(
             label="u, v",
+            role=Role.RELATIVE_BIAS_VECTORS,
             params=2 * D.h * D.d_k,
             elementwise=per_element("bias") * 2 * batch * q * D.h * D.d_k,
             note="content bias u and position bias v, h*d_k each, added to the queries",
@@ -296,6 +347,7 @@ def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Exp
     steps.append(
         Step(
             label="Q R^T",
+            role=Role.RELATIVE_SCORES,
             flops=2 * batch * D.h * pairs * D.d_k,
             kind=ATTENTION,
             shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
@@ -307,7 +359,15 @@ def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Exp
 
 
 def low_rank_linear(
-    label: str, d_in: sp.Expr, d_out: sp.Expr, tokens: sp.Expr, bias: bool, source: str, note: str = ""
+    label: str,
+    d_in: sp.Expr,
+    d_out: sp.Expr,
+    tokens: sp.Expr,
+    bias: bool,
+    source: str,
+    note: str = "",
+    *,
+    role: Role,
 ) -> list[Step]:
     """A d_in -> d_out map factorised through rank ``r``: (d_in x r) then (r x d_out).
 
@@ -326,8 +386,12 @@ def low_rank_linear(
         False,
         src,
         (note + ": " if note else "") + f"first factor, {_fmt(d_in)} x r",
+        role=role,
+        factor=1,
     )
-    steps += linear(f"{label} (up from r)", S.r, d_out, tokens, bias, src, f"second factor, r x {_fmt(d_out)}")
+    steps += linear(
+        f"{label} (up from r)", S.r, d_out, tokens, bias, src, f"second factor, r x {_fmt(d_out)}", role=role, factor=2
+    )
     return steps
 
 
@@ -337,29 +401,33 @@ def _ffn_steps(spec: Spec, tokens: sp.Expr, prefix: str = "") -> list[Step]:
     linear_ = low_rank_linear if spec.has("r") else linear  # low-rank FFN: every map factorised
     if spec.ffn == "mlp":
         src = "Vaswani et al. 2017 §3.3, FFN(x) = max(0, xW_1 + b_1)W_2 + b_2"
-        steps = linear_(prefix + "W_1", D.d_model, D.d_ff, tokens, b, src, "expansion to d_ff")
+        steps = linear_(prefix + "W_1", D.d_model, D.d_ff, tokens, b, src, "expansion to d_ff", role=Role.FFN_UP)
         steps.append(
             Step(
                 label=prefix + "activation",
+                role=Role.ACTIVATION,
                 elementwise=per_element("activation") * tokens * D.d_ff,
                 note="ReLU/GELU per element (all-ops only)",
                 source=src,
             )
         )
-        steps += linear_(prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model")
+        steps += linear_(
+            prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model", role=Role.FFN_DOWN
+        )
         return steps
     src = "Shazeer 2020 (GLU variants), FFN = (act(xW_gate) * xW_up) W_down; LlamaMLP"
-    steps = linear_(prefix + "W_gate", D.d_model, D.d_ff, tokens, b, src, "gate projection")
-    steps += linear_(prefix + "W_up", D.d_model, D.d_ff, tokens, b, src, "up projection")
+    steps = linear_(prefix + "W_gate", D.d_model, D.d_ff, tokens, b, src, "gate projection", role=Role.FFN_GATE)
+    steps += linear_(prefix + "W_up", D.d_model, D.d_ff, tokens, b, src, "up projection", role=Role.FFN_UP)
     steps.append(
         Step(
             label=prefix + "activation and gate",
+            role=Role.ACTIVATION,
             elementwise=(per_element("activation") + per_element("gate")) * tokens * D.d_ff,
             note="SiLU/GELU and the elementwise product (all-ops only)",
             source=src,
         )
     )
-    steps += linear_(prefix + "W_down", D.d_ff, D.d_model, tokens, b, src, "down projection")
+    steps += linear_(prefix + "W_down", D.d_ff, D.d_model, tokens, b, src, "down projection", role=Role.FFN_DOWN)
     return steps
 
 
@@ -371,7 +439,7 @@ def feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     (d_ff x d_model) (Shazeer 2020; Llama).  FLOPs 2*tokens*(weights).
     """
     name = "feed-forward" if spec.ffn == "mlp" else f"feed-forward ({spec.ffn})"
-    return Cost(name=name, steps=tuple(_ffn_steps(spec, tokens)))
+    return Cost(name=name, block=Block.FFN, steps=tuple(_ffn_steps(spec, tokens)))
 
 
 def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
@@ -383,13 +451,14 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     """
     D = dims(spec)
     src = "Shazeer et al. 2017; Mixtral (Jiang et al. 2024); MixtralSparseMoeBlock"
-    router = linear("router", D.d_model, S.E, tokens, False, src, "gating logits over E experts")
+    router = linear("router", D.d_model, S.E, tokens, False, src, "gating logits over E experts", role=Role.ROUTER)
     one = feed_forward(spec, tokens)
-    expert = Cost(name="expert", steps=one.steps)
+    expert = Cost(name="expert", block=Block.FFN, steps=one.steps)
     steps = list(router)
     steps.append(
         Step(
             label="experts",
+            role=Role.EXPERTS,
             params=S.E * expert.params_each,
             active=S.k * expert.params_each,
             flops=S.k * expert.flops_each,
@@ -406,13 +475,14 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
         children.append(
             Cost(
                 name="shared expert",
+                block=Block.SHARED_EXPERT,
                 steps=one.steps,
                 multiplicity=sp.Integer(spec.n_shared_experts),
                 note="always active",
                 source="Dai et al. 2024 (DeepSeekMoE)",
             )
         )
-    return Cost(name="mixture of experts", steps=tuple(steps), children=tuple(children), source=src)
+    return Cost(name="mixture of experts", block=Block.MOE, steps=tuple(steps), children=tuple(children), source=src)
 
 
 def token_embedding(label: str = "token embedding", tied_note: str = "", width: sp.Expr = S.d_model) -> Step:
@@ -422,6 +492,7 @@ def token_embedding(label: str = "token embedding", tied_note: str = "", width: 
     """
     return Step(
         label=label,
+        role=Role.TOKEN_EMBEDDING,
         params=S.V * width,
         note=tied_note or "one d_model vector per vocabulary entry; the lookup costs no FLOPs",
         source="Vaswani et al. 2017 §3.4",
@@ -447,6 +518,7 @@ def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
         return [
             Step(
                 label="learned positions",
+                role=Role.POSITION_EMBEDDING,
                 params=rows * width,
                 note=note,
                 source="Gehring et al. 2017; BERT/GPT-2"
@@ -457,6 +529,7 @@ def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
         return [
             Step(
                 label="sinusoidal positions",
+                role=Role.POSITION_ENCODING,
                 note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), PE(pos,2i+1) = cos(pos/10000^(2i/d_model)): fixed, no parameters",
                 elementwise=ZERO,
                 source="Vaswani et al. 2017 §3.5",
@@ -466,13 +539,19 @@ def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
         return [
             Step(
                 label="rotary positions",
+                role=Role.POSITION_ENCODING,
                 note="rotations of query and key pairs: no parameters",
                 source="Su et al. 2021 (RoFormer)",
             )
         ]
     if p == "alibi":
         return [
-            Step(label="ALiBi", note="fixed linear biases on the scores: no parameters", source="Press et al. 2022")
+            Step(
+                label="ALiBi",
+                role=Role.POSITION_ENCODING,
+                note="fixed linear biases on the scores: no parameters",
+                source="Press et al. 2022",
+            )
         ]
     return []
 
@@ -481,9 +560,11 @@ def relative_bias(spec: Spec) -> Cost:
     """T5's relative position bias: relative_buckets x h, once per stack (first layer)."""
     return Cost(
         name="relative position bias",
+        block=Block.RELATIVE_POSITION_BIAS,
         steps=(
             Step(
                 label="relative attention bias",
+                role=Role.RELATIVE_BIAS,
                 params=spec.relative_buckets * S.h,
                 note=f"{spec.relative_buckets} buckets x h heads, shared by every layer of the stack",
                 source="Raffel et al. 2020 §2.1; T5Attention.relative_attention_bias",

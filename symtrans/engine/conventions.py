@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from symtrans.engine.roles import Role
+
 
 @dataclass(frozen=True)
 class OpCost:
@@ -98,8 +100,9 @@ class Convention:
         name: the CLI name (``--convention``).
         flops_per_mac: FLOPs per multiply-accumulate of a matrix product (2, or 1 for MACs).
         elementwise: count the components' element-wise terms (``PER_ELEMENT``).
-        matmul_labels: if set, only matmul Steps with these labels count (a paper's term list).
-        elementwise_labels: if set, only element-wise terms of Steps with these labels count.
+        matmul_roles: if set, only matmul Steps with these roles count (a paper's term list).
+        elementwise_roles: if set, only element-wise terms of Steps with these roles count
+            (bias vectors never: their role is the map's).
         embedding_matmul: count each token-embedding lookup as a one-hot matmul,
             2 x V x d_model FLOPs per token (Chinchilla App. F), instead of 0.
         logits: count the LM head matmul (2 x d_model x V per token).
@@ -113,32 +116,30 @@ class Convention:
     elementwise: bool
     description: str
     source: str
-    matmul_labels: frozenset[str] | None = None
-    elementwise_labels: frozenset[str] | None = None
+    matmul_roles: frozenset[Role] | None = None
+    elementwise_roles: frozenset[Role] | None = None
     embedding_matmul: bool = False
     logits: bool = True
     unit: str = "FLOP"
 
 
-# Hoffmann et al. 2022 App. F's term list, as the Step labels of the components that
-# compute it: Q/K/V projections, Q K^T, softmax, softmax @ V, the output projection and
-# the two (or, for gated FFNs, three) FFN maps; router/experts for MoE layers; the head.
+# Hoffmann et al. 2022 App. F's term list, as the roles of the steps that compute it:
+# Q/K/V projections, Q K^T, softmax, softmax @ V, the output projection and the two (or,
+# for gated FFNs, three) FFN maps; router/experts for MoE layers; the logits.
 _APP_F_MATMULS = frozenset(
     {
-        "W_Q",
-        "W_K",
-        "W_V",
-        "Q K^T",
-        "scores V",
-        "W_O",
-        "W_1",
-        "W_2",
-        "W_gate",
-        "W_up",
-        "W_down",
-        "router",
-        "experts",
-        "W_out",
+        Role.Q_PROJ,
+        Role.K_PROJ,
+        Role.V_PROJ,
+        Role.ATTENTION_SCORES,
+        Role.ATTENTION_VALUES,
+        Role.O_PROJ,
+        Role.FFN_UP,
+        Role.FFN_GATE,
+        Role.FFN_DOWN,
+        Role.ROUTER,
+        Role.EXPERTS,
+        Role.LM_HEAD,
     }
 )
 
@@ -179,8 +180,8 @@ CONVENTIONS: dict[str, Convention] = {
             "Q/K/V/output projections, Q K^T, softmax at 3 per score, softmax @ V, the FFN maps and the logits; "
             "nothing else (no norms, biases, residuals, position projections)",
             "Hoffmann et al. 2022, App. F",
-            matmul_labels=_APP_F_MATMULS,
-            elementwise_labels=frozenset({"softmax"}),
+            matmul_roles=_APP_F_MATMULS,
+            elementwise_roles=frozenset({Role.SOFTMAX}),
             embedding_matmul=True,
         ),
         Convention(
@@ -190,8 +191,8 @@ CONVENTIONS: dict[str, Convention] = {
             "Chinchilla App. F's term list without the embeddings and the logits: the convention under which "
             "the FLOPs ratios of Table A4 reproduce",
             "Hoffmann et al. 2022, App. F and Table A4",
-            matmul_labels=_APP_F_MATMULS - {"W_out"},
-            elementwise_labels=frozenset({"softmax"}),
+            matmul_roles=_APP_F_MATMULS - {Role.LM_HEAD},
+            elementwise_roles=frozenset({Role.SOFTMAX}),
             logits=False,
         ),
     )

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import sympy as sp
+
+from symtrans.engine.roles import Block, Role
 
 ZERO = sp.Integer(0)
 ONE = sp.Integer(1)
@@ -34,7 +36,14 @@ class Step:
     """One derivation line.
 
     Attributes:
-        label: what is counted, e.g. ``"W_Q"`` or ``"Q K^T"``.
+        label: what is counted, for people, e.g. ``"W_Q"`` or ``"Q K^T"``.  No code
+            decides a number from it: use ``role``.
+        role: the tensor or operation counted (``roles.Role``).
+        bias: the step is the bias vector of the ``role`` map (not its matrix).
+        tied_to: for a tied matrix (``params`` 0), the role of the matrix that holds
+            its parameters (``Role.TOKEN_EMBEDDING`` for a tied LM head).
+        factor: 1 or 2 for the first and second factor of a low-rank map
+            (``components.low_rank_linear``); 0 otherwise.
         params: trainable parameters this step adds (parameters); 0 for tied weights.
         flops: forward FLOPs (2 per multiply-accumulate) at the build shape.
         kind: ``"dense"``, ``"attention"`` or ``"none"`` (see module docstring).
@@ -49,6 +58,7 @@ class Step:
     """
 
     label: str
+    role: Role
     params: sp.Expr = ZERO
     flops: sp.Expr = ZERO
     kind: str = NONE
@@ -58,6 +68,9 @@ class Step:
     elementwise: sp.Expr = ZERO
     note: str = ""
     source: str = ""
+    bias: bool = False
+    tied_to: Role | None = None
+    factor: int = 0
 
     @property
     def active_params(self) -> sp.Expr:
@@ -70,9 +83,11 @@ class Cost:
 
     ``params``, ``flops``, ``active_params``, ``weights`` and ``elementwise`` are the
     multiplicity times the per-instance sums; ``*_each`` are the per-instance sums.
+    ``name`` is for people; ``block`` (``roles.Block``) is what code reads.
     """
 
     name: str
+    block: Block
     steps: tuple[Step, ...] = ()
     children: tuple["Cost", ...] = ()
     multiplicity: sp.Expr = ONE
@@ -128,6 +143,23 @@ class Cost:
         for c in self.children:
             yield from c.walk(mult, here)
 
+    def nodes(self, outer: sp.Expr = ONE, blocks: tuple[Block, ...] = ()) -> Iterator["Node"]:
+        """Yield a ``Node`` (enclosing blocks, total multiplicity, step) for every step,
+        depth first: the typed view of ``walk`` that code decides numbers from."""
+        mult = outer * self.multiplicity
+        here = blocks + (self.block,)
+        for s in self.steps:
+            yield Node(here, mult, s)
+        for c in self.children:
+            yield from c.nodes(mult, here)
+
+    def blocks_of(self, block: Block) -> Iterator["Cost"]:
+        """Every descendant Cost (self included) whose block is ``block``, depth first."""
+        if self.block == block:
+            yield self
+        for c in self.children:
+            yield from c.blocks_of(block)
+
     def child(self, name: str) -> "Cost":
         """The direct child called ``name``.
 
@@ -160,3 +192,15 @@ class Cost:
         from symtrans.engine.display import cost_latex
 
         return cost_latex(self)
+
+
+class Node(NamedTuple):
+    """One step of a Cost tree with its context (``Cost.nodes``)."""
+
+    blocks: tuple[Block, ...]
+    multiplicity: sp.Expr
+    step: Step
+
+    def within(self, *blocks: Block) -> bool:
+        """True when the step lies inside any of ``blocks``."""
+        return any(b in self.blocks for b in blocks)

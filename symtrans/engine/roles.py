@@ -51,7 +51,7 @@ class Role(str, Enum):
     RESIDUAL = "residual"
     LM_HEAD = "lm_head"
     POOLER = "pooler"
-    MLM_TRANSFORM = "mlm_transform"
+    HEAD_TRANSFORM = "head_transform"  # the dense map before the logits (BERT MLM, ALBERT head)
     MLM_BIAS = "mlm_bias"
     ADAPTER = "adapter"
 
@@ -60,7 +60,9 @@ class Block(str, Enum):
     """The component a ``Cost`` groups."""
 
     MODEL = "model"
-    EMBEDDINGS = "embeddings"
+    EMBEDDINGS = "embeddings"  # the input embeddings of a one-stack model, or a table both stacks share
+    ENCODER_EMBEDDINGS = "encoder_embeddings"
+    DECODER_EMBEDDINGS = "decoder_embeddings"
     ENCODER = "encoder"  # a stack
     DECODER = "decoder"  # a stack
     LAYER = "layer"
@@ -84,3 +86,5 @@ class Block(str, Enum):
 ATTENTION_PROJECTIONS = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.O_PROJ)
 FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
 ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)
+STACKS = (Block.ENCODER, Block.DECODER)
+HEADS = (Block.LM_HEAD, Block.MLM_HEAD)

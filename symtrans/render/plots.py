@@ -73,26 +73,28 @@ def to_bytes(fig, fmt: str = "png") -> bytes:
 # ---------------------------------------------------------------------------------
 # component shares
 
-_STACKS = ("encoder", "decoder")
 
-
-def _group(path: tuple[str, ...], step) -> str:
-    """The chart group of a Step: embeddings, attention, attention scores, feed-forward, norms, head ..."""
+def _group(path: tuple[str, ...], node) -> str:
+    """The chart group of a step: the top-level component outside the stacks, and inside
+    them attention, attention scores, feed-forward or norms (by role and block; ``path``
+    only supplies the display name of anything else)."""
     from symtrans.engine.cost import ATTENTION
+    from symtrans.engine.roles import ATTENTION_BLOCKS, STACKS, Block, Role
 
-    top = path[1] if len(path) > 1 else path[0]
-    if top not in _STACKS:
-        return top
-    last = path[-1]
+    if not node.within(*STACKS):
+        return path[1] if len(path) > 1 else path[0]
+    step = node.step
     if step.kind == ATTENTION:
         return "attention scores"
-    if "norm" in last or "norm" in step.label:
+    if step.role in (Role.NORM, Role.Q_NORM, Role.K_NORM):
         return "norms"
-    if "attention" in last and "bias" not in last:
-        return "cross-attention" if last == "cross-attention" else "attention"
-    if "feed-forward" in last or "expert" in last or "mixture" in last:
+    if node.within(Block.CROSS_ATTENTION):
+        return "cross-attention"
+    if node.within(*ATTENTION_BLOCKS):
+        return "attention"
+    if node.within(Block.FFN, Block.MOE):
         return "feed-forward"
-    return last
+    return path[-1]
 
 
 def shares(spec: Spec, values: Mapping[str, int], attr: str = "params", mask: str = "full") -> list[tuple[str, int]]:
@@ -106,11 +108,11 @@ def shares(spec: Spec, values: Mapping[str, int], attr: str = "params", mask: st
 
     model = build(spec, Workload(mask=mask))
     sums: dict[str, sp.Expr] = {}
-    for path, mult, step in model.walk():
-        q = step.params if attr == "params" else step.flops
+    for (path, _, _), node in zip(model.walk(), model.nodes()):
+        q = node.step.params if attr == "params" else node.step.flops
         if q != 0:
-            g = _group(path, step)
-            sums[g] = sums.get(g, sp.Integer(0)) + mult * q
+            g = _group(path, node)
+            sums[g] = sums.get(g, sp.Integer(0)) + node.multiplicity * q
     out = [(g, exact(e, values)) for g, e in sums.items()]
     return sorted([o for o in out if o[1]], key=lambda t: -t[1])
 

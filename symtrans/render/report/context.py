@@ -23,6 +23,7 @@ from symtrans.base.escape import Math
 from symtrans.engine import evaluate
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.cost import Cost, Step
+from symtrans.engine.roles import Block
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 from symtrans.engine.symbols import LATEX_NAMES, L, L_src, L_tgt, legend_for
@@ -31,7 +32,6 @@ from .mathfmt import equation, latex, percent_shares, ratio_percent
 
 FLOP_CONVENTION = "2 FLOPs per multiply-accumulate, matrix products only; bias adds, softmax and norms not counted"
 # The layer Costs of architectures.build: their closed forms are shown per layer.
-LAYER_NAMES = ("encoder layer", "decoder layer", "MoE decoder layer")
 
 
 def add_section(context: dict, id: str, title: str, template: str, data: Any, after: str | None = None) -> None:
@@ -139,7 +139,7 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
     active = evaluate.exact(model.active_params, values) if spec.is_moe else None
     flops_total = evaluate.exact(model.flops, fvalues) if fvalues else None
     top = list(model.children)
-    layers = [(path, mult, c) for path, mult, c in _costs(model) if c.name in LAYER_NAMES]
+    layers = [(path, mult, c) for path, mult, c in _costs(model) if c.block == Block.LAYER]
 
     context: dict[str, Any] = {
         "title": title if title is not None else f"{resolved.name}: parameters and forward FLOPs",
