@@ -21,7 +21,16 @@ from symtrans.engine.cost import Cost, Step
 from symtrans.engine.roles import Block, Role
 
 MARK = " ⟨renamed⟩"
-PRESETS = ("gpt2", "bert-base", "t5-small", "mixtral-8x7b", "albert-base-v2", "transformer-base", "qwen3-0.6b", "mistral-7b")
+PRESETS = (
+    "gpt2",
+    "bert-base",
+    "t5-small",
+    "mixtral-8x7b",
+    "albert-base-v2",
+    "transformer-base",
+    "qwen3-0.6b",
+    "mistral-7b",
+)
 HANDCOUNTS = ("handcount-000-transformer-base", "handcount-001-transformer", "handcount-003-bert-base")
 
 
