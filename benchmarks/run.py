@@ -185,13 +185,15 @@ def random_columns(n: int, seed: int) -> dict[str, np.ndarray]:
     V in 1..260,000, L in 1..8,192, B in 1..64.  Every count fits in int64 (checked)."""
     rng = np.random.default_rng(seed)
     h = rng.integers(1, 65, n)
+    seq = rng.integers(1, 8_193, n)
     return {
         "h": h,
         "d_model": h * rng.choice(np.array([32, 64, 80, 96, 128, 256]), n),
         "d_ff": rng.integers(1, 40_001, n),
         "N": rng.integers(1, 97, n),
         "V": rng.integers(1, 260_001, n),
-        "L": rng.integers(1, 8_193, n),
+        "L": seq,
+        "L_max": seq,  # the position table as long as the sequence (GPT-2's n_positions = n_ctx)
         "B": rng.integers(1, 65, n),
     }
 
@@ -199,16 +201,16 @@ def random_columns(n: int, seed: int) -> dict[str, np.ndarray]:
 def floor_gpt2(c: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """GPT-2 (HF GPT2LMHeadModel), written by hand.
 
-    Parameters: wte V*d + wpe L*d; per layer c_attn 3d^2+3d, attn c_proj d^2+d,
+    Parameters: wte V*d + wpe L_max*d; per layer c_attn 3d^2+3d, attn c_proj d^2+d,
     mlp c_fc d*d_ff+d_ff, mlp c_proj d_ff*d+d, ln_1 + ln_2 4d; ln_f 2d; tied head 0:
-        L*d + N*(2*d_ff*d + d_ff + 4*d^2 + 9*d) + V*d + 2*d.
+        L_max*d + N*(2*d_ff*d + d_ff + 4*d^2 + 9*d) + V*d + 2*d.
     Training FLOPs = 3 x forward (backward = 2 x forward, Kaplan et al. 2020 §2.1), forward
     at 2 FLOPs per multiply-accumulate: per layer Q,K,V,O 2BL*4d^2, MLP 2BL*2*d*d_ff,
     QK^T and scores x V 2*2*B*L^2*d (full square); LM head 2BL*d*V:
         6*B*L*V*d + N*(24*B*L*d^2 + 12*B*L*d_ff*d + 12*B*L^2*d).
     """
     d, ff, N, V, L, B = c["d_model"], c["d_ff"], c["N"], c["V"], c["L"], c["B"]
-    params = L * d + N * (2 * ff * d + ff + 4 * d * d + 9 * d) + V * d + 2 * d
+    params = c["L_max"] * d + N * (2 * ff * d + ff + 4 * d * d + 9 * d) + V * d + 2 * d
     flops = 6 * B * L * V * d + N * (24 * B * L * d * d + 12 * B * L * ff * d + 12 * B * L * L * d)
     return params, flops
 

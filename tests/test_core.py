@@ -85,7 +85,7 @@ def test_hand_count_of_the_2017_model():
 
 GPT2_TINY = Spec(
     family="decoder-only",
-    sizes=dict(d_model=256, d_ff=1024, h=4, N=2, V=1000, L=128),
+    sizes=dict(d_model=256, d_ff=1024, h=4, N=2, V=1000, L_max=128, L=128),
     positional="learned",
     norm_position="pre",
     final_norm=True,

@@ -129,7 +129,7 @@ def test_bert_model_random(engine, hf, h, head, n, d_ff, V, L, types, pool):
     m = hf.build("bert", cfg, add_pooling_layer=pool)
     spec = Spec(
         family="encoder-only",
-        sizes=dict(d_model=d, h=h, N=n, d_ff=d_ff, V=V, L=L),
+        sizes=dict(d_model=d, h=h, N=n, d_ff=d_ff, V=V, L_max=L),
         positional="learned",
         token_types=types,
         embedding_norm=True,
@@ -164,7 +164,7 @@ def test_gpt2_lm_head_model_random(engine, hf, h, head, n, inner, V, L, tie):
     m = hf.build("gpt2", cfg)
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=d, h=h, N=n, d_ff=4 * d if inner is None else inner, V=V, L=L),
+        sizes=dict(d_model=d, h=h, N=n, d_ff=4 * d if inner is None else inner, V=V, L_max=L),
         positional="learned",
         norm_position="pre",
         final_norm=True,

@@ -57,7 +57,7 @@ def test_gpt2_forward_and_training():
         attn_implementation="eager",
     )
     model = _meta(transformers.GPT2LMHeadModel, cfg)
-    spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=64, d_ff=256, h=4, N=2, V=100, L=32))
+    spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=64, d_ff=256, h=4, N=2, V=100, L_max=32, L=32))
     fwd = _count(model, _ids())
     train = _count(model, _ids(), lambda o: o.logits.sum())
     assert fwd == _engine(spec, "forward")
@@ -76,7 +76,7 @@ def test_bert_forward_and_training_with_pooler():
         attn_implementation="eager",
     )
     model = _meta(transformers.BertModel, cfg)
-    spec = presets.get("bert-base").spec.replace(sizes=dict(d_model=64, d_ff=128, h=4, N=2, V=100, L=32))
+    spec = presets.get("bert-base").spec.replace(sizes=dict(d_model=64, d_ff=128, h=4, N=2, V=100, L_max=32, L=32))
     fwd = _count(model, _ids())
     train = _count(model, _ids(), lambda o: o.last_hidden_state.sum() + o.pooler_output.sum())
     assert fwd == _engine(spec, "forward")
@@ -98,7 +98,7 @@ def test_llama_with_grouped_query_attention():
         attn_implementation="eager",
     )
     model = _meta(transformers.LlamaForCausalLM, cfg)
-    spec = presets.get("llama-2-70b").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, L=64))
+    spec = presets.get("llama-2-70b").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, L_max=64, L=64))
     fwd = _count(model, _ids())
     train = _count(model, _ids(), lambda o: o.logits.sum())
     assert fwd == _engine(spec, "forward")
@@ -117,6 +117,6 @@ def test_macs_convention_is_half_the_counter():
         attn_implementation="eager",
     )
     model = _meta(transformers.GPT2LMHeadModel, cfg)
-    spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=32, d_ff=128, h=2, N=1, V=50, L=16))
+    spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=32, d_ff=128, h=2, N=1, V=50, L_max=16, L=16))
     counted = _count(model, _ids())
     assert 2 * int(evaluate(flops_expr(spec, "forward", "macs"), {**spec.values, "B": B, "L": T})) == counted

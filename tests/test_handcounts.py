@@ -91,7 +91,7 @@ def test_000_items_and_total():
 
 def test_000_figures_counted_aside():
     # 000: 「这意味着位置编码层将有262,144个可训练的参数」: a learned 512 x 512 table (not added).
-    assert part(A000, "encoder embeddings", settings=("positional=learned",)) == 512 * 512 == 262_144
+    assert part(A000, "encoder embeddings", settings=("positional=learned", "L_max=512")) == 512 * 512 == 262_144
     # 000: 「输出层的线性变换包含大约 16.38 百万个参数」: 512 x 32,000, tied (adds 0) unless untied.
     assert part(A000, "LM head") == 0
     untied = part(A000, "LM head", settings=("tie_output=false",))

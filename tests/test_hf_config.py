@@ -110,7 +110,7 @@ def test_mixtral_active(config_dir):
 def test_stories15m_tied_and_state_dict_arithmetic(config_dir):
     """Tied tiny Llama: the parameters count the V x d_model matrix once; a state dict twice."""
     spec, _, _ = load_config(config_dir / "stories15M.json")
-    assert spec.values == dict(d_model=288, d_ff=768, h=6, N=6, V=32000, L=256)
+    assert spec.values == dict(d_model=288, d_ff=768, h=6, N=6, V=32000, L_max=256)
     assert spec.tie_output and spec.norm == "rmsnorm" and not spec.qkv_bias_on and not spec.ffn_bias_on
     # Arithmetic: embedding 32000*288; per layer 4*288^2 (Q,K,V,O) + 3*288*768 (SwiGLU) + 2*288 (norms);
     # final norm 288.
@@ -129,7 +129,7 @@ def test_qwen15_72b_shape(config_dir):
     """Qwen1.5-72B shape: d_model 8192, N 80, h = h_kv = 64, d_ff 24576 SwiGLU, V 152064, untied,
     biases on Q, K, V only, RMSNorm.  Qwen2ForCausalLM on meta: 72,287,920,128 (tracker)."""
     spec, _, notes = load_config(config_dir / "qwen1.5-72b-shaped.json")
-    assert spec.values == dict(d_model=8192, d_ff=24576, h=64, N=80, V=152064, L=32768)  # no h_kv: equal to h
+    assert spec.values == dict(d_model=8192, d_ff=24576, h=64, N=80, V=152064, L_max=32768)  # no h_kv: equal to h
     assert spec.qkv_bias_on and not spec.out_bias_on and not spec.ffn_bias_on and not spec.tie_output
     d, ff, V = 8192, 24576, 152064
     layer = 3 * (d * d + d) + d * d + 3 * d * ff + 2 * d  # Q,K,V with bias; O; gate/up/down; 2 RMSNorms
@@ -146,7 +146,7 @@ def test_explicit_head_dim_shape(config_dir):
     Qwen3ForCausalLM on meta in test_crosscheck_hf; total 4,022,468,096 (Qwen3ForCausalLM on meta).
     """
     spec, _, _ = load_config(config_dir / "qwen3-4b-shaped.json")
-    assert spec.values == dict(d_model=2560, d_ff=9728, h=32, h_kv=8, d_k=128, N=36, V=151936, L=40960)
+    assert spec.values == dict(d_model=2560, d_ff=9728, h=32, h_kv=8, d_k=128, N=36, V=151936, L_max=40960)
     attn = build(spec).find("causal self-attention")
     w = {s.label: exact(s.params, spec.values) for s in attn.steps}
     assert w["W_Q"] == 2560 * 4096 == 10_485_760
@@ -223,7 +223,7 @@ def test_mapping_biases_and_head_dim():
 
 def test_mapping_encoders_and_seq2seq(read_fixture):
     s, _ = _spec(read_fixture("bert-base-uncased"))
-    assert (s.family, s.pooler, s.token_types, s.embedding_norm, s.size("L"), s.position_offset) == (
+    assert (s.family, s.pooler, s.token_types, s.embedding_norm, s.size("L_max"), s.position_offset) == (
         "encoder-only",
         True,
         2,
@@ -236,13 +236,13 @@ def test_mapping_encoders_and_seq2seq(read_fixture):
     s, _ = _spec({**read_fixture("albert-base-v2"), "num_hidden_groups": 12})
     assert s.share_layers == "none"
     s, _ = _spec(read_fixture("roberta-base"))
-    assert (s.token_types, s.size("L"), s.position_offset) == (1, 512, 2)  # 514 rows
+    assert (s.token_types, s.size("L_max"), s.position_offset) == (1, 512, 2)  # 514 rows
     s, _ = _spec(read_fixture("gpt2"))
-    assert (s.size("d_ff"), s.size("L"), s.positional, s.tie_output) == (3072, 1024, "learned", True)
+    assert (s.size("d_ff"), s.size("L_max"), s.positional, s.tie_output) == (3072, 1024, "learned", True)
     s, _ = _spec(read_fixture("opt-125m"))
-    assert (s.position_offset, s.size("L"), s.final_norm, s.bias) == (2, 2048, True, True)
+    assert (s.position_offset, s.size("L_max"), s.final_norm, s.bias) == (2, 2048, True, True)
     s, _ = _spec(read_fixture("bart-base"))
-    assert (s.family, s.position_offset, s.size("L"), s.embedding_norm, s.final_norm, s.size("N")) == (
+    assert (s.family, s.position_offset, s.size("L_max"), s.embedding_norm, s.final_norm, s.size("N")) == (
         "encoder-decoder",
         2,
         1024,

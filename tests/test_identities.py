@@ -36,7 +36,7 @@ def test_kaplan_params():
     # the "≈" is 13 d per layer plus ln_f's 2d: sub-leading in d_model.
     gpt2 = Spec(
         family="decoder-only",
-        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
         positional="learned",
         norm_position="pre",
         final_norm=True,
@@ -139,3 +139,21 @@ def test_cli_identities(capsys):
     assert "d_ff + 2*d_model" in capsys.readouterr().out
     assert main(["identities", "nope"]) == 2
     assert "unknown identity" in capsys.readouterr().err
+
+
+def test_megatron_forms_are_credited_to_the_right_papers(capsys):
+    """The 96 form assumes recomputation: Narayanan et al. 2021 (SC'21) §5.1; the 72 form
+    counts model FLOPs: Korthikanti et al. 2022 §6 (both papers, read for this test)."""
+    import json
+
+    from symtrans.cli.main import main
+
+    by_name = {i.name: i for i in I.catalogue()}
+    assert "Narayanan et al. 2021" in by_name["megatron-recompute"].source
+    assert "Korthikanti et al. 2022" in by_name["megatron"].source
+    assert "Korthikanti" not in by_name["megatron-recompute"].source
+    assert "Narayanan" not in by_name["megatron"].source
+    assert main(["flops", "gpt2", "--mode", "training", "--compare", "--format", "json"]) == 0
+    rows = {r["formula_name"][:11]: r["source"] for r in json.loads(capsys.readouterr().out)["compare"]}
+    assert "Korthikanti et al. 2022" in rows["Megatron 72"] and "Narayanan" not in rows["Megatron 72"]
+    assert "Narayanan et al. 2021" in rows["Megatron 96"] and "Korthikanti" not in rows["Megatron 96"]

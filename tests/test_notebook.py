@@ -33,7 +33,7 @@ def test_model_changes_sizes_and_options():
     assert symtrans.model("gpt2", ["N=24"]).params == 124_439_808 + 12 * 7_087_872  # 7,087,872 per block
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
         positional="learned",
         norm_position="pre",
         final_norm=True,

@@ -16,7 +16,7 @@ from symtrans.engine.spec import Spec
 
 GPT2 = Spec(
     family="decoder-only",
-    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
     positional="learned",
     norm_position="pre",
     final_norm=True,

@@ -22,7 +22,7 @@ from symtrans.engine.spec import Spec
 # 10 heads of 64, Transformer-XL relative positions (Dai et al. 2019), one V x d_model matrix.
 CHIN = Spec(
     family="decoder-only",
-    sizes=dict(d_model=640, d_ff=2560, h=10, N=10, V=32000, L=2048),
+    sizes=dict(d_model=640, d_ff=2560, h=10, N=10, V=32000, L_max=2048, L=2048),
     positional="transformer-xl",
     final_norm=True,
     tie_output=True,
@@ -53,7 +53,7 @@ GPT3 = presets.get("gpt3-175b").spec
 # token: no biases, no norm parameters, no learned positions, one tied V x d_model matrix.
 PURE = Spec(
     family="decoder-only",
-    sizes=dict(d_model=512, d_ff=2048, h=8, N=4, V=1000, L=256),
+    sizes=dict(d_model=512, d_ff=2048, h=8, N=4, V=1000, L_max=256, L=256),
     bias=False,
     norm="none",
     positional="rotary",

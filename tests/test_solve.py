@@ -26,7 +26,7 @@ d_model, d_ff, N, h = (SYMBOLS[n] for n in ("d_model", "d_ff", "N", "h"))
 # N 32, h 32, V 32000, SwiGLU, RMSNorm, no biases, untied head; d_model is what we solve for.
 LLAMA_SHAPE = Spec(
     family="decoder-only",
-    sizes=dict(d_model=4096, d_ff=11008, h=32, N=32, V=32000, L=4096),
+    sizes=dict(d_model=4096, d_ff=11008, h=32, N=32, V=32000, L_max=4096, L=4096),
     positional="rotary",
     norm="rmsnorm",
     bias=False,
@@ -137,7 +137,7 @@ def test_keep_constraint_and_multiple_of():
     # GPT-2 shape with d_ff = 4 d_model: params = V d + L d + N (12 d^2 + 13 d) + 2 d (GPT2LMHeadModel).
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
         positional="learned",
         norm_position="pre",
         final_norm=True,
@@ -170,7 +170,7 @@ def test_solve_for_layers_is_linear():
     # outside the layers 50257*768 + 1024*768 + 2*768 = 39,385,344.
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
         positional="learned",
         norm_position="pre",
         final_norm=True,
@@ -189,7 +189,7 @@ def test_solve_for_sequence_length_under_a_flops_budget():
     # 12 * (2 L (4*768^2 + 2*768*3072) + 4 L^2 768) + 2 L 768 50257.
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+        sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
         positional="rotary",
         norm_position="pre",
         final_norm=True,

@@ -21,7 +21,7 @@ from symtrans.engine.spec import Spec
 
 GPT2 = Spec(
     family="decoder-only",
-    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L=1024),
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50257, L_max=1024, L=1024),
     positional="learned",
     norm_position="pre",
     final_norm=True,
@@ -48,13 +48,15 @@ def random_columns(n: int, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     big = rng.random(n) < 0.35
     h = rng.integers(1, 65, n)
+    seq = np.where(big, rng.integers(10**4, 10**7, n), rng.integers(1, 8193, n))
     return {
         "h": h,
         "d_model": h * rng.integers(1, 257, n),
         "d_ff": rng.integers(1, 65_536, n),
         "N": np.where(big, rng.integers(10**6, 10**12, n), rng.integers(1, 97, n)),
         "V": rng.integers(1, 300_000, n),
-        "L": np.where(big, rng.integers(10**4, 10**7, n), rng.integers(1, 8193, n)),
+        "L": seq,
+        "L_max": seq,  # a position table as long as the sequence (gpt2_params takes one length)
         "B": rng.integers(1, 4097, n),
     }
 
@@ -113,7 +115,7 @@ def test_fractions_floors_and_moe_rows_are_exact():
     # after 1 dense one (floor): evaluate.exact on every row, including rows past 2^63.
     spec = Spec(
         family="decoder-only",
-        sizes=dict(d_model=4096, d_ff=14336, h=32, h_kv=8, d_k=128, N=32, V=32000, L=4096, E=8, k=2),
+        sizes=dict(d_model=4096, d_ff=14336, h=32, h_kv=8, d_k=128, N=32, V=32000, L_max=4096, L=4096, E=8, k=2),
         positional="rotary",
         norm="rmsnorm",
         bias=False,
@@ -426,7 +428,8 @@ def test_cli_sweep_of_a_sliding_window_model(capsys):
     code, out, err = run(capsys, "sweep", "mistral-7b", "--grid", "d_model=4096", "--quantity", "params,flops")
     assert code == 0, err
     # 7,241,732,096: Mistral-7B-v0.1's parameter count in transformers (MistralForCausalLM).
-    assert out.splitlines()[1] == f"4096,7241732096,{mistral_forward(32768)}"
+    # L = 8192: the preset's documented context (Jiang et al. 2023, Table 1: context_len 8192).
+    assert out.splitlines()[1] == f"4096,7241732096,{mistral_forward(8192)}"
     code, out, err = run(
         capsys, "sweep", "mistral-7b", "--grid", "L=1024,4096,8192", "--quantity", "flops", "--mask", "causal"
     )

@@ -34,7 +34,7 @@ def test_the_table_has_sources_and_dense_peaks():
 def test_gpt3_training_time_on_1024_a100_at_140_tflops():
     # Narayanan et al. 2021 §5.1: GPT-3 175B, T = 300B tokens, n = 1024 A100s at X = 140 TFLOP/s each,
     # with full recomputation: "about 34 days" from 8TP/(nX).  The exact hardware FLOPs per token are
-    # Korthikanti's 96 l h^2 (1 + s/(6h) + V/(16 l h)) / s per sequence token; l = 96, h = 12288, s = 2048.
+    # Narayanan et al.'s 96 l h^2 (1 + s/(6h) + V/(16 l h)) / s per sequence token; l = 96, h = 12288, s = 2048.
     l, h, s, V = 96, 12288, 2048, 50257
     per_seq = 96 * s * l * h * h + 16 * s * s * l * h + 6 * s * h * V
     tokens = 300 * 10**9
@@ -52,7 +52,7 @@ def test_palm_540b_mfu_is_46_2_percent():
     # SwiGLU d_ff 73728, V 256000, shared embedding, no biases, sequence length 2048.
     palm = Spec(
         family="decoder-only",
-        sizes=dict(d_model=18432, d_ff=73728, h=48, h_kv=1, d_k=256, N=118, V=256000, L=2048),
+        sizes=dict(d_model=18432, d_ff=73728, h=48, h_kv=1, d_k=256, N=118, V=256000, L_max=2048, L=2048),
         positional="rotary",
         bias=False,
         norm="layernorm",

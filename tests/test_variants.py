@@ -110,12 +110,12 @@ def test_factorized_embedding_saving_closed_form():
     # At ALBERT-base sizes: 30000*768 - (30000*128 + 128*768) = 23,040,000 - 3,938,304.
     assert exact(factorized_embedding_saving(), {"V": 30000, "d_model": 768, "E_emb": 128}) == 19_101_696
     # The engine's whole difference adds what the classic formula leaves out: the position
-    # (L rows), token-type (2 rows) and LayerNorm (2) tables shrink from d_model to E_emb wide,
+    # (L_max rows), token-type (2 rows) and LayerNorm (2) tables shrink from d_model to E_emb wide,
     # and the projection has a d_model bias.
     spec = ALBERT.replace(share_layers="none")
     plain = Spec(**{**spec.__dict__, "sizes": tuple((n, v) for n, v in spec.sizes if n != "E_emb")})
     diff = build(plain).params - build(spec).params
-    assert identical(diff, factorized_embedding_saving() + (S.L + 2 + 2) * (S.d_model - S.E_emb) - S.d_model)
+    assert identical(diff, factorized_embedding_saving() + (S.L_max + 2 + 2) * (S.d_model - S.E_emb) - S.d_model)
 
 
 # -- low-rank FFN ------------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_mistral_window_flops_and_kv_cache_at_32k():
 def test_global_tokens_add_their_rows_and_columns():
     # Longformer (HF LongformerSelfAttention): the band for every query, plus g global keys for
     # every query and g global queries over every key: band + 2*g*L pairs.
-    spec = Spec(family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L=12, w=4), global_tokens=2)
+    spec = Spec(family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L_max=12, L=12, w=4), global_tokens=2)
     att = build(spec).find("self-attention")
     qk = [s for s in att.steps if s.label == "Q K^T"][0]
     band = brute_bidirectional(12, 4)

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from symtrans.accounting.published import MEGATRON_72_SOURCE, MEGATRON_96_SOURCE
 from symtrans.engine import symbols as S
 from symtrans.engine.roles import Block
 
@@ -255,8 +256,7 @@ def _megatron(recompute: str = "none") -> Identity:
         rhs,
         "decoder-only (GPT); d_ff = 4·d_model; h·d_k = d_model; matmul FLOPs only (biases and norms cost none); "
         "full attention square; training = 3 x forward" + extra,
-        "Narayanan et al. 2021 (Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM), "
-        "§5.1 and App.; Korthikanti et al. 2022 §6 (the 72 form without recomputation)",
+        MEGATRON_96_SOURCE if recompute == "full" else MEGATRON_72_SOURCE,
         "Megatron's l, h, s are symtrans's N, d_model, L.",
         r"C_{\text{train}}",
     )

@@ -85,7 +85,6 @@ class Optimizer:
     Attributes:
         state_bytes: bytes of optimizer state per parameter (m, v, momentum, ...).
         master: keeps an fp32 master copy (4 bytes) when the weights are not fp32.
-        always_master: counts the fp32 master copy whatever the weight dtype.
     """
 
     name: str
@@ -93,7 +92,11 @@ class Optimizer:
     master: bool
     description: str
     source: str
-    always_master: bool = False
+
+    def bytes_per_parameter(self, dtype_name: str) -> sp.Rational:
+        """Optimizer bytes per parameter with ``dtype_name`` weights: the state, plus the
+        4-byte fp32 master copy only when the weights are not already fp32."""
+        return self.state_bytes + (4 if self.master and dtype_name != "fp32" else 0)
 
 
 OPTIMIZERS: dict[str, Optimizer] = {
@@ -103,9 +106,9 @@ OPTIMIZERS: dict[str, Optimizer] = {
             "adam-mixed",
             sp.Integer(8),
             True,
-            "Adam/AdamW in mixed precision: fp32 master copy + m + v = 12 bytes per parameter",
+            "Adam/AdamW in mixed precision: m + v, plus an fp32 master copy of 16-bit weights "
+            "= 12 bytes per parameter (8 with fp32 weights, which are their own master copy)",
             "Rajbhandari et al. 2020 (ZeRO) §3.1, K = 12; Micikevicius et al. 2018",
-            always_master=True,
         ),
         Optimizer(
             "adam",
@@ -207,10 +210,9 @@ def model_state_bytes(
         raise ValueError(f"ZeRO stage must be one of 0, 1, 2, 3, not {zero_stage!r}")
     dp = _positive(dp, "the number of data-parallel ranks")
     P = sp.Integer(params) if isinstance(params, int) else params
-    master = 4 if (opt.always_master or (opt.master and dtype_name != "fp32")) else 0
     weights = P * dt.bytes
     grads = P * dt.bytes
-    states = P * (opt.state_bytes + master)
+    states = P * opt.bytes_per_parameter(dtype_name)
     if zero_stage >= 1:
         states = states / dp
     if zero_stage >= 2:
@@ -446,6 +448,7 @@ def memory_terms(
     seq_len: sp.Expr | int | None = None,
     recompute: str = "none",
     flash_attention: bool = False,
+    eager_attention: bool = False,
     kv_dtype: str | None = None,
     mode: str = "training",
     dropout: bool = True,
@@ -462,7 +465,10 @@ def memory_terms(
             encoder-decoder uses ``seq_len`` for the target and ``src_len`` (default
             the same) for the source.
         recompute: ``none`` | ``selective`` | ``full`` activation recomputation.
-        flash_attention: FlashAttention drops the a·s² activation terms.
+        flash_attention: FlashAttention drops the a·s² activation terms (training).
+        eager_attention: inference only: eager attention materialises the B x h x L x L
+            score matrices of a layer; by default inference runs fused attention
+            (PyTorch SDPA / FlashAttention, as transformers and vLLM do) and stores none.
         kv_dtype: dtype of the KV cache (default: ``dtype``, 16-bit for int formats).
         mode: ``training`` (weights + gradients + optimizer + activations; no KV cache)
             or ``inference`` (weights + KV cache of B x L tokens + one layer's
@@ -520,7 +526,8 @@ def memory_terms(
         out["weights_bytes"] = params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
         out["gradients_bytes"] = sp.Integer(0)
         out["optimizer_bytes"] = sp.Integer(0)
-        per_layer = _layer_activations(spec, b, s, a, False, not flash_attention, moe=spec.is_moe, cross_src=src)
+        keep_scores = eager_attention and not flash_attention
+        per_layer = _layer_activations(spec, b, s, a, False, keep_scores, moe=spec.is_moe, cross_src=src)
         logits = 4 * b * S.V if spec.family != "encoder-only" and spec.lm_head else sp.Integer(0)
         out["activations_bytes"] = per_layer + logits
         out["kv_cache_bytes"] = kv_cache_bytes(spec, b, s, kv_dtype, src)

@@ -16,9 +16,10 @@ Sources (translated notation in brackets):
 * 6ND (Kaplan et al. 2020 §2.1; Hoffmann et al. 2022 §3): training FLOPs of D tokens;
 * Hoffmann et al. 2022 (Chinchilla), App. F and Table A4;
 * Chowdhery et al. 2022 (PaLM), App. B: 6N + 12 n_layer H Q T per token;
-* Narayanan et al. 2021 (Megatron-LM) §5.1 and Korthikanti et al. 2022 §6:
-  72 B s l h^2 (1 + s/(6h) + V/(12 l h)), and 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
-  with full recomputation [s = L, l = N, h = d_model].
+* Korthikanti et al. 2022 §6 (model FLOPs, no recomputation):
+  72 B s l h^2 (1 + s/(6h) + V/(12 l h)); Narayanan et al. 2021 (SC'21) §5.1, which
+  assumes full activation recomputation: 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
+  [s = L, l = N, h = d_model].
 """
 
 from __future__ import annotations
@@ -74,6 +75,17 @@ class Published:
         """``assumed - formula`` with the assumed size relations substituted: 0 when the
         formula is an exact special case of the derivation."""
         return closed_form(sp.expand((self.assumed - self.formula).xreplace(dict(self.substitutions))))
+
+
+# The two Megatron forms, credited once (the identity catalogue reads these too).
+MEGATRON_96_SOURCE = (
+    "Narayanan et al. 2021 (Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM, "
+    "SC'21) §5.1: 96·B·s·l·h²·(1 + s/6h + V/16lh), assuming full activation recomputation"
+)
+MEGATRON_72_SOURCE = (
+    "Korthikanti et al. 2022 (Reducing Activation Recomputation in Large Transformer Models) §6: "
+    "model FLOPs 72·B·s·l·h²·(1 + s/6h + V/12lh), without recomputation"
+)
 
 
 def _single_stack(spec: Spec) -> None:
@@ -309,10 +321,10 @@ def megatron(spec: Spec, recompute: bool = False) -> Published:
     d, L, N, V, B = S.d_model, S.L, S.N, S.V, S.B
     if recompute:
         formula = 96 * B * L * N * d**2 * (1 + L / (6 * d) + V / (16 * N * d))
-        name, src = "Megatron 96·B·L·N·d²·(1 + L/(6d) + V/(16·N·d))", "Korthikanti et al. 2022 §6 (full recomputation)"
+        name, src = "Megatron 96·B·L·N·d²·(1 + L/(6d) + V/(16·N·d))", MEGATRON_96_SOURCE
     else:
         formula = 72 * B * L * N * d**2 * (1 + L / (6 * d) + V / (12 * N * d))
-        name, src = "Megatron 72·B·L·N·d²·(1 + L/(6d) + V/(12·N·d))", "Narayanan et al. 2021 §5.1"
+        name, src = "Megatron 72·B·L·N·d²·(1 + L/(6d) + V/(12·N·d))", MEGATRON_72_SOURCE
     subs = _mha_substitutions(spec)
     subs[S.d_ff] = 4 * S.d_model
     if spec.has("d_k"):

@@ -72,7 +72,7 @@ SPEC_001 = Spec(
 SPEC_001_SHARED = SPEC_001.replace(share_embeddings=True)
 SPEC_003 = Spec(
     family="encoder-only",
-    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L=512),
+    sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L_max=512, L=512),
     bias=True,
     attention_bias=False,
     norm="layernorm",
@@ -124,7 +124,7 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             "262,144",
             262_144,
             ("encoder_embeddings",),
-            variant=("positional=learned",),
+            variant=("positional=learned", "L_max=512"),
         ),
         Item("000-3", "整个Transformer编码器的参数总数大约为18,874,368个参数", "18,874,368", 18_874_368, ("encoder",)),
         Item("000-4", "整个解码器的参数总量约为 25,165,824 个参数", "25,165,824", 25_165_824, ("decoder",)),

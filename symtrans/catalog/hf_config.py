@@ -40,7 +40,8 @@ derived rather than constant:
 * T5Config ``feed_forward_proj`` "relu" (two maps); "gated-ACT" is a gated FFN
   (three maps: ``geglu``, or ``swiglu`` for gated-silu).
 
-Positions.  ``L`` is ``max_position_embeddings`` (GPT-2: ``n_positions``).  BART and
+Positions.  ``L_max`` is ``max_position_embeddings`` (GPT-2: ``n_positions``); the workload's
+sequence length ``L`` is not a config fact (``resolve`` gives its default).  BART and
 OPT allocate ``L + 2`` rows (``position_offset = 2``); RoBERTa's ``max_position_embeddings``
 already includes its ``pad_token_id + 1`` offset rows (514 = 512 + 2), so ``L`` is the
 rest and ``position_offset`` the offset.  T5's relative bias has
@@ -660,7 +661,7 @@ def _bert(r: _Reader) -> Spec:
             offset = pad + 1
             r.notes.append(
                 f"RobertaEmbeddings numbers positions from padding_idx + 1 = {offset}: "
-                f"the {rows} position rows are L = {rows - offset} positions + {offset} offset rows"
+                f"the {rows} position rows are L_max = {rows - offset} positions + {offset} offset rows"
             )
     r.notes.append(f"{r.model} includes its pooler (add_pooling_layer=True, the default); no task head is counted")
     return Spec(
@@ -671,7 +672,7 @@ def _bert(r: _Reader) -> Spec:
             h=h,
             N=r.size("num_hidden_layers"),
             V=r.size("vocab_size"),
-            L=rows - offset,
+            L_max=rows - offset,
         ),
         positional="learned",
         position_offset=offset,
@@ -711,7 +712,7 @@ def _albert(r: _Reader) -> Spec:
             h=h,
             N=n,
             V=r.size("vocab_size"),
-            L=r.size("max_position_embeddings"),
+            L_max=r.size("max_position_embeddings"),
             E_emb=r.size("embedding_size"),
         ),
         positional="learned",
@@ -738,7 +739,7 @@ def _gpt2(r: _Reader) -> Spec:
     d_ff = r.size("n_inner", 4 * d, f"4 * n_embd = {4 * d}", nullable=True)
     return Spec(
         family="decoder-only",
-        sizes=dict(d_model=d, d_ff=d_ff, h=h, N=r.size("n_layer"), V=r.size("vocab_size"), L=r.size("n_positions")),
+        sizes=dict(d_model=d, d_ff=d_ff, h=h, N=r.size("n_layer"), V=r.size("vocab_size"), L_max=r.size("n_positions")),
         positional="learned",
         norm="layernorm",
         bias=True,
@@ -759,7 +760,7 @@ def _llama_like(r: _Reader) -> Spec:
         h=h,
         N=r.size("num_hidden_layers"),
         V=r.size("vocab_size"),
-        L=r.size("max_position_embeddings"),
+        L_max=r.size("max_position_embeddings"),
     )
     if h_kv != h:
         sizes["h_kv"] = h_kv
@@ -849,7 +850,7 @@ def _t5(r: _Reader) -> Spec:
     else:
         sizes.update(N_enc=n_enc, N_dec=n_dec)
     if "n_positions" in r.cfg and r.cfg["n_positions"] is not None:
-        sizes["L"] = check_size("n_positions", r.cfg["n_positions"])
+        sizes["L_max"] = check_size("n_positions", r.cfg["n_positions"])
     return Spec(
         family="encoder-decoder",
         sizes=sizes,
@@ -893,7 +894,7 @@ def _bart(r: _Reader) -> Spec:
             "tie_word_embeddings is false: encoder input, decoder input and LM head are three V x d_model "
             "matrices (transformers 5.x also keeps model.shared, which no forward pass uses: not counted)"
         )
-    sizes = dict(d_model=d, d_ff=ff_enc, h=h_enc, V=r.size("vocab_size"), L=r.size("max_position_embeddings"))
+    sizes = dict(d_model=d, d_ff=ff_enc, h=h_enc, V=r.size("vocab_size"), L_max=r.size("max_position_embeddings"))
     if n_enc == n_dec:
         sizes["N"] = n_enc
     else:
@@ -935,7 +936,7 @@ def _opt(r: _Reader) -> Spec:
             h=h,
             N=r.size("num_hidden_layers"),
             V=r.size("vocab_size"),
-            L=r.size("max_position_embeddings"),
+            L_max=r.size("max_position_embeddings"),
         ),
         positional="learned",
         position_offset=2,

@@ -23,6 +23,8 @@ class Preset:
             a teaching article's count under its stated assumptions; see handcounts.py).
         real: for a hand count, the preset of the real implementation to compare with,
             and ``real_set`` the ``--set NAME=VALUE`` overrides applied to it.
+        context_source: where the spec's workload length ``L`` (the documented training
+            context) comes from, when it is not simply the position table's rows.
     """
 
     name: str
@@ -35,3 +37,4 @@ class Preset:
     kind: str = "model"
     real: str = ""
     real_set: tuple[str, ...] = ()
+    context_source: str = ""

@@ -97,6 +97,7 @@ _add(
         "65M",
         65e6,
         (_VASWANI_NOTE,),
+        context_source="a workload of 512 tokens, symtrans's convention: Vaswani et al. 2017 §5.1 batch by about 25,000 tokens and state no sequence length",
     )
 )
 _add(
@@ -108,12 +109,13 @@ _add(
         "213M",
         213e6,
         (_VASWANI_NOTE,),
+        context_source="a workload of 512 tokens, symtrans's convention: Vaswani et al. 2017 §5.1 batch by about 25,000 tokens and state no sequence length",
     )
 )
 _add(
     Preset(
         "bert-base",
-        _bert(d_model=768, d_ff=3072, h=12, N=12, V=30522, L=512),
+        _bert(d_model=768, d_ff=3072, h=12, N=12, V=30522, L_max=512, L=512),
         "Devlin et al. 2019 §3 (BERT-base); config.json of bert-base-uncased",
         "transformers BertModel (with pooler)",
         "110M",
@@ -127,7 +129,7 @@ _add(
 _add(
     Preset(
         "bert-large",
-        _bert(d_model=1024, d_ff=4096, h=16, N=24, V=30522, L=512),
+        _bert(d_model=1024, d_ff=4096, h=16, N=24, V=30522, L_max=512, L=512),
         "Devlin et al. 2019 §3 (BERT-large); config.json of bert-large-uncased",
         "transformers BertModel (with pooler)",
         "340M",
@@ -140,8 +142,9 @@ _add(
         "roberta-base",
         Spec(
             family="encoder-only",
-            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50265, L=514),
+            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50265, L_max=512, L=512),
             positional="learned",
+            position_offset=2,
             token_types=1,
             embedding_norm=True,
             pooler=True,
@@ -158,7 +161,7 @@ _add(
         "albert-base-v2",
         Spec(
             family="encoder-only",
-            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L=512, E_emb=128),
+            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=30000, L_max=512, L=512, E_emb=128),
             positional="learned",
             token_types=2,
             embedding_norm=True,
@@ -185,7 +188,7 @@ for _name, _d, _n, _h, _pub in (
     _add(
         Preset(
             _name,
-            _gpt2_like(d_model=_d, d_ff=4 * _d, h=_h, N=_n, V=50257, L=1024),
+            _gpt2_like(d_model=_d, d_ff=4 * _d, h=_h, N=_n, V=50257, L_max=1024, L=1024),
             f"Radford et al. 2019 Table 2; config.json of {_name}",
             "transformers GPT2LMHeadModel",
             _pub,
@@ -214,7 +217,7 @@ for _name, _n, _d, _h, _pub, _note in (
     _add(
         Preset(
             _name,
-            _gpt2_like(d_model=_d, d_ff=4 * _d, h=_h, N=_n, V=50257, L=2048),
+            _gpt2_like(d_model=_d, d_ff=4 * _d, h=_h, N=_n, V=50257, L_max=2048, L=2048),
             "Brown et al. 2020, Table 2.1",
             "GPT-2 architecture (transformers GPT2LMHeadModel) at these sizes",
             _pub,
@@ -226,7 +229,7 @@ _LLAMA2 = "Touvron et al. 2023 (Llama 2) Table 1; config.json of meta-llama/Llam
 _add(
     Preset(
         "llama-2-7b",
-        _llama(d_model=4096, d_ff=11008, h=32, N=32, V=32000, L=4096),
+        _llama(d_model=4096, d_ff=11008, h=32, N=32, V=32000, L_max=4096, L=4096),
         _LLAMA2.format("7b"),
         "transformers LlamaForCausalLM",
         "7B",
@@ -237,7 +240,7 @@ _add(
 _add(
     Preset(
         "llama-2-13b",
-        _llama(d_model=5120, d_ff=13824, h=40, N=40, V=32000, L=4096),
+        _llama(d_model=5120, d_ff=13824, h=40, N=40, V=32000, L_max=4096, L=4096),
         _LLAMA2.format("13b"),
         "transformers LlamaForCausalLM",
         "13B",
@@ -247,7 +250,7 @@ _add(
 _add(
     Preset(
         "llama-2-70b",
-        _llama(d_model=8192, d_ff=28672, h=64, h_kv=8, N=80, V=32000, L=4096),
+        _llama(d_model=8192, d_ff=28672, h=64, h_kv=8, N=80, V=32000, L_max=4096, L=4096),
         _LLAMA2.format("70b"),
         "transformers LlamaForCausalLM",
         "70B",
@@ -260,7 +263,7 @@ _add(
 _add(
     Preset(
         "llama-3-8b",
-        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=128256, L=8192),
+        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=128256, L_max=8192, L=8192),
         "Llama 3 (Dubey et al. 2024) Table 3; config.json of meta-llama/Meta-Llama-3-8B",
         "transformers LlamaForCausalLM",
         "8B",
@@ -271,7 +274,7 @@ _add(
 _add(
     Preset(
         "llama-3-70b",
-        _llama(d_model=8192, d_ff=28672, h=64, h_kv=8, N=80, V=128256, L=8192),
+        _llama(d_model=8192, d_ff=28672, h=64, h_kv=8, N=80, V=128256, L_max=8192, L=8192),
         "Llama 3 (Dubey et al. 2024) Table 3; config.json of meta-llama/Meta-Llama-3-70B",
         "transformers LlamaForCausalLM",
         "70B",
@@ -281,18 +284,19 @@ _add(
 _add(
     Preset(
         "mistral-7b",
-        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L=32768, w=4096),
+        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L_max=32768, L=8192, w=4096),
         "Jiang et al. 2023 (Mistral 7B) Table 1; config.json of mistralai/Mistral-7B-v0.1",
         "transformers MistralForCausalLM",
         "7B",
         7e9,
         ("Sliding-window attention (w = 4096) changes FLOPs and the KV cache, not parameters.",),
+        context_source="Jiang et al. 2023 (Mistral 7B) Table 1: context_len 8192",
     )
 )
 _add(
     Preset(
         "mixtral-8x7b",
-        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L=32768, E=8, k=2),
+        _llama(d_model=4096, d_ff=14336, h=32, h_kv=8, N=32, V=32000, L_max=32768, L=32768, E=8, k=2),
         "Jiang et al. 2024 (Mixtral of Experts); config.json of mistralai/Mixtral-8x7B-v0.1",
         "transformers MixtralForCausalLM",
         "47B total, 13B active",
@@ -301,6 +305,7 @@ _add(
             "Only the feed-forward networks are replicated 8 times; attention, embeddings and norms are shared, "
             "so '8x7B' is 46.7B, not 8 x 7.2B = 58B; 2 of 8 experts run per token (12.9B active).",
         ),
+        context_source="Jiang et al. 2024 (Mixtral of Experts) §2: a context of 32k tokens",
     )
 )
 _add(
@@ -308,7 +313,7 @@ _add(
         "qwen2-0.5b",
         Spec(
             family="decoder-only",
-            sizes=dict(d_model=896, d_ff=4864, h=14, h_kv=2, N=24, V=151936, L=131072),
+            sizes=dict(d_model=896, d_ff=4864, h=14, h_kv=2, N=24, V=151936, L_max=131072, L=32768),
             positional="rotary",
             norm="rmsnorm",
             bias=False,
@@ -323,6 +328,7 @@ _add(
         "0.5B",
         0.5e9,
         ("Q, K and V projections carry biases; the output projection does not.",),
+        context_source="Qwen2 technical report (Yang et al. 2024) Table 1: context length 32,768 for Qwen2-0.5B",
     )
 )
 _add(
@@ -330,7 +336,7 @@ _add(
         "qwen3-0.6b",
         Spec(
             family="decoder-only",
-            sizes=dict(d_model=1024, d_ff=3072, h=16, h_kv=8, d_k=128, N=28, V=151936, L=40960),
+            sizes=dict(d_model=1024, d_ff=3072, h=16, h_kv=8, d_k=128, N=28, V=151936, L_max=40960, L=32768),
             positional="rotary",
             norm="rmsnorm",
             bias=False,
@@ -345,6 +351,7 @@ _add(
         "0.6B",
         0.6e9,
         ("head_dim 128 is explicit: h*d_k = 2048 is wider than d_model = 1024; QK-norm adds 2*d_k per layer.",),
+        context_source="Qwen3-0.6B model card: context length 32,768 (max_position_embeddings 40,960)",
     )
 )
 _add(
@@ -352,7 +359,7 @@ _add(
         "gemma-2b",
         Spec(
             family="decoder-only",
-            sizes=dict(d_model=2048, d_ff=16384, h=8, h_kv=1, d_k=256, N=18, V=256000, L=8192),
+            sizes=dict(d_model=2048, d_ff=16384, h=8, h_kv=1, d_k=256, N=18, V=256000, L_max=8192, L=8192),
             positional="rotary",
             norm="rmsnorm",
             bias=False,
@@ -373,7 +380,7 @@ _add(
         "stories15m",
         Spec(
             family="decoder-only",
-            sizes=dict(d_model=288, d_ff=768, h=6, N=6, V=32000, L=256),
+            sizes=dict(d_model=288, d_ff=768, h=6, N=6, V=32000, L_max=256, L=256),
             positional="rotary",
             norm="rmsnorm",
             bias=False,
@@ -397,7 +404,7 @@ for _name, _d, _ff, _h, _n, _pub in (
     _add(
         Preset(
             _name,
-            _t5(d_model=_d, d_ff=_ff, h=_h, d_k=64, N=_n, V=32128, L=512),
+            _t5(d_model=_d, d_ff=_ff, h=_h, d_k=64, N=_n, V=32128, L_max=512, L=512),
             f"Raffel et al. 2020 §3.7; config.json of {_name} (v1.0)",
             "transformers T5ForConditionalGeneration",
             _pub,
@@ -413,7 +420,7 @@ _add(
         "bart-base",
         Spec(
             family="encoder-decoder",
-            sizes=dict(d_model=768, d_ff=3072, h=12, N=6, V=50265, L=1024),
+            sizes=dict(d_model=768, d_ff=3072, h=12, N=6, V=50265, L_max=1024, L=1024),
             positional="learned",
             position_offset=2,
             embedding_norm=True,
@@ -432,7 +439,7 @@ _add(
         "opt-125m",
         Spec(
             family="decoder-only",
-            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50272, L=2048),
+            sizes=dict(d_model=768, d_ff=3072, h=12, N=12, V=50272, L_max=2048, L=2048),
             positional="learned",
             position_offset=2,
             final_norm=True,

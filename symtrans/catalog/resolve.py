@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
-from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, Spec
+from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
 from symtrans.engine.symbols import SYMBOLS
 
 _TRUE = {"true", "yes", "on", "1"}
@@ -30,12 +30,74 @@ class Resolved:
         spec: the validated Spec (with --set applied).
         preset: the Preset it came from, if any (provenance, published figure).
         notes: assumptions made on the way (config defaults, --set changes).
+        seq_len_source: where the workload's default sequence length ``L`` (a size of
+            ``spec``) comes from: a preset's documented training context, ``--set L``,
+            or the stated default of ``default_seq_len``.
+        modified_from: the preset a ``--set`` changed (its published figure, source and
+            notes no longer apply, so ``preset`` is None), and ``changes`` the settings.
     """
 
     name: str
     spec: Spec
     preset: presets.Preset | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    seq_len_source: str = ""
+    modified_from: str = ""
+    changes: tuple[str, ...] = ()
+
+
+# The workload length when nothing documents one: GPT-3's context (Brown et al. 2020 §2.1),
+# capped by the model's own maximum positions.
+DEFAULT_SEQ_LEN = 2048
+
+
+def default_seq_len(spec: Spec, preset: presets.Preset | None = None) -> tuple[int, str]:
+    """The default workload sequence length ``L`` of ``spec`` (tokens) and its source.
+
+    In order: the ``L`` the spec already carries (a preset's documented training
+    context, or ``--set L``); the documented context of a preset whose spec this one
+    equals (so a config.json of a preset model gives the preset's numbers); the learned
+    position table's rows ``L_max`` (a table that size is the training context); and
+    otherwise ``DEFAULT_SEQ_LEN`` capped by ``L_max`` (max_position_embeddings is the
+    longest context a model supports, not a typical request).  Parameter counts never
+    depend on it: only FLOPs, memory and time do.
+    """
+    v = spec.values
+    if "L" in v:
+        if preset is not None and preset.spec.values.get("L") == v["L"]:
+            return v["L"], preset.context_source or f"the documented training context of {preset.name}"
+        return v["L"], "--set L"
+    for p in presets.PRESETS.values():
+        if p.kind == "model" and p.spec.has("L") and _without_l(p.spec) == spec:
+            return p.spec.values["L"], f"the documented training context of {p.name} (this config matches that preset)"
+    if "L_max" in v and spec.positional == "learned":
+        return v["L_max"], "the learned position table's rows (L_max)"
+    if "L_max" in v and v["L_max"] < DEFAULT_SEQ_LEN:
+        return v["L_max"], "the model's maximum positions (L_max)"
+    return DEFAULT_SEQ_LEN, f"symtrans's default of {DEFAULT_SEQ_LEN} tokens (set --seq-len)" + (
+        f"; the model supports up to L_max = {v['L_max']:,}" if "L_max" in v else ""
+    )
+
+
+def seq_len_warning(spec: Spec, values: dict[str, int]) -> str | None:
+    """A warning when the workload's lengths exceed a learned position table (the model
+    has no position vector past row ``L_max``), else None."""
+    if spec.positional != "learned" or "L_max" not in values:
+        return None
+    names = ("L_src", "L_tgt") if spec.family == "encoder-decoder" else ("L",)
+    over = [f"{n} = {values[n]:,}" for n in names if values.get(n, 0) > values["L_max"]]
+    if not over:
+        return None
+    return (
+        f"{' and '.join(over)} exceeds the learned position table's L_max = {values['L_max']:,} rows: "
+        "the model cannot run at this length (counted as if it could)"
+    )
+
+
+def _without_l(spec: Spec) -> Spec:
+    import dataclasses
+
+    return dataclasses.replace(spec, sizes=tuple((n, x) for n, x in spec.sizes if n != "L"))
 
 
 def int_arg(name: str, minimum: int = 1):
@@ -127,4 +189,27 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
             raise ValueError(e.args[0]) from None
         spec, name, notes = preset.spec, preset.name, ()
     spec, set_notes = apply_settings(spec, settings)
-    return Resolved(name=name, spec=spec, preset=preset, notes=tuple(notes) + set_notes)
+    seq_len, source = default_seq_len(spec, preset)
+    modified_from, changes = "", ()
+    if preset is not None and preset.kind == "model" and _model_part(spec) != _model_part(preset.spec):
+        # A changed model is not the published one: name it so and drop its provenance.
+        changes = tuple(s.strip() for s in settings if parse_setting(s)[0] not in WORKLOAD_SIZES)
+        modified_from, name, preset = preset.name, f"{preset.name}, modified ({', '.join(changes)})", None
+    if not spec.has("L"):
+        spec = spec.replace(sizes={"L": seq_len})
+    return Resolved(
+        name=name,
+        spec=spec,
+        preset=preset,
+        notes=tuple(notes) + set_notes,
+        seq_len_source=source,
+        modified_from=modified_from,
+        changes=changes,
+    )
+
+
+def _model_part(spec: Spec) -> Spec:
+    """``spec`` without its workload sizes (B, L, ...): what a --set can modify of the model."""
+    import dataclasses
+
+    return dataclasses.replace(spec, sizes=tuple((n, x) for n, x in spec.sizes if n not in WORKLOAD_SIZES))

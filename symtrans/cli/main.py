@@ -150,6 +150,9 @@ def params_result(res) -> dict:
     if spec.is_moe:
         out["active"] = exact(model.active_params, values)
         out["active_closed_form"] = sp.sstr(closed_form(model.active_params))
+    if res.modified_from:
+        out.update(published=None, source=None, reference=None, modified_from=res.modified_from)
+        out["changes"] = list(res.changes)
     if res.preset:
         out["published"] = res.preset.published
         out["source"] = res.preset.source

@@ -99,6 +99,11 @@ def add_memory_parser(sub, common, workload) -> None:
         "--recompute", default="none", metavar="KIND", help=f"activation recomputation: {', '.join(RECOMPUTE)}"
     )
     p.add_argument("--flash-attention", action="store_true", help="FlashAttention: no stored score matrices")
+    p.add_argument(
+        "--eager-attention",
+        action="store_true",
+        help="inference: eager attention stores each layer's B x h x L x L scores (default: fused, none)",
+    )
     p.add_argument("--no-dropout", action="store_true", help="no dropout masks among the saved activations")
     p.add_argument(
         "--inference",
@@ -199,10 +204,20 @@ def _seconds(x) -> str:
     return f"{f * 1e6:.4g} µs"
 
 
-def _values(res, batch: int, seq_len: int | None) -> dict[str, int]:
-    from symtrans.cli.main import flops_values
+def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
+    from symtrans.catalog.resolve import seq_len_warning
+    from symtrans.cli.main import _warn, flops_values
 
-    return flops_values(res, batch, seq_len)
+    v = flops_values(res, batch, seq_len)
+    w = seq_len_warning(res.spec, v)
+    if w and args is not None:
+        _warn(args, w)
+    return v
+
+
+def _seq_len_source(res, args) -> str:
+    """Where the workload length came from: --seq-len, or the model's default (resolve)."""
+    return "--seq-len" if getattr(args, "seq_len", None) is not None else res.seq_len_source
 
 
 def _tokens(spec, v) -> int:
@@ -261,7 +276,7 @@ def flops_command_result(res, args) -> dict:
     choice(RECOMPUTE, args.recompute, "recompute option")
     if args.recompute != "none" and mode != "training":
         raise ValueError(f"--recompute applies to --mode training, not {mode}")
-    v = _values(res, args.batch, args.seq_len)
+    v = _values(res, args.batch, args.seq_len, args)
     out = {
         "model": res.name,
         "mode": mode,
@@ -272,6 +287,7 @@ def flops_command_result(res, args) -> dict:
         "recompute": args.recompute,
         "batch": args.batch,
         "seq_len": v["L"],
+        "seq_len_source": _seq_len_source(res, args),
     }
     if spec.family == "encoder-decoder" and mode in F.TRAINING_MODES:
         out["L_src"], out["L_tgt"] = v["L_src"], v["L_tgt"]
@@ -370,6 +386,7 @@ def cmd_flops(args, res, emit) -> int:
     per = "generated token" if r["mode"] == "decode" else "token"
     lines = [
         f"{r['model']}: {r['mode']} {u}s at {shape}: {_num(r['total'], u)}",
+        f"  L = {r['seq_len']:,}: {r['seq_len_source']}",
         f"  per {per}: {_num(r['per_token'], u)}",
         f"  per sequence: {_num(r['per_sequence'], u)}",
     ]
@@ -410,7 +427,7 @@ def memory_command_result(res, args) -> dict:
     from symtrans.accounting.memory import KEYS, memory_terms
 
     spec = res.spec
-    v = _values(res, args.batch, args.seq_len)
+    v = _values(res, args.batch, args.seq_len, args)
     mode = "inference" if args.inference else "training"
     seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
     terms = memory_terms(
@@ -423,6 +440,7 @@ def memory_command_result(res, args) -> dict:
         seq_len=seq,
         recompute=args.recompute,
         flash_attention=args.flash_attention,
+        eager_attention=args.eager_attention,
         kv_dtype=args.kv_dtype,
         mode=mode,
         dropout=not args.no_dropout,
@@ -437,10 +455,17 @@ def memory_command_result(res, args) -> dict:
         "kv_dtype": args.kv_dtype or (args.dtype if args.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"),
         "batch": args.batch,
         "seq_len": seq,
+        "seq_len_source": _seq_len_source(res, args),
     }
     if mode == "training":
+        from symtrans.accounting.memory import get_optimizer
+
+        opt = get_optimizer(args.optimizer)
         out.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
+        out["optimizer_bytes_per_parameter"] = exact_json(opt.bytes_per_parameter(args.dtype))
+        out["optimizer_note"] = opt.description
     out["flash_attention"] = bool(args.flash_attention)
+    out["eager_attention"] = bool(args.eager_attention)
     for k in KEYS + ("activations_bytes_per_layer", "margin_bytes"):
         out[k] = exact_json(evaluate(terms[k], v))
     out["closed_forms"] = {k: sp.sstr(terms[k]) for k in KEYS}
@@ -465,8 +490,14 @@ def cmd_memory(args, res=None, emit=None) -> int:
             else f", KV cache {r['kv_dtype']}"
         )
         + (", FlashAttention" if r["flash_attention"] else "")
+        + (", eager attention" if r["eager_attention"] else "")
     )
-    lines = [head]
+    lines = [head, f"  L = {r['seq_len']:,}: {r['seq_len_source']}"]
+    if r["mode"] == "training":
+        lines.append(
+            f"  optimizer {r['optimizer']}: {r['optimizer_bytes_per_parameter']} bytes per parameter "
+            f"with {r['dtype']} weights ({r['optimizer_note']})"
+        )
     labels = [
         ("weights", "weights_bytes"),
         ("gradients", "gradients_bytes"),
@@ -514,7 +545,7 @@ def time_command_result(res, args) -> dict:
         raise ValueError(
             f"unknown recompute option {args.recompute!r}; valid recompute options: {', '.join(RECOMPUTE)}"
         )
-    v = _values(res, args.batch, args.seq_len)
+    v = _values(res, args.batch, args.seq_len, args)
     tokens = _tokens(spec, v)
     u = fraction(args.mfu, "--mfu")
     hw = evaluate(F.flops_expr(spec, "training", recompute=args.recompute), v)
@@ -529,6 +560,7 @@ def time_command_result(res, args) -> dict:
         "bandwidth_bytes_per_second": acc.bandwidth,
         "batch": args.batch,
         "seq_len": v["L"],
+        "seq_len_source": _seq_len_source(res, args),
         "mfu": float(u),
         "training": {
             "model_flops_per_step": exact_json(model_flops),
@@ -608,6 +640,7 @@ def cmd_time(args, res=None, emit=None) -> int:
         f"{si(r['peak_flops_per_second'], 'FLOP/s')}"
         + (f" (no {', no '.join(missing)})" if missing else "")
         + f" and {si(r['bandwidth_bytes_per_second'], 'B/s', 2)} per device; {r['source']})",
+        f"  L = {r['seq_len']:,}: {r['seq_len_source']}",
         f"  training step (B={r['batch']}, L={r['seq_len']}): {_num(t['model_flops_per_step'], 'FLOP')} model FLOPs"
         + (
             f", {_num(t['hardware_flops_per_step'], 'FLOP')} with {t['recompute']} recomputation"

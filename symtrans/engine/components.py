@@ -500,7 +500,7 @@ def token_embedding(label: str = "token embedding", tied_note: str = "", width: 
 
 
 def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
-    """Positional encoding parameters: learned (L + offset) x d_model (``width``: E_emb
+    """Positional encoding parameters: learned (L_max + offset) x d_model (``width``: E_emb
     with a factorized embedding, as HF AlbertEmbeddings); others 0.
 
     Sinusoidal: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and
@@ -509,9 +509,9 @@ def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
     """
     p = spec.positional
     if p == "learned":
-        rows = S.L + spec.position_offset
+        rows = S.L_max + spec.position_offset
         note = "one learned vector per position" + (
-            f" (L + {spec.position_offset} rows: the implementation offsets positions by {spec.position_offset})"
+            f" (L_max + {spec.position_offset} rows: the implementation offsets positions by {spec.position_offset})"
             if spec.position_offset
             else ""
         )

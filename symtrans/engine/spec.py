@@ -47,7 +47,7 @@ MODEL_SIZES = (
     "N_enc",
     "N_dec",
     "V",
-    "L",
+    "L_max",
     "E",
     "k",
     "E_emb",
@@ -55,7 +55,7 @@ MODEL_SIZES = (
     "w",
 )
 # Sizes that describe a workload; a Spec may carry them as defaults.
-WORKLOAD_SIZES = ("B", "L_src", "L_tgt", "L_pre", "T_gen", "D")
+WORKLOAD_SIZES = ("B", "L", "L_src", "L_tgt", "L_pre", "T_gen", "D")
 
 
 @dataclass(frozen=True)
@@ -320,8 +320,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
                     f"{name} applies to mixture-of-experts models, and this one has no experts: "
                     f"give E and k as well, or drop {name}"
                 )
-    if spec.positional == "learned" and "L" not in v:
-        raise ValueError("learned positions need L (maximum positions)")
+    if spec.positional == "learned" and "L_max" not in v:
+        raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":

@@ -35,7 +35,13 @@ _LEGEND = [
     SymbolInfo("N_enc", r"N_{\mathrm{enc}}", "encoder layers", "layers"),
     SymbolInfo("N_dec", r"N_{\mathrm{dec}}", "decoder layers", "layers"),
     SymbolInfo("V", "V", "vocabulary size", "tokens"),
-    SymbolInfo("L", "L", "sequence length (maximum positions for learned positions)", "tokens"),
+    SymbolInfo("L", "L", "sequence length: tokens per sequence in the workload", "tokens"),
+    SymbolInfo(
+        "L_max",
+        r"L_{\mathrm{max}}",
+        "maximum positions: rows of a learned position table (max_position_embeddings)",
+        "tokens",
+    ),
     SymbolInfo("L_src", r"L_{\mathrm{src}}", "source (encoder) sequence length", "tokens"),
     SymbolInfo("L_tgt", r"L_{\mathrm{tgt}}", "target (decoder) sequence length", "tokens"),
     SymbolInfo("B", "B", "batch size", "sequences"),
@@ -67,6 +73,7 @@ N_enc = SYMBOLS["N_enc"]
 N_dec = SYMBOLS["N_dec"]
 V = SYMBOLS["V"]
 L = SYMBOLS["L"]
+L_max = SYMBOLS["L_max"]
 L_src = SYMBOLS["L_src"]
 L_tgt = SYMBOLS["L_tgt"]
 B = SYMBOLS["B"]

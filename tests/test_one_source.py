@@ -1,0 +1,93 @@
+"""One home for each fact (issue 10): the position table is not the workload length, a
+changed model is named so, fp32 weights are their own master copy.
+
+Expected values: the parameter counts are transformers' (LlamaForCausalLM on the meta
+device, cross-checked in test_crosscheck_hf); byte figures are that count times the bytes
+per parameter written out below; documented contexts are cited where they are used.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from symtrans.cli.main import main
+
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
+LLAMA_2_7B = 6_738_415_616  # LlamaForCausalLM(Llama-2-7b-hf config) on meta
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_qwen2_inference_memory_uses_the_documented_context_not_the_position_limit(capsys):
+    r = run_json(capsys, "memory", "qwen2-0.5b", "--inference")
+    # Qwen2 technical report, Table 1: Qwen2-0.5B has a 32,768-token context;
+    # max_position_embeddings (131,072) is not a workload.
+    assert r["seq_len"] == 32_768 and "Qwen2 technical report" in r["seq_len_source"]
+    assert r["total_bytes"] < 10 * 10**9
+    # KV cache: 24 layers x (K and V) x 2 KV heads x 64 wide x 2 bytes = 12,288 bytes per token.
+    assert r["kv_cache_bytes"] == 24 * 2 * 2 * 64 * 2 * 32_768
+    # Fused attention (the default) stores no B x h x L x L scores; eager attention does:
+    # 14 heads x 32,768^2 scores x 2 bytes (bf16) and their softmax output x 2 bytes more.
+    eager = run_json(capsys, "memory", "qwen2-0.5b", "--inference", "--eager-attention")
+    assert eager["activations_bytes"] - r["activations_bytes"] >= 14 * 32_768**2 * 2
+
+
+def test_the_text_header_names_the_length_and_its_source(capsys):
+    assert main(["memory", "qwen2-0.5b", "--inference"]) == 0
+    out = capsys.readouterr().out
+    assert "L=32768" in out.splitlines()[0] and "L = 32,768: Qwen2 technical report" in out
+    assert main(["flops", "gpt2"]) == 0
+    assert "L = 1,024: the documented training context of gpt2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["gpt2", "bert-base", "llama-2-7b", "t5-small", "mixtral-8x7b", "opt-125m"])
+def test_parameter_counts_never_depend_on_the_workload_length(capsys, name):
+    totals = {run_json(capsys, "params", name, "--set", f"L={n}")["total"] for n in (1, 77, 1024, 100_000)}
+    assert len(totals) == 1
+
+
+def test_a_length_past_the_learned_position_table_warns(capsys):
+    assert main(["flops", "gpt2", "--seq-len", "4096"]) == 0
+    err = capsys.readouterr().err
+    assert "exceeds the learned position table's L_max = 1,024 rows" in err
+    assert main(["flops", "llama-2-7b", "--seq-len", "8192"]) == 0  # rotary: no table, no warning
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_config_of_a_preset_model_gets_the_preset_context(capsys):
+    a = run_json(capsys, "flops", "llama-2-7b")
+    b = run_json(capsys, "flops", str(CONFIGS / "llama-2-7b.json"))
+    assert a["seq_len"] == b["seq_len"] == 4096 and a["total"] == b["total"]
+
+
+def test_fp32_weights_have_no_master_copy(capsys):
+    r = run_json(capsys, "memory", "llama-2-7b", "--dtype", "fp32")
+    # fp32 weights 4 + fp32 gradients 4 + Adam's m and v 8 = 16 bytes per parameter.
+    assert r["weights_bytes"] + r["gradients_bytes"] + r["optimizer_bytes"] == 16 * LLAMA_2_7B == 107_814_649_856
+    assert r["optimizer_bytes_per_parameter"] == 8
+    # bf16 weights keep an fp32 master copy: 2 + 2 + (4 + 8) = 16 as well, split differently (ZeRO §3.1, K = 12).
+    r = run_json(capsys, "memory", "llama-2-7b")
+    assert r["optimizer_bytes"] == 12 * LLAMA_2_7B and r["optimizer_bytes_per_parameter"] == 12
+
+
+def test_a_modified_preset_drops_its_published_figure(capsys):
+    r = run_json(capsys, "params", "mixtral-8x7b", "--set", "E=4", "--set", "k=1")
+    assert r["published"] is None and r["source"] is None
+    assert r["modified_from"] == "mixtral-8x7b" and r["changes"] == ["E=4", "k=1"]
+    assert r["model"] == "mixtral-8x7b, modified (E=4, k=1)"
+    assert not any("47B" in n or "2 of 8" in n for n in r["notes"])
+    # Written out: 32 layers x (4 experts x 3 x 4096 x 14336 + router 4096 x 4 + attention
+    # 2 x 4096^2 + 2 x 4096 x 1024 + 2 norms x 4096) + embeddings and head 2 x 32000 x 4096 + 4096.
+    layer = 4 * 3 * 4096 * 14336 + 4096 * 4 + 2 * 4096**2 + 2 * 4096 * 1024 + 2 * 4096
+    assert r["total"] == 32 * layer + 2 * 32000 * 4096 + 4096 == 24_153_690_112
+    assert main(["params", "gpt2", "--set", "bias=false"]) == 0
+    out = capsys.readouterr().out
+    assert "gpt2, modified (bias=false)" in out and "published" not in out
+    # A workload setting changes no model: the published figure stays.
+    assert run_json(capsys, "params", "gpt2", "--set", "L=2048")["published"] == "117M"
