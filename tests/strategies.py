@@ -16,7 +16,12 @@ def specs(draw, family=None, moe=None):
     explicit_dk = draw(st.booleans())
     d_model = h * d_k if not explicit_dk else draw(st.integers(1, 128))
     sizes = dict(
-        d_model=d_model, d_ff=draw(st.integers(1, 256)), h=h, V=draw(st.integers(1, 1000)), L_max=draw(st.integers(1, 512)), L=draw(st.integers(1, 512))
+        d_model=d_model,
+        d_ff=draw(st.integers(1, 256)),
+        h=h,
+        V=draw(st.integers(1, 1000)),
+        L_max=draw(st.integers(1, 512)),
+        L=draw(st.integers(1, 512)),
     )
     if explicit_dk:
         sizes["d_k"] = d_k

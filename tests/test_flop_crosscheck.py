@@ -98,7 +98,9 @@ def test_llama_with_grouped_query_attention():
         attn_implementation="eager",
     )
     model = _meta(transformers.LlamaForCausalLM, cfg)
-    spec = presets.get("llama-2-70b").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, L_max=64, L=64))
+    spec = presets.get("llama-2-70b").spec.replace(
+        sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, L_max=64, L=64)
+    )
     fwd = _count(model, _ids())
     train = _count(model, _ids(), lambda o: o.logits.sum())
     assert fwd == _engine(spec, "forward")

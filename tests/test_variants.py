@@ -220,7 +220,9 @@ def test_mistral_window_flops_and_kv_cache_at_32k():
 def test_global_tokens_add_their_rows_and_columns():
     # Longformer (HF LongformerSelfAttention): the band for every query, plus g global keys for
     # every query and g global queries over every key: band + 2*g*L pairs.
-    spec = Spec(family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L_max=12, L=12, w=4), global_tokens=2)
+    spec = Spec(
+        family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L_max=12, L=12, w=4), global_tokens=2
+    )
     att = build(spec).find("self-attention")
     qk = [s for s in att.steps if s.label == "Q K^T"][0]
     band = brute_bidirectional(12, 4)

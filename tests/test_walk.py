@@ -112,7 +112,11 @@ def test_shapes_of_a_gqa_layer():
 
 # -- the 6-wide worked example (article 004) -------------------------------------------------------
 
-TOY = Spec(family="encoder-decoder", sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N=1, V=23, L_max=7, L=7), positional="sinusoidal")
+TOY = Spec(
+    family="encoder-decoder",
+    sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N=1, V=23, L_max=7, L=7),
+    positional="sinusoidal",
+)
 
 
 def test_the_six_wide_example_shapes_and_flops():
