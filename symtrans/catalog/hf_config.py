@@ -448,6 +448,29 @@ def parse_json(text: str) -> dict[str, Any]:
     return cfg
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(cfg: Any) -> None:
+    """JSON's ``\\ud800`` escapes can spell half a UTF-16 pair, which is no character:
+    refuse it, naming the key (shown escaped), before it reaches a message or an output.
+
+    Raises:
+        ConfigError: naming the key whose name or string value holds a lone surrogate.
+    """
+    stack: list[tuple[str, Any]] = [("", cfg)]
+    while stack:
+        where, v = stack.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            name = f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and _SURROGATE.search(k):
+                raise ConfigError(f"key {ascii(name)} holds a lone surrogate, which is not a character")
+            if isinstance(x, str) and _SURROGATE.search(x):
+                raise ConfigError(f"the value of key {ascii(name)} holds a lone surrogate, which is not a character")
+            stack.append((name, x))
+
+
 def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
     """Read a Hugging Face ``config.json`` (or a directory holding one).
 
@@ -460,31 +483,18 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         ValueError: one sentence starting with the path: unreadable file, invalid JSON,
             unsupported model_type, a bad or contradictory value (naming the key).
     """
+    from symtrans.base.inputs import InputError, read_text
+
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(f"{path}: the file is {size} bytes, too large for a config.json (limit {MAX_BYTES})")
-        with open(p, "rb") as f:  # bounded: a device such as /dev/zero reports size 0
-            raw = f.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            raise ConfigError(f"{path}: more than {MAX_BYTES} bytes, too large for a config.json")
-    except ConfigError:
-        raise
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: is not UTF-8 text, so not a config.json") from None
+    try:  # a regular file of at most MAX_BYTES, UTF-8 or UTF-16 (base/inputs.py)
+        text = read_text(p, "a config.json", MAX_BYTES)
+    except InputError as e:
+        raise ConfigError(str(e)) from None
     try:
         cfg = parse_json(text)
+        _refuse_lone_surrogates(cfg)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
     name = p.stem
