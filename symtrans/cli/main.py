@@ -123,6 +123,21 @@ def _cmd_presets(args) -> int:
     return 0
 
 
+def _cmd_model_types(args) -> int:
+    """The config.json model types symtrans reads (hf_config.CLASSES, the one table)."""
+    from symtrans.catalog.hf_config import CLASSES
+
+    if args.format == "json":
+        out = [{"model_type": mt, "counted_as": model, "config_class": cls} for mt, (cls, model) in CLASSES.items()]
+        _emit(args, json.dumps(out, indent=2))
+        return 0
+    width = max(len(mt) for mt in CLASSES)
+    lines = [f"{mt:<{width}}  {model} (defaults from {cls}, transformers 5.x)" for mt, (cls, model) in CLASSES.items()]
+    lines.append(f"{len(CLASSES)} model types; 'symtrans params path/to/config.json' reads any of them")
+    _emit(args, "\n".join(lines))
+    return 0
+
+
 # ---------------------------------------------------------------------------------
 # params
 
@@ -532,6 +547,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH")
     p.set_defaults(func=_cmd_presets)
+
+    p = sub.add_parser("model-types", help="list the config.json model types symtrans reads")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", metavar="PATH")
+    p.set_defaults(func=_cmd_model_types)
 
     p = sub.add_parser("params", help="exact parameter count and closed form")
     _common(p, ("text", "json", "markdown", "latex"), "text")
