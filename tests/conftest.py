@@ -6,12 +6,63 @@ for each ``model_type`` is written out here, independently of ``symtrans.catalog
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
+# Hypothesis profiles.  "ci" (CI=true, as .ci/run runs): at least 50 examples a test, drawn
+# afresh each run (derandomize off), so CI keeps exploring; "dev" otherwise: few examples,
+# for quick local runs.  A test's own @settings(max_examples=...) still wins.
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # the oracle check below reports it when oracles are required
+    settings = None
+else:
+    settings.register_profile(
+        "ci",
+        max_examples=50,
+        derandomize=False,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    settings.register_profile("dev", max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true") else "dev")
+
+# The reference implementations the cross-checks compare with.  With SYMTRANS_REQUIRE_ORACLES=1
+# (.ci/run sets it) a missing one fails the run instead of skipping those tests silently.
+ORACLES = ("torch", "transformers", "hypothesis", "peft")
+REQUIRE_ORACLES = os.environ.get("SYMTRANS_REQUIRE_ORACLES") == "1"
+
+
+def pytest_configure(config) -> None:
+    if not REQUIRE_ORACLES:
+        return
+    for name in ORACLES:
+        try:
+            importlib.import_module(name)
+        except Exception as e:  # any failure to import: the oracle is unusable
+            raise pytest.UsageError(
+                f"SYMTRANS_REQUIRE_ORACLES=1 but {name} cannot be imported ({type(e).__name__}: {e})"
+            ) from None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With SYMTRANS_REQUIRE_ORACLES=1, an importorskip of an oracle fails the test."""
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_ORACLES and report.skipped and call.excinfo is not None:
+        text = str(call.excinfo.value)
+        if any(f"could not import '{name}'" in text for name in ORACLES):
+            report.outcome = "failed"
+            report.longrepr = f"SYMTRANS_REQUIRE_ORACLES=1: {text}"
+
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG_DIR = FIXTURES / "configs"

@@ -315,7 +315,7 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
     [
         (["--grid", "d_model=1,2", "--csv", "x.csv"], "not both"),
         ([], "--grid"),
-        (["--csv", "/nonexistent/configs.csv"], "cannot read"),
+        (["--csv", "/nonexistent/configs.csv"], "/nonexistent/configs.csv: no such file"),
         (["--grid", "N=1", "--keep", "d_ff=eval(1)"], "only numbers"),  # hostile text: safe_parse must refuse it
         (["--grid", "N=1", "--quantity", "speed"], "unknown quantity"),
     ],

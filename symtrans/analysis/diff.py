@@ -192,10 +192,12 @@ class DiffResult:
         return "\n".join(lines)
 
     def markdown(self) -> str:
-        """A Markdown table of the terms and the differing Steps."""
+        """A Markdown table of the terms and the differing Steps (labels escaped: they are user text)."""
+        from symtrans.base.escape import markdown_escape as md
+
         g = _fmt_value
         out = [
-            f"**{self.b.label}** − **{self.a.label}** ({self.quantity}): {g(self.b_total)} − {g(self.a_total)} "
+            f"**{md(self.b.label)}** − **{md(self.a.label)}** ({self.quantity}): {g(self.b_total)} − {g(self.a_total)} "
             f"= **{g(self.delta)}** {self.unit}",
             "",
             f"Symbolic difference at equal sizes: ${sp.latex(self.symbolic)}$",
@@ -207,12 +209,12 @@ class DiffResult:
                 "",
             ]
         out += ["| term | B − A | closed form |", "|---|---:|---|"]
-        out += [f"| {c} | {g(v)} | ${sp.latex(e)}$ |" for c, v, e in self.by_category()]
+        out += [f"| {md(c)} | {g(v)} | ${sp.latex(e)}$ |" for c, v, e in self.by_category()]
         out += ["", "| component | step | A | B | B − A |", "|---|---|---|---|---:|"]
         for r in self.rows:
             a = "—" if r.a_expr is None else f"${sp.latex(r.a_expr)}$"
             b = "—" if r.b_expr is None else f"${sp.latex(r.b_expr)}$"
-            out.append(f"| {' / '.join(r.path[1:])} | {r.label} | {a} | {b} | {g(r.delta)} |")
+            out.append(f"| {md(' / '.join(r.path[1:]))} | {md(r.label)} | {a} | {b} | {g(r.delta)} |")
         return "\n".join(out)
 
     _repr_markdown_ = markdown

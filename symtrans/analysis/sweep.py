@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INT64_SAFE = 2**62
 MAX_ROWS = 20_000_000
+# A CSV of configurations: a few bytes a value, so 64 MiB holds millions of rows.
+MAX_CSV_BYTES = 64 * 2**20
 CHUNK = 65_536
 
 
@@ -316,7 +318,7 @@ def read_csv(text: str) -> dict[str, "np.ndarray"]:
     """
     from symtrans.base.numbers import parse_int
 
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))  # a byte-order mark is no column name
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
@@ -344,6 +346,23 @@ def read_csv(text: str) -> dict[str, "np.ndarray"]:
     if len(cols[0]) > MAX_ROWS:
         raise ValueError(f"the CSV file has more than {MAX_ROWS:,} configurations")
     return {h: _column(c) for h, c in zip(header, cols)}
+
+
+def read_csv_file(path: str) -> dict[str, "np.ndarray"]:
+    """``read_csv`` of the file ``path``: a regular file of at most ``MAX_CSV_BYTES``, in
+    UTF-8 (with or without a byte-order mark) or UTF-16 with one (``base.inputs``).
+
+    Raises:
+        ValueError: the reader's one sentence naming the file, or ``read_csv``'s, prefixed
+            with the file name.
+    """
+    from symtrans.base.inputs import read_text
+
+    text = read_text(path, "a CSV file", MAX_CSV_BYTES)
+    try:
+        return read_csv(text)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
 # ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["Math", "latex_escape", "markdown_escape"]
+__all__ = ["Math", "latex_escape", "markdown_escape", "terminal_escape"]
 
 
 class Math(str):
@@ -225,3 +225,29 @@ def markdown_escape(text: object) -> str:
     s = _MD_SPECIAL.sub(r"\\\1", s)
     s = _MD_WORD_EDGE_UNDERSCORE.sub(r"\\_", s)
     return s
+
+
+# Characters a terminal acts on rather than prints: C0 and C1 controls and DEL (ESC starts
+# colour and cursor sequences), lone surrogates (no character: they cannot even be
+# encoded) and the bidirectional embeddings, overrides and isolates (they reorder what
+# follows on the line).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(m: re.Match) -> str:
+    o = ord(m.group())
+    return "\\x%02x" % o if o < 0x100 else "\\u%04x" % o
+
+
+def terminal_escape(text: object, keep: str = "") -> str:
+    """``text`` with every character a terminal would act on shown as a Python-style
+    escape (ESC becomes ``\\x1b``, a lone surrogate ``\\ud800``); characters in ``keep``
+    (e.g. ``"\\n\\t"`` for multi-line output) stay as they are.
+
+    For messages and plain-text output that name paths, keys or model names the user
+    chose: they reach the terminal as text, never as control sequences.
+    """
+    s = str(text)
+    if not keep:
+        return _TERMINAL_UNSAFE.sub(_escaped, s)
+    return _TERMINAL_UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escaped(m), s)

@@ -28,13 +28,17 @@ library by ``tests/test_crosscheck_hf.py``), and a note says so
 ("key X missing: used the transformers default Y (Class)").  The defaults that are
 derived rather than constant:
 
-* ``num_key_value_heads`` None -> ``num_attention_heads`` (LlamaConfig, Qwen2Config,
-  Qwen3Config); MistralConfig and MixtralConfig default to 8.
+* ``num_key_value_heads`` missing: None -> ``num_attention_heads`` (LlamaConfig), 32
+  (Qwen2Config, Qwen3Config), 8 (MistralConfig, MixtralConfig); null -> ``num_attention_heads``
+  for Llama and Qwen2/Qwen3, whose field may be null (the others' strict int field refuses it).
 * ``head_dim`` None -> ``hidden_size // num_attention_heads`` (LlamaConfig,
   MistralConfig, MixtralConfig; Qwen2Config has no such field but Qwen2Attention reads
   one when the file gives it); Qwen3Config defaults to 128, GemmaConfig to 256.
 * GPT2Config ``n_inner`` None -> ``4 * n_embd``; T5Config ``num_decoder_layers`` None
-  -> ``num_layers``; OPTConfig ``word_embed_proj_dim`` None -> ``hidden_size``.
+  -> ``num_layers`` as given under that name (the alias ``num_hidden_layers`` is applied
+  after T5Config derives it, so a file giving only ``num_hidden_layers`` gets the class
+  default of 6 decoder layers); OPTConfig ``word_embed_proj_dim`` None -> ``hidden_size``.
+* T5Config ``is_gated_act`` in the file wins over the one derived from ``feed_forward_proj``.
 * ``tie_word_embeddings``: False for Llama, Mistral, Mixtral, Qwen2 and Qwen3; True for
   GPT-2, Gemma, T5, BART and OPT (BERT/RoBERTa base models have no head to tie).
 * T5Config ``feed_forward_proj`` "relu" (two maps); "gated-ACT" is a gated FFN
@@ -57,8 +61,16 @@ strings and null are rejected, as transformers 5.x's strict config classes do); 
 are JSON booleans.  Every failure is a ``ValueError`` with one sentence that names the
 field; the command line prints it and exits with status 2.
 
-Parts of a config that change no parameter (rotary settings, sliding windows, dropout,
-activation names, ``scale_embedding``) are ignored.  Parts the engine cannot count
+Parts of a config that change no parameter are listed per type, with the reason, in
+``NO_PARAM_EFFECT`` (``tests/test_model_types.py`` changes every key of every config class
+and checks that table).  Sliding windows change no parameter but the workload: Mistral's and
+Mixtral's ``sliding_window``, and Qwen2/Qwen3's when ``use_sliding_window`` puts it on every
+layer (``layer_types`` / ``max_window_layers``), become the Spec's window ``w``, as in the
+``mistral-7b`` preset (a stack with some windowed and some full layers is refused).
+``pad_token_id`` must be a row of the token embedding where the model uses it as
+``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
+only when it is a near miss of a key that changes the count and is no real key of any
+supported class (``REAL_KEYS``); otherwise a note says it was ignored.  Parts the engine cannot count
 (ALBERT layer groups other than one shared layer or none shared, OPT's
 ``word_embed_proj_dim`` projections, BART with different encoder and decoder widths,
 cross-attention added to BERT/GPT-2) raise a
@@ -75,28 +87,15 @@ from typing import Any
 
 from symtrans.engine.spec import Spec
 
-SUPPORTED = (
-    "bert",
-    "roberta",
-    "albert",
-    "gpt2",
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen3",
-    "gemma",
-    "t5",
-    "bart",
-    "opt",
-)
-
 # Largest size accepted: beyond 2**53 a value is not a real model (and not exact in a float).
 MAX_SIZE = 2**53
 # A config.json is a few kB; refuse to read anything absurdly large.
 MAX_BYTES = 10 * 2**20
 
-# (config class, model class counted) per model_type, transformers 5.x.
+# The table of supported model types: (config class, model class counted) per model_type,
+# transformers 5.x.  Everything else keyed by model_type (DEFAULTS, CONFIG_KEYS, the readers
+# in _FAMILIES) must have exactly these keys; SUPPORTED, the refusal message and the
+# ``symtrans model-types`` listing read this table.
 CLASSES: dict[str, tuple[str, str]] = {
     "bert": ("BertConfig", "BertModel"),
     "roberta": ("RobertaConfig", "RobertaModel"),
@@ -112,6 +111,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "bart": ("BartConfig", "BartForConditionalGeneration"),
     "opt": ("OPTConfig", "OPTForCausalLM"),
 }
+SUPPORTED = tuple(CLASSES)
 
 _BERT = {
     "vocab_size": 30522,
@@ -173,6 +173,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "num_key_value_heads": 8,
         "head_dim": None,
         "max_position_embeddings": 4096 * 32,
+        "sliding_window": 4096,
     },
     "mixtral": {
         **_DECODER,
@@ -182,6 +183,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_position_embeddings": 4096 * 32,
         "num_local_experts": 8,
         "num_experts_per_tok": 2,
+        "sliding_window": None,
     },
     "qwen2": {
         **_DECODER,
@@ -365,6 +367,135 @@ COMMON_KEYS = frozenset(
 """.split()
 )
 
+# Keys of the config classes that change no parameter of the model counted, each with its
+# reason.  tests/test_model_types.py changes every key of every config class in turn and
+# requires that symtrans's count and transformers' move identically, or that neither moves
+# and the key is listed here.  "*" holds PretrainedConfig's own fields (every type has them).
+# Keys that shape the workload rather than the weights (sliding windows, layer types) are
+# listed too: they change FLOPs and the KV cache, and the readers below carry them into the
+# Spec as the window size ``w``.
+_WHY = {
+    "meta": "bookkeeping of the config (architectures, labels, dtype, version, output switches)",
+    "dropout": "a dropout or layer-drop probability: training noise, no weights",
+    "init": "the initialisation scale: weight values, not shapes",
+    "eps": "a norm's epsilon: a constant, not a weight",
+    "act": "an activation function: no weights",
+    "token": "a special token id: which row, not how many rows (a padding_idx must lie inside the vocabulary)",
+    "cache": "a generation or KV-cache switch, or an extra output of the forward pass",
+    "rope": "rotary settings: fixed frequencies held in buffers, no weights",
+    "scale": "a constant scale factor in the forward pass (scores, embeddings or outputs), no weights",
+    "mask": "the attention mask (causal or bidirectional): no weights",
+    "window": "the attention pattern (sliding window, layer types): FLOPs and KV cache, not weights; read as w",
+    "no head": "the model counted has no task head and no LM head to tie or summarise",
+    "loss": "a training-loss setting (router auxiliary loss, router noise)",
+    "tp": "tensor-parallel slicing of the same matrices at training time",
+    "buckets": "the largest bucketed distance: bucket boundaries, not the number of buckets",
+    "positions": "the longest sequence: rotary positions have no table, so no weights (read as L)",
+}
+
+
+def _no_effect(**groups: str) -> dict[str, str]:
+    return {key: _WHY[why] for why, keys in groups.items() for key in keys.split()}
+
+
+_DECODER_NO_EFFECT = dict(
+    positions="max_position_embeddings",
+    dropout="attention_dropout",
+    token="bos_token_id eos_token_id pad_token_id",
+    act="hidden_act",
+    init="initializer_range",
+    eps="rms_norm_eps",
+    rope="rope_parameters",
+    cache="use_cache",
+)
+_BERT_NO_EFFECT = dict(
+    dropout="attention_probs_dropout_prob hidden_dropout_prob classifier_dropout",
+    act="hidden_act",
+    init="initializer_range",
+    eps="layer_norm_eps",
+    token="bos_token_id eos_token_id pad_token_id",
+    cache="use_cache",
+    mask="is_decoder",
+)
+_QWEN_WINDOW = "sliding_window use_sliding_window max_window_layers layer_types"
+
+NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
+    "*": _no_effect(
+        meta="architectures chunk_size_feed_forward dtype id2label is_encoder_decoder label2id "
+        "output_hidden_states problem_type return_dict transformers_version"
+    ),
+    "bert": _no_effect(**_BERT_NO_EFFECT, **{"no head": "tie_word_embeddings"}),
+    "roberta": _no_effect(**_BERT_NO_EFFECT, **{"no head": "tie_word_embeddings"}),
+    "albert": _no_effect(
+        dropout="attention_probs_dropout_prob hidden_dropout_prob classifier_dropout_prob",
+        act="hidden_act",
+        init="initializer_range",
+        eps="layer_norm_eps",
+        token="bos_token_id eos_token_id pad_token_id",
+        **{"no head": "tie_word_embeddings"},
+    ),
+    "gpt2": _no_effect(
+        act="activation_function",
+        dropout="attn_pdrop embd_pdrop resid_pdrop summary_first_dropout",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        scale="reorder_and_upcast_attn scale_attn_by_inverse_layer_idx scale_attn_weights",
+        cache="use_cache",
+        **{"no head": "summary_activation summary_proj_to_labels summary_type summary_use_proj"},
+    ),
+    "llama": _no_effect(**_DECODER_NO_EFFECT, tp="pretraining_tp"),
+    "mistral": _no_effect(**_DECODER_NO_EFFECT, window="sliding_window"),
+    "mixtral": _no_effect(
+        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        window="sliding_window",
+        loss="router_aux_loss_coef router_jitter_noise",
+    ),
+    "qwen2": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
+    "qwen3": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
+    "gemma": _no_effect(**_DECODER_NO_EFFECT, mask="use_bidirectional_attention"),
+    "t5": _no_effect(
+        dropout="classifier_dropout dropout_rate",
+        token="eos_token_id pad_token_id",
+        init="initializer_factor",
+        eps="layer_norm_epsilon",
+        act="dense_act_fn",
+        buckets="relative_attention_max_distance",
+        scale="scale_decoder_outputs",
+        cache="use_cache",
+        mask="is_decoder",
+    ),
+    "bart": _no_effect(
+        dropout="activation_dropout attention_dropout classifier_dropout decoder_layerdrop dropout encoder_layerdrop",
+        act="activation_function",
+        token="bos_token_id decoder_start_token_id eos_token_id forced_eos_token_id pad_token_id",
+        init="init_std",
+        scale="scale_embedding",
+        cache="use_cache",
+        mask="is_decoder",
+    ),
+    "opt": _no_effect(
+        act="activation_function",
+        dropout="attention_dropout dropout layerdrop",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="init_std",
+        cache="use_cache",
+    ),
+}
+
+# Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
+# has: such a key is never taken for a typo, whichever model_type it appears in.
+REAL_KEYS = frozenset().union(*CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values())
+
+
+def param_keys(model_type: str) -> frozenset[str]:
+    """The keys of ``model_type``'s config class (and their aliases) that change its
+    parameter count: CONFIG_KEYS and the keys symtrans reads, less NO_PARAM_EFFECT."""
+    quiet = set(NO_PARAM_EFFECT["*"]) | set(NO_PARAM_EFFECT[model_type])
+    keys = CONFIG_KEYS[model_type] | frozenset(DEFAULTS[model_type]) | frozenset(ALIASES.get(model_type, {}))
+    return frozenset(k for k in keys if k not in quiet)
+
+
 # Unknown keys at least this similar to a known one (difflib ratio, 0..1) are taken as
 # typos: num_key_value_head / num_key_value_heads is 0.97, intermediate_sise 0.94, while
 # distinct real keys such as rope_theta / rope_parameters (0.56) stay well below.
@@ -449,6 +580,29 @@ def parse_json(text: str) -> dict[str, Any]:
     return cfg
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(cfg: Any) -> None:
+    """JSON's ``\\ud800`` escapes can spell half a UTF-16 pair, which is no character:
+    refuse it, naming the key (shown escaped), before it reaches a message or an output.
+
+    Raises:
+        ConfigError: naming the key whose name or string value holds a lone surrogate.
+    """
+    stack: list[tuple[str, Any]] = [("", cfg)]
+    while stack:
+        where, v = stack.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            name = f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and _SURROGATE.search(k):
+                raise ConfigError(f"key {ascii(name)} holds a lone surrogate, which is not a character")
+            if isinstance(x, str) and _SURROGATE.search(x):
+                raise ConfigError(f"the value of key {ascii(name)} holds a lone surrogate, which is not a character")
+            stack.append((name, x))
+
+
 def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
     """Read a Hugging Face ``config.json`` (or a directory holding one).
 
@@ -461,31 +615,18 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         ValueError: one sentence starting with the path: unreadable file, invalid JSON,
             unsupported model_type, a bad or contradictory value (naming the key).
     """
+    from symtrans.base.inputs import InputError, read_text
+
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(f"{path}: the file is {size} bytes, too large for a config.json (limit {MAX_BYTES})")
-        with open(p, "rb") as f:  # bounded: a device such as /dev/zero reports size 0
-            raw = f.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            raise ConfigError(f"{path}: more than {MAX_BYTES} bytes, too large for a config.json")
-    except ConfigError:
-        raise
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: is not UTF-8 text, so not a config.json") from None
+    try:  # a regular file of at most MAX_BYTES, UTF-8 or UTF-16 (base/inputs.py)
+        text = read_text(p, "a config.json", MAX_BYTES)
+    except InputError as e:
+        raise ConfigError(str(e)) from None
     try:
         cfg = parse_json(text)
+        _refuse_lone_surrogates(cfg)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
     name = p.stem
@@ -613,11 +754,19 @@ def check_size(key: str, v: Any, zero_ok: bool = False) -> int:
     return v
 
 
+# Config classes whose num_key_value_heads may be null (``int | None``): null means
+# num_attention_heads (their __post_init__).  The others' strict int field refuses null.
+_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3")
+
+
 def _heads(r: _Reader, h: int, h_key: str = "num_attention_heads") -> int:
-    """num_key_value_heads, checked against h (None -> h where the config class says so)."""
+    """num_key_value_heads, checked against h (null -> h where the config class says so)."""
     d = r.defaults["num_key_value_heads"]
-    if d is None:
-        h_kv = r.size("num_key_value_heads", h, f"{h_key} = {h}", nullable=True)
+    if r.mt in _KV_HEADS_NULLABLE:
+        if d is None or ("num_key_value_heads" in r.cfg and r.cfg["num_key_value_heads"] is None):
+            h_kv = r.size("num_key_value_heads", h, f"{h_key} = {h}", nullable=True)
+        else:
+            h_kv = r.size("num_key_value_heads")
     else:
         h_kv = r.size("num_key_value_heads")
     if h_kv > h:
@@ -625,6 +774,43 @@ def _heads(r: _Reader, h: int, h_key: str = "num_attention_heads") -> int:
     if h % h_kv:
         raise ConfigError(f"{h_key} ({h}) is not a multiple of num_key_value_heads ({h_kv})")
     return h_kv
+
+
+# pad_token_id class defaults of the types whose token embedding is an nn.Embedding with
+# padding_idx = pad_token_id (every supported type but GPT-2 and T5, whose embeddings have
+# no padding_idx).  torch requires -vocab_size <= padding_idx < vocab_size.
+_PAD_DEFAULTS: dict[str, int | None] = {
+    "bert": 0,
+    "roberta": 1,
+    "albert": 0,
+    "llama": None,
+    "mistral": None,
+    "mixtral": None,
+    "qwen2": None,
+    "qwen3": None,
+    "gemma": 0,
+    "bart": 1,
+    "opt": 1,
+}
+
+
+def _check_padding_idx(r: _Reader) -> None:
+    """pad_token_id must index a row of the token embedding, as nn.Embedding requires."""
+    if r.mt not in _PAD_DEFAULTS:
+        return
+    pad = r.cfg["pad_token_id"] if "pad_token_id" in r.cfg else _PAD_DEFAULTS[r.mt]
+    if pad is None:
+        return
+    if isinstance(pad, bool) or not isinstance(pad, int):
+        raise ConfigError(f"pad_token_id must be an integer or null, not {_show(pad)}")
+    key = r._lookup("vocab_size")[0] or "vocab_size"
+    vocab = r.size("vocab_size")
+    if not -vocab <= pad < vocab:
+        given = "" if "pad_token_id" in r.cfg else f", the {r.cls} default"
+        raise ConfigError(
+            f"pad_token_id ({pad}{given}) is not a row of the {vocab}-row token embedding ({key}): "
+            f"{r.model} uses it as the embedding's padding_idx, which must be below {key}"
+        )
 
 
 def _check_divides(hidden_key: str, hidden: int, heads_key: str, heads: int, model: str) -> None:
@@ -764,6 +950,8 @@ def _llama_like(r: _Reader) -> Spec:
     )
     if h_kv != h:
         sizes["h_kv"] = h_kv
+    if mt == "llama" and d % h:  # LlamaConfig.validate_architecture, head_dim given or not
+        raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which LlamaConfig requires")
     if mt in ("qwen3", "gemma"):
         sizes["d_k"] = r.size("head_dim")  # an explicit class default (128 / 256)
     elif r.given("head_dim"):
@@ -810,6 +998,9 @@ def _llama_like(r: _Reader) -> Spec:
         sizes.update(E=E, k=k)
     if mt == "qwen3":
         opts["qk_norm"] = True
+    w = _window(r, sizes["N"])
+    if w is not None:
+        sizes["w"] = w
     return Spec(
         family="decoder-only",
         sizes=sizes,
@@ -824,11 +1015,78 @@ def _llama_like(r: _Reader) -> Spec:
     )
 
 
+# Qwen2Config / Qwen3Config defaults of sliding_window and max_window_layers (fields whose
+# instance value differs: __post_init__ nulls sliding_window unless use_sliding_window).
+_QWEN_WINDOW_DEFAULT = 4096
+_QWEN_MAX_WINDOW_LAYERS = 28
+
+
+def _window(r: _Reader, n_layers: int) -> int | None:
+    """The sliding window every layer uses (the Spec's workload size ``w``), or None.
+
+    MistralConfig and MixtralConfig: ``sliding_window`` (null: none) on every layer.
+    Qwen2Config and Qwen3Config: ``sliding_window`` only with ``use_sliding_window``, on the
+    layers that ``layer_types`` marks "sliding_attention" (by default the layers from
+    ``max_window_layers`` on).  The window changes FLOPs and the KV cache, never parameters.
+
+    Raises:
+        ConfigError: a malformed window key, or some layers windowed and others not
+            (symtrans has one window for the whole stack).
+    """
+    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3"):
+        return None
+    k, w = r._lookup("sliding_window")
+    if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
+        w = r.defaults["sliding_window"] if r.mt in ("mistral", "mixtral") else _QWEN_WINDOW_DEFAULT
+        if r.mt in ("mistral", "mixtral") and w is not None:
+            r._default("sliding_window", "missing", w, None)
+    if w is not None:
+        w = check_size("sliding_window", w)
+    if r.mt in ("mistral", "mixtral"):
+        if w is not None:
+            r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
+        return w
+    use = r.cfg.get("use_sliding_window", False)
+    if not isinstance(use, bool):
+        raise ConfigError(f"use_sliding_window must be true or false, not {_show(use)}")
+    if not use:
+        w = None
+    types = r.cfg.get("layer_types")
+    if types is None:
+        first = r.cfg.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS)
+        if isinstance(first, bool) or not isinstance(first, int):
+            raise ConfigError(f"max_window_layers must be an integer, not {_show(first)}")
+        types = ["sliding_attention" if w is not None and i >= first else "full_attention" for i in range(n_layers)]
+    elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
+        raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
+    elif len(types) != n_layers:
+        raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
+    sliding = sum(t == "sliding_attention" for t in types) if w is not None else 0
+    if sliding == 0:
+        return None
+    if sliding != n_layers:
+        raise ConfigError(
+            f"layer_types makes {sliding} of {n_layers} layers sliding-window ({w}) and the rest full: "
+            "symtrans has one attention window for the whole stack"
+        )
+    r.notes.append(f"sliding_window {w} on every layer (use_sliding_window, layer_types): FLOPs and KV cache")
+    return w
+
+
 def _t5(r: _Reader) -> Spec:
     d = r.size("d_model")
     h = r.size("num_heads")
     n_enc = r.size("num_layers")
-    n_dec = r.size("num_decoder_layers", n_enc, f"num_layers = {n_enc}", nullable=True)
+    # T5Config.__post_init__ sets num_decoder_layers from num_layers *before* the alias
+    # num_hidden_layers is applied: a file giving only num_hidden_layers gets the class
+    # default of 6 decoder layers.
+    if "num_layers" in r.cfg:
+        n_layers = check_size("num_layers", r.cfg["num_layers"])
+        shown = f"num_layers = {n_layers}"
+    else:
+        n_layers = r.defaults["num_layers"]
+        shown = f"num_layers' class default {n_layers} (num_hidden_layers, an alias, is applied after it)"
+    n_dec = r.size("num_decoder_layers", n_layers, shown, nullable=True)
     proj = r.text("feed_forward_proj")
     parts = proj.split("-")
     if len(parts) > 2 or (len(parts) == 2 and parts[0] != "gated") or not parts[-1]:
@@ -836,7 +1094,17 @@ def _t5(r: _Reader) -> Spec:
             f'feed_forward_proj must be "ACT" or "gated-ACT" (e.g. "relu", "gated-gelu"), not {_show(proj)}'
         )
     gated = len(parts) == 2
-    ffn = ("swiglu" if parts[1] in ("silu", "swish") else "geglu") if gated else "mlp"
+    if "is_gated_act" in r.cfg:  # applied after __post_init__ derives it: the file's value wins
+        given = r.cfg["is_gated_act"]
+        if not isinstance(given, bool):
+            raise ConfigError(f"is_gated_act must be true or false, not {_show(given)}")
+        if given != gated:
+            r.notes.append(
+                f"is_gated_act is {_show(given)}, which T5 follows over feed_forward_proj {_show(proj)}: "
+                f"{'three' if given else 'two'} maps per feed-forward network"
+            )
+        gated = given
+    ffn = ("swiglu" if parts[-1] in ("silu", "swish") else "geglu") if gated else "mlp"
     tie = r.flag("tie_word_embeddings")
     if not tie:
         r.notes.append(
@@ -1004,6 +1272,7 @@ def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
         raise ConfigError(f"model_type {_show(mt)} is not supported; supported model types: {supported}")
     r = _Reader(cfg, mt)
     unknown = unknown_keys(cfg, mt)  # typos are errors before any default hides them
+    _check_padding_idx(r)
     spec = _FAMILIES[mt](r)
     notes = [f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"]
     if unknown:
@@ -1035,19 +1304,27 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
     """The keys of ``cfg`` unknown to ``model_type``'s config class, in file order.
 
     Raises:
-        ConfigError: naming every unknown key that is a near miss of a known one (difflib
-            ratio >= TYPO_CUTOFF, or equal ignoring case) with the key it resembles: such a
-            typo would be ignored and the real key's default used, silently changing the count.
+        ConfigError: naming every unknown key that is a near miss (difflib ratio >=
+            TYPO_CUTOFF, or equal ignoring case) of a key that changes the count
+            (``param_keys``), with the key it resembles: such a typo would be ignored and
+            the real key's default used, silently changing the count.  A key that is real
+            elsewhere (REAL_KEYS: classifier_dropout, layer_norm_eps, use_sliding_window, ...)
+            is never a typo, only unknown to this class.
     """
     import difflib
 
     known = known_keys(model_type)
-    by_lower = {k.lower(): k for k in known}
+    targets = param_keys(model_type)
+    by_lower = {k.lower(): k for k in targets}
     typos, others = [], []
     for key in cfg:
         if key in known:
             continue
-        match = by_lower.get(key.lower()) or next(iter(difflib.get_close_matches(key, known, 1, TYPO_CUTOFF)), None)
+        match = None
+        if key not in REAL_KEYS:
+            match = by_lower.get(key.lower()) or next(
+                iter(difflib.get_close_matches(key, targets, 1, TYPO_CUTOFF)), None
+            )
         if match:
             typos.append(f"{key} (did you mean {match}?)")
         else:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 
 from symtrans.catalog.resolve import int_arg
 
@@ -88,9 +87,10 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _notes_to_stderr(notes) -> None:
-    for n in notes:
-        print(f"symtrans: note: {n}", file=sys.stderr)
+def _notes_to_stderr(args, notes) -> None:
+    """Queue notes for stderr: ``cli.main`` prints them after the output is committed,
+    and drops them when the command fails (whose one line is then its error)."""
+    args.__dict__.setdefault("_warnings", []).extend(f"symtrans: note: {n}" for n in notes)
 
 
 # ---------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def _cmd_solve(args, emit) -> int:
 
 
 def _cmd_sweep(args, emit) -> int:
-    from symtrans.analysis.sweep import grid, parse_grid, read_csv, sweep
+    from symtrans.analysis.sweep import grid, parse_grid, read_csv_file, sweep
     from symtrans.catalog.resolve import resolve
 
     if args.grid and args.csv:
@@ -215,12 +215,7 @@ def _cmd_sweep(args, emit) -> int:
         raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
     res = resolve(args.model, args.set)
     if args.csv:
-        try:
-            with open(args.csv, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise ValueError(f"cannot read {args.csv}: {e.strerror or e}") from None
-        columns = read_csv(text)
+        columns = read_csv_file(args.csv)  # a regular file, size-capped, UTF-8 or UTF-16
     else:
         columns = grid([parse_grid(g) for g in args.grid])
     defaults = {"B": args.batch}
@@ -246,7 +241,7 @@ def _cmd_sweep(args, emit) -> int:
     progress = None if args.progress == "auto" else args.progress == "on"
     text = result.to_json(res.name) if args.format == "json" else result.to_csv(progress)
     emit(args, text)
-    _notes_to_stderr(result.notes)  # after the output: a failed write prints only its error
+    _notes_to_stderr(args, result.notes)
     return 0
 
 
@@ -351,7 +346,6 @@ def _cmd_identities(args, emit) -> int:
 def _cmd_plot(args, emit, usage_error) -> int:
     import os
 
-    from symtrans.base.atomic import write_atomic
     from symtrans.catalog.resolve import resolve
     from symtrans.render.plots import FORMATS, PlotsUnavailable, component_shares, scaling, to_bytes
 
@@ -374,7 +368,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
             )
     except PlotsUnavailable as e:
         raise usage_error(f"symtrans plot: {e}") from None
-    write_atomic(args.output, to_bytes(fig, ext))
+    emit(args, to_bytes(fig, ext))  # the command's output transaction (cli.main._emit)
     return 0
 
 

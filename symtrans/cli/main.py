@@ -1,9 +1,12 @@
 """The ``symtrans`` command line (DESIGN §6).
 
 ``main(argv)`` returns the exit status: 0 on success, 2 on bad input.  Bad input is
-one line on stderr naming the problem (no traceback), and nothing is written: output
-files go through ``atomic.write_atomic``.  Heavy imports (Jinja2, NumPy, matplotlib)
-happen inside the commands that need them, so ``symtrans params`` starts fast.
+one line on stderr naming the problem (no traceback), and nothing is written: everything
+a command outputs (files and standard output) goes into one ``atomic.Transaction``,
+committed only when the command has succeeded.  Ctrl-C, SIGTERM and SIGHUP print one
+line and exit with 128 + the signal number (``base/interrupt.py``).  Heavy imports
+(Jinja2, NumPy, matplotlib) happen inside the commands that need them, so ``symtrans
+params`` starts fast.
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ import json
 import sys
 from typing import Sequence
 
-from symtrans.catalog.resolve import int_arg
+
+def int_arg(name: str, minimum: int = 1):
+    """``resolve.int_arg``, imported when the parser is built: importing the catalog (and
+    SymPy) here would put a second of start-up before ``main`` can catch Ctrl-C."""
+    from symtrans.catalog.resolve import int_arg as parse
+
+    return parse(name, minimum)
+
 
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
 
@@ -48,15 +58,34 @@ def _warn(args, text: str) -> None:
     args.__dict__.setdefault("_warnings", []).append(f"symtrans: warning: {text}")
 
 
-def _emit(args, text: str) -> None:
-    """Print ``text`` or write it atomically to ``args.output``."""
-    out = getattr(args, "output", None)
-    if out is not None:  # -o '' is an error (write_atomic: the output path is empty), not stdout
-        from symtrans.base.atomic import write_atomic
+def _outputs(args):
+    """The command's output transaction (base/atomic.py): every file it writes, and its
+    standard output, land together after the command has succeeded, or none of them."""
+    tx = args.__dict__.get("_outputs")
+    if tx is None:
+        from symtrans.base.atomic import Transaction
 
-        write_atomic(out, text if text.endswith("\n") else text + "\n")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        tx = args._outputs = Transaction(inputs=_input_files(args))
+    return tx
+
+
+def _output_path(args) -> str | None:
+    """``-o PATH``, or None for standard output (no -o, or ``-o -``)."""
+    out = getattr(args, "output", None)
+    return None if out == "-" else out  # -o '' stays '': an error (the output path is empty)
+
+
+def _emit(args, data: str | bytes) -> None:
+    """Queue ``data`` for ``-o`` (or standard output) in the command's transaction.
+
+    Text gets a final newline, and any character a terminal would act on (ESC, other
+    controls, lone surrogates) is shown escaped: names come from file names and keys.
+    """
+    if isinstance(data, str):
+        from symtrans.base.escape import terminal_escape
+
+        data = terminal_escape(data if data.endswith("\n") else data + "\n", keep="\n\t")
+    _outputs(args).add(_output_path(args), data)
 
 
 def _table(rows, unit_fmt) -> list[str]:
@@ -119,6 +148,21 @@ def _cmd_presets(args) -> int:
                 f"{p.name:<31} {p.kind:<10} {count(total):>8}  (article {p.published or '-'}; "
                 f"real: {' '.join([p.real, *(f'--set {s}' for s in p.real_set)])})"
             )
+    _emit(args, "\n".join(lines))
+    return 0
+
+
+def _cmd_model_types(args) -> int:
+    """The config.json model types symtrans reads (hf_config.CLASSES, the one table)."""
+    from symtrans.catalog.hf_config import CLASSES
+
+    if args.format == "json":
+        out = [{"model_type": mt, "counted_as": model, "config_class": cls} for mt, (cls, model) in CLASSES.items()]
+        _emit(args, json.dumps(out, indent=2))
+        return 0
+    width = max(len(mt) for mt in CLASSES)
+    lines = [f"{mt:<{width}}  {model} (defaults from {cls}, transformers 5.x)" for mt, (cls, model) in CLASSES.items()]
+    lines.append(f"{len(CLASSES)} model types; 'symtrans params path/to/config.json' reads any of them")
     _emit(args, "\n".join(lines))
     return 0
 
@@ -380,13 +424,13 @@ def report_format(fmt: str | None, output: str | None) -> str:
 
 def _cmd_report(args) -> int:
     res = _resolve(args)  # the model's errors first, then the format's
-    args.format = report_format(args.format, args.output)
+    out = _output_path(args)
+    args.format = report_format(args.format, out)
     from symtrans.render.report import render
 
     if args.format == "pdf":
         if not args.output:
-            raise UsageError("report --format pdf needs -o PATH")
-        from symtrans.base.atomic import write_atomic
+            raise UsageError("report --format pdf needs -o PATH (or -o - for standard output)")
         from symtrans.render.report import build_pdf
 
         if args.no_charts:
@@ -394,16 +438,17 @@ def _cmd_report(args) -> int:
         else:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import render_report
 
-            tex, files = render_report(res, "latex", args.output, args.title, args.batch, args.seq_len)
+            tex, files = render_report(res, "latex", out or "report.pdf", args.title, args.batch, args.seq_len)
             pdf = build_pdf(tex, files=files)
-        write_atomic(args.output, pdf)
+        _emit(args, pdf)
         return 0
-    if args.output and not args.no_charts:  # charts are written next to the report file
-        from symtrans.render.plots import render_report, write_beside
+    if out and not args.no_charts:  # charts are written next to the report file, in the same transaction
+        from symtrans.render.plots import beside, render_report
 
-        text, files = render_report(res, args.format, args.output, args.title, args.batch, args.seq_len)
-        _emit(args, text)  # the report first: if it cannot be written, no chart is left behind
-        write_beside(args.output, files)
+        text, files = render_report(res, args.format, out, args.title, args.batch, args.seq_len)
+        _emit(args, text)
+        for path, data in beside(out, files).items():
+            _outputs(args).add(path, data)
         return 0
     _emit(args, render(res, args.format, title=args.title, batch=args.batch, seq_len=args.seq_len))
     return 0
@@ -484,7 +529,10 @@ def _cmd_walk(args) -> int:
             ),
         )
         return 0
-    head = f"{res.name}: shape walk of the forward pass at B={args.batch}, " + (
+    from symtrans.base.escape import markdown_escape
+
+    name = markdown_escape(res.name) if args.format == "markdown" else res.name  # a file's name: user text
+    head = f"{name}: shape walk of the forward pass at B={args.batch}, " + (
         f"L_src={v['L_src']}, L_tgt={v['L_tgt']}" if res.spec.family == "encoder-decoder" else f"L={v['L']}"
     )
     tail = (
@@ -535,6 +583,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH")
     p.set_defaults(func=_cmd_presets)
+
+    p = sub.add_parser("model-types", help="list the config.json model types symtrans reads")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", metavar="PATH")
+    p.set_defaults(func=_cmd_model_types)
 
     p = sub.add_parser("params", help="exact parameter count and closed form")
     _common(p, ("text", "json", "markdown", "latex"), "text")
@@ -632,24 +685,19 @@ def _input_files(args) -> list[str]:
 
 
 def _refuse_overwriting_input(args) -> None:
-    """``-o`` must not name a file the command reads (``params cfg.json -o cfg.json`` would
-    replace the user's config with the output).
+    """Check ``-o`` before any work (a PDF build takes seconds): it must be a place the
+    shell's ``>`` could write a regular file, and not a file the command reads
+    (``params cfg.json -o cfg.json`` would replace the user's config with the output).
+    The output transaction checks every path it writes again, chart files included.
 
     Raises:
-        UsageError: naming the input that -o resolves to.
+        OSError, ValueError: one sentence naming -o (``atomic.check_output``).
     """
-    import os
+    out = _output_path(args)
+    if out is not None:
+        from symtrans.base.atomic import check_output
 
-    out = getattr(args, "output", None)
-    if not out:
-        return
-    for path in _input_files(args):
-        same = os.path.samefile(path, out) if os.path.exists(out) else os.path.realpath(path) == os.path.realpath(out)
-        if same:
-            raise UsageError(
-                f"symtrans {args.command}: -o {out} is the input file {path}; writing there would "
-                "overwrite it, so choose another output path"
-            )
+        check_output(out, _input_files(args))
 
 
 def version() -> str:
@@ -688,30 +736,58 @@ class _VersionAction(argparse.Action):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 2 bad input)."""
+    """Run the command line; return the exit status (0 ok, 2 bad input, 128 + N when
+    stopped by signal N: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
+
+    Every line on stderr has the characters a terminal would act on shown escaped.
+    """
+    from symtrans.base.escape import terminal_escape
+    from symtrans.base.interrupt import exit_status, interrupts_as_exceptions, message
+
+    try:
+        with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
+            return _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (interrupt.Terminated)
+        print(f"symtrans: {message(e)}", file=sys.stderr)
+        return exit_status(e)
+    except BrokenPipeError:  # the reader of standard output went away (| head): stop quietly, as cat does
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError):
+            pass
+        return 128 + 13  # SIGPIPE
+
+
+def _main(argv: Sequence[str] | None, say) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         _refuse_overwriting_input(args)
         status = args.func(args) or 0
+        if status == 0:
+            _outputs(args).commit()  # the files and standard output, all together
         for w in getattr(args, "_warnings", ()):  # queued by _warn; dropped when the command fails
-            print(w, file=sys.stderr)
+            say(w)
         return status
     except UsageError as e:
-        print(str(e), file=sys.stderr)
+        say(str(e))
         return 2
+    except BrokenPipeError:
+        raise
     except (ValueError, KeyError, OSError, RecursionError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
-        print(f"symtrans: error: {' '.join(str(msg).split())}", file=sys.stderr)
+        say(f"symtrans: error: {' '.join(str(msg).split())}")
         return 2
     except RuntimeError as e:
         # symtrans's own runtime failures (TeX missing or failing, PDF time limit) are the
         # user's environment, not a bug: one line, exit 2. Anyone else's is a bug: traceback.
         if not type(e).__module__.startswith("symtrans"):
             raise
-        print(f"symtrans: error: {' '.join(str(e).split())}", file=sys.stderr)
+        say(f"symtrans: error: {' '.join(str(e).split())}")
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symtrans.base.escape import latex_escape
+from symtrans.base.escape import latex_escape, markdown_escape
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import exact
 from symtrans.engine.simplify import closed_form
@@ -33,7 +33,7 @@ def _tex_text(s: str) -> str:
 def cost_markdown(cost) -> str:
     """A Markdown view of a Cost: its parameter and FLOP closed forms and its components."""
     lines = [
-        f"**{cost.name}**" + (f" × ${_latex(cost.multiplicity)}$" if cost.multiplicity != 1 else ""),
+        f"**{markdown_escape(cost.name)}**" + (f" × ${_latex(cost.multiplicity)}$" if cost.multiplicity != 1 else ""),
         "",
         f"- parameters: ${_latex(closed_form(cost.params))}$",
     ]
@@ -43,7 +43,9 @@ def cost_markdown(cost) -> str:
         lines += ["", "| component | parameters | forward FLOPs |", "|---|---|---|"]
         for c in cost.children:
             mult = f" × ${_latex(c.multiplicity)}$" if c.multiplicity != 1 else ""
-            lines.append(f"| {c.name}{mult} | ${_latex(closed_form(c.params))}$ | ${_latex(closed_form(c.flops))}$ |")
+            lines.append(
+                f"| {markdown_escape(c.name)}{mult} | ${_latex(closed_form(c.params))}$ | ${_latex(closed_form(c.flops))}$ |"
+            )
         for s in cost.steps:
-            lines.append(f"| {s.label} | ${_latex(s.params)}$ | ${_latex(s.flops)}$ |")
+            lines.append(f"| {markdown_escape(s.label)} | ${_latex(s.params)}$ | ${_latex(s.flops)}$ |")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ Markdown and LaTeX are compared as text; a PDF is only checked to exist (its byt
 depend on the TeX installation).  A PDF is rebuilt when its ``.tex`` changed or is
 newer than it, when it is missing, or with ``--force``; builds run in parallel and are reproducible
 (``SOURCE_DATE_EPOCH=0``, ``FORCE_SOURCE_DATE=1``, ``\\pdftrailerid{}``).
-Every file is written atomically.
+Every file is written atomically, all in one transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from symtrans.base.atomic import write_atomic
+from symtrans.base.atomic import Transaction
 from symtrans.catalog import presets
 from symtrans.catalog.resolve import resolve
 from symtrans.render.report import build_context, build_pdf, make_environment, render_context, tex_available
@@ -80,8 +80,15 @@ def regenerate(
     jobs: int | None = None,
     log=print,
 ) -> list[str]:
-    """Write the gallery into ``directory``; returns the files that changed."""
+    """Write the gallery into ``directory``; returns the files that changed.
+
+    Every changed file is written in one ``atomic.Transaction`` after all of them are
+    built: a failed PDF build (or Ctrl-C) leaves the gallery as it was.
+    """
+    from symtrans.render.report.pdf import stop_all
+
     directory.mkdir(parents=True, exist_ok=True)
+    out = Transaction()
     changed: list[str] = []
     to_build: list[tuple[Path, str]] = []
     envs = environments()
@@ -91,7 +98,7 @@ def regenerate(
         for ext, text in texts.items():
             path = directory / f"{name}.{ext}"
             if _read(path) != text:
-                write_atomic(path, text)
+                out.add(path, text)
                 changed.append(str(path))
                 tex_changed |= ext == "tex"
         pdf_path = directory / f"{name}.pdf"
@@ -101,19 +108,32 @@ def regenerate(
         ):
             to_build.append((pdf_path, texts["tex"]))
 
-    def build(item: tuple[Path, str]) -> str:
+    def build(item: tuple[Path, str]) -> tuple[Path, bytes | None]:
         path, source = item
         data = build_pdf(source)
         old = path.read_bytes() if path.exists() else None
-        if old != data:
-            write_atomic(path, data)
-            return str(path)
-        return ""
+        return path, (data if old != data else None)
 
     if to_build:
         workers = jobs or min(len(to_build), os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            changed += [p for p in pool.map(build, to_build) if p]
+        pool = ThreadPoolExecutor(max_workers=workers)
+        futures = [pool.submit(build, item) for item in to_build]
+        try:
+            built = [f.result() for f in futures]
+        except BaseException:  # a failed build, or Ctrl-C (which reaches the main thread only)
+            for f in futures:
+                f.cancel()
+            while not all(f.done() for f in futures):  # end the builds running in the other threads
+                stop_all()
+                time.sleep(0.05)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+        for path, data in built:
+            if data is not None:
+                out.add(path, data)
+                changed.append(str(path))
+    out.commit()
     for p in changed:
         log(f"wrote {p}")
     return changed

@@ -123,12 +123,15 @@ class Model:
         )
 
     def _repr_markdown_(self) -> str:
+        """Markdown for Jupyter; every name is escaped (``markdown_escape``): a model named
+        after a file such as ``<img src=x onerror=...>.json`` renders as that text."""
+        from symtrans.base.escape import markdown_escape as md
         from symtrans.base.numbers import count, grouped
         from symtrans.render.summary import rows
 
-        lines = [f"### {self.name}: {grouped(self.params)} parameters ({count(self.params)})", ""]
+        lines = [f"### {md(self.name)}: {grouped(self.params)} parameters ({count(self.params)})", ""]
         if self.preset is not None and self.preset.published:
-            lines += [f"Published: {self.preset.published} ({self.preset.source})", ""]
+            lines += [f"Published: {md(self.preset.published)} ({md(self.preset.source)})", ""]
         lines += [
             f"$$ {_latex(self.closed_form)} $$",
             "",
@@ -137,14 +140,14 @@ class Model:
         ]
         for r in rows(self.cost, self.spec.values):
             lines.append(
-                f"| {'&nbsp;&nbsp;' * r.depth}{r.name} | {r.multiplicity} | {grouped(r.total)} | "
+                f"| {'&nbsp;&nbsp;' * r.depth}{md(r.name)} | {r.multiplicity} | {grouped(r.total)} | "
                 f"{float(r.share) * 100:.2f}% |"
             )
         legend = S.legend_for(self.closed_form)
         if legend:
             lines += ["", "| symbol | meaning | value |", "|---|---|---:|"]
             for info in legend:
-                lines.append(f"| ${info.latex}$ | {info.meaning} | {self.spec.values.get(info.name, '')} |")
+                lines.append(f"| ${info.latex}$ | {md(info.meaning)} | {self.spec.values.get(info.name, '')} |")
         return "\n".join(lines)
 
 

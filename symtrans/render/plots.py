@@ -374,10 +374,18 @@ def render_report(
     return render_context(context, fmt), files
 
 
-def write_beside(output: str, files: Mapping[str, bytes]) -> None:
-    """Write each chart file atomically into the directory of ``output``."""
-    from symtrans.base.atomic import write_atomic
+def beside(output: str, files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``{path: bytes}``: each chart file in the directory of ``output``."""
+    directory = os.path.dirname(output)  # as the user gave it: messages name the path they know
+    return {os.path.join(directory, name): data for name, data in files.items()}
 
-    directory = os.path.dirname(os.path.abspath(output))
-    for name, data in files.items():
-        write_atomic(os.path.join(directory, name), data)
+
+def write_beside(output: str, files: Mapping[str, bytes], inputs: Sequence[str] = ()) -> None:
+    """Write the chart files into the directory of ``output``: all of them, or none
+    (one ``atomic.Transaction``); none may be one of ``inputs``."""
+    from symtrans.base.atomic import Transaction
+
+    t = Transaction(inputs)
+    for path, data in beside(output, files).items():
+        t.add(path, data)
+    t.commit()

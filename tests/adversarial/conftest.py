@@ -11,15 +11,28 @@ files (``existing_file``, and every plain ``-o`` target the case names), snapsho
 directory (names and bytes, recursively) before and after, and asserts all of the
 above.  ``inprocess=True`` calls ``symtrans.cli.main.main(argv)`` (fast); otherwise the real
 ``python -m symtrans`` runs in a subprocess.
+
+A file of a case may also be special (issue 15): ``fifo()``, ``device(major, minor)``,
+``unix_socket()``, ``symlink(target)``, ``hard_link(target)`` or ``mode(content, 0o444)``.  The snapshot records
+such entries by type, mode, device number and link target, without reading them (reading
+a FIFO would block), so a device or FIFO that a command replaced shows up as a change.
+
+With ``SYMTRANS_CORPUS_RECORD=FILE`` in the environment every case is also appended to
+FILE as a JSON line (test id, working directory, argv, environment), for
+``tests/adversarial/limits.py`` to run again under resource limits.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -36,15 +49,67 @@ class Outcome:
     err: str
 
 
-def snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every path under ``root``: relative name -> bytes (None for a directory)."""
-    out: dict[str, bytes | None] = {}
+@dataclass(frozen=True)
+class Special:
+    """A file of a case that is made by a call, not written: ``make(path)``."""
+
+    make: Callable[[Path], None]
+
+
+def fifo() -> Special:
+    return Special(lambda p: os.mkfifo(p))
+
+
+def device(major: int, minor: int) -> Special:
+    """A character device node (needs root: tests using it skip otherwise)."""
+    return Special(lambda p: os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(major, minor)))
+
+
+def unix_socket() -> Special:
+    def make(p: Path) -> None:
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(p))
+        s.close()
+
+    return Special(make)
+
+
+def symlink(target: str) -> Special:
+    return Special(lambda p: os.symlink(target, p))
+
+
+def hard_link(target: str) -> Special:
+    """A second name for the file ``target`` of the same case (made before it: list it first)."""
+    return Special(lambda p: os.link(p.parent / target, p))
+
+
+def mode(content: bytes | str, bits: int) -> Special:
+    def make(p: Path) -> None:
+        p.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+        p.chmod(bits)
+
+    return Special(make)
+
+
+def snapshot(root: Path) -> dict[str, object]:
+    """Every path under ``root``: relative name -> bytes of a regular file (with its mode
+    if not 0644), None for a directory, or a tuple describing any other entry."""
+    out: dict[str, object] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for d in dirnames:
-            out[os.path.relpath(os.path.join(dirpath, d), root)] = None
+            p = os.path.join(dirpath, d)
+            out[os.path.relpath(p, root)] = None if not os.path.islink(p) else ("link", os.readlink(p))
         for f in filenames:
             p = os.path.join(dirpath, f)
-            out[os.path.relpath(p, root)] = Path(p).read_bytes()
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode):
+                data = Path(p).read_bytes()
+                bits = stat.S_IMODE(st.st_mode)
+                out[os.path.relpath(p, root)] = data if bits == 0o644 else (data, oct(bits))
+            elif stat.S_ISLNK(st.st_mode):
+                out[os.path.relpath(p, root)] = ("link", os.readlink(p))
+            else:
+                out[os.path.relpath(p, root)] = (stat.S_IFMT(st.st_mode), st.st_rdev, st.st_ino)
     return out
 
 
@@ -87,8 +152,18 @@ def assert_one_line_exit_2(o: Outcome, needle: str | None = None) -> None:
         assert needle.lower() in o.err.lower(), (needle, o.err)
 
 
+def _record(request, work: Path, argv, env, inprocess: bool) -> None:
+    """Append the case to $SYMTRANS_CORPUS_RECORD (see the module docstring)."""
+    path = os.environ.get("SYMTRANS_CORPUS_RECORD")
+    if not path:
+        return
+    line = {"id": request.node.nodeid, "cwd": str(work), "argv": list(argv), "env": env, "inprocess": inprocess}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 @pytest.fixture
-def reject(tmp_path, capsys, monkeypatch):
+def reject(tmp_path, capsys, monkeypatch, request):
     """``reject(argv, files={}, needle=None, inprocess=True)``: run one bad input, check it all.
 
     ``files`` (name -> str or bytes) are written into the working directory first, e.g.
@@ -103,12 +178,15 @@ def reject(tmp_path, capsys, monkeypatch):
         for name, content in (files or {}).items():
             if name.endswith("/"):  # a directory
                 (work / name).mkdir()
+            elif isinstance(content, Special):
+                content.make(work / name)
             else:
                 (work / name).write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
         for target in _output_targets(argv):
             if target and os.sep not in target and not (work / target).exists():
                 (work / target).write_bytes(SENTINEL)  # an earlier output that must survive
         before = snapshot(work)
+        _record(request, work, argv, env, inprocess)
         if inprocess:
             monkeypatch.chdir(work)
             o = _run_inprocess(argv, capsys)

@@ -62,7 +62,7 @@ CASES = [
     ("empty", "", "not valid JSON"),
     ("whitespace-only", "  \n\t\n", "not valid JSON"),
     ("bom-only", "\ufeff", "not valid JSON"),
-    ("nul-bytes", "\x00\x00\x00", "not valid JSON"),
+    ("nul-bytes", "\x00\x00\x00", "c.json: is not UTF-8 or UTF-16 text"),  # NUL: no text (issue 15)
     # --- top level not an object
     ("top-level-list", "[" + _with(GPT2) + "]", "top level must be a JSON object"),
     ("top-level-string", '"gpt2"', "top level must be a JSON object"),
@@ -167,8 +167,11 @@ def test_hostile_config_is_rejected_cleanly(reject, name, content, needle):
 
 
 def test_config_that_is_not_utf8(reject):
+    # Latin-1 bytes: neither UTF-8 nor UTF-16 (which needs a byte-order mark, FF FE or FE FF).
     reject(
-        ["params", "c.json", "-o", "out.md"], files={"c.json": b'\xff\xfe{"model_type": "gpt2"}'}, needle="not UTF-8"
+        ["params", "c.json", "-o", "out.md"],
+        files={"c.json": b'{"model_type": "gpt2\xe9"}'},
+        needle="c.json: is not UTF-8 or UTF-16 text",
     )
 
 
@@ -189,5 +192,5 @@ def test_config_larger_than_any_real_one(reject, tmp_path):
 
 
 def test_endless_device_is_not_read_to_the_end(reject):
-    # /dev/zero reports size 0 and never ends: reading must stop at the cap, not exhaust memory.
-    reject(["params", "/dev/zero", "-o", "out.md"], needle="too large")
+    # /dev/zero reports size 0 and never ends: it is refused before a byte is read (issue 15).
+    reject(["params", "/dev/zero", "-o", "out.md"], needle="/dev/zero: is a character device, not a regular file")

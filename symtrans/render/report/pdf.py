@@ -16,9 +16,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
-__all__ = ["PDFBuildError", "TeXNotFoundError", "build_pdf", "tex_available"]
+__all__ = ["PDFBuildError", "TeXNotFoundError", "build_pdf", "stop_all", "tex_available"]
 
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")
 _JOB = "report"
@@ -53,7 +54,73 @@ def _env(workdir: str) -> dict[str, str]:
     return env
 
 
+# Process groups of the TeX runs in progress (any thread), so that ``stop_all`` can end
+# them from the main thread when it is interrupted (the gallery builds in threads).
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies do not: they write nothing)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: ask the kernel (which counts zombies too)
+        try:
+            os.killpg(pgid, 0)
+            return True
+        except OSError:
+            return False
+    for pid in entries:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _kill_group(pgid: int) -> bool:
+    """SIGKILL the process group ``pgid``; False when it has no process left."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill the process group of ``proc`` (latexmk and every pdflatex it started), reap
+    ``proc`` and wait (at most 2 s) until no process of the group runs, so that nothing
+    writes into the temporary folder while it is removed."""
+    if _kill_group(proc.pid):
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        deadline = time.monotonic() + 2
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            _kill_group(proc.pid)
+            time.sleep(0.01)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def stop_all() -> None:
+    """Kill every TeX process group this process has started and not yet reaped (from
+    the main thread, when it is interrupted while other threads build PDFs)."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for pgid in groups:
+        _kill_group(pgid)
+
+
 def _run(cmd: list[str], workdir: str, timeout: float) -> tuple[int, str]:
+    """Run ``cmd`` in its own session and process group; the group is killed on every way
+    out (normal end, time limit, error, Ctrl-C, SIGTERM via ``interrupt.Terminated``)."""
     proc = subprocess.Popen(
         cmd,
         cwd=workdir,
@@ -61,32 +128,67 @@ def _run(cmd: list[str], workdir: str, timeout: float) -> tuple[int, str]:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        start_new_session=True,
+        start_new_session=True,  # its own process group: Ctrl-C on the terminal does not reach it, killpg does
     )
+    with _LIVE_LOCK:
+        _LIVE.add(proc.pid)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
         raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped") from None
+    finally:
+        _stop(proc)  # whatever latexmk left running, or everything on the way out of an exception
+        with _LIVE_LOCK:
+            _LIVE.discard(proc.pid)
     return proc.returncode, out.decode("utf-8", "replace")
 
 
-def _first_error(workdir: str, output: str) -> str:
-    log_path = os.path.join(workdir, _JOB + ".log")
+# A TeX error: "! message" (also right after a file opened on the same line, "(./report.aux)! ..."),
+# or with -file-line-error "./report.tex:16: message" (any input file: .tex, .aux, .toc, .sty ...).
+_TEX_ERROR = re.compile(r"^(?:\([^()]*\))*! (.+)$|^\S+\.[A-Za-z]+:\d+: (.+)$")
+_MAX_MESSAGE = 400  # characters of TeX's words in the one-line message
+
+
+def _tex_error(log: str, output: str) -> str:
+    """TeX's own words for the failure, on one line: the first error of the log or of the
+    terminal output with the lines that continue it (up to TeX's "l.NN" context line,
+    which names the source line).  The log and folder are deleted after the build, so
+    the message never refers the user to them."""
+    for text in (log, output):
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = _TEX_ERROR.match(line)
+            if not m:
+                continue
+            parts = [(m.group(1) or m.group(2)).strip()]
+            for more in lines[i + 1 : i + 4]:  # TeX continues a long message on the next lines
+                more = more.strip()
+                if not more or more.startswith(("Type ", "See the ", "! ", "l.")):
+                    break
+                parts.append(more)
+            context = next((x.strip() for x in lines[i + 1 : i + 12] if re.match(r"^l\.\d+ ", x)), None)
+            if context:  # "l.16 <the source up to the error>": which text TeX choked on
+                parts.append(f"(at: {context.split(' ', 1)[1].strip()})")
+            return _clip(" ".join(parts))
+    useful = [
+        x.strip()
+        for x in output.splitlines()
+        if x.strip() and not re.search(r"\.log\b|\.fls\b|^Latexmk:|^-+$|^Collected error summary|gave return code", x)
+    ]
+    return _clip(useful[-1]) if useful else "TeX stopped without naming an error"
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+
+
+def _read_log(workdir: str) -> str:
     try:
-        with open(log_path, encoding="utf-8", errors="replace") as f:
-            log = f.read()
+        with open(os.path.join(workdir, _JOB + ".log"), encoding="utf-8", errors="replace") as f:
+            return f.read(4 << 20)
     except OSError:
-        log = output
-    for line in log.splitlines():
-        if line.startswith("! ") or re.match(r"^[^:\s]+\.tex:\d+: ", line):
-            return line.strip()
-    tail = [x for x in output.strip().splitlines() if x.strip()]
-    return tail[-1].strip() if tail else "no output"
+        return ""
 
 
 def build_pdf(latex_source: str, timeout: float = 120, files: dict[str, bytes] | None = None) -> bytes:
@@ -112,32 +214,44 @@ def build_pdf(latex_source: str, timeout: float = 120, files: dict[str, bytes] |
             "PDF output needs TeX, but neither latexmk nor pdflatex is installed; "
             f"install the Debian packages {', '.join(DEBIAN_PACKAGES)}"
         )
-    with tempfile.TemporaryDirectory(prefix="symtrans-tex-") as workdir:
-        with open(os.path.join(workdir, _JOB + ".tex"), "w", encoding="utf-8") as f:
-            f.write(latex_source)
-        for name, data in (files or {}).items():
-            if os.path.basename(name) != name or name.startswith("."):
-                raise ValueError(f"extra TeX input {name!r} must be a plain file name")
-            with open(os.path.join(workdir, name), "wb") as f:
-                f.write(data)
-        pdf_flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
-        if latexmk:
-            code, out = _run([latexmk, "-pdf", "-norc", *pdf_flags, _JOB + ".tex"], workdir, timeout)
-        else:
-            code, out = 0, ""
-            deadline = time.monotonic() + timeout
-            for _ in range(4):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped")
-                code, out = _run([pdflatex, *pdf_flags, _JOB + ".tex"], workdir, left)
-                if code != 0:
-                    break
-                with open(os.path.join(workdir, _JOB + ".log"), encoding="utf-8", errors="replace") as log:
-                    if not re.search(r"Rerun|rerun", log.read()):
-                        break
-        pdf_path = os.path.join(workdir, _JOB + ".pdf")
-        if code != 0 or not os.path.exists(pdf_path):
-            raise PDFBuildError(f"LaTeX failed: {_first_error(workdir, out)}")
-        with open(pdf_path, "rb") as f:
-            return f.read()
+    from symtrans.base.interrupt import interrupts_as_exceptions
+
+    # The temporary folder is removed by the same ``finally`` that has already killed
+    # the TeX process group (in ``_run``): on success, on a TeX error, at the time
+    # limit, on Ctrl-C and, through ``interrupts_as_exceptions``, on SIGTERM and SIGHUP.
+    with interrupts_as_exceptions():
+        workdir = tempfile.mkdtemp(prefix="symtrans-tex-")
+        try:
+            return _build(workdir, latex_source, files, latexmk, pdflatex, timeout)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+            if os.path.exists(workdir):  # a file appeared while removing: once more
+                shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _build(workdir, latex_source, files, latexmk, pdflatex, timeout) -> bytes:
+    with open(os.path.join(workdir, _JOB + ".tex"), "w", encoding="utf-8") as f:
+        f.write(latex_source)
+    for name, data in (files or {}).items():
+        if os.path.basename(name) != name or name.startswith("."):
+            raise ValueError(f"extra TeX input {name!r} must be a plain file name")
+        with open(os.path.join(workdir, name), "wb") as f:
+            f.write(data)
+    pdf_flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+    if latexmk:
+        code, out = _run([latexmk, "-pdf", "-norc", *pdf_flags, _JOB + ".tex"], workdir, timeout)
+    else:
+        code, out = 0, ""
+        deadline = time.monotonic() + timeout
+        for _ in range(4):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped")
+            code, out = _run([pdflatex, *pdf_flags, _JOB + ".tex"], workdir, left)
+            if code != 0 or not re.search(r"Rerun|rerun", _read_log(workdir)):
+                break
+    pdf_path = os.path.join(workdir, _JOB + ".pdf")
+    if code != 0 or not os.path.exists(pdf_path):
+        raise PDFBuildError(f"LaTeX failed: {_tex_error(_read_log(workdir), out)}")
+    with open(pdf_path, "rb") as f:
+        return f.read()
