@@ -67,23 +67,7 @@ def pytest_runtest_makereport(item, call):
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG_DIR = FIXTURES / "configs"
 
-# model_type -> the transformers class whose parameters a config's count must equal
-# (AutoModel for the encoders, the LM-head model for the generative ones).
-HF_CLASSES = {
-    "bert": "BertModel",
-    "roberta": "RobertaModel",
-    "gpt2": "GPT2LMHeadModel",
-    "llama": "LlamaForCausalLM",
-    "mistral": "MistralForCausalLM",
-    "mixtral": "MixtralForCausalLM",
-    "qwen2": "Qwen2ForCausalLM",
-    "qwen3": "Qwen3ForCausalLM",
-    "gemma": "GemmaForCausalLM",
-    "t5": "T5ForConditionalGeneration",
-    "bart": "BartForConditionalGeneration",
-    "opt": "OPTForCausalLM",
-    "albert": "AlbertModel",
-}
+from hf_reference import HF_CLASSES  # noqa: E402,F401 (one table, importable from any test directory)
 
 
 def _engine_params(spec) -> int:

@@ -5,12 +5,30 @@ per model_type.  Used by tests/test_crosscheck_hf.py and tests/test_model_types.
 Nothing here imports symtrans: the references stay independent of the code under test.
 A new model_type in hf_config needs a strategy in STRATEGIES (tests/test_model_types.py
 fails until it has one), a base config in tests/test_model_types.AUDIT_BASE and its
-transformers class in tests/conftest.HF_CLASSES.
+transformers class in HF_CLASSES below.
 """
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
+
+# model_type -> the transformers class whose parameters a config's count must equal
+# (AutoModel for the encoders, the LM-head model for the generative ones).
+HF_CLASSES = {
+    "bert": "BertModel",
+    "roberta": "RobertaModel",
+    "gpt2": "GPT2LMHeadModel",
+    "llama": "LlamaForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "gemma": "GemmaForCausalLM",
+    "t5": "T5ForConditionalGeneration",
+    "bart": "BartForConditionalGeneration",
+    "opt": "OPTForCausalLM",
+    "albert": "AlbertModel",
+}
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:

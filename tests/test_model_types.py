@@ -18,7 +18,7 @@ For each type in ``hf_config.SUPPORTED`` (the table ``hf_config.CLASSES``):
    models one decode step after a prefill must equal symtrans's decode FLOPs.
 
 A new model_type needs: its row in hf_config.CLASSES (and DEFAULTS, CONFIG_KEYS,
-NO_PARAM_EFFECT, its reader), its class in conftest.HF_CLASSES, a strategy in
+NO_PARAM_EFFECT, its reader), its class in hf_reference.HF_CLASSES, a strategy in
 hf_reference.STRATEGIES, a base config in AUDIT_BASE and, where the generic mutation
 cannot pick a second value, an entry in MUTATIONS.  The coverage tests below fail until
 all are there.
@@ -361,7 +361,7 @@ def check(hf, cfg: dict) -> None:
 
 def test_one_table_of_supported_types():
     """CLASSES is the table; every per-type table and the test tables have exactly its keys."""
-    from conftest import HF_CLASSES
+    from hf_reference import HF_CLASSES
 
     assert SUPPORTED == tuple(CLASSES)
     for name, table in [
@@ -589,11 +589,19 @@ def test_sliding_window_decode_matches_transformers(hf):
 
 
 def test_sliding_window_preset_and_config_agree(read_fixture):
-    """The mistral-7b preset and Mistral-7B's config.json are the same Spec (window included)."""
+    """The mistral-7b preset and Mistral-7B's config.json are the same model (window
+    included); resolving the config takes the preset's documented context as L."""
+    import dataclasses
+
     from symtrans.catalog import presets
+    from symtrans.catalog.resolve import resolve
 
     spec, _ = spec_from_config(read_fixture("mistral-7b-v0.1"), "mistral-7b")
-    assert spec == presets.get("mistral-7b").spec
+    preset = presets.get("mistral-7b").spec
+    assert spec == dataclasses.replace(preset, sizes=tuple((n, v) for n, v in preset.sizes if n != "L"))
+    from pathlib import Path
+
+    assert resolve(str(Path(__file__).parent / "fixtures" / "configs" / "mistral-7b-v0.1.json")).spec == preset
 
 
 # --------------------------------------------------------------------------- issue 11's small configs
