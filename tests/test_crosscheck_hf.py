@@ -23,16 +23,16 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from conftest import require
+from hypothesis import given
+from hypothesis import strategies as st
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("hypothesis")
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
 
-from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config  # noqa: E402
-from symtrans.engine.architectures import build  # noqa: E402
-from symtrans.engine.evaluate import exact  # noqa: E402
+require("torch")  # the references; missing ones fail under SYMTRANS_REQUIRE_ORACLES=1 (conftest.py)
+require("transformers")
 
 CONFIG_DIR = Path(__file__).parent / "fixtures" / "configs"
 FIXTURES = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
@@ -447,7 +447,6 @@ def test_strategies_cover_every_supported_type():
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
-@settings(max_examples=15, deadline=None, derandomize=True)
 @given(data=st.data())
 def test_random_configs_match_transformers(hf, model_type, data):
     check(hf, data.draw(STRATEGIES[model_type], label="config"))
