@@ -1,7 +1,20 @@
-"""Shared fixtures: fixture paths, exact engine counts, and real models on the meta device.
+"""Shared test setup: the oracles, the hypothesis profiles, fixture paths, exact engine
+counts, and real models on the meta device.
 
 The reference side (``hf``, ``torch_meta``) never uses symtrans code: the model class
 for each ``model_type`` is written out here, independently of ``symtrans.catalog.hf_config``.
+
+Oracles.  torch, transformers and peft are the independent references the cross-checks
+compare with.  ``require(name)`` imports one: without it a test skips, except under
+``SYMTRANS_REQUIRE_ORACLES=1`` (set by .ci/run), where a missing oracle is a failure, so a
+CI machine without torch cannot pass by skipping every cross-check.  Every test module
+that needs an optional package gets it through ``require`` (never ``pytest.importorskip``).
+
+Hypothesis profiles, defined once here for every property test: ``ci`` (when ``CI=true``)
+runs 200 random examples per property, randomly seeded on every run (derandomize off, so
+CI explores new inputs; a failure prints the seed and the example to reproduce it), with
+no deadline (the meta-device models take variable time on a shared machine); ``dev``
+(otherwise) runs 20.  A test may lower its count only for a reason written beside it.
 """
 
 from __future__ import annotations
@@ -9,30 +22,77 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sys
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-# Hypothesis profiles.  "ci" (CI=true, as .ci/run runs): at least 50 examples a test, drawn
-# afresh each run (derandomize off), so CI keeps exploring; "dev" otherwise: few examples,
-# for quick local runs.  A test's own @settings(max_examples=...) still wins.
-try:
-    from hypothesis import HealthCheck, settings
-except ImportError:  # the oracle check below reports it when oracles are required
-    settings = None
-else:
-    settings.register_profile(
-        "ci",
-        max_examples=50,
-        derandomize=False,
-        deadline=None,
-        print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow],
+# -- oracles -------------------------------------------------------------------------------
+
+REQUIRE_ORACLES_VAR = "SYMTRANS_REQUIRE_ORACLES"
+
+
+def oracles_required() -> bool:
+    """Whether ``SYMTRANS_REQUIRE_ORACLES`` is set to anything but empty or 0."""
+    return os.environ.get(REQUIRE_ORACLES_VAR, "").strip() not in ("", "0")
+
+
+def require(module_name: str) -> ModuleType:
+    """The module ``module_name`` (an oracle such as torch, transformers or peft), imported.
+
+    Missing: skip the test (or the whole module, when called at import time); under
+    ``SYMTRANS_REQUIRE_ORACLES=1`` fail instead, naming the module and the variable.
+    """
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as e:
+        error = str(e)
+    if oracles_required():
+        pytest.fail(
+            f"{module_name} cannot be imported ({error}) and {REQUIRE_ORACLES_VAR}=1 makes every "
+            f"oracle mandatory: install it (pip install -e '.[test,crosscheck,plots]')",
+            pytrace=False,
+        )
+    pytest.skip(
+        f"{module_name} is not installed (with {REQUIRE_ORACLES_VAR}=1 this is a failure)",
+        allow_module_level=True,
     )
-    settings.register_profile("dev", max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true") else "dev")
+
+
+def pytest_collectstart(collector):
+    """Before a test module is imported, point the name ``conftest`` at its own directory's conftest.
+
+    Every conftest.py outside a package is imported under the one name ``conftest``, so the
+    last one loaded (tests/adversarial/conftest.py) would shadow this one and
+    ``from conftest import require`` in tests/*.py would fail.
+    """
+    if isinstance(collector, pytest.Module):
+        own = collector.config.pluginmanager.get_plugin(str(collector.path.parent / "conftest.py"))
+        if own is not None:
+            sys.modules["conftest"] = own
+
+
+# -- hypothesis profiles ---------------------------------------------------------------------
+
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    max_examples=20,
+    derandomize=False,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
 
 # The reference implementations the cross-checks compare with.  With SYMTRANS_REQUIRE_ORACLES=1
 # (.ci/run sets it) a missing one fails the run instead of skipping those tests silently.
@@ -116,8 +176,8 @@ def engine() -> SimpleNamespace:
 
 @pytest.fixture(scope="session")
 def torch_meta() -> SimpleNamespace:
-    """torch on the meta device: ``count(module)``, ``build(factory)`` (skips without torch)."""
-    torch = pytest.importorskip("torch")
+    """torch on the meta device: ``count(module)``, ``build(factory)`` (``require("torch")``)."""
+    torch = require("torch")
 
     def build(factory, *args, **kwargs):
         with torch.device("meta"):
@@ -131,14 +191,14 @@ def torch_meta() -> SimpleNamespace:
 
 @pytest.fixture(scope="session")
 def hf(torch_meta) -> SimpleNamespace:
-    """transformers on the meta device (skips without transformers).
+    """transformers on the meta device (``require("transformers")``).
 
     ``build(model_type, cfg, **model_kwargs)`` instantiates ``HF_CLASSES[model_type]``
     from a config.json-style dict exactly as a user would (``ConfigClass(**cfg)``), with no
     weights downloaded or allocated; ``count(model)`` is
     ``sum(p.numel() for p in model.parameters())`` (tied tensors once).
     """
-    transformers = pytest.importorskip("transformers")
+    transformers = require("transformers")
     transformers.logging.set_verbosity_error()
 
     def model_class(model_type: str):

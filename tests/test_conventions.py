@@ -111,9 +111,17 @@ def test_moe_ffn_counts_k_active_experts_plus_the_router():
     assert evaluate(count(one, "flops"), {**spec.values, "B": 1, "L": 1}) == 2 * (4096 * 8 + 2 * 3 * 4096 * 14336)
 
 
-def test_macs_are_half_of_flops_for_every_mode():
-    for mode in ("forward", "backward", "training"):
-        assert sp.expand(flops_expr(GPT2, mode, "flops") - 2 * flops_expr(GPT2, mode, "macs")) == 0
+def test_macs_in_every_mode_counted_from_the_shapes():
+    # GPT-2 at B = 1, L = 1024, in multiply-accumulates (one per product of a weight and an input, or of
+    # two activations): per layer Q, K, V, O and the two FFN maps L * 12 d^2; QK^T and scores V L^2 d each;
+    # the tied head L d V.  Backward runs two products of each forward one's size (gradients with respect
+    # to the input and to the weight; Kaplan et al. 2020 §2.1), training both passes.
+    L, d, V, N = 1024, 768, 50257, 12
+    forward = L * N * 12 * d * d + N * 2 * L * L * d + L * d * V
+    assert forward == 145_824_153_600
+    v = {**GPT2.values, "B": 1, "L": L}
+    for mode, factor in (("forward", 1), ("backward", 2), ("training", 3)):
+        assert evaluate(flops_expr(GPT2, mode, "macs"), v) == factor * forward, mode
 
 
 def test_cli_convention_and_mask_flags(capsys):

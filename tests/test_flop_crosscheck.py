@@ -1,7 +1,8 @@
 """Forward and training FLOPs against torch.utils.flop_counter.FlopCounterMode.
 
 Small Hugging Face models with eager attention (CPU SDPA is invisible to the counter)
-run real forward and backward passes on the meta device (no weights are allocated).
+run real forward and backward passes on the meta device (no weights are allocated; the
+MoE model, whose routing the meta device cannot run, on the CPU at toy sizes).
 FlopCounterMode counts matrix products only (mm, addmm, bmm: 2 per multiply-accumulate,
 bias adds ignored), which is the engine's ``flops`` convention with the full-square
 mask: forward must match exactly, and forward + backward must be 3 x forward (the
@@ -11,14 +12,14 @@ counter's, not the engine's.
 
 from __future__ import annotations
 
-import pytest
+from conftest import require
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from symtrans.accounting.flops import evaluate, flops_expr
+from symtrans.catalog import presets
 
-from symtrans.accounting.flops import evaluate, flops_expr  # noqa: E402
-from symtrans.catalog import presets  # noqa: E402
+torch = require("torch")  # the references; missing ones fail under SYMTRANS_REQUIRE_ORACLES=1 (conftest.py)
+transformers = require("transformers")
+FlopCounterMode = require("torch.utils.flop_counter").FlopCounterMode
 
 B, T = 2, 16
 
@@ -122,3 +123,44 @@ def test_macs_convention_is_half_the_counter():
     spec = presets.get("gpt2").spec.replace(sizes=dict(d_model=32, d_ff=128, h=2, N=1, V=50, L_max=16, L=16))
     counted = _count(model, _ids())
     assert 2 * int(evaluate(flops_expr(spec, "forward", "macs"), {**spec.values, "B": B, "L": T})) == counted
+
+
+def test_t5_encoder_decoder_forward_and_training():
+    # Encoder and decoder with relative position buckets, teacher-forced: L_src = L_tgt = T.
+    cfg = transformers.T5Config(
+        d_model=64, d_kv=16, d_ff=96, num_layers=2, num_heads=4, vocab_size=100, attn_implementation="eager"
+    )
+    model = _meta(transformers.T5ForConditionalGeneration, cfg)
+    spec = presets.get("t5-small").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, d_k=16, N=2, V=100))
+    ids = {**_ids(), "decoder_input_ids": torch.zeros(B, T, dtype=torch.long, device="meta")}
+    fwd = _count(model, ids)
+    train = _count(model, ids, lambda o: o.logits.sum())
+    v = {**spec.values, "B": B, "L": T, "L_src": T, "L_tgt": T}
+    assert fwd == int(evaluate(flops_expr(spec, "forward"), v))
+    assert train == int(evaluate(flops_expr(spec, "training"), v)) == 3 * fwd
+
+
+def test_mixtral_routed_experts_forward_and_training():
+    # Eager experts route with torch.nonzero, which the meta device cannot run: a seeded tiny model on the
+    # CPU instead.  Whatever the routing, the experts see B*T*k token rows in all, so the count is fixed.
+    torch.manual_seed(0)
+    cfg = transformers.MixtralConfig(
+        hidden_size=64,
+        intermediate_size=96,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        vocab_size=100,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+        experts_implementation="eager",
+    )
+    model = transformers.MixtralForCausalLM(cfg)
+    ids = {"input_ids": torch.randint(0, 100, (B, T))}
+    spec = presets.get("mixtral-8x7b").spec.replace(sizes=dict(d_model=64, d_ff=96, h=4, h_kv=2, N=2, V=100, E=4, k=2))
+    fwd = _count(model, ids)
+    train = _count(model, ids, lambda o: o.logits.sum())
+    assert fwd == _engine(spec, "forward")
+    assert train == _engine(spec, "training") == 3 * fwd

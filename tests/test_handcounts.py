@@ -15,6 +15,7 @@ import math
 
 import pytest
 import sympy as sp
+from conftest import require
 
 from symtrans.base.numbers import count, si
 from symtrans.catalog.comparison import compare
@@ -274,12 +275,6 @@ def test_item_verdicts():
     assert len(verdicts) == len(ITEMS[A000]) + len(ITEMS[A001]) + len(ITEMS[A003]) == 6 + 13 + 13
 
 
-@pytest.mark.parametrize("name", [A000, A001, A001S, A003])
-def test_gap_terms_sum_to_the_difference(name):
-    c = compare(PRESETS[name])
-    assert sum(n for _, n in c.gap) == c.real - c.hand > 0
-
-
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -335,7 +330,7 @@ def test_cli_bad_hand_count_name(capsys):
 
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor")
 def test_live_nn_transformer_counts():
-    torch = pytest.importorskip("torch")
+    torch = require("torch")
     with torch.device("meta"):
         t = torch.nn.Transformer(512, 8, 6, 6, 2048)
         n = sum(p.numel() for p in t.parameters())
@@ -347,8 +342,7 @@ def test_live_nn_transformer_counts():
 
 
 def test_live_bert_model_count():
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    torch, transformers = require("torch"), require("transformers")
     with torch.device("meta"):
         m = transformers.BertModel(transformers.BertConfig())  # bert-base-uncased sizes
     assert sum(p.numel() for p in m.parameters()) == 109_482_240 == real_count(A003)
@@ -358,7 +352,7 @@ def test_live_bert_model_count():
 def test_live_flop_counter_on_001_model():
     # Article 001's model without biases (they add no matmul FLOPs), its tied head as a Linear,
     # B = 1, 512 source and 512 target tokens, on the meta device.
-    torch = pytest.importorskip("torch")
+    torch = require("torch")
     from torch.utils.flop_counter import FlopCounterMode
 
     with torch.device("meta"):
@@ -382,7 +376,8 @@ WORDS_004 = ["when", "you", "play", "the", "game", "of", "thrones"]
 
 
 def test_004_sinusoidal_table_matches_math_sin_cos():
-    walk = pytest.importorskip("symtrans.analysis.walk")
+    from symtrans.analysis import walk
+
     table = walk.pe_table(6, len(WORDS_004))
     assert len(table) == 7 and all(len(row) == 6 for row in table)
     for pos, row in enumerate(table):

@@ -13,7 +13,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, load_config, spec_from_config
@@ -460,7 +460,6 @@ _KEYS = sorted(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
 @given(
     model_type=st.sampled_from(SUPPORTED + ("albert", "unknown")),
     values=st.dictionaries(st.sampled_from(_KEYS), _JSON | st.integers(1, 64), max_size=8),

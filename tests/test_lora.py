@@ -10,6 +10,7 @@ import json
 
 import pytest
 import sympy as sp
+from conftest import require
 
 from symtrans.accounting.lora import (
     VALID_NAMES,
@@ -46,9 +47,7 @@ def test_lora_r8_on_q_and_v_of_llama_2_7b():
 
 
 def test_lora_matches_peft_on_the_meta_device(read_fixture):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    peft = pytest.importorskip("peft")
+    torch, transformers, peft = require("torch"), require("transformers"), require("peft")
     with torch.device("meta"):
         model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**read_fixture("llama-2-7b")))
     pm = peft.get_peft_model(model, peft.LoraConfig(r=8, target_modules=["q_proj", "v_proj"]))
@@ -64,9 +63,7 @@ def test_lora_on_t5_counts_cross_attention_too(read_fixture):
     spec = PRESETS["t5-small"].spec
     r = peft_result(spec, parse_peft("r=8,targets=q,v", None))
     assert r["trainable"] == 18 * 2 * 8 * (512 + 512) == 294_912
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    peft = pytest.importorskip("peft")
+    torch, transformers, peft = require("torch"), require("transformers"), require("peft")
     with torch.device("meta"):
         model = transformers.T5ForConditionalGeneration(transformers.T5Config(**read_fixture("t5-small")))
     pm = peft.get_peft_model(model, peft.LoraConfig(r=8, target_modules=["q", "v"]))

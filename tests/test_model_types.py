@@ -30,8 +30,9 @@ import dataclasses
 import json
 
 import pytest
+from conftest import require  # noqa: E402
 
-pytest.importorskip("hypothesis")
+require("hypothesis")
 from hf_reference import STRATEGIES, reference_active, reference_total  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import require
 
 from symtrans.cli.main import main
 from symtrans.engine.spec import Spec
@@ -42,7 +43,7 @@ def test_shares_group_and_add_up_exactly():
 
 
 def test_charts_render_without_touching_pyplot():
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import sys
 
     from symtrans.render.plots import component_shares, default_rules, scaling, scaling_points, to_bytes
@@ -82,7 +83,7 @@ def run(capsys, *argv):
 
 
 def test_cli_plot(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     out = tmp_path / "c.svg"
     code, _, err = run(capsys, "plot", "gpt2", "--kind", "scaling", "--over", "N", "-o", str(out))
     assert code == 0, err
@@ -93,7 +94,7 @@ def test_cli_plot(capsys, tmp_path):
 
 
 def test_markdown_report_embeds_charts(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     out = tmp_path / "gpt2.md"
     code, _, err = run(capsys, "report", "gpt2", "-o", str(out))
     assert code == 0, err
@@ -129,7 +130,7 @@ def test_report_to_stdout_is_unchanged(capsys):
 
 
 def test_latex_report_names_files_safely(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     out = tmp_path / "my report_1.tex"
     assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(out))[0] == 0
     text = out.read_text()
@@ -139,7 +140,7 @@ def test_latex_report_names_files_safely(capsys, tmp_path):
 
 @pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("pdftotext")), reason="needs TeX and poppler")
 def test_pdf_report_embeds_the_charts(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     out = tmp_path / "gpt2.pdf"
     code, _, err = run(capsys, "report", "gpt2", "--format", "pdf", "-o", str(out))
     assert code == 0, err

@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 import pytest
+from conftest import require
 
 from symtrans.analysis.solve import keep_rule, llama_rule, quantity_expr
 from symtrans.analysis.sweep import Compiled, grid, parse_grid, read_csv, sweep
@@ -244,7 +245,7 @@ def test_compiled_detects_non_integer_counts():
 
 
 def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
-    pytest.importorskip("tqdm")
+    require("tqdm")
     cols = {"N": np.arange(1, 70_001)}
     sweep(GPT2, cols, ["params"])
     assert capsys.readouterr().err == ""  # not a terminal: no bar

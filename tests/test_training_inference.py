@@ -58,11 +58,8 @@ def test_llama2_70b_training_flops_per_token_at_4096():
     assert evaluate(per_token(LLAMA2_70B, "training"), {**LLAMA2_70B.values, "L": 4096}) == expected
 
 
-def test_backward_is_twice_forward_and_training_their_sum():
-    for spec in (GPT2_NB, LLAMA2_70B, presets.get("t5-small").spec, presets.get("mixtral-8x7b").spec):
-        fwd = flops_expr(spec, "forward")
-        assert sp.expand(flops_expr(spec, "backward") - 2 * fwd) == 0
-        assert sp.expand(flops_expr(spec, "training") - 3 * fwd) == 0
+# Backward = 2 x forward and training = 3 x forward are measured, not restated from the code's constant:
+# torch.utils.flop_counter on GPT-2, BERT, Llama (GQA), T5 and Mixtral (tests/test_flop_crosscheck.py).
 
 
 def test_full_recomputation_adds_one_forward_of_the_layers_but_not_the_logits():
@@ -274,15 +271,13 @@ def test_reports_gain_flops_memory_and_time_sections_in_every_format():
 
 
 def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_window():
-    pytest.importorskip("hypothesis")
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
     spec = presets.get("mistral-7b").spec.replace(sizes={"w": 2})
     closed = decode_expr(spec)
     step = decode_step_expr(spec)  # per-step cost, min(L_pre + t, w) keys: summed by hand below
 
-    @settings(max_examples=40, deadline=None)
     @given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 60))
     def check(lp, tg, w):
         v = {**spec.values, "w": w, "B": 1, "L_pre": lp, "T_gen": tg}
@@ -369,11 +364,9 @@ def test_components_add_up_to_the_total_for_every_option(mode, recompute, conven
 
 
 def test_components_add_up_to_the_total_for_any_preset_and_option():
-    pytest.importorskip("hypothesis")
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
-    @settings(max_examples=30, deadline=None)
     @given(
         st.sampled_from(list(presets.PRESETS)),
         st.sampled_from(_MODES),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import require
 
 from symtrans.cli.main import UsageError, main, report_format
 from symtrans.engine.spec import Spec
@@ -340,7 +341,7 @@ def test_published_configs_have_no_unknown_keys(fixture):
 
 
 def test_key_table_covers_the_installed_transformers_classes():
-    transformers = pytest.importorskip("transformers")
+    transformers = require("transformers")
     import inspect
 
     from symtrans.catalog.hf_config import CLASSES, known_keys

@@ -9,6 +9,7 @@ import json
 
 import pytest
 import sympy as sp
+from conftest import require
 
 from symtrans.accounting.variants import (
     factorized_embedding_saving,
@@ -72,8 +73,7 @@ def test_albert_unshared_is_bert_base_with_the_factorized_embedding():
 
 
 def test_albert_against_hf_on_the_meta_device(read_fixture):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    torch, transformers = require("torch"), require("transformers")
     cfg = read_fixture("albert-base-v2")
 
     def count(**over):

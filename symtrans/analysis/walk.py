@@ -6,11 +6,15 @@ those shapes alone: a product (..., m x k) . (k x n) costs 2*(batch dims)*m*k*n
 (2 per multiply-accumulate, matrix products only; lookups, reshapes, norms, softmax,
 activations and residual adds cost 0 under this convention).  A causal or local mask
 keeps only ``pairs`` of the q x kv score entries; the two attention products then cost
-2*B*h*pairs*d_k and 2*B*h*pairs*d_v (``components.attention_pairs`` / ``windowed_pairs``).
+2*B*h*pairs*d_k and 2*B*h*pairs*d_v.
 
 The walk is derived from the Spec here, independently of the Cost tree of
-``architectures.build``; summed over its steps (times their repeats) it must equal the
-cost engine's forward FLOPs, which ``tests/test_walk.py`` checks for every preset.
+``architectures.build`` and of its formulas: the kept query-key pairs are counted row by
+row from the mask's definition (``kept_pairs``: a SymPy sum over the query rows, or, for
+a local window, a count over the rows at numbers), and the number of MoE layers by
+going through the layers (``moe_layers``).  Summed over its steps (times their repeats)
+the walk must equal the cost engine's forward FLOPs, which ``tests/test_walk.py`` checks
+for every preset, so a mask, window or layer-count error in either shows up there.
 
 Also: the exact sinusoidal positional-encoding table (Vaswani et al. 2017 §3.5),
 PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)),
@@ -25,8 +29,8 @@ from typing import Mapping
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.architectures import FORWARD, Workload, _layer_counts
-from symtrans.engine.components import MASKS, attention_pairs, dims, windowed_pairs
+from symtrans.engine.architectures import FORWARD, Workload
+from symtrans.engine.components import MASKS, dims
 from symtrans.engine.spec import Spec
 
 Shape = tuple  # of sympy expressions
@@ -233,8 +237,131 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     return Walk(spec, workload, tuple(b.steps))
 
 
+# ---------------------------------------------------------------------------------
+# kept query-key pairs and MoE layers, from their definitions (not the engine's formulas)
+
+
+class _RowCount(sp.Function):
+    """Pairs of a local window, counted row by row once every argument is an integer.
+
+    Arguments ``(q, kv, w)``: the last q of kv positions are queries (1-based absolute
+    positions kv-q+1 .. kv), the keys are positions 1 .. kv, and ``w`` is the window.
+    Symbolic arguments leave the count unevaluated (it then prints as a function of them).
+    """
+
+    is_integer = None
+
+    @classmethod
+    def eval(cls, q, kv, w):
+        if all(isinstance(x, sp.Integer) for x in (q, kv, w)):
+            return cls._count(int(q), int(kv), int(w))
+        return None
+
+
+class CausalWindowPairs(_RowCount):
+    """Sliding-window causal attention (Mistral, Jiang et al. 2023 §2; HF's mask keeps key j for
+    the query at position p when 0 <= p - j < w): the row at p keeps keys max(1, p-w+1) .. p."""
+
+    is_integer = True
+
+    @staticmethod
+    def _count(q: int, kv: int, w: int) -> sp.Integer:
+        return sp.Integer(sum(p - max(1, p - w + 1) + 1 for p in range(kv - q + 1, kv + 1)))
+
+
+class HalfWindowPairs(_RowCount):
+    """The 'half' count of a causal window: the area of the band {0 <= p - j < w} in the continuous
+    kv x kv square, integral over x in [0, kv] of min(x, w) dx, for q of the kv rows (q/kv of it)."""
+
+    @staticmethod
+    def _count(q: int, kv: int, w: int) -> sp.Rational:
+        area = sp.Rational(kv * kv, 2) if kv <= w else sp.Rational(w * w, 2) + (kv - w) * w
+        return sp.Rational(q, kv) * area
+
+
+class LocalWindowPairs(_RowCount):
+    """Bidirectional local attention (Longformer, Beltagy et al. 2020 §3.1): a = floor(w/2) keys on
+    each side of the query and the query itself, clipped to the sequence: keys max(1, p-a) .. min(kv, p+a)."""
+
+    is_integer = True
+
+    @staticmethod
+    def _count(q: int, kv: int, w: int) -> sp.Integer:
+        a = w // 2
+        return sp.Integer(sum(min(kv, p + a) - max(1, p - a) + 1 for p in range(kv - q + 1, kv + 1)))
+
+
+def kept_pairs(
+    q: sp.Expr, kv: sp.Expr, mask: str, causal: bool, window: sp.Expr | None = None, global_tokens: int = 0
+) -> sp.Expr:
+    """Query-key pairs per sequence and head that one attention computes.
+
+    The last ``q`` of ``kv`` positions are queries (a prefill or full pass has q = kv; a
+    decode step q = 1); row p (1-based position kv-q+1 .. kv) keeps, by definition:
+
+    * bidirectional, or ``mask="full"`` (the causal mask not subtracted): every key, kv;
+    * ``mask="causal"``: the keys at or before it, p;
+    * ``mask="half"``: by convention half the q x kv square, q*kv/2;
+    * with a causal ``window`` w, the keys of the last w positions (``full``: min(kv, w)
+      per row; ``causal``: ``CausalWindowPairs``; ``half``: ``HalfWindowPairs``);
+    * with a bidirectional window, ``LocalWindowPairs``; ``global_tokens`` g add, as HF's
+      LongformerSelfAttention computes them apart from the band, g global keys for every
+      row and g global rows of kv keys.
+
+    The sums over rows are done by SymPy (a closed form in q and kv), the window counts by
+    going through the rows at numbers.
+
+    Raises:
+        ValueError: for an unknown mask.
+    """
+    if mask not in MASKS:
+        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+    p = sp.Dummy("p", integer=True, positive=True)
+    rows = (p, kv - q + 1, kv)
+    if window is None:
+        if causal and mask == "half":
+            return q * kv / 2
+        return sp.summation(p if causal and mask == "causal" else kv, rows)
+    if not causal:
+        pairs = LocalWindowPairs(q, kv, window)
+    elif mask == "full":
+        pairs = sp.summation(sp.Min(kv, window), rows)
+    elif mask == "causal":
+        pairs = CausalWindowPairs(q, kv, window)
+    else:
+        pairs = HalfWindowPairs(q, kv, window)
+    if global_tokens:
+        pairs = pairs + global_tokens * q + global_tokens * kv
+    return pairs
+
+
+class MoELayers(sp.Function):
+    """MoE layers among n: the first ``first`` layers are dense, then every ``every``-th is a MoE
+    layer (layer l, 1-based, when l > first and (l - first) % every == 0; Spec ``moe_first_dense``,
+    ``moe_every``), counted by going through the layers once n is an integer."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, n, first, every):
+        if all(isinstance(x, sp.Integer) for x in (n, first, every)):
+            f, e = int(first), int(every)
+            return sp.Integer(sum(1 for layer in range(1, int(n) + 1) if layer > f and (layer - f) % e == 0))
+        return None
+
+
+def moe_layers(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(dense layers, MoE layers) of a stack of ``n`` layers of ``spec``."""
+    if not spec.is_moe:
+        return n, ZERO
+    if spec.moe_first_dense == 0 and spec.moe_every == 1:
+        return ZERO, n  # every layer
+    moe = MoELayers(n, spec.moe_first_dense, spec.moe_every)
+    return n - moe, moe
+
+
 def _groups(spec: Spec, n: sp.Expr) -> list[tuple[sp.Expr, bool]]:
-    dense, moe = _layer_counts(spec, n)
+    dense, moe = moe_layers(spec, n)
     out = []
     if dense != 0:
         out.append((dense, False))
@@ -354,14 +481,14 @@ def _attention(
         Vv = b.op(st, "repeat V heads h/h_kv times", [Vv], (Bt, D.h, kv, D.d_v), n, kind="reshape")
     Kt = b.op(st, "K^T", [K], (Bt, D.h, D.d_k, kv), n, kind="reshape")
     if spec.has("w") and kind != "cross":
-        pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
+        pairs = kept_pairs(q, kv, mask, kind == "causal", S.w, spec.global_tokens)
         why = (
             f"local window w ({'causal, ' + mask + ' count' if kind == 'causal' else 'w/2 keys each side'})"
             + (f" + {spec.global_tokens} global tokens" if spec.global_tokens else "")
             + ": only kept pairs cost FLOPs"
         )
     else:
-        pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")
+        pairs = kept_pairs(q, kv, mask, kind == "causal")
         why = (
             {
                 "full": "causal mask not subtracted (the 'full' count: every query meets every key)",

@@ -311,34 +311,6 @@ def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
     return v
 
 
-def flops_result(res, batch: int, seq_len: int | None) -> dict:
-    """The JSON object of ``symtrans flops`` (forward pass, matmul convention)."""
-    import sympy as sp
-
-    from symtrans.engine.architectures import build
-    from symtrans.engine.evaluate import exact
-    from symtrans.engine.simplify import closed_form
-    from symtrans.render.summary import rows, rows_json
-
-    model = build(res.spec)
-    v = flops_values(res, batch, seq_len)
-    total = exact(model.flops, v)
-    tokens = batch * (v["L_tgt"] if res.spec.family == "encoder-decoder" else v["L"])
-    return {
-        "model": res.name,
-        "mode": "forward",
-        "convention": "flops",
-        "convention_note": CONVENTION_NOTE,
-        "batch": batch,
-        "seq_len": v["L"],
-        **({"L_src": v["L_src"], "L_tgt": v["L_tgt"]} if res.spec.family == "encoder-decoder" else {}),
-        "total": total,
-        "per_token": total // tokens if total % tokens == 0 else str(sp.Rational(total, tokens)),
-        "closed_form": sp.sstr(closed_form(model.flops)),
-        "components": rows_json(rows(model, v, "flops")),
-    }
-
-
 def _check_flops_options(args, res) -> None:
     """Refuse ``flops`` options that would change nothing (one sentence, exit 2).
 
@@ -364,35 +336,10 @@ def _check_flops_options(args, res) -> None:
 
 def _cmd_flops(args) -> int:
     res = _resolve(args)
-    if hasattr(args, "mode"):  # modes, conventions, masks, recomputation, --compare: usage_cli.py
-        _check_flops_options(args, res)
-        from symtrans.cli.usage import cmd_flops
+    _check_flops_options(args, res)  # modes, conventions, masks, recomputation, --compare: usage.py
+    from symtrans.cli.usage import cmd_flops
 
-        return cmd_flops(args, res, _emit)
-    r = flops_result(res, args.batch, args.seq_len)
-    if args.format == "json":
-        _emit(args, json.dumps(r, indent=2))
-        return 0
-    from symtrans.base.numbers import grouped, si
-    from symtrans.engine.architectures import build
-    from symtrans.render.summary import rows
-
-    v = flops_values(res, args.batch, args.seq_len)
-    shape = (
-        f"B={r['batch']}, L_src={r['L_src']}, L_tgt={r['L_tgt']}"
-        if "L_src" in r
-        else f"B={r['batch']}, L={r['seq_len']}"
-    )
-    lines = [
-        f"{r['model']}: forward FLOPs at {shape}: {grouped(r['total'])} ({si(r['total'])})",
-        f"  per token: {r['per_token']}",
-        f"  convention: {CONVENTION_NOTE}",
-        f"  closed form: {r['closed_form']}",
-        "  components:",
-    ]
-    lines += _table(rows(build(res.spec), v, "flops"), grouped)
-    _emit(args, "\n".join(lines))
-    return 0
+    return cmd_flops(args, res, _emit)
 
 
 # ---------------------------------------------------------------------------------
