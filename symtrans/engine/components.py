@@ -161,10 +161,12 @@ def windowed_pairs(
 
     Bidirectional (Longformer, Beltagy et al. 2020 §3.1: a = w/2 keys on each side plus
     the query itself; HF LongformerConfig requires w even, an odd w is taken as
-    a = floor(w/2)): q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
-    = q**2 for q <= a + 1.  ``global_tokens`` g add g*kv + q*g pairs (the global
-    rows and columns, computed separately from the band as in HF
-    ``LongformerSelfAttention``; overlaps with the band are not subtracted).
+    a = floor(w/2)): P(q) = q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
+    = q**2 for q <= a + 1.  ``global_tokens`` g (the first g positions, as [CLS] and
+    the question in Longformer's tasks; 0 <= g <= q, ``Spec`` checks it) attend to every
+    key and are attended by every query: the kept pairs are the union of the band, the
+    g global rows and the g global columns (``_global_union``), so g = q gives the full
+    square q**2 and never more.
 
     Raises:
         ValueError: for an unknown ``mask``.
@@ -180,11 +182,39 @@ def windowed_pairs(
             pairs = q / kv * _window_prefix(kv, w, exact=False)
     else:
         a = sp.floor(w / 2)
-        m = sp.Min(q - 1, a)
-        pairs = q + 2 * (m * (m + 1) / 2 + (q - 1 - m) * a)
-    if global_tokens:
-        pairs = pairs + global_tokens * kv + q * global_tokens
+        pairs = _band_pairs(q, a)
+        if global_tokens:
+            pairs = _global_union(q, a, sp.Integer(global_tokens))
     return pairs
+
+
+def _band_pairs(n: sp.Expr, a: sp.Expr) -> sp.Expr:
+    """Pairs (i, j) of n positions with |i - j| <= a: n + 2*(m(m+1)/2 + (n-1-m)*a), m = Min(n-1, a)."""
+    m = sp.Min(n - 1, a)
+    return n + 2 * (m * (m + 1) / 2 + (n - 1 - m) * a)
+
+
+def _triangle(x: sp.Expr) -> sp.Expr:
+    """1 + 2 + ... + x for x > 0, else 0: Max(x, 0)(Max(x, 0) + 1)/2."""
+    m = sp.Max(x, 0)
+    return m * (m + 1) / 2
+
+
+def _global_union(n: sp.Expr, a: sp.Expr, g: sp.Expr) -> sp.Expr:
+    """Pairs of n positions kept by a band |i - j| <= a OR a global row or column (the
+    first g positions, 1 <= g <= n), by inclusion-exclusion over the pairs outside the band:
+
+        union = P(n) + 2*(g*n - R) - (g**2 - P(g))
+
+    where P(x) is the band on x positions (``_band_pairs``), g*n - R are the pairs of the
+    g global rows outside the band (R: the band's pairs in those rows, written out below),
+    the same again for the g global columns, and g**2 - P(g) those counted twice (global
+    row and global column).  Row i of the band holds min(i + a, n) - max(i - a, 1) + 1
+    keys; summed over i = 1..g with T(x) = ``_triangle``:
+    R = g(g+1)/2 + a*g - T(g + a - n) + T(a - n) - T(g - a - 1).
+    """
+    r = g * (g + 1) / 2 + a * g - _triangle(g + a - n) + _triangle(a - n) - _triangle(g - a - 1)
+    return _band_pairs(n, a) + 2 * (g * n - r) - (g**2 - _band_pairs(g, a))
 
 
 def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
