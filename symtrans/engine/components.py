@@ -104,11 +104,16 @@ def linear(
     return steps
 
 
-def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
-    """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> []."""
-    if spec.norm == "none":
+def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, kind: str | None = None) -> list[Step]:
+    """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> [].
+
+    ``kind`` overrides ``spec.norm`` (the QK norms are RMSNorms in a model without norms);
+    an override, not ``spec.replace``, because the spec here may be the unvalidated
+    structural one (every size 1) that a new Spec would check again."""
+    kind = spec.norm if kind is None else kind
+    if kind == "none":
         return []
-    if spec.norm == "layernorm":
+    if kind == "layernorm":
         params = 2 * width if spec.norm_bias else width
         note = "LayerNorm scale γ and shift β" if spec.norm_bias else "LayerNorm scale γ (no β)"
         src = "Ba et al. 2016; torch.nn.LayerNorm"
@@ -117,7 +122,7 @@ def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr) -> list[Step]:
         note = "RMSNorm scale γ"
         src = "Zhang & Sennrich 2019; LlamaRMSNorm / T5LayerNorm"
     return [
-        Step(label=label, params=params, elementwise=per_element(spec.norm) * tokens * width, note=note, source=src)
+        Step(label=label, params=params, elementwise=per_element(kind) * tokens * width, note=note, source=src)
     ]
 
 
@@ -258,8 +263,9 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
     )
     if spec.qk_norm:
-        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h)
-        steps += norm(spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv)
+        qk = "rmsnorm" if spec.norm == "none" else spec.norm
+        steps += norm(spec, "query norm", D.d_k, tq * D.h, qk)
+        steps += norm(spec, "key norm", D.d_k, tkv * D.h_kv, qk)
     if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:

@@ -104,6 +104,8 @@ class Spec:
             dense and then every ``moe_every``-th is a MoE layer.  These three need
             E (a spec without experts that sets one raises ValueError), and the
             layout must leave at least one MoE layer (moe_first_dense + moe_every <= N).
+            The layout applies to decoder layers (an encoder's are all MoE layers; an
+            encoder-only model refuses it).
         share_layers: ALBERT's cross-layer sharing (Lan et al. 2020 §3.1): ``none``,
             ``all`` (one layer's weights serve all N), ``attention`` or ``ffn`` (only
             that sublayer is shared).  Parameters stop scaling with N; FLOPs do not.
@@ -360,6 +362,12 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
     """Options whose range depends on the sizes: the MoE layout within the N layers, and
     the global tokens within the encoder's sequence."""
+    layout = spec.moe_first_dense != 0 or spec.moe_every != 1
+    if layout and spec.family == "encoder-only":  # the layout would change nothing: refuse it
+        raise ValueError(
+            "moe_first_dense and moe_every lay out the layers of a decoder; every layer of an "
+            "encoder-only mixture-of-experts model is a MoE layer: drop them"
+        )
     if "E" in v:
         n_name = "N" if "N" in v else "N_dec"
         n = v[n_name]
