@@ -121,9 +121,7 @@ def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, kind: str | No
         params = width
         note = "RMSNorm scale γ"
         src = "Zhang & Sennrich 2019; LlamaRMSNorm / T5LayerNorm"
-    return [
-        Step(label=label, params=params, elementwise=per_element(kind) * tokens * width, note=note, source=src)
-    ]
+    return [Step(label=label, params=params, elementwise=per_element(kind) * tokens * width, note=note, source=src)]
 
 
 def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
