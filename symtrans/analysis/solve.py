@@ -573,6 +573,7 @@ def solve(
         ValueError: unknown symbol or quantity, a non-positive target, a quantity that
             does not depend on the unknown, a rule for the unknown itself, or an
             unsatisfiable target (no valid value gives at most the target).
+        BudgetExceeded: (a ValueError) the work ran past ``base.budget.SECONDS`` of CPU time.
     """
     from symtrans.base.budget import time_budget
 

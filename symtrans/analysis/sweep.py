@@ -488,9 +488,11 @@ def sweep(
         A ``SweepResult`` whose values equal ``evaluate.exact`` row by row.
 
     Raises:
-        ValueError: no configurations, an invalid row (with ``invalid="error"``), a
-            quantity that needs a size no column gives, a non-integer count, or L_src /
-            L_tgt for a model that is not an encoder-decoder.
+        ValueError: no configurations, an invalid row (with ``invalid="error"``; a row
+            where a rule is not a positive integer is invalid, as in ``solve``), a
+            quantity that needs a size no column gives, a non-integer count, L_src /
+            L_tgt for a model that is not an encoder-decoder, or SymPy work past its
+            CPU-time budget (``base.budget``).
     """
     import numpy as np
 
