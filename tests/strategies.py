@@ -60,3 +60,28 @@ def specs(draw, family=None, moe=None):
         ffn=draw(st.sampled_from(("mlp", "swiglu", "geglu"))),
         qk_norm=draw(st.booleans()),
     )
+
+
+@st.composite
+def variant_specs(draw, family=None):
+    """A random valid Spec from ``specs`` with the variant options drawn on top: a local
+    window w, global tokens (encoders only, at most L), cross-layer sharing, the MoE layout
+    (first dense layers, MoE every k-th, shared experts) and a low-rank FFN."""
+    spec = draw(specs(family=family))
+    v = spec.values
+    sizes, options = {}, {}
+    if draw(st.booleans()):
+        sizes["w"] = draw(st.integers(1, 64))
+        if spec.family != "decoder-only" and draw(st.booleans()):
+            options["global_tokens"] = draw(st.integers(0, v["L"]))
+    options["share_layers"] = draw(st.sampled_from(("none", "all", "attention", "ffn")))
+    if spec.is_moe:
+        if spec.family != "encoder-only":  # the layout lays out decoder layers
+            n = v.get("N", v.get("N_dec"))
+            first = draw(st.integers(0, n - 1))
+            options["moe_first_dense"] = first
+            options["moe_every"] = draw(st.integers(1, n - first))
+        options["n_shared_experts"] = draw(st.integers(0, 2))
+    if draw(st.integers(0, 3)) == 0:
+        sizes["r"] = draw(st.integers(1, 32))
+    return spec.replace(sizes=sizes, **options)

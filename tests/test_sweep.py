@@ -130,7 +130,8 @@ def test_fractions_floors_and_moe_rows_are_exact():
     rng = np.random.default_rng(7)
     n = 300
     cols = {
-        "N": np.where(rng.random(n) < 0.4, rng.integers(10**9, 10**12, n), rng.integers(1, 99, n)),
+        # N >= 3: one dense layer, then every 2nd is MoE; N < 3 would leave no MoE layer (refused)
+        "N": np.where(rng.random(n) < 0.4, rng.integers(10**9, 10**12, n), rng.integers(3, 99, n)),
         "L": rng.integers(1, 10**6, n),
         "B": rng.integers(1, 512, n),
     }

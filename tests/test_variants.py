@@ -217,16 +217,47 @@ def test_mistral_window_flops_and_kv_cache_at_32k():
     assert exact(kv_cache_bytes(unwindowed, S.B, S.L), {**v, "w": 32768}) == 32768 * 2 * 32 * 8 * 128 * 2
 
 
+def brute_global(n, w, g):
+    # Longformer §3.1: the band, plus every pair whose query or key is one of the g global
+    # tokens (the first g positions); a pair in both counts once
+    return sum(1 for i in range(n) for j in range(n) if abs(i - j) <= w // 2 or i < g or j < g)
+
+
 def test_global_tokens_add_their_rows_and_columns():
-    # Longformer (HF LongformerSelfAttention): the band for every query, plus g global keys for
-    # every query and g global queries over every key: band + 2*g*L pairs.
-    spec = Spec(
-        family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L_max=12, L=12, w=4), global_tokens=2
-    )
+    # The kept pairs are the union of the band, the g global rows and the g global columns:
+    # with L = 12, w = 4 (2 keys each side) and g = 2, the band's 54 pairs plus the 34 global
+    # pairs outside it (rows 0-1: 24 pairs, 7 of them in the band; columns 0-1 in rows 2-11:
+    # 20, 3 of them in the band): 88.
+    spec = Spec(family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L=12, w=4), global_tokens=2)
     att = build(spec).find("self-attention")
     qk = [s for s in att.steps if s.label == "Q K^T"][0]
-    band = brute_bidirectional(12, 4)
-    assert exact(qk.flops, {**spec.values, "B": 1}) == 2 * 2 * (band + 2 * 2 * 12) * 4
+    assert brute_bidirectional(12, 4) == 54 and brute_global(12, 4, 2) == 54 + (24 - 7) + (20 - 3) == 88
+    assert exact(qk.flops, {**spec.values, "B": 1}) == 2 * 2 * 88 * 4  # 2 * B * h * pairs * d_k
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9, 16])
+@pytest.mark.parametrize("w", [1, 2, 3, 6, 40])
+def test_global_token_pairs_equal_brute_force_and_never_exceed_the_square(n, w):
+    for g in range(1, n + 1):
+        pairs = windowed_pairs(S.L, S.L, "full", causal=False, global_tokens=g).subs({S.L: n, S.w: w})
+        assert pairs == brute_global(n, w, g) <= n * n
+    # every token global: every pair is kept, exactly the full square
+    assert windowed_pairs(S.L, S.L, "full", causal=False, global_tokens=n).subs({S.L: n, S.w: w}) == n * n
+
+
+def test_global_tokens_as_many_as_tokens_cost_exactly_full_attention(capsys):
+    # Issue 15: bert-base with w = 128 and 512 global tokens printed 108.6 GFLOPs, more than
+    # full attention (96.6 G).  With every one of the L = 512 tokens global, every pair is
+    # kept: the FLOPs equal those of bert-base without a window.
+    code, out, _ = run(capsys, "flops", "bert-base", "--format", "json")
+    full = json.loads(out)["total"]
+    code, out, err = run(
+        capsys, "flops", "bert-base", "--set", "w=128", "--set", "global_tokens=512", "--format", "json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["total"] == full
+    code, out, err = run(capsys, "flops", "bert-base", "--set", "w=128", "--set", "global_tokens=513")
+    assert code == 2 and out == "" and "exceeds the 512 tokens" in err and err.count("\n") == 1
 
 
 # -- bad input --------------------------------------------------------------------------------

@@ -444,9 +444,10 @@ def evaluate(expr: sp.Expr, values: dict[str, int]) -> sp.Rational:
     unevaluated sums are carried out after substitution.
 
     Raises:
-        ValueError: a symbol without a value.
+        ValueError: a symbol without a value, a value that is not a positive integer, or
+            a negative result (``evaluate.substitution``, ``evaluate.check_count``).
     """
-    from symtrans.engine.evaluate import as_expr, substitution
+    from symtrans.engine.evaluate import as_expr, check_count, substitution
 
     e = as_expr(expr).xreplace(substitution(values))
     if e.has(sp.Sum):
@@ -454,4 +455,4 @@ def evaluate(expr: sp.Expr, values: dict[str, int]) -> sp.Rational:
     if e.free_symbols:
         missing = ", ".join(sorted(str(s) for s in e.free_symbols))
         raise ValueError(f"no value for {missing}; give it with --set NAME=VALUE")
-    return sp.Rational(e)
+    return check_count(sp.Rational(e))

@@ -196,13 +196,18 @@ def fraction(
     Raises:
         ValueError: not a number, or out of range (one sentence naming the range).
     """
-    raw = str(text).strip()
-    if len(raw) > 64:
-        raise ValueError(f"{what} is too long to be a number")
-    try:  # fractions.Fraction parses decimals and p/q strictly; user text is never evaluated
-        f = Fraction(raw[:-1]) / 100 if raw.endswith("%") else Fraction(raw)
-    except (TypeError, ValueError, ZeroDivisionError):
-        raise ValueError(f"{what} must be a number such as 0.4 or 40%, not {text!r}") from None
+    if isinstance(text, (int, Fraction, sp.Rational)) and not isinstance(text, bool):
+        # an exact number already (e.g. a value this module parsed before): taken as it is,
+        # never re-read from its text, whose p/q form can be long (1/10**300)
+        f = Fraction(int(sp.Rational(text).p), int(sp.Rational(text).q))
+    else:
+        raw = str(text).strip()
+        if len(raw) > 64:
+            raise ValueError(f"{what} must be a number such as 0.4 or 40%, not a {len(raw)}-character text")
+        try:  # fractions.Fraction parses decimals and p/q strictly; user text is never evaluated
+            f = Fraction(raw[:-1]) / 100 if raw.endswith("%") else Fraction(raw)
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise ValueError(f"{what} must be a number such as 0.4 or 40%, not {text!r}") from None
     value = sp.Rational(f.numerator, f.denominator)
     low_ok = value >= 0 if allow_zero else value > 0
     if not low_ok or (upper is not None and value > upper):
@@ -212,6 +217,27 @@ def fraction(
             wanted = f"in {'[' if allow_zero else '('}0, {upper}]"
         raise ValueError(f"{what} must be {wanted}, not {text}")
     return value
+
+
+# The smallest model FLOPs utilisation accepted.  Real runs reach 0.2-0.6 (PaLM App. B,
+# Table 3: 46.2%); a millionth of the peak is far below any measured run, and much smaller
+# values only produce step times of astronomical length (1e-300 gives 10^290 s and more).
+MIN_UTILISATION = sp.Rational(1, 10**6)
+
+
+def parse_utilisation(text, what: str = "the utilisation (MFU)") -> sp.Rational:
+    """A model FLOPs utilisation in [1e-6, 1] from text ('0.4', '40%') or an exact number.
+
+    Raises:
+        ValueError: not a number, above 1, or below MIN_UTILISATION (naming the range).
+    """
+    u = fraction(text, what)
+    if u < MIN_UTILISATION:
+        raise ValueError(
+            f"{what} = {text} is implausibly small: MFU is the fraction of the peak FLOP/s a run achieves "
+            f"(0.2 to 0.6 in practice); the smallest accepted is {float(MIN_UTILISATION):g}"
+        )
+    return u
 
 
 def _positive_int(n, what: str) -> int:
@@ -230,7 +256,7 @@ def step_time(
         ValueError: unknown accelerator or precision; non-positive devices or utilisation.
     """
     acc = accelerator(acc) if isinstance(acc, str) else acc
-    u = fraction(utilisation, "the utilisation (MFU)")
+    u = parse_utilisation(utilisation)
     n = _positive_int(devices, "the number of devices")
     return sp.Rational(flops) / (n * acc.peak(precision) * u)
 

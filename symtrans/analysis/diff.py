@@ -334,6 +334,10 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
             seen[key0] = seen.get(key0, 0) + 1
             entry = steps.setdefault((*key0, seen[key0]), [None, None, node, path])
             entry[side_i] = node.multiplicity * q(node)
+            # Shown under the smaller of the two sides' (path, label), so that diff(a, b)
+            # and diff(b, a) name every pair alike.
+            if (path, s.label) < (entry[3], entry[2].step.label):
+                entry[2], entry[3] = node, path
     rows: list[DiffRow] = []
     zero = sp.Integer(0)
     for ea, eb, node, path in steps.values():

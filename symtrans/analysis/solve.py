@@ -29,13 +29,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Callable, Mapping
 
 import sympy as sp
 
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import exact
-from symtrans.engine.spec import MODEL_SIZES, Spec
+from symtrans.engine.spec import Spec
 
 QUANTITIES = ("params", "active_params", "flops", "training_flops", "memory")
 UNITS = {
@@ -118,11 +119,42 @@ class Rule:
         if self.compute is not None:
             v = self.compute(values)
         else:
-            e = self.expr.xreplace({S.SYMBOLS[n]: sp.Integer(x) for n, x in values.items() if n in S.SYMBOLS})
-            if e.free_symbols or not e.is_Integer:
-                return None
-            v = int(e)
+            fast = self._integer_form
+            if fast is not None:
+                args, num, den = fast
+                try:
+                    xs = [values[a] for a in args]
+                except KeyError:
+                    return None
+                n, d = num(*xs), den(*xs)
+                if d == 0 or n % d:
+                    return None
+                v = n // d
+            else:
+                e = self.expr.xreplace({S.SYMBOLS[n]: sp.Integer(x) for n, x in values.items() if n in S.SYMBOLS})
+                if e.free_symbols or not e.is_Integer:
+                    return None
+                v = int(e)
         return v if v > 0 else None
+
+    @cached_property
+    def _integer_form(self):
+        """(argument names, numerator, denominator): the rule as two Python functions with
+        integer coefficients (floors as exact floor divisions), so that ``value`` is exact
+        integer arithmetic, thousands of times faster than SymPy substitution.  None for a
+        rule with a root (d_model**0.5), which SymPy evaluates."""
+        import operator
+
+        from symtrans.analysis.sweep import _has_root, _int_form
+
+        if _has_root(self.expr):
+            return None
+        num, den = _int_form(self.expr)
+        syms = sorted(num.free_symbols | den.free_symbols, key=lambda x: x.name)
+        mods = [{"FloorDiv": operator.floordiv, "IntMin": min, "IntMax": max}, "math"]
+        f_num = sp.lambdify(syms, num, modules=mods)
+        f_den = sp.lambdify(syms, den, modules=mods)
+        return tuple(x.name for x in syms), f_num, f_den
 
     def text(self) -> str:
         return f"{self.name} = {sp.sstr(self.expr)}"
@@ -292,7 +324,10 @@ class SolveResult:
         closed_form: the quantity's closed form with the rules substituted.
         equation: the relaxed univariate equation (an ``sp.Eq``).
         solutions: its real positive symbolic solutions.
-        root: the real root, as a Float of 30 digits (None when no positive root).
+        root: the real root, as a Float of 30 digits (None when no positive root); for
+            walking and tests, never printed: the output shows ``root_located``.
+        root_located: the same root exactly: rational value (if it is rational) and the
+            integers around it (``Root``).
         below, above: the nearest valid configurations on both sides (Candidate or None).
         step: the spacing of valid values walked.
         rules: the rules applied, as text.
@@ -312,6 +347,7 @@ class SolveResult:
     step: int
     rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    root_located: Root | None = None
 
     @property
     def exact(self) -> int | None:
@@ -338,7 +374,12 @@ class SolveResult:
             "closed_form": sp.sstr(self.closed_form),
             "equation": f"{sp.sstr(self.equation.lhs)} = {sp.sstr(self.equation.rhs)}",
             "solutions": [sp.sstr(s) for s in self.solutions],
-            "root": None if self.root is None else str(self.root),
+            # the root exactly: its rational value (int or "p/q") when it has one, and the
+            # integers around it; never a float with decimals it does not have
+            "root": None
+            if self.root_located is None or self.root_located.exact is None
+            else _exact_text(self.root_located.exact),
+            "root_between": None if self.root_located is None else [self.root_located.floor, self.root_located.ceiling],
             "exact": self.exact,
             "below": cand(self.below),
             "above": cand(self.above),
@@ -357,16 +398,72 @@ class SolveResult:
         ]
         if self.solutions:
             lines.append(f"- symbolic solution: ${sp.latex(S.SYMBOLS[self.unknown])} = {sp.latex(self.solutions[0])}$")
-        if self.root is not None:
-            lines.append(f"- real root: {self.root:.6f}")
+        if self.root_located is not None:
+            lines.append(f"- real root: {self.root_located.text()}")
         for label, c in (("below", self.below), ("above", self.above)):
             if c is not None:
                 lines.append(f"- {label}: `{self.unknown}` = {c.value}: {grouped(c.count)} {self.unit}")
         return "\n".join(lines)
 
 
-def _positive_roots(f: sp.Expr, x: sp.Symbol) -> tuple[list[sp.Expr], list[sp.Float]]:
-    """Symbolic and numeric positive real roots of f(x) = 0 (f rational in x)."""
+def _positive_real(s: sp.Expr) -> bool:
+    """Whether the closed-form root ``s`` is a positive real number.
+
+    Cubic and quartic formulas write real roots with complex radicals (casus irreducibilis),
+    whose numeric value carries a vanishing imaginary part (0.e-44*I): that part is
+    compared with the real part, never the complex number with zero.
+    """
+    v = sp.N(s, 30)
+    re, im = (sp.re(v), sp.im(v))
+    if not (re.is_Number and im.is_Number):
+        return False
+    return abs(im) <= sp.Float("1e-25") * max(abs(re), 1) and re > 0
+
+
+@dataclass(frozen=True)
+class Root:
+    """A positive real root of the relaxed equation, exactly located.
+
+    Attributes:
+        approx: its value to 30 significant digits (for walking; never printed as a count).
+        exact: the root itself when it is rational (an Integer or Rational), else None.
+        floor, ceiling: the integers around it (equal when the root is an integer),
+            established by exact sign changes of the polynomial.
+    """
+
+    approx: sp.Float
+    exact: sp.Rational | None
+    floor: int
+    ceiling: int
+
+    def text(self) -> str:
+        """'4096', '12288/5 (between 2457 and 2458)' or 'between 2457 and 2458 (irrational)'."""
+        if self.exact is not None and self.exact.q == 1:
+            return str(self.exact)
+        if self.exact is not None:
+            return f"{self.exact.p}/{self.exact.q} (between {self.floor} and {self.ceiling})"
+        return f"between {self.floor} and {self.ceiling} (irrational)"
+
+
+def _locate(poly: sp.Poly, approx: sp.Float, rational: set) -> Root:
+    """The exact floor and ceiling of the root of ``poly`` near ``approx``.
+
+    ``poly`` has rational coefficients; its sign at integers is exact.  The candidate
+    floor comes from ``approx`` and is moved until the sign changes across it.
+    """
+    a = int(sp.floor(approx))
+    exact = next((q for q in rational if q.p // q.q == a), None)
+    if exact is not None:
+        return Root(approx, exact, a, a if exact.q == 1 else a + 1)
+    sign = lambda n: sp.sign(poly.eval(sp.Integer(n)))  # noqa: E731 - exact integer evaluation
+    for lo in (a, a - 1, a + 1):  # the 30-digit approximation is off by at most one
+        if lo >= 0 and sign(lo) * sign(lo + 1) < 0:
+            return Root(approx, None, lo, lo + 1)
+    return Root(approx, None, a, a + 1)  # a double root (no sign change): the approximation decides
+
+
+def _positive_roots(f: sp.Expr, x: sp.Symbol) -> tuple[list[sp.Expr], list[Root]]:
+    """Symbolic and exactly located positive real roots of f(x) = 0 (f rational in x)."""
     num, den = sp.fraction(sp.together(f))
     x_real = sp.Symbol(x.name, positive=True)  # solve over the reals; integrality comes later
     g = sp.expand(num.xreplace({x: x_real}))
@@ -375,30 +472,42 @@ def _positive_roots(f: sp.Expr, x: sp.Symbol) -> tuple[list[sp.Expr], list[sp.Fl
         poly = sp.Poly(g, x_real)
     except sp.PolynomialError:
         poly = None
+    if poly is not None and not poly.domain.is_QQ and not poly.domain.is_ZZ:
+        poly = None  # irrational coefficients (a rule with a root): no exact polynomial
     if poly is not None and poly.degree() <= 4:
         try:
-            sols = [s for s in sp.solve(g, x_real) if s.is_real is not False]
+            sols = [s for s in sp.solve(g, x_real) if _positive_real(s)]
         except NotImplementedError:
             sols = []
-    nums: list[sp.Float] = []
-    if poly is not None:
+    roots: list[Root] = []
+    if poly is not None and poly.degree() >= 1:
         from mpmath.libmp.libhyper import NoConvergence
 
         try:
-            roots = poly.nroots(n=30, maxsteps=200)
+            found = poly.nroots(n=30, maxsteps=200)
         except NoConvergence:  # huge coefficients (budgets near 1e30) need more working digits
             try:
-                roots = poly.nroots(n=80, maxsteps=400)
+                found = poly.nroots(n=80, maxsteps=400)
             except NoConvergence:
                 raise ValueError("the equation's roots could not be found numerically; try a smaller budget") from None
-        for r in roots:
-            if abs(sp.im(r)) < 1e-20 and sp.re(r) > 0:
-                nums.append(sp.Float(sp.re(r), 30))
-    else:
-        nums = [sp.Float(s.evalf(30), 30) for s in sols if s.evalf() > 0]
-    nums = [r for r in nums if den.xreplace({x: r}) != 0]
-    sols = [s.xreplace({x_real: x}) for s in sols if s.evalf(30) > 0]
-    return sols, sorted(nums)
+        # Rational roots exactly: the linear factors over the rationals.
+        rational = {
+            -sp.Rational(fac.all_coeffs()[1], fac.all_coeffs()[0])
+            for fac, _ in poly.factor_list()[1]
+            if fac.degree() == 1
+        }
+        for r in found:
+            re, im = sp.re(r), sp.im(r)
+            if abs(im) <= sp.Float("1e-20") * max(abs(re), 1) and re > 0:
+                approx = sp.Float(re, 30)
+                if den.xreplace({x: approx}) != 0:
+                    roots.append(_locate(poly, approx, {q for q in rational if q > 0}))
+    sols = [s.xreplace({x_real: x}) for s in sols]
+    return sols, sorted(roots, key=lambda r: r.approx)
+
+
+def _exact_text(q: sp.Rational):
+    return int(q) if q.q == 1 else f"{q.p}/{q.q}"
 
 
 def _rotary_ok(spec: Spec, vals: Mapping[str, int]) -> bool:
@@ -464,7 +573,41 @@ def solve(
         ValueError: unknown symbol or quantity, a non-positive target, a quantity that
             does not depend on the unknown, a rule for the unknown itself, or an
             unsatisfiable target (no valid value gives at most the target).
+        BudgetExceeded: (a ValueError) the work ran past ``base.budget.SECONDS`` of CPU time.
     """
+    from symtrans.base.budget import time_budget
+
+    with time_budget(f"solving for {unknown}"):  # SymPy's work has no useful a-priori bound
+        return _solve(
+            spec,
+            unknown,
+            target,
+            quantity,
+            rules=rules,
+            multiple_of=multiple_of,
+            workload=workload,
+            mask=mask,
+            convention=convention,
+            memory_options=memory_options,
+            max_scan=max_scan,
+        )
+
+
+def _solve(
+    spec: Spec,
+    unknown: str,
+    target: int,
+    quantity: str = "params",
+    *,
+    rules: list[Rule] | None = None,
+    multiple_of: int | None = None,
+    workload: Mapping[str, int] | None = None,
+    mask: str = "full",
+    convention: str = "flops",
+    memory_options: Mapping | None = None,
+    max_scan: int = MAX_SCAN,
+) -> SolveResult:
+    """``solve`` without the time budget."""
     if unknown not in S.SYMBOLS:
         raise ValueError(f"unknown symbol {unknown!r}; known: {', '.join(S.SYMBOLS)}")
     if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
@@ -485,8 +628,8 @@ def solve(
     ruled = {r.name for r in rules}
     fixed = {n: v for n, v in spec.values.items() if n != unknown and n not in ruled}
     if quantity in ("flops", "training_flops", "memory"):
-        fixed.setdefault("B", 1)
-    if quantity in ("flops", "training_flops", "memory"):
+        if unknown != "B" and "B" not in ruled:  # B = 1 unless it is what is solved for
+            fixed.setdefault("B", 1)
         fixed.update({n: v for n, v in (workload or {}).items() if n != unknown and n not in ruled})
     # An encoder-decoder's L_src and L_tgt equal L unless given (fixed, ruled or the unknown).
     check_lengths(spec, [unknown, *ruled])
@@ -502,18 +645,19 @@ def solve(
     for _ in range(len(rules) + 1):
         closed = closed.xreplace(exact_sub)
         relaxed = relaxed.xreplace(relax_sub)
-    from symtrans.engine.simplify import closed_form
-
-    closed = closed_form(closed)
     fixed_sub = {S.SYMBOLS[n]: sp.Integer(v) for n, v in fixed.items()}
+    missing = relaxed.xreplace(fixed_sub).free_symbols - {x}  # before any expansion: it is cheap
+    if missing:
+        raise ValueError(f"no value for {', '.join(sorted(map(str, missing)))}; give it with --set NAME=VALUE")
     f = sp.expand(_relax(relaxed.xreplace(fixed_sub)))
     if x not in f.free_symbols:
         raise ValueError(f"{quantity} of this model does not depend on {unknown}")
-    missing = f.free_symbols - {x}
-    if missing:
-        raise ValueError(f"no value for {', '.join(sorted(map(str, missing)))}; give it with --set NAME=VALUE")
+    from symtrans.engine.simplify import closed_form
+
+    closed = closed_form(closed)
     sols, roots = _positive_roots(f - target, x)
-    root = roots[-1] if roots else None
+    located = roots[-1] if roots else None
+    root = located.approx if located else None
 
     step = multiple_of or _auto_step(spec, unknown, rules)
     univariate = expr.xreplace(fixed_sub)
@@ -526,9 +670,8 @@ def solve(
             if v is None:
                 return None
             vals[r.name] = v
-        model_sizes = {n: v for n, v in vals.items() if n in MODEL_SIZES}
-        try:
-            spec.replace(sizes=model_sizes)
+        try:  # the Spec's checks at this workload (divisibility, MoE layout, global tokens)
+            spec.check_sizes(vals, workload=True)
         except ValueError:
             return None
         if not _rotary_ok(spec, vals):
@@ -596,6 +739,7 @@ def solve(
         equation=sp.Eq(f, target),
         solutions=tuple(sols),
         root=root,
+        root_located=located,
         below=below,
         above=above,
         step=step,
@@ -644,18 +788,39 @@ class Plan:
     caveats: tuple[str, ...] = CHINCHILLA_CAVEATS
 
     def to_dict(self) -> dict:
+        """JSON-ready: the exact expressions, the nearest integers and the integers around
+        each value (exact integer square roots; no float)."""
+        n_sq = self.params**2  # C / (6 r), an exact rational
+        d_sq = self.tokens**2
         return {
             "compute": self.compute,
             "tokens_per_param": str(self.tokens_per_param),
             "params": sp.sstr(self.params),
-            "params_value": float(self.params),
-            "params_rounded": int(sp.floor(self.params + sp.Rational(1, 2))),
+            "params_between": _sqrt_between(n_sq),
+            "params_rounded": _sqrt_rounded(n_sq),
             "tokens": sp.sstr(self.tokens),
-            "tokens_value": float(self.tokens),
-            "tokens_rounded": int(sp.floor(self.tokens + sp.Rational(1, 2))),
+            "tokens_between": _sqrt_between(d_sq),
+            "tokens_rounded": _sqrt_rounded(d_sq),
             "source": self.source,
             "caveats": list(self.caveats),
         }
+
+
+def _sqrt_floor(x: sp.Rational) -> int:
+    """floor(sqrt(x)) of a non-negative rational, exactly: isqrt(floor(x))."""
+    return math.isqrt(int(x.p // x.q))
+
+
+def _sqrt_between(x: sp.Rational) -> list[int]:
+    """[floor, ceiling] of sqrt(x) (equal when x is a perfect square)."""
+    lo = _sqrt_floor(x)
+    return [lo, lo if lo * lo == x else lo + 1]
+
+
+def _sqrt_rounded(x: sp.Rational) -> int:
+    """sqrt(x) rounded to the nearest integer (halves up), exactly: n + 1 when (n + 1/2)^2 <= x."""
+    n = _sqrt_floor(x)
+    return n + 1 if (n + sp.Rational(1, 2)) ** 2 <= x else n
 
 
 def chinchilla(compute: int, tokens_per_param: int | str | Fraction = 20) -> Plan:
@@ -666,15 +831,30 @@ def chinchilla(compute: int, tokens_per_param: int | str | Fraction = 20) -> Pla
     (Chinchilla).  Units: FLOPs in, parameters and tokens out (exact expressions).
 
     Raises:
-        ValueError: a non-positive budget or ratio.
+        ValueError: a non-positive budget or ratio, or a split that leaves less than one
+            parameter or one token (a budget too small for the ratio).
     """
     if isinstance(compute, bool) or not isinstance(compute, int) or compute <= 0:
         raise ValueError(f"the compute budget must be a positive integer number of FLOPs, not {compute!r}")
+    text = str(tokens_per_param).strip()
+    if len(text) > 64:
+        raise ValueError(f"tokens per parameter must be a number such as 20, not a {len(text)}-character text")
     try:
-        r = sp.Rational(Fraction(str(tokens_per_param)))
+        r = sp.Rational(Fraction(text))
     except (TypeError, ValueError, ZeroDivisionError):
         raise ValueError(f"tokens per parameter must be a positive number, not {tokens_per_param!r}") from None
     if r <= 0:
         raise ValueError(f"tokens per parameter must be positive, not {tokens_per_param}")
-    n = sp.sqrt(sp.Integer(compute) / (6 * r))
+    n_sq = sp.Integer(compute) / (6 * r)  # N**2; D**2 = r**2 N**2
+    if _sqrt_rounded(n_sq) < 1 or _sqrt_rounded(r**2 * n_sq) < 1:
+        few_params = _sqrt_rounded(n_sq) < 1
+        if few_params:
+            fix = "raise --compute" + (" or lower --tokens-per-param" if r > 20 else "")
+        else:
+            fix = "raise --compute" + (" or raise --tokens-per-param" if r < 20 else "")
+        raise ValueError(
+            f"C = {compute:,} FLOPs at {text} tokens per parameter leaves less than one "
+            f"{'parameter' if few_params else 'training token'} (N = sqrt(C / (6 r)), D = r N): {fix}"
+        )
+    n = sp.sqrt(n_sq)
     return Plan(compute=compute, tokens_per_param=r, params=n, tokens=r * n)

@@ -169,7 +169,24 @@ class Compiled:
         return cls(name, expr, tuple(s.name for s in syms), f_num, f_den, f_bound, unit_den=(den == 1))
 
     def __call__(self, cols: Mapping[str, "np.ndarray"], n: int):
-        """Exact values on ``n`` rows of ``cols`` (name -> int64 or object array)."""
+        """Exact values on ``n`` rows of ``cols`` (name -> int64 or object array).
+
+        Raises:
+            ValueError: a row where the value is not an integer, naming its sizes.
+        """
+        import numpy as np
+
+        out, ok = self.evaluate(cols, n)
+        bad = np.nonzero(~ok)[0]
+        if bad.size:
+            i = int(bad[0])
+            vals = ", ".join(f"{a}={cols[a][i]}" for a in self.args)
+            raise ValueError(f"{self.name} is not an integer at {vals}; check that the divisibility assumptions hold")
+        return out
+
+    def evaluate(self, cols: Mapping[str, "np.ndarray"], n: int) -> tuple["np.ndarray", "np.ndarray"]:
+        """(values, ok) on ``n`` rows: ``ok[i]`` says the value of row i is an integer
+        (``values[i]`` is then exact; elsewhere it is the floor, to be discarded)."""
         import numpy as np
 
         missing = [a for a in self.args if a not in cols]
@@ -191,29 +208,27 @@ class Compiled:
         if not big.any():
             return self._eval([x.astype(np.int64) for x in ins], n, np.int64)
         out = np.empty(n, dtype=object)
+        ok = np.ones(n, dtype=bool)
         small = ~big
         if small.any():
-            out[small] = self._eval([x[small].astype(np.int64) for x in ins], int(small.sum()), np.int64).astype(object)
-        out[big] = self._eval([np.array([int(v) for v in x[big]], dtype=object) for x in ins], int(big.sum()), object)
-        return out
+            v, k = self._eval([x[small].astype(np.int64) for x in ins], int(small.sum()), np.int64)
+            out[small], ok[small] = v.astype(object), k
+        v, k = self._eval([np.array([int(v) for v in x[big]], dtype=object) for x in ins], int(big.sum()), object)
+        out[big], ok[big] = v, k
+        return out, ok
 
     def _eval(self, ins, n, dtype):
         import numpy as np
 
         if self.unit_den:  # no division: a fresh (n,) array, never an input column itself
             num = np.asarray(self.num(*ins), dtype=dtype)
-            if num.shape == (n,) and not any(num is x for x in ins):
-                return num
-            return np.broadcast_to(num, (n,)).copy()
+            if not (num.shape == (n,) and not any(num is x for x in ins)):
+                num = np.broadcast_to(num, (n,)).copy()
+            return num, np.ones(n, dtype=bool)
         num = np.broadcast_to(np.asarray(self.num(*ins), dtype=dtype), (n,))
         den = np.broadcast_to(np.asarray(self.den(*ins), dtype=dtype), (n,))
         rem = num % den
-        bad = np.nonzero(rem != 0)[0]
-        if bad.size:
-            i = int(bad[0])
-            vals = ", ".join(f"{a}={ins[j][i]}" for j, a in enumerate(self.args))
-            raise ValueError(f"{self.name} is not an integer at {vals}; check that the divisibility assumptions hold")
-        return num // den
+        return num // den, np.asarray(rem == 0, dtype=bool).reshape(n)
 
 
 @lru_cache(maxsize=256)
@@ -492,9 +507,11 @@ def sweep(
         A ``SweepResult`` whose values equal ``evaluate.exact`` row by row.
 
     Raises:
-        ValueError: no configurations, an invalid row (with ``invalid="error"``), a
-            quantity that needs a size no column gives, a non-integer count, or L_src /
-            L_tgt for a model that is not an encoder-decoder.
+        ValueError: no configurations, an invalid row (with ``invalid="error"``; a row
+            where a rule is not a positive integer is invalid, as in ``solve``), a
+            quantity that needs a size no column gives, a non-integer count, L_src /
+            L_tgt for a model that is not an encoder-decoder, or SymPy work past its
+            CPU-time budget (``base.budget``).
     """
     import numpy as np
 
@@ -539,47 +556,61 @@ def sweep(
     for name, v in fixed.items():
         if name not in cols and name not in {r.name for r in rules}:
             cols[name] = np.full(n, v, dtype=np.int64 if v < INT64_SAFE else object)
-    # Derived sizes, exactly, in dependency order.
+    # Derived sizes, exactly, in dependency order.  A row where a rule does not give a
+    # positive integer is an invalid configuration, as a candidate of ``solve`` is.
+    keep = np.ones(n, dtype=bool)
+    first_error = None
     for r in rules:
-        c = Compiled.build(r.name, r.expr)
-        vals = c(cols, n)
-        if np.any(vals <= 0):
-            i = int(np.nonzero(vals <= 0)[0][0])
-            raise ValueError(f"the constraint {r.text()} gives {vals[i]} at row {i + 1}; sizes must be positive")
+        vals, ok = _rule_values(r, cols, n)
+        if not ok.all():
+            i = int(np.nonzero(~ok)[0][0])
+            args = sorted(str(x) for x in r.expr.free_symbols)
+            where = {a: int(cols[a][i]) for a in args if a in cols}
+            first_error = first_error or (
+                where,
+                f"the constraint {r.text()} gives {_rule_text(r, where)}, not a positive integer",
+            )
+            keep &= ok
+            vals = vals.copy()
+            vals[~ok] = 1  # a placeholder: these rows are dropped or refused below
         cols[r.name] = vals
         inputs.append(r.name)
-    # Validate each distinct combination of the sizes the Spec checks.
-    keys = [k for k in ("d_model", "h", "h_kv", "d_k", "k", "E") if k in cols]
-    keep = np.ones(n, dtype=bool)
+    # Validate each distinct combination of the sizes the Spec checks (the option ranges
+    # too: the MoE layout within N, the global tokens within L).
+    names = ["d_model", "h", "h_kv", "d_k", "k", "E"]
+    names += ["N", "N_dec"] if "E" in cols else []
+    names += ["L", "L_src"] if spec.global_tokens else []
+    keys = [k for k in names if k in cols]
     if keys:
         uniq, inverse = _unique_rows([cols[k] for k in keys])
         ok = np.ones(len(uniq), dtype=bool)
-        first_error = None
         for i, row in enumerate(uniq):
             sizes = {k: int(v) for k, v in zip(keys, row)}
             try:
-                spec.check_sizes(sizes)  # the Spec's own size checks, without building one
+                spec.check_sizes(sizes, workload=True)  # the Spec's own size checks, without building one
             except ValueError as e:
                 ok[i] = False
                 first_error = first_error or (sizes, str(e))
-        if not ok.all():
-            keep = ok[inverse]
-            bad = int((~keep).sum())
-            if invalid == "error":
-                sizes, msg = first_error
-                where = ", ".join(f"{k}={v}" for k, v in sizes.items())
-                raise ValueError(f"invalid configuration ({where}): {msg}")
-            where = ", ".join(f"{k}={v}" for k, v in first_error[0].items())
-            notes.append(
-                f"skipped {bad:,} of {n:,} configurations that the model rejects "
-                f"(e.g. {where}: {first_error[1]}); invalid='error' (--strict) makes this an error"
-            )
-            if not keep.any():
-                raise ValueError(f"every configuration is invalid (e.g. {where}: {first_error[1]})")
-            cols = {k: v[keep] for k, v in cols.items()}
-            n = int(keep.sum())
-    exprs = {k: e.xreplace(tie) for k, e in _quantity_exprs(spec, quantities, mask, convention, memory_options).items()}
-    compiled = [_compiled(name, e) for name, e in exprs.items()]
+        keep &= ok[inverse]
+    if not keep.all():
+        bad = int((~keep).sum())
+        sizes, msg = first_error
+        where = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        if invalid == "error":
+            raise ValueError(f"invalid configuration ({where}): {msg}")
+        if not keep.any():
+            raise ValueError(f"every configuration is invalid (e.g. {where}: {msg})")
+        notes.append(
+            f"skipped {bad:,} of {n:,} configurations that the model rejects "
+            f"(e.g. {where}: {msg}); invalid='error' (--strict) makes this an error"
+        )
+        cols = {k: v[keep] for k, v in cols.items()}
+        n = int(keep.sum())
+    from symtrans.base.budget import time_budget
+
+    with time_budget("compiling the sweep's closed forms"):  # SymPy's work has no a-priori bound
+        exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
+        compiled = [_compiled(name, e.xreplace(tie)) for name, e in exprs.items()]
     results: dict[str, list] = {c.name: [] for c in compiled}
     bar = _progress(n, progress)
     try:
@@ -615,6 +646,50 @@ def sweep(
     if tie and any(q in ("flops", "training_flops", "memory") for q in quantities):
         notes.append(_tie_note(tie))
     return SweepResult(out, inputs, list(results), notes)
+
+
+def _has_root(e: sp.Expr) -> bool:
+    """Whether ``e`` holds a power with a non-integer exponent (d_model**0.5): such a rule
+    has no exact integer form for NumPy, so it is evaluated with SymPy."""
+    return any(isinstance(p, sp.Pow) and not p.exp.is_Integer for p in sp.preorder_traversal(e))
+
+
+def _rule_values(rule, cols: Mapping[str, "np.ndarray"], n: int) -> tuple["np.ndarray", "np.ndarray"]:
+    """(values, ok) of a rule on ``n`` rows: ``ok`` where the value is a positive integer.
+
+    Rational rules (floors, divisions) are compiled (``Compiled.evaluate``, exact); a rule
+    with a root is evaluated exactly by SymPy (``Rule.value``) once per distinct
+    combination of its inputs, under the SymPy time budget.
+    """
+    import numpy as np
+
+    from symtrans.base.budget import time_budget
+
+    if not _has_root(rule.expr):
+        with time_budget(f"compiling the constraint {rule.text()}"):
+            c = Compiled.build(rule.name, rule.expr)
+        vals, ok = c.evaluate(cols, n)
+        return vals, ok & (vals > 0)
+
+    args = sorted(str(x) for x in rule.expr.free_symbols)
+    missing = [a for a in args if a not in cols]
+    if missing:
+        raise ValueError(f"{rule.name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
+    if args:
+        uniq, inverse = _unique_rows([cols[a] for a in args])
+    else:
+        uniq, inverse = [()], np.zeros(n, dtype=np.int64)
+    with time_budget(f"evaluating the constraint {rule.text()}"):
+        got = [rule.value(dict(zip(args, (int(x) for x in row)))) for row in uniq]
+    ok = np.array([g is not None for g in got], dtype=bool)[inverse]
+    vals = _column([g if g is not None else 1 for g in got])[inverse]
+    return vals, ok
+
+
+def _rule_text(rule, where: Mapping[str, int]) -> str:
+    """The rule's exact value at ``where`` for a message (``16*sqrt(3)``, ``256/3``), shortened."""
+    text = sp.sstr(rule.expr.xreplace({S.SYMBOLS[k]: sp.Integer(v) for k, v in where.items()}))
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _unique_rows(columns: list) -> tuple[list[tuple], "np.ndarray"]:

@@ -291,6 +291,25 @@ class LocalWindowPairs(_RowCount):
         return sp.Integer(sum(min(kv, p + a) - max(1, p - a) + 1 for p in range(kv - q + 1, kv + 1)))
 
 
+class GlobalLocalPairs(sp.Function):
+    """Longformer's band plus g global tokens (Beltagy et al. 2020 §3.1), counted row by row
+    at numbers as the set of kept pairs: a global query (one of the first g positions) keeps
+    every key; any other query keeps its band and the g global keys, each pair once."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, n, w, g):
+        if all(isinstance(x, sp.Integer) for x in (n, w, g)):
+            n, a, g = int(n), int(w) // 2, int(g)
+            rows = 0
+            for p in range(1, n + 1):
+                lo, hi = max(1, p - a), min(n, p + a)
+                rows += n if p <= g else (hi - lo + 1) + max(0, min(g, lo - 1))
+            return sp.Integer(rows)
+        return None
+
+
 def kept_pairs(
     q: sp.Expr, kv: sp.Expr, mask: str, causal: bool, window: sp.Expr | None = None, global_tokens: int = 0
 ) -> sp.Expr:
@@ -304,9 +323,9 @@ def kept_pairs(
     * ``mask="half"``: by convention half the q x kv square, q*kv/2;
     * with a causal ``window`` w, the keys of the last w positions (``full``: min(kv, w)
       per row; ``causal``: ``CausalWindowPairs``; ``half``: ``HalfWindowPairs``);
-    * with a bidirectional window, ``LocalWindowPairs``; ``global_tokens`` g add, as HF's
-      LongformerSelfAttention computes them apart from the band, g global keys for every
-      row and g global rows of kv keys.
+    * with a bidirectional window, ``LocalWindowPairs``; with ``global_tokens`` g,
+      ``GlobalLocalPairs``: the band united with the g global rows and columns, each pair
+      once (g = kv keeps the full square).  A causal window has no global tokens.
 
     The sums over rows are done by SymPy (a closed form in q and kv), the window counts by
     going through the rows at numbers.
@@ -323,15 +342,13 @@ def kept_pairs(
             return q * kv / 2
         return sp.summation(p if causal and mask == "causal" else kv, rows)
     if not causal:
-        pairs = LocalWindowPairs(q, kv, window)
-    elif mask == "full":
+        return GlobalLocalPairs(kv, window, global_tokens) if global_tokens else LocalWindowPairs(q, kv, window)
+    if mask == "full":
         pairs = sp.summation(sp.Min(kv, window), rows)
     elif mask == "causal":
         pairs = CausalWindowPairs(q, kv, window)
     else:
         pairs = HalfWindowPairs(q, kv, window)
-    if global_tokens:
-        pairs = pairs + global_tokens * q + global_tokens * kv
     return pairs
 
 

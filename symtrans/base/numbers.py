@@ -2,7 +2,9 @@
 
 SI prefixes are decimal (k = 1e3, M = 1e6, G = 1e9, T = 1e12, P = 1e15, E = 1e18,
 Z = 1e21, Y = 1e24), used for parameters and FLOPs; bytes are also shown in binary
-units (KiB = 2^10, MiB = 2^20, GiB = 2^30, TiB = 2^40), never mixed with decimal ones.
+units (KiB = 2^10, MiB = 2^20, GiB = 2^30, TiB = 2^40, ... YiB = 2^80), never mixed with
+decimal ones.  The digits shown are exact (rounded from the exact value, never from a
+float); past a thousand of the largest unit a value is shown as 3.9e33.
 """
 
 from __future__ import annotations
@@ -20,7 +22,16 @@ _SI = [
     (10**6, "M"),
     (10**3, "k"),
 ]
-_BIN = [(2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")]
+_BIN = [
+    (2**80, "YiB"),
+    (2**70, "ZiB"),
+    (2**60, "EiB"),
+    (2**50, "PiB"),
+    (2**40, "TiB"),
+    (2**30, "GiB"),
+    (2**20, "MiB"),
+    (2**10, "KiB"),
+]
 # Parameter counts are conventionally written 124.4M, 6.7B (B for billion, not the SI G).
 _COUNT = [(10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "k")]
 
@@ -30,12 +41,47 @@ def grouped(n: int) -> str:
     return f"{int(n):,}"
 
 
-def _scaled(x: int | float | Fraction, table, unit: str, digits: int) -> str:
-    v = abs(x)
+def fixed(x: int | float | Fraction, digits: int = 1) -> str:
+    """``x`` rounded to ``digits`` decimals (half to even, as Python's format) by exact
+    arithmetic: every printed digit is a digit of ``x``, whatever its size (a float shows
+    noise past its 17 significant digits: 3894222643902247600128.0)."""
+    f = Fraction(x)
+    q = round(f * 10**digits)  # Fraction rounding: exact, half to even
+    sign, q = ("-" if q < 0 else ""), abs(q)
+    if digits == 0:
+        return f"{sign}{q}"
+    whole, frac = divmod(q, 10**digits)
+    return f"{sign}{whole}.{frac:0{digits}d}"
+
+
+def scientific(x: int | Fraction, digits: int = 1) -> str:
+    """``x`` as mantissa e exponent with ``digits`` decimals, exactly: 3.9e33."""
+    f = abs(Fraction(x))
+    if f == 0:
+        return fixed(0, digits)
+    e = len(str(f.numerator // f.denominator)) - 1 if f >= 1 else -len(str(f.denominator // f.numerator))
+    m = round(f / Fraction(10) ** e * 10**digits)
+    while m >= 10 ** (digits + 1):  # 9.96 rounds to 10.0: one more power of ten
+        e += 1
+        m = round(f / Fraction(10) ** e * 10**digits)
+    while 0 < m < 10**digits:
+        e -= 1
+        m = round(f / Fraction(10) ** e * 10**digits)
+    mant = fixed(Fraction(m, 10**digits), digits)
+    return f"{'-' if x < 0 else ''}{mant}e{e}"
+
+
+def _scaled(x: int | float | Fraction, table, unit: str, digits: int, sci_unit: str | None = None) -> str:
+    """``x`` in the largest unit of ``table`` it reaches, exactly rounded (``fixed``);
+    beyond a thousand of the largest unit, in scientific notation (``scientific``) and
+    ``sci_unit`` (default ``unit``)."""
+    v = abs(Fraction(x))
+    if v >= 1000 * table[0][0]:
+        return f"{scientific(x, digits)} {unit if sci_unit is None else sci_unit}".rstrip()
     for base, prefix in table:
         if v >= base:
-            return f"{float(Fraction(x) / base):.{digits}f} {prefix}{unit}".rstrip()
-    return f"{float(x):.{digits}f} {unit}".rstrip() if isinstance(x, float) else f"{x} {unit}".rstrip()
+            return f"{fixed(Fraction(x) / base, digits)} {prefix}{unit}".rstrip()
+    return f"{fixed(x, digits)} {unit}".rstrip() if isinstance(x, float) else f"{x} {unit}".rstrip()
 
 
 def si(x: int | float | Fraction, unit: str = "FLOP", digits: int = 1) -> str:
@@ -50,7 +96,7 @@ def count(x: int, digits: int = 1) -> str:
 
 def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
     """Bytes in binary units: 2**30 -> '1.00 GiB'."""
-    return _scaled(x, _BIN, "", digits) if abs(x) >= 1024 else f"{x} B"
+    return _scaled(x, _BIN, "", digits, "B") if abs(x) >= 1024 else f"{x} B"
 
 
 _INT = re.compile(r"[+-]?[0-9][0-9_]*")
@@ -65,10 +111,11 @@ def parse_int(text: str, what: str) -> int:
     """
     t = text.strip()
     if _INT.fullmatch(t):
-        digits = len(t.replace("_", "").lstrip("+-").lstrip("0"))
+        body = t.replace("_", "").lstrip("+-").lstrip("0") or "0"  # leading zeros are no digits
+        digits = len(body)
         if digits > MAX_INT_DIGITS:
             raise ValueError(f"{what} has {digits} digits, implausibly large (the limit is 10**40)")
-        value = int(t.replace("_", ""))
+        value = -int(body) if t.startswith("-") else int(body)
     else:
         m = _SCI.fullmatch(t)
         if not m:
@@ -78,6 +125,7 @@ def parse_int(text: str, what: str) -> int:
             raise ValueError(f"{what} must be an integer, not {text!r}")
         if len(whole.lstrip("0")) + exp > MAX_INT_DIGITS:
             raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+        whole = whole.lstrip("0") or "0"  # int() refuses strings past 4300 digits, zeros included
         value = int(whole + frac.ljust(exp, "0")[:exp]) if frac else int(whole) * 10**exp
     if abs(value) > 10**40:
         raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")

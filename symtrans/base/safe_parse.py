@@ -12,11 +12,18 @@ value, unary ``+``/``-`` and parentheses.  Everything else (calls, attributes,
 subscripts, strings, comparisons, ``//``, ``%``, names outside ``allowed``) raises
 ``ValueError`` with one sentence naming the problem.  Decimal numbers become exact
 rationals (``1.3`` is 13/10).
+
+The text's length does not bound the work an expression makes: ``(d_model+h+N+V+L)**64``
+is 24 characters and expands to 814,385 terms, ``((d_model+1)**64+1)**64`` has degree
+4096.  So the expression, written as one fraction and expanded, must have degree at most
+``MAX_DEGREE`` in the symbols and at most ``MAX_TERMS`` terms in its numerator and in its
+denominator (``expansion_bound`` computes upper bounds from the tree, expanding nothing).
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 from typing import Mapping
 
@@ -26,6 +33,8 @@ MAX_LENGTH = 500
 MAX_EXPONENT = 64
 MAX_DEPTH = 60
 MAX_BITS = 4096
+MAX_DEGREE = 16  # total degree in the symbols, after expansion (real rules are linear or quadratic)
+MAX_TERMS = 250  # terms of the expanded numerator or denominator (the SymPy work grows with them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
@@ -58,15 +67,19 @@ def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: in
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left = _build(node.left, text, allowed, depth + 1)
         right = _build(node.right, text, allowed, depth + 1)
-        if isinstance(node.op, ast.Add):
-            return left + right
-        if isinstance(node.op, ast.Sub):
-            return left - right
+        # Every result is bounded before SymPy builds it: constructing a power already
+        # asks SymPy for signs, which can mean root-finding on the expanded base.
+        bl, br = expansion_bound(left), expansion_bound(right)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            _check(_add_bound(bl, br))
+            return left + right if isinstance(node.op, ast.Add) else left - right
         if isinstance(node.op, ast.Mult):
+            _check(_mul_bound(bl, br))
             return left * right
         if isinstance(node.op, ast.Div):
             if right == 0:
                 raise ValueError("division by zero in constraint")
+            _check(_mul_bound(bl, _pow_bound(br, sp.Integer(-1))))
             return left / right
         # Pow: the exponent must be a plain number of modest size (no symbolic or huge powers).
         if not right.is_Number:
@@ -77,6 +90,7 @@ def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: in
             raise ValueError("division by zero in constraint")
         if left.is_Number and abs(left) > 1 and sp.log(abs(left), 2).evalf(15) * abs(right) > MAX_BITS:
             raise ValueError(f"a number in the expression exceeds 2**{MAX_BITS}")
+        _check(_pow_bound(bl, right))
         result = left**right
         for p in result.atoms(sp.Pow):
             if p.exp.is_Number and abs(p.exp) > MAX_EXPONENT:
@@ -84,6 +98,88 @@ def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: in
         return result
     op = type(getattr(node, "op", node)).__name__
     raise ValueError(f"only numbers, symbol names, + - * / ** and parentheses are allowed, not {op}")
+
+
+_SATURATE = 10**9  # bounds stop growing here: nested powers would otherwise build huge integers
+
+
+def _cap(*bounds: int) -> tuple[int, ...]:
+    return tuple(min(b, _SATURATE) for b in bounds)
+
+
+def _monomials(terms: int, k: int) -> int:
+    """At most how many terms a sum of ``terms`` terms has when raised to the power ``k``
+    and expanded: the monomials of degree k in that many unknowns, C(terms + k - 1, k)."""
+    if terms <= 1:
+        return 1
+    if terms > MAX_TERMS:  # already over the limit: any power stays over it
+        return terms
+    return math.comb(terms + k - 1, k)
+
+
+def expansion_bound(e: sp.Expr) -> tuple[int, int, int, int]:
+    """Upper bounds (degree, terms) of the numerator, then of the denominator, of ``e``
+    written as one fraction and expanded, from its tree alone (nothing is expanded).
+
+    a/b + c/d is (a*d + c*b)/(b*d); a power k > 0 of a sum of t terms has at most
+    C(t + k - 1, k) terms; a negative power moves to the other side; a fractional power
+    (d_model**0.5, never expanded by SymPy) counts as one term of the rounded-up degree.
+    Bounds saturate at 10**9 (far past every limit).
+    """
+    if e.is_Number:
+        return 0, 1, 0, 1
+    if e.is_Symbol:
+        return 1, 1, 0, 1
+    if e.is_Add or e.is_Mul:
+        combine = _add_bound if e.is_Add else _mul_bound
+        out = expansion_bound(e.args[0])
+        for a in e.args[1:]:
+            out = combine(out, expansion_bound(a))
+        return out
+    if e.is_Pow and e.exp.is_Number:
+        return _pow_bound(expansion_bound(e.base), e.exp)
+    # Anything else (SymPy functions the parser never builds) counts as one atom.
+    return _cap(sum(d[0] + d[2] for d in map(expansion_bound, e.args)), 1, 0, 1)
+
+
+def _add_bound(a: tuple, b: tuple) -> tuple[int, ...]:
+    dn, tn, dd, td = a
+    dn2, tn2, dd2, td2 = b
+    return _cap(max(dn + dd2, dn2 + dd), tn * td2 + tn2 * td, dd + dd2, td * td2)
+
+
+def _mul_bound(a: tuple, b: tuple) -> tuple[int, ...]:
+    return _cap(a[0] + b[0], a[1] * b[1], a[2] + b[2], a[3] * b[3])
+
+
+def _pow_bound(a: tuple, k: sp.Number) -> tuple[int, ...]:
+    dn, tn, dd, td = a
+    if k.is_Integer:
+        n = abs(int(k))
+        up = _cap(dn * n, _monomials(tn, n), dd * n, _monomials(td, n))
+        return up if k >= 0 else (up[2], up[3], up[0], up[1])
+    deg = min(math.ceil(max(dn, dd) * abs(k)), _SATURATE)
+    return (deg, 1, 0, 1) if k > 0 else (0, 1, deg, 1)
+
+
+def _check(bound: tuple) -> None:
+    dn, tn, dd, td = bound
+    if max(dn, dd) > MAX_DEGREE:
+        raise ValueError(
+            f"the expression has degree {max(dn, dd):,} in the symbols once expanded; at most {MAX_DEGREE} is allowed"
+        )
+    if max(tn, td) > MAX_TERMS:
+        raise ValueError(f"the expression expands to up to {max(tn, td):,} terms; at most {MAX_TERMS:,} are allowed")
+
+
+def check_size(e: sp.Expr) -> sp.Expr:
+    """``e`` if its expansion stays within MAX_DEGREE and MAX_TERMS (``expansion_bound``).
+
+    Raises:
+        ValueError: naming the bound exceeded and the limit.
+    """
+    _check(expansion_bound(e))
+    return e
 
 
 def parse_constraint(text: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
@@ -98,9 +194,10 @@ def parse_constraint(text: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
         The expression (exact: decimals become rationals).
 
     Raises:
-        ValueError: empty or too long text, a syntax error, an unknown name, or any
+        ValueError: empty or too long text, a syntax error, an unknown name, any
             construct other than numbers, names, ``+ - * / **`` (numeric exponent at
-            most 64) and parentheses.  Nothing is evaluated before the check.
+            most 64) and parentheses, or an expansion beyond MAX_DEGREE / MAX_TERMS.
+            Nothing is evaluated before the check.
     """
     if not isinstance(text, str):
         raise ValueError(f"a constraint must be text, not {type(text).__name__}")
@@ -113,7 +210,7 @@ def parse_constraint(text: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
         tree = ast.parse(t, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ValueError(f"cannot parse {t!r} as arithmetic on symbols") from None
-    return _build(tree.body, t, allowed, 0)
+    return check_size(_build(tree.body, t, allowed, 0))
 
 
 def parse_assignment(text: str, allowed: Mapping[str, sp.Symbol]) -> tuple[str, sp.Expr]:

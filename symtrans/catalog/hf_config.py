@@ -500,6 +500,11 @@ def param_keys(model_type: str) -> frozenset[str]:
 # typos: num_key_value_head / num_key_value_heads is 0.97, intermediate_sise 0.94, while
 # distinct real keys such as rope_theta / rope_parameters (0.56) stay well below.
 TYPO_CUTOFF = 0.85
+# At most this many unknown top-level keys.  Real config.json files have a few dozen keys
+# and a handful of unknown ones (keys of newer transformers versions); each unknown key is
+# compared with every known one for typos, so a file of 686,000 unknown keys took 440 s.
+# More than this is not a model config: it is refused before any comparison.
+MAX_UNKNOWN_KEYS = 1000
 
 _MISSING = object()
 
@@ -1258,6 +1263,9 @@ def spec_from_config(cfg: dict[str, Any], name: str = "config") -> tuple[Spec, t
 def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
     if not isinstance(cfg, dict):
         raise ConfigError(f"the top level must be a JSON object, not {_show(cfg)}")
+    bad_key = next((k for k in cfg if not isinstance(k, str)), None)
+    if bad_key is not None:  # a dict from Python code; JSON keys are always strings
+        raise ConfigError(f"config keys must be strings, as in JSON, not {bad_key!r} ({type(bad_key).__name__})")
     supported = ", ".join(SUPPORTED)
     if "model_type" not in cfg:
         raise ConfigError(f"model_type is missing; supported model types: {supported}")
@@ -1310,14 +1318,22 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
             the real key's default used, silently changing the count.  A key that is real
             elsewhere (REAL_KEYS: classifier_dropout, layer_norm_eps, use_sliding_window, ...)
             is never a typo, only unknown to this class.
+            More than MAX_UNKNOWN_KEYS unknown keys are refused outright, so the work
+            stays linear in the number of keys.
     """
     import difflib
 
     known = known_keys(model_type)
     targets = param_keys(model_type)
+    unknown = [key for key in cfg if key not in known]  # one set lookup per key: linear
+    if len(unknown) > MAX_UNKNOWN_KEYS:
+        raise ConfigError(
+            f"{len(unknown):,} keys are unknown to {CLASSES[model_type][0]} (at most {MAX_UNKNOWN_KEYS:,} "
+            f"are accepted); this is not a config.json of a {model_type} model"
+        )
     by_lower = {k.lower(): k for k in targets}
     typos, others = [], []
-    for key in cfg:
+    for key in unknown:
         if key in known:
             continue
         match = None

@@ -183,8 +183,9 @@ def _cmd_solve(args, emit) -> int:
     lines.append(f"  equation (relaxed): {sp.sstr(r.equation.lhs)} = {sp.sstr(r.equation.rhs)}")
     for s in r.solutions:
         lines.append(f"  symbolic solution: {r.unknown} = {sp.sstr(s)}")
-    if r.root is not None:
-        lines.append(f"  real root: {r.unknown} = {float(r.root):.6f}")
+    if r.root_located is not None:  # exact: the rational value, or the integers around the root
+        t = r.root_located.text()
+        lines.append(f"  real root: {r.unknown} {'= ' + t if t[0].isdigit() else 'is ' + t}")
     if r.exact is not None:
         lines.append(f"  exact: {r.unknown} = {r.exact} gives exactly {grouped(r.target)} {r.unit}")
     lines.append(f"  valid {r.unknown}: multiples of {r.step} that satisfy the rules and the model's constraints")

@@ -308,6 +308,7 @@ def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
     v["L"] = seq_len
     v.setdefault("L_src", seq_len)
     v.setdefault("L_tgt", seq_len)
+    res.spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens <= L)
     return v
 
 

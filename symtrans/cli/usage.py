@@ -532,7 +532,7 @@ def time_command_result(res, args) -> dict:
     and decode of one request on one device (``inference_roofline``)."""
     from symtrans.accounting import flops as F
     from symtrans.accounting.flops import evaluate
-    from symtrans.accounting.hardware import ACCELERATORS, accelerator, fraction, mfu, step_time
+    from symtrans.accounting.hardware import ACCELERATORS, accelerator, mfu, parse_utilisation, step_time
 
     spec = res.spec
     if args.accelerator is None:
@@ -547,7 +547,7 @@ def time_command_result(res, args) -> dict:
         )
     v = _values(res, args.batch, args.seq_len, args)
     tokens = _tokens(spec, v)
-    u = fraction(args.mfu, "--mfu")
+    u = parse_utilisation(args.mfu, "--mfu")
     hw = evaluate(F.flops_expr(spec, "training", recompute=args.recompute), v)
     model_flops = evaluate(F.flops_expr(spec, "training"), v)
     out = {

@@ -224,28 +224,48 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
     num_hidden_groups = 1): each layer Cost (multiplicity n) keeps its FLOPs but its
     shared blocks count 0 parameters, like a tied matrix; one copy of their weights
     is added with multiplicity 1.  ``attention``/``ffn`` share only that sublayer (its
-    norm stays per layer); ``all`` shares the norms too."""
+    norm stays per layer); ``all`` shares the norms too.
+
+    A stack of dense and MoE layers (``moe_first_dense``/``moe_every``) holds two layer
+    Costs; a block both kinds have (the attention, the norms) is one module, stored
+    once, while the dense FFN and the MoE block are two modules, one copy each."""
     if spec.share_layers == "none":
         return layers
     out: list[Cost] = []
     everything = spec.share_layers == "all"
+    # What identifies a module is typed, never a label: a child block by (block, its
+    # k-th occurrence in the layer, parameters); a layer step by (role, bias, parameters).
+    stored: set[tuple] = set()
+
+    def first_copy(key: tuple) -> bool:
+        if key in stored:
+            return False
+        stored.add(key)
+        return True
+
     for layer in layers:
-        shared = [c for c in layer.children if _is_shared(spec, c)]
+        seen: dict = {}
+        shared = []
+        for c in layer.children:
+            seen[c.block] = seen.get(c.block, 0) + 1
+            if _is_shared(spec, c) and first_copy((c.block, seen[c.block], c.params)):
+                shared.append(c)
         own = tuple(
             replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="")
             for s in layer.steps
-            if everything and s.params != 0
+            if everything and s.params != 0 and first_copy((s.role, s.bias, s.params))
         )
-        out.append(
-            Cost(
-                name=f"shared weights of the {layer.name}",
-                block=Block.SHARED_LAYER_WEIGHTS,
-                steps=own,
-                children=tuple(_split_shared(c, True) for c in shared),
-                note=f"one copy, used by every layer (share_layers={spec.share_layers})",
-                source="Lan et al. 2020 §3.1 (ALBERT cross-layer sharing)",
+        if shared or own:
+            out.append(
+                Cost(
+                    name=f"shared weights of the {layer.name}",
+                    block=Block.SHARED_LAYER_WEIGHTS,
+                    steps=own,
+                    children=tuple(_split_shared(c, True) for c in shared),
+                    note=f"one copy, used by every layer (share_layers={spec.share_layers})",
+                    source="Lan et al. 2020 §3.1 (ALBERT cross-layer sharing)",
+                )
             )
-        )
         steps = tuple(
             replace(s, params=ZERO, active=None if s.active is None else ZERO) if everything else s for s in layer.steps
         )

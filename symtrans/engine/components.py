@@ -116,11 +116,18 @@ def linear(
     return steps
 
 
-def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, role: Role = Role.NORM) -> list[Step]:
-    """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> []."""
-    if spec.norm == "none":
+def norm(
+    spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, role: Role = Role.NORM, kind: str | None = None
+) -> list[Step]:
+    """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> [].
+
+    ``kind`` overrides ``spec.norm`` (the QK norms are RMSNorms in a model without norms);
+    an override, not ``spec.replace``, because the spec here may be the unvalidated
+    structural one (every size 1) that a new Spec would check again."""
+    kind = spec.norm if kind is None else kind
+    if kind == "none":
         return []
-    if spec.norm == "layernorm":
+    if kind == "layernorm":
         params = 2 * width if spec.norm_bias else width
         note = "LayerNorm scale γ and shift β" if spec.norm_bias else "LayerNorm scale γ (no β)"
         src = "Ba et al. 2016; torch.nn.LayerNorm"
@@ -133,7 +140,7 @@ def norm(spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, role: Role = R
             label=label,
             role=role,
             params=params,
-            elementwise=per_element(spec.norm) * tokens * width,
+            elementwise=per_element(kind) * tokens * width,
             note=note,
             source=src,
         )
@@ -180,10 +187,12 @@ def windowed_pairs(
 
     Bidirectional (Longformer, Beltagy et al. 2020 §3.1: a = w/2 keys on each side plus
     the query itself; HF LongformerConfig requires w even, an odd w is taken as
-    a = floor(w/2)): q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
-    = q**2 for q <= a + 1.  ``global_tokens`` g add g*kv + q*g pairs (the global
-    rows and columns, computed separately from the band as in HF
-    ``LongformerSelfAttention``; overlaps with the band are not subtracted).
+    a = floor(w/2)): P(q) = q + 2*(m(m+1)/2 + (q - 1 - m)*a) with m = Min(q - 1, a),
+    = q**2 for q <= a + 1.  ``global_tokens`` g (the first g positions, as [CLS] and
+    the question in Longformer's tasks; 0 <= g <= q, ``Spec`` checks it) attend to every
+    key and are attended by every query: the kept pairs are the union of the band, the
+    g global rows and the g global columns (``_global_union``), so g = q gives the full
+    square q**2 and never more.
 
     Raises:
         ValueError: for an unknown ``mask``.
@@ -199,11 +208,39 @@ def windowed_pairs(
             pairs = q / kv * _window_prefix(kv, w, exact=False)
     else:
         a = sp.floor(w / 2)
-        m = sp.Min(q - 1, a)
-        pairs = q + 2 * (m * (m + 1) / 2 + (q - 1 - m) * a)
-    if global_tokens:
-        pairs = pairs + global_tokens * kv + q * global_tokens
+        pairs = _band_pairs(q, a)
+        if global_tokens:
+            pairs = _global_union(q, a, sp.Integer(global_tokens))
     return pairs
+
+
+def _band_pairs(n: sp.Expr, a: sp.Expr) -> sp.Expr:
+    """Pairs (i, j) of n positions with |i - j| <= a: n + 2*(m(m+1)/2 + (n-1-m)*a), m = Min(n-1, a)."""
+    m = sp.Min(n - 1, a)
+    return n + 2 * (m * (m + 1) / 2 + (n - 1 - m) * a)
+
+
+def _triangle(x: sp.Expr) -> sp.Expr:
+    """1 + 2 + ... + x for x > 0, else 0: Max(x, 0)(Max(x, 0) + 1)/2."""
+    m = sp.Max(x, 0)
+    return m * (m + 1) / 2
+
+
+def _global_union(n: sp.Expr, a: sp.Expr, g: sp.Expr) -> sp.Expr:
+    """Pairs of n positions kept by a band |i - j| <= a OR a global row or column (the
+    first g positions, 1 <= g <= n), by inclusion-exclusion over the pairs outside the band:
+
+        union = P(n) + 2*(g*n - R) - (g**2 - P(g))
+
+    where P(x) is the band on x positions (``_band_pairs``), g*n - R are the pairs of the
+    g global rows outside the band (R: the band's pairs in those rows, written out below),
+    the same again for the g global columns, and g**2 - P(g) those counted twice (global
+    row and global column).  Row i of the band holds min(i + a, n) - max(i - a, 1) + 1
+    keys; summed over i = 1..g with T(x) = ``_triangle``:
+    R = g(g+1)/2 + a*g - T(g + a - n) + T(a - n) - T(g - a - 1).
+    """
+    r = g * (g + 1) / 2 + a * g - _triangle(g + a - n) + _triangle(a - n) - _triangle(g - a - 1)
+    return _band_pairs(n, a) + 2 * (g * n - r) - (g**2 - _band_pairs(g, a))
 
 
 def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
@@ -251,12 +288,9 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         role=Role.V_PROJ,
     )
     if spec.qk_norm:
-        steps += norm(
-            spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "query norm", D.d_k, tq * D.h, Role.Q_NORM
-        )
-        steps += norm(
-            spec.replace(norm="rmsnorm") if spec.norm == "none" else spec, "key norm", D.d_k, tkv * D.h_kv, Role.K_NORM
-        )
+        qk = "rmsnorm" if spec.norm == "none" else spec.norm
+        steps += norm(spec, "query norm", D.d_k, tq * D.h, Role.Q_NORM, qk)
+        steps += norm(spec, "key norm", D.d_k, tkv * D.h_kv, Role.K_NORM, qk)
     if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:

@@ -54,8 +54,20 @@ MODEL_SIZES = (
     "r",
     "w",
 )
-# Sizes that describe a workload; a Spec may carry them as defaults.
+# Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
+# resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
+# (``flops``, ``memory``, ``solve`` and ``sweep`` use them); the others belong
+# to an option of the command (or an argument in Python), so a Spec refuses them rather
+# than carry a value that every command would silently replace (``--set B=8`` with B = 1).
 WORKLOAD_SIZES = ("B", "L", "L_src", "L_tgt", "L_pre", "T_gen", "D")
+WORKLOAD_OPTIONS = {
+    "B": "the batch size: give it with --batch (batch= in Python)",
+    "L_pre": "the prompt length of prefill and decode: give it with --prefill (flops, time)",
+    "T_gen": "the number of generated tokens: give it with --generate (flops, time)",
+    "D": "the number of training tokens: give it with --tokens (flops, time)",
+    "N_d": "the number of data-parallel ranks: give it with --dp (memory)",
+    "t": "the summation index of decode (1..T_gen)",
+}
 
 
 @dataclass(frozen=True)
@@ -91,12 +103,17 @@ class Spec:
         n_shared_experts: dense experts every MoE layer always runs (DeepSeekMoE).
         moe_first_dense, moe_every: of N layers, the first ``moe_first_dense`` are
             dense and then every ``moe_every``-th is a MoE layer.  These three need
-            E (a spec without experts that sets one raises ValueError).
+            E (a spec without experts that sets one raises ValueError), and the
+            layout must leave at least one MoE layer (moe_first_dense + moe_every <= N).
+            The layout applies to decoder layers (an encoder's are all MoE layers; an
+            encoder-only model refuses it).
         share_layers: ALBERT's cross-layer sharing (Lan et al. 2020 §3.1): ``none``,
             ``all`` (one layer's weights serve all N), ``attention`` or ``ffn`` (only
             that sublayer is shared).  Parameters stop scaling with N; FLOPs do not.
         global_tokens: Longformer's global tokens (Beltagy et al. 2020 §3.1) on top
-            of a bidirectional local window ``w``; 0 means none.
+            of a bidirectional local window ``w``; 0 means none; at most the tokens of
+            a sequence (L, or L_src for an encoder-decoder; checked again at every
+            workload by ``check_sizes(..., workload=True)``).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     """
@@ -191,19 +208,24 @@ class Spec:
             changes["sizes"] = tuple(merged.items())
         return dataclasses.replace(self, **changes)
 
-    def check_sizes(self, sizes: dict[str, int]) -> None:
+    def check_sizes(self, sizes: dict[str, int], workload: bool = False) -> None:
         """Validate this spec's sizes with ``sizes`` merged in, without building a Spec.
 
         The same size checks as construction (``replace(sizes=sizes)`` would raise the
         same error); the options are not re-checked (they are unchanged).  Used by
         sweeps, which validate many size combinations against one set of options.
 
+        With ``workload=True``, ``sizes`` may also hold the workload (B, L as the sequence
+        length, L_pre, T_gen, ...): the option ranges that depend on it are checked too
+        (``global_tokens`` <= the encoder's sequence length).  Every place that evaluates
+        a count at a workload calls this (``workload_values``).
+
         Raises:
             ValueError: one sentence naming the size that is wrong.
         """
         merged = self.values
         merged.update(sizes)
-        _validate_sizes(self, merged)
+        _validate_sizes(self, merged, workload)
 
 
 def _first(*vals: bool | None) -> bool:
@@ -284,8 +306,10 @@ def _validate(spec: Spec) -> None:
     _validate_sizes(spec, spec.values)
 
 
-def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
-    """The checks of the sizes ``v`` (types, presence per family, divisibility) for ``spec``'s options."""
+def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
+    """The checks of the sizes ``v`` (types, presence per family, divisibility, and the
+    option ranges that depend on sizes) for ``spec``'s options.  ``workload``: ``v`` may
+    hold workload sizes too (``Spec.check_sizes``)."""
     for name, value in v.items():
         if name not in SYMBOLS:
             raise ValueError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")
@@ -293,6 +317,13 @@ def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
             raise ValueError(f"{name} must be a positive integer, not {value!r}")
         if value <= 0:
             raise ValueError(f"{name} must be a positive integer, not {value}")
+        if not workload and name in WORKLOAD_OPTIONS:
+            raise ValueError(f"{name} is not a size of the model but {WORKLOAD_OPTIONS[name]}")
+        if not workload and name in ("L_src", "L_tgt") and spec.family != "encoder-decoder":
+            raise ValueError(
+                f"{name} is a length of encoder-decoder models; this {spec.family} model reads L tokens: "
+                "give --seq-len (or set L)"
+            )
     for name in _REQUIRED[spec.family]:
         if name not in v:
             raise ValueError(f"{spec.family} model needs size {name}")
@@ -326,3 +357,37 @@ def _validate_sizes(spec: Spec, v: dict[str, int]) -> None:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
         raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
+    _validate_ranges(spec, v)
+
+
+def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
+    """Options whose range depends on the sizes: the MoE layout within the N layers, and
+    the global tokens within the encoder's sequence."""
+    layout = spec.moe_first_dense != 0 or spec.moe_every != 1
+    if layout and spec.family == "encoder-only":  # the layout would change nothing: refuse it
+        raise ValueError(
+            "moe_first_dense and moe_every lay out the layers of a decoder; every layer of an "
+            "encoder-only mixture-of-experts model is a MoE layer: drop them"
+        )
+    if "E" in v:
+        n_name = "N" if "N" in v else "N_dec"
+        n = v[n_name]
+        if spec.moe_first_dense >= n:
+            raise ValueError(
+                f"moe_first_dense={spec.moe_first_dense} dense layers leave none of the {n_name}={n} layers "
+                f"for the experts; moe_first_dense must be below {n_name}"
+            )
+        if spec.moe_first_dense + spec.moe_every > n:
+            raise ValueError(
+                f"moe_every={spec.moe_every} after moe_first_dense={spec.moe_first_dense} dense layers leaves no "
+                f"mixture-of-experts layer among the {n_name}={n} layers; moe_first_dense + moe_every must be at "
+                f"most {n_name}"
+            )
+    if spec.global_tokens:
+        # The encoder's self-attention reads L tokens (L_src for an encoder-decoder, L when not given).
+        seq = "L_src" if spec.family == "encoder-decoder" and "L_src" in v else "L"
+        if seq in v and spec.global_tokens > v[seq]:
+            raise ValueError(
+                f"global_tokens={spec.global_tokens} exceeds the {v[seq]} tokens of a sequence ({seq}); "
+                f"a sequence cannot hold more global tokens than tokens"
+            )

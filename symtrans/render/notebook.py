@@ -80,7 +80,8 @@ class Model:
         """Exact FLOPs of one step on ``batch`` sequences of ``seq_len`` tokens (default the model's L).
 
         Raises:
-            ValueError: no sequence length, or an unknown mode, convention or mask.
+            ValueError: no sequence length; a batch or length that is not a positive int
+                (floats and bools included); an unknown mode, convention or mask.
         """
         from symtrans.engine.evaluate import exact
 
@@ -91,6 +92,7 @@ class Model:
         v.update(B=batch, L=L)
         v.setdefault("L_src", L)
         v.setdefault("L_tgt", L)
+        self.spec.check_sizes(v, workload=True)  # positive ints only, option ranges at this workload
         return exact(self.flops_closed_form(mode, convention, mask), v)
 
     def set(self, **changes: Any) -> "Model":

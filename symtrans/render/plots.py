@@ -106,6 +106,7 @@ def shares(spec: Spec, values: Mapping[str, int], attr: str = "params", mask: st
     from symtrans.engine.architectures import Workload, build
     from symtrans.engine.evaluate import exact
 
+    spec.check_sizes(dict(values), workload=True)  # the option ranges at this workload (global_tokens)
     model = build(spec, Workload(mask=mask))
     sums: dict[str, sp.Expr] = {}
     for (path, _, _), node in zip(model.walk(), model.nodes()):
@@ -252,6 +253,7 @@ def scaling(
         v.update(B=batch, L=L)
         v.setdefault("L_src", L)
         v.setdefault("L_tgt", L)
+        s.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens)
         return exact(build(s).flops, v)
 
     if over in spec.values or (over == "L" and seq_len):
@@ -262,7 +264,10 @@ def scaling(
         for p in PRESETS.values():
             if p.spec.family != spec.family or getattr(p, "kind", "model") != "model" or over not in p.spec.values:
                 continue
-            y = q(p.spec)
+            try:
+                y = q(p.spec)
+            except ValueError:  # a preset whose options do not fit this workload stays unmarked
+                continue
             if y is None:
                 continue
             xs.append(p.spec.size(over))

@@ -79,11 +79,13 @@ def _flop_values(
         if src is None or tgt is None:
             return None, [], "the model sets no sequence length L; give seq_len (--seq-len) for values"
         v["L_src"], v["L_tgt"] = src, tgt
+        spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens)
         return v, [(L_src, src), (L_tgt, tgt)], ""
     seq = seq_len if seq_len is not None else v.get("L")
     if seq is None:
         return None, [], "the model sets no sequence length L; give seq_len (--seq-len) for values"
     v["L"] = seq
+    spec.check_sizes(v, workload=True)
     return v, [(L, seq)], ""
 
 
