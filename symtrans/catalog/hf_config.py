@@ -463,6 +463,24 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
+    cfg = read_config(p, str(path))
+    name = p.stem
+    if name == "config":
+        name = p.resolve().parent.name or name
+    spec, notes = spec_from_config(cfg, str(path))
+    return spec, name, notes
+
+
+def read_config(p: Path, shown: str | None = None) -> dict[str, Any]:
+    """The parsed JSON object of the config file ``p`` (bounded read, strict JSON).
+
+    ``shown`` is how messages name the file (default: ``p``).
+
+    Raises:
+        ConfigError: one sentence starting with the path: missing, unreadable, too
+            large, not UTF-8 or not strict JSON.
+    """
+    path = str(p) if shown is None else shown
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
@@ -484,14 +502,9 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: is not UTF-8 text, so not a config.json") from None
     try:
-        cfg = parse_json(text)
+        return parse_json(text)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
-    name = p.stem
-    if name == "config":
-        name = p.resolve().parent.name or name
-    spec, notes = spec_from_config(cfg, str(path))
-    return spec, name, notes
 
 
 # --------------------------------------------------------------------------- reading

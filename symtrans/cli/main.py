@@ -607,6 +607,9 @@ def build_parser() -> argparse.ArgumentParser:
     from symtrans.cli.analysis import add_analysis_parsers  # solve, plan, sweep, diff, identities, plot
 
     add_analysis_parsers(sub, _common, _workload, _emit, UsageError)
+    from symtrans.cli.inspect import add_inspect_parser  # checkpoint headers vs the formula
+
+    add_inspect_parser(sub, _emit)
     return parser
 
 
@@ -616,7 +619,7 @@ def _input_files(args) -> list[str]:
     import os
 
     paths = []
-    for attr in ("model", "a", "b", "csv"):
+    for attr in ("model", "a", "b", "csv", "path"):
         v = getattr(args, attr, None)
         if not isinstance(v, str) or not v:
             continue
