@@ -116,6 +116,70 @@ SAVED = [
         True,
     ),
     (
+        "t5-gated-untied-6-3",
+        "T5ForConditionalGeneration",
+        dict(
+            vocab_size=96,
+            d_model=32,
+            d_kv=8,
+            d_ff=64,
+            num_layers=2,
+            num_decoder_layers=3,
+            num_heads=4,
+            feed_forward_proj="gated-gelu",
+            tie_word_embeddings=False,
+        ),
+        {},
+        True,
+    ),
+    ("qwen3", "Qwen3ForCausalLM", dict(LLAMA, head_dim=8, tie_word_embeddings=True), {}, True),
+    ("gemma", "GemmaForCausalLM", dict(LLAMA, num_key_value_heads=1, head_dim=32), {}, True),
+    (
+        "opt",
+        "OPTForCausalLM",
+        dict(
+            vocab_size=96,
+            hidden_size=32,
+            num_hidden_layers=2,
+            ffn_dim=64,
+            num_attention_heads=4,
+            max_position_embeddings=16,
+        ),
+        {},
+        True,
+    ),
+    (
+        "bart",  # stores final_logits_bias, a registered buffer
+        "BartForConditionalGeneration",
+        dict(
+            vocab_size=96,
+            d_model=32,
+            encoder_layers=2,
+            decoder_layers=2,
+            encoder_ffn_dim=64,
+            decoder_ffn_dim=64,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            max_position_embeddings=16,
+        ),
+        {},
+        True,
+    ),
+    (
+        "roberta",
+        "RobertaModel",
+        dict(
+            vocab_size=96,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=64,
+            max_position_embeddings=18,
+        ),
+        {},
+        True,
+    ),
+    (
         "bert-mlm",  # BertForMaskedLM: config.json counts BertModel (pooler, no MLM head)
         "BertForMaskedLM",
         dict(
@@ -157,7 +221,11 @@ def test_save_pretrained_logical_equals_model(saved, case):
     assert_all_named(ins)
     if counted:
         assert ins.formula == count(model)
-        assert ins.terms == []
+        assert all(t.key in NON_PARAMETER_TERMS for t in ins.terms), ins.terms
+        if case_id == "bart":
+            assert terms(ins) == {"buffers": 96}  # final_logits_bias (1, V)
+        else:
+            assert ins.terms == []
 
 
 @pytest.mark.parametrize("case", SAVED, ids=[c[0] for c in SAVED])
@@ -571,3 +639,60 @@ def test_cli_formats(saved, tmp_path, capsys):
     assert main(["inspect", str(d), "--tensors"]) == 0
     text = capsys.readouterr().out
     assert f"logical parameters: {count(model):,}" in text and "transformer.h.0.mlp.c_fc.weight" in text
+
+
+def test_gguf_reader_agrees_with_ggufreader(tmp_path):
+    """symtrans walks GGUF headers itself (bounds first, see gguf_io); gguf's own
+    GGUFReader is the reference for what it reads."""
+    model = tiny("LlamaForCausalLM", **dict(LLAMA, tie_word_embeddings=False))
+    path = tmp_path / "m.gguf"
+    write_gguf(path, model, "Q4_0")
+    from symtrans.catalog.checkpoint.gguf_io import read_checkpoint
+
+    ck = read_checkpoint(str(path))
+    r = gguf.GGUFReader(str(path))
+    assert [(t.name, t.dtype, t.shape, t.elements, t.nbytes) for t in ck.tensors] == [
+        (t.name, t.tensor_type.name, tuple(reversed(t.shape.tolist())), int(t.n_elements), int(t.n_bytes))
+        for t in r.tensors
+    ]
+    assert ck.files[0].header_bytes == r.data_offset
+    for key, field in r.fields.items():
+        if key.startswith("GGUF."):
+            continue
+        if field.types[0] == gguf.GGUFValueType.ARRAY:
+            assert ck.metadata[key + ".length"] == len(field.data)
+        else:
+            assert ck.metadata[key] == field.contents()
+
+
+def test_report_of_a_checkpoint_directory_has_the_section(saved, tmp_path, capsys):
+    from symtrans.cli.main import main
+
+    d, model = saved["bert-mlm"]
+    assert main(["report", str(d), "--no-charts"]) == 0
+    md = capsys.readouterr().out
+    assert "## Checkpoint vs formula" in md
+    section = md.split("## Checkpoint vs formula")[1].split("\n## ")[0]
+    assert f"logical parameters: **{count(model):,}**" in section
+    assert "| missing tensors (in the formula, not stored) | -1,056 | pooler: in the formula, not stored |" in section
+    # a config.json without weights: no such section
+    (tmp_path / "config.json").write_bytes((d / "config.json").read_bytes())
+    assert main(["report", str(tmp_path), "--no-charts"]) == 0
+    assert "Checkpoint vs formula" not in capsys.readouterr().out
+
+
+def test_hostile_tensor_names_are_escaped(tmp_path, capsys):
+    """Tensor names are untrusted text: Markdown output escapes them (tables, emphasis, HTML)."""
+    from symtrans.cli.main import main
+
+    path = tmp_path / "odd.safetensors"
+    safetensors_torch.save_file(
+        {"a|b*<script>`x`": torch.zeros(2, 2), "model.embed_tokens.weight": torch.zeros(4, 2)}, str(path)
+    )
+    assert main(["inspect", str(path), "--format", "markdown", "--tensors"]) == 0
+    md = capsys.readouterr().out
+    assert r"a\|b\*\<script\>\`x\`" in md
+    assert "<script>" not in md
+    ins = inspect(str(path))
+    assert ins.spec is None and "no layer" in ins.spec_error  # no model to compare with: said, not guessed
+    assert ins.logical_parameters == 12

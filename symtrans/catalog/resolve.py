@@ -30,12 +30,16 @@ class Resolved:
         spec: the validated Spec (with --set applied).
         preset: the Preset it came from, if any (provenance, published figure).
         notes: assumptions made on the way (config defaults, --set changes).
+        sections: extra report sections, each the keyword arguments of
+            ``render.report.add_section`` (``symtrans report DIR`` adds "Checkpoint vs
+            formula" for a checkpoint directory).
     """
 
     name: str
     spec: Spec
     preset: presets.Preset | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    sections: tuple[dict, ...] = field(default_factory=tuple)
 
 
 def int_arg(name: str, minimum: int = 1):

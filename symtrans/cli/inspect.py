@@ -49,3 +49,25 @@ def add_inspect_parser(sub, emit) -> None:
         return 0
 
     p.set_defaults(func=run)
+
+
+def with_checkpoint_section(model: str, settings: list[str], res):
+    """``res`` with a "Checkpoint vs formula" report section when MODEL is a directory
+    that holds weights (safetensors or GGUF) beside its config.json; else ``res``.
+
+    Raises:
+        ValueError: the weights are there but cannot be read (one line, exit 2).
+    """
+    import os
+
+    if not os.path.isdir(model) or not any(
+        n.endswith((".safetensors", ".safetensors.index.json", ".gguf")) for n in os.listdir(model)
+    ):
+        return res
+    from dataclasses import replace
+
+    from symtrans.analysis.checkpoint import inspect
+    from symtrans.render.checkpoint import report_section
+
+    section = report_section(inspect(model, settings))
+    return replace(res, sections=res.sections + (section,))

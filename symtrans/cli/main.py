@@ -377,6 +377,9 @@ def report_format(fmt: str | None, output: str | None) -> str:
 
 def _cmd_report(args) -> int:
     res = _resolve(args)  # the model's errors first, then the format's
+    from symtrans.cli.inspect import with_checkpoint_section
+
+    res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
     args.format = report_format(args.format, args.output)
     from symtrans.render.report import render
 

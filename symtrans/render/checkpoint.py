@@ -58,7 +58,7 @@ def text(ins: Inspection, tensors: bool = False) -> str:
             )
         )
     lines.append(
-        f"  naming: {j['naming']}; model from {j['spec_source']}" + (f" ({ck.config_path})" if ck.config_path else "")
+        f"  naming: {j['naming']}; sizes from {j['spec_source']}" + (f" ({ck.config_path})" if ck.config_path else "")
     )
     if j["formula"] is None:
         lines.append(f"  formula: not compared ({j['spec_error']})")
@@ -111,7 +111,7 @@ def markdown(ins: Inspection, tensors: bool = False, title: str | None = None) -
         f"- format: {ck.format}, {len(ck.files)} file(s), {grouped(ck.file_bytes)} bytes ({binary_bytes(ck.file_bytes)})",
         f"- stored: {j['tensors']} tensors, {grouped(j['stored_elements'])} elements, {grouped(j['stored_bytes'])} bytes",
         f"- logical parameters: **{grouped(j['logical_parameters'])}**",
-        f"- naming: {e(j['naming'])}; model from {e(j['spec_source'])}",
+        f"- naming: {e(j['naming'])}; sizes from {e(j['spec_source'])}",
         "",
         "| dtype | tensors | elements | bytes |",
         "|---|---:|---:|---:|",
@@ -176,3 +176,40 @@ def section(ins: Inspection, level: int = 2) -> str:
     if j.get("not_inferred"):
         out += [""] + [f"- not inferable: {e(n)}" for n in j["not_inferred"]]
     return "\n".join(out)
+
+
+def report_section(ins: Inspection) -> dict:
+    """The "Checkpoint vs formula" section of a derivation report: the keyword arguments of
+    ``render.report.add_section`` (templates ``checkpoint.md.j2`` / ``checkpoint.tex.j2``;
+    every value is plain text or an int, escaped by the report's environment)."""
+    j = ins.to_json()
+    q = j["quantization"]
+    data = {
+        "path": j["path"],
+        "format": j["format"],
+        "files": len(j["files"]),
+        "file_bytes": j["file_bytes"],
+        "tensors": j["tensors"],
+        "stored": j["stored_elements"],
+        "logical": j["logical_parameters"],
+        "quantization": (
+            f"{', '.join(q['methods'])}: {grouped(q['quantized_parameters'])} parameters in "
+            f"{grouped(q['quantized_bytes'])} bytes, overhead {grouped(q['overhead_bytes'])} bytes"
+            if q
+            else ""
+        ),
+        "formula": j["formula"]["parameters"] if j["formula"] else None,
+        "source": j["spec_source"],
+        "difference": _signed(j["difference"]) if j["formula"] else "",
+        "terms": [
+            {"label": t["label"], "elements": _signed(t["elements"]), "detail": t["detail"]} for t in j.get("terms", [])
+        ],
+        "error": j.get("spec_error", ""),
+    }
+    return {
+        "id": "checkpoint",
+        "title": "Checkpoint vs formula",
+        "template": "checkpoint",
+        "data": data,
+        "after": "breakdown",
+    }

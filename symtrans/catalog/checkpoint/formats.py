@@ -56,6 +56,23 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read; the message is one sentence starting with the path."""
 
 
+def need(module: str):
+    """Import ``module`` (``safetensors``, ``gguf``), or say how to install it.
+
+    Raises:
+        CheckpointError: the package is not installed (``pip install 'symtrans[checkpoint]'``).
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        top = module.split(".")[0]
+        raise CheckpointError(
+            f"reading checkpoints needs the {top} package: pip install 'symtrans[checkpoint]' (or pip install {top})"
+        ) from None
+
+
 @dataclass(frozen=True)
 class StoredTensor:
     """One stored tensor, from its header entry.

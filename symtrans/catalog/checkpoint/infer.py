@@ -71,7 +71,7 @@ def _heads(q: int, kv: int, v: int, hints: dict[str, Any], found: dict, missing:
         if q != h * d_k or kv % d_k:
             raise InferenceError(f"h = {h}, d_k = {d_k} do not fit the query and key widths {q} and {kv}")
         h_kv = kv // d_k
-        found["h"] = "given" if "h" in hints.get("_given", ()) else "metadata"
+        found.setdefault("h", "given" if "h" in hints.get("_given", ()) else "metadata")
     else:
         d_k = math.gcd(q, kv)
         h, h_kv = q // d_k, kv // d_k
@@ -166,6 +166,11 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
         found["h*d_k"] = f"outputs of {q.name}"
         if k:
             found["h_kv*d_k"] = f"outputs of {k.name}"
+    qn = _first(att, Role.Q_NORM)
+    if qn is not None and "h" not in hints and qw % qn.shape[0] == 0:  # a per-head norm: its width is d_k
+        hints["h"], hints["d_k"] = qw // qn.shape[0], qn.shape[0]
+        hints.setdefault("_given", ())
+        found["h"] = f"h*d_k over the width of {qn.name}"
     rel = _first(params, Role.RELATIVE_BIAS)
     if rel is not None and "h" not in hints:
         hints["h"] = rel.shape[1]

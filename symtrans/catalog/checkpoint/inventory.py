@@ -132,7 +132,8 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme) -> list[Entry]:
             )
         ):
             out.append(Entry(kind=Kind.QUANT_META, why=f"quantization metadata ({leaf})", **base))
-        else:
+        else:  # a leaf no table knows (an adapter's lora_A, ...): not the role's own tensor
+            base.update(role=None, block=None)
             out.append(
                 Entry(kind=Kind.PARAMETER, logical=t.elements, quant=q, why=f"unknown tensor kind {leaf!r}", **base)
             )

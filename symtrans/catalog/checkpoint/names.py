@@ -330,8 +330,10 @@ FAMILIES: dict[str, Family] = {
     "gpt2": Family("gpt2", _gpt2_rules(), "decoder-only"),
     "bert": Family("bert", _bert_rules(), "encoder-only", norm_position="post"),
     "t5": Family("t5", _t5_rules(), "encoder-decoder", norm="rmsnorm", gated="geglu", positional="relative"),
-    "bart": Family("bart", _bart_rules(), "encoder-decoder", position_offset=2, norm_position="post"),
+    # opt before bart: OPT's names are BART's decoder names (best_family takes the first
+    # table that names nearly every tensor; BART's encoder names fail OPT's table)
     "opt": Family("opt", _opt_rules(), "decoder-only", position_offset=2),
+    "bart": Family("bart", _bart_rules(), "encoder-decoder", position_offset=2, norm_position="post"),
 }
 
 # config.json model_type -> naming family.
@@ -402,8 +404,17 @@ class Match:
     expert: int | None
 
 
-@lru_cache(maxsize=16)
+_COMPILED: dict[tuple[str, int], tuple[tuple[re.Pattern, Rule], ...]] = {}
+
+
 def _compiled(family: str, rules: tuple[Rule, ...]) -> tuple[tuple[re.Pattern, Rule], ...]:
+    key = (family, len(rules))  # a family's table never changes (the GGUF one is built once)
+    if key not in _COMPILED:
+        _COMPILED[key] = _compile(rules)
+    return _COMPILED[key]
+
+
+def _compile(rules: tuple[Rule, ...]) -> tuple[tuple[re.Pattern, Rule], ...]:
     out = []
     for r in rules:
         p = r.pattern.replace("{L}", r"(?P<layer>\d+)").replace("{E}", r"(?P<expert>\d+)")
@@ -438,9 +449,15 @@ def match(name: str, family: Family) -> Match:
 
 
 def best_family(names: list[str]) -> Family:
-    """The HF naming family whose table matches the most of ``names`` (llama on a tie)."""
+    """The HF naming family whose table matches the most of ``names``.
+
+    Families are tried in order (llama first, the most common); one that names at least
+    95% of the tensors is taken at once, so a usual checkpoint compiles one table.
+    """
     scores = {}
     for key, fam in FAMILIES.items():
         scores[key] = sum(1 for n in names if match(n, fam).rule is not None)
+        if scores[key] >= 0.95 * len(names):
+            return fam
     best = max(scores, key=lambda k: (scores[k], k == "llama"))
     return FAMILIES[best]

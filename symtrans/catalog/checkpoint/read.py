@@ -70,14 +70,7 @@ def read_checkpoint(path: str) -> Checkpoint:
     p = Path(path)
     if not p.exists():
         raise CheckpointError(f"{path}: no such file or directory")
-    config, config_path = (None, None)
-    if p.is_dir():
-        config, config_path = _config_beside(p)
-        target = _from_directory(p)
-    else:
-        target = path
-        if p.name != "config.json":
-            config, config_path = _config_beside(p.parent)
+    target = _from_directory(p) if p.is_dir() else path
     low = target.lower()
     if low.endswith(PICKLE_SUFFIXES):
         _refuse_pickle(target)
@@ -85,26 +78,25 @@ def read_checkpoint(path: str) -> Checkpoint:
         from symtrans.catalog.checkpoint import gguf_io
 
         return gguf_io.read_checkpoint(target)
+    if p.name == "config.json":
+        raise CheckpointError(
+            f"{path}: a config.json alone has no tensors; give the model directory (or use 'symtrans params')"
+        )
+    if not os.path.isdir(target) and not low.endswith((".json", ".safetensors")):
+        # any other name: decide by content (a GGUF magic, else safetensors' header rules)
+        try:
+            with open(target, "rb") as f:
+                magic = f.read(4)
+        except OSError as e:
+            raise CheckpointError(f"{path}: cannot be read ({e.strerror or e})") from None
+        if magic == b"GGUF":
+            from symtrans.catalog.checkpoint import gguf_io
+
+            return gguf_io.read_checkpoint(target)
     from symtrans.catalog.checkpoint import safetensors_io
 
+    # the config.json beside safetensors weights (GGUF files carry their own metadata)
+    config, config_path = _config_beside(p if p.is_dir() else p.parent)
     if os.path.isdir(target):  # shards without an index
         return safetensors_io.read_shards(target, config, config_path)
-    if low.endswith(".json"):
-        if p.name == "config.json":
-            raise CheckpointError(
-                f"{path}: a config.json alone has no tensors; give the model directory (or use 'symtrans params')"
-            )
-        return safetensors_io.read_checkpoint(target, config, config_path)
-    if low.endswith(".safetensors"):
-        return safetensors_io.read_checkpoint(target, config, config_path)
-    # Any other name: decide by content (a GGUF magic, else safetensors' header rules).
-    try:
-        with open(target, "rb") as f:
-            magic = f.read(4)
-    except OSError as e:
-        raise CheckpointError(f"{path}: cannot be read ({e.strerror or e})") from None
-    if magic == b"GGUF":
-        from symtrans.catalog.checkpoint import gguf_io
-
-        return gguf_io.read_checkpoint(target)
     return safetensors_io.read_checkpoint(target, config, config_path)

@@ -26,6 +26,7 @@ from symtrans.catalog.checkpoint.formats import (
     CheckpointError,
     StoredFile,
     StoredTensor,
+    need,
 )
 
 # The safetensors format's own limit on the JSON header (safetensors' MAX_HEADER_SIZE).
@@ -117,15 +118,16 @@ def read_file(path: str) -> tuple[StoredFile, list[StoredTensor], dict[str, str]
         CheckpointError: one sentence naming the file and what is wrong.
     """
     size, n = header_length(path)
-    from safetensors import SafetensorError, safe_open
-
+    st = need("safetensors")
+    SafetensorError, safe_open = st.SafetensorError, st.safe_open
     try:
         # framework="numpy": only the header is used (get_slice reads no data), so torch
         # need not be imported; BF16, F8 and F4 are described without numpy support.
         with safe_open(path, framework="numpy") as f:
             meta = f.metadata() or {}
             tensors = []
-            for name in f.offset_keys():
+            # offset_keys (safetensors >= 0.6): file order; keys() is sorted by name
+            for name in f.offset_keys() if hasattr(f, "offset_keys") else f.keys():
                 s = f.get_slice(name)
                 dtype, shape = s.get_dtype(), tuple(int(x) for x in s.get_shape())
                 if dtype not in SAFETENSORS_BITS:  # a dtype newer than this table
