@@ -696,3 +696,22 @@ def test_hostile_tensor_names_are_escaped(tmp_path, capsys):
     ins = inspect(str(path))
     assert ins.spec is None and "no layer" in ins.spec_error  # no model to compare with: said, not guessed
     assert ins.logical_parameters == 12
+
+
+def test_config_that_disagrees_with_the_shapes(saved, tmp_path):
+    """A config.json with another d_ff and one more layer than the weights: the missing layer
+    is priced from layer 0, the rest is named by the sizes that differ."""
+    d, model = saved["llama-tied"]
+    cfg = json.loads((d / "config.json").read_text())
+    cfg.update(intermediate_size=100, num_hidden_layers=3)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    (tmp_path / "model.safetensors").write_bytes((d / "model.safetensors").read_bytes())
+    ins = inspect(str(tmp_path))
+    assert ins.logical_parameters == count(model)
+    by = {t.key: t for t in ins.terms}
+    d_model, kv = 64, 32
+    layer0 = 2 * d_model * d_model + 2 * kv * d_model + 3 * 128 * d_model + 2 * d_model  # as stored (d_ff 128)
+    assert by["missing"].elements == -layer0
+    assert "d_ff: 100 in the config, 128 in the stored shapes" in by["other"].detail
+    # the formula's layers are 3 x (d_ff 100) where 2 x (d_ff 128) are stored, and one is priced above
+    assert by["other"].elements == ins.stored_elements - ins.formula + layer0

@@ -29,11 +29,12 @@ So ``logical = formula + padded_vocab + unexpected + missing + other``, and
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from symtrans.catalog.checkpoint.formats import Checkpoint, CheckpointError
-from symtrans.catalog.checkpoint.infer import Inference, InferenceError, gguf_hints, infer_spec, io_dims
+from symtrans.catalog.checkpoint.infer import POSITIONS, Inference, InferenceError, gguf_hints, infer_spec, io_dims
 from symtrans.catalog.checkpoint.inventory import Entry, classify
 from symtrans.catalog.checkpoint.names import FAMILIES, MODEL_TYPES, Family, Kind, best_family, gguf_family
 from symtrans.catalog.checkpoint.quant import gguf_payload_bytes, scheme_from_config
@@ -42,7 +43,7 @@ from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
 # Sizes a user's --set passes to the shape inference (the rest are applied after it).
-_HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", "L")
+_HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", POSITIONS)
 
 TERM_LABELS = {
     "tied_copy": "tied matrix stored twice",
@@ -501,7 +502,7 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
                 continue
             if spec.is_moe and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT):
                 continue  # dense and MoE layers differ by design
-            per.setdefault(e.layer, {})[(e.block, e.role, e.part, e.bias, e.expert)] = e
+            per.setdefault(e.layer, {})[_layer_free(e)] = e
         if not per:
             continue
         union: dict[tuple, Entry] = {}
@@ -527,6 +528,12 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
                         )
                     )
     return unexpected, missing
+
+
+def _layer_free(e: Entry) -> str:
+    """The tensor's name with its layer index taken out: the same for the same tensor of
+    every layer (two norms of one layer stay apart, as their roles would not)."""
+    return re.sub(rf"(^|\.){e.layer}\.", r"\1#.", e.name, count=1)
 
 
 def _of(stack: Block | None) -> str:
@@ -558,7 +565,7 @@ def _padded_vocab(entries: list[Entry], spec: Spec) -> list[Term]:
     return out
 
 
-def _differences(inf: Inference | None, entries: list[Entry], spec: Spec, fam: Family, hints: dict) -> list[str]:
+def _differences(entries: list[Entry], spec: Spec, fam: Family, hints: dict) -> list[str]:
     """Sizes the shapes imply that differ from the Spec's (config.json) sizes."""
     try:
         shaped = infer_spec(entries, fam, hints)
@@ -566,7 +573,7 @@ def _differences(inf: Inference | None, entries: list[Entry], spec: Spec, fam: F
         return []
     out = []
     for k, v in shaped.spec.values.items():
-        if k in ("V", "h", "L") or k not in spec.values:
+        if k in ("V", "h", POSITIONS, "N", "N_enc", "N_dec") or k not in spec.values:  # V, N: their own terms
             continue
         if spec.values[k] != v:
             out.append(f"{k}: {spec.values[k]:,} in the config, {v:,} in the stored shapes")
@@ -675,7 +682,7 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     rest = result.stored_elements - result.formula - sum(t.elements for t in terms)
     if rest:
         hints = {"h": spec.values["h"], "_given": ()}
-        diffs = _differences(inf, entries, spec, fam, hints) if inf is None else []
+        diffs = _differences(entries, spec, fam, hints) if inf is None else []  # config.json vs the shapes
         terms.append(Term("other", rest, (), "; ".join(diffs) if diffs else "no single tensor accounts for it"))
     result.terms = terms
     for e in entries:

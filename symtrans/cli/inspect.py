@@ -36,6 +36,7 @@ def add_inspect_parser(sub, emit) -> None:
         from symtrans.analysis.checkpoint import inspect
 
         ins = inspect(args.path, args.set)
+        _refuse_overwriting(args.output, ins)
         if args.format == "json":
             emit(args, json.dumps(ins.to_json(), indent=2))
         elif args.format == "markdown":
@@ -49,6 +50,26 @@ def add_inspect_parser(sub, emit) -> None:
         return 0
 
     p.set_defaults(func=run)
+
+
+def _refuse_overwriting(output: str | None, ins) -> None:
+    """``-o`` must not name a file of the checkpoint (a shard, the index, config.json).
+
+    Raises:
+        ValueError: naming the file.
+    """
+    import os
+
+    if not output:
+        return
+    ck = ins.checkpoint
+    inputs = [f.path for f in ck.files] + [p for p in (ck.config_path, ck.path) if p and os.path.isfile(p)]
+    target = os.path.realpath(output)
+    for path in inputs:
+        if os.path.realpath(path) == target:
+            raise ValueError(
+                f"symtrans inspect: -o {output} is the checkpoint's file {path}; choose another output path"
+            )
 
 
 def with_checkpoint_section(model: str, settings: list[str], res):

@@ -192,3 +192,8 @@ def test_hostile_index_is_rejected_cleanly(reject, name, files, needle):
 def test_rejected_in_a_real_process(reject):
     """The same contract through ``python -m symtrans`` (no in-process shortcuts)."""
     reject(["inspect", "m.gguf"], files={"m.gguf": GG[:100]}, needle="truncated", inprocess=False)
+
+
+def test_output_onto_a_shard_is_refused(reject):
+    """-o naming a file of the checkpoint would replace the weights with the report."""
+    reject(["inspect", "m", "-o", "m/model.safetensors"], files={"m/": None, "m/model.safetensors": ST}, needle="-o")

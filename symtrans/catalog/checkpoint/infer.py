@@ -26,6 +26,11 @@ from symtrans.catalog.checkpoint.inventory import Entry
 from symtrans.catalog.checkpoint.names import IN_OUT, Family, Kind
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
+from symtrans.engine.symbols import SYMBOLS
+
+# The size of a learned position table: ``L_max`` once the engine has it (the lead's
+# change on main: ``L`` becomes the workload's sequence length only), ``L`` until then.
+POSITIONS = "L_max" if "L_max" in SYMBOLS else "L"
 
 
 class InferenceError(ValueError):
@@ -231,17 +236,17 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
     if pos is not None:
         opts["positional"] = "learned"
         opts["position_offset"] = fam.position_offset
-        sizes["L"] = pos.shape[0] - fam.position_offset
-        found["L"] = f"rows of {pos.name}" + (f" minus {fam.position_offset}" if fam.position_offset else "")
+        sizes[POSITIONS] = pos.shape[0] - fam.position_offset
+        found[POSITIONS] = f"rows of {pos.name}" + (f" minus {fam.position_offset}" if fam.position_offset else "")
     elif rel is not None:
         opts["positional"] = "relative"
         opts["relative_buckets"] = rel.shape[0]
         found["relative_buckets"] = f"rows of {rel.name}"
     else:
         opts["positional"] = fam.positional
-        if "L" in hints:
-            sizes["L"] = hints["L"]
-            found["L"] = "metadata"
+        if POSITIONS in hints:
+            sizes[POSITIONS] = hints[POSITIONS]
+            found[POSITIONS] = "metadata"
     types = _first(params, Role.TYPE_EMBEDDING)
     if types is not None:
         opts["token_types"] = types.shape[0]
@@ -277,9 +282,17 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
         opts["pooler_bias"] = _first(params, Role.POOLER, bias=True) is not None
         mlm = [e for e in params if e.block == Block.MLM_HEAD]
         opts["mlm_head"] = bool(mlm)
-        opts["tie_output"] = not any(e.role == Role.LM_HEAD and not e.bias for e in mlm) or bool(
-            hints.get("tie_output")
-        )
+        decoder = next((e for e in mlm if e.role == Role.LM_HEAD and not e.bias), None)
+        if "tie_output" in hints:
+            opts["tie_output"] = bool(hints["tie_output"])
+            found["tie_output"] = "given"
+        else:  # save_pretrained leaves a tied decoder out: one that is stored is taken as untied
+            opts["tie_output"] = decoder is None
+            if decoder is not None:
+                missing.append(
+                    f"tied or not: {decoder.name} is stored beside the embedding; counted as its own matrix "
+                    "(if the model ties them, it is a copy: give --set tie_output=true)"
+                )
     else:
         if head is None:
             opts["tie_output"] = True
@@ -314,7 +327,7 @@ def gguf_hints(meta: dict[str, Any]) -> dict[str, Any]:
         ("attention.head_count_kv", "h_kv"),
         ("attention.key_length", "d_k"),
         ("expert_used_count", "k"),
-        ("context_length", "L"),
+        ("context_length", POSITIONS),
         ("vocab_size", "V"),
     ):
         v = meta.get(f"{arch}.{key}")
