@@ -62,3 +62,19 @@ def test_bad_arguments_exit_with_status_2():
         timeout=120,
     )
     assert p.returncode == 2 and "must be positive" in p.stderr
+
+
+def test_inspect_benchmark_quick_run(tmp_path):
+    """benchmarks/inspect_checkpoint.py (issue 14): sparse checkpoints inspected from their
+    headers; the run checks the element counts itself and prints its ratio lines."""
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "inspect_checkpoint.py"), "--quick", "--reps", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    ratios = [line for line in p.stdout.splitlines() if line.startswith("RATIO ")]
+    assert [line.split(":")[0] for line in ratios] == ["RATIO safetensors", "RATIO gguf"]
+    assert any(line.startswith("peer gguf:") for line in p.stdout.splitlines())

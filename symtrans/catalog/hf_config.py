@@ -620,12 +620,29 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         ValueError: one sentence starting with the path: unreadable file, invalid JSON,
             unsupported model_type, a bad or contradictory value (naming the key).
     """
-    from symtrans.base.inputs import InputError, read_text
-
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    try:  # a regular file of at most MAX_BYTES, UTF-8 or UTF-16 (base/inputs.py)
+    cfg = read_config(p, str(path))
+    name = p.stem
+    if name == "config":
+        name = p.resolve().parent.name or name
+    spec, notes = spec_from_config(cfg, str(path))
+    return spec, name, notes
+
+
+def read_config(p: Path, shown: str | None = None) -> dict[str, Any]:
+    """The parsed JSON object of the config file ``p``: a regular file of at most
+    MAX_BYTES, UTF-8 (with or without BOM) or UTF-16 with a BOM (``base/inputs.py``),
+    strict JSON, no lone surrogates.  ``shown`` is how messages name the file.
+
+    Raises:
+        ConfigError: one sentence starting with the path.
+    """
+    from symtrans.base.inputs import InputError, read_text
+
+    path = str(p) if shown is None else shown
+    try:
         text = read_text(p, "a config.json", MAX_BYTES)
     except InputError as e:
         raise ConfigError(str(e)) from None
@@ -634,11 +651,7 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         _refuse_lone_surrogates(cfg)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
-    name = p.stem
-    if name == "config":
-        name = p.resolve().parent.name or name
-    spec, notes = spec_from_config(cfg, str(path))
-    return spec, name, notes
+    return cfg
 
 
 # --------------------------------------------------------------------------- reading

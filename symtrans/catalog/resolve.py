@@ -35,6 +35,9 @@ class Resolved:
             or the stated default of ``default_seq_len``.
         modified_from: the preset a ``--set`` changed (its published figure, source and
             notes no longer apply, so ``preset`` is None), and ``changes`` the settings.
+        sections: extra report sections, each the keyword arguments of
+            ``render.report.add_section`` (``symtrans report DIR`` adds "Checkpoint vs
+            formula" for a checkpoint directory).
     """
 
     name: str
@@ -44,6 +47,7 @@ class Resolved:
     seq_len_source: str = ""
     modified_from: str = ""
     changes: tuple[str, ...] = ()
+    sections: tuple[dict, ...] = field(default_factory=tuple)
 
 
 # The workload length when nothing documents one: GPT-3's context (Brown et al. 2020 §2.1),

@@ -372,6 +372,9 @@ def report_format(fmt: str | None, output: str | None) -> str:
 
 def _cmd_report(args) -> int:
     res = _resolve(args)  # the model's errors first, then the format's
+    from symtrans.cli.inspect import with_checkpoint_section
+
+    res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
     out = _output_path(args)
     args.format = report_format(args.format, out)
     from symtrans.render.report import render
@@ -611,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     from symtrans.cli.analysis import add_analysis_parsers  # solve, plan, sweep, diff, identities, plot
 
     add_analysis_parsers(sub, _common, _workload, _emit, UsageError)
+    from symtrans.cli.inspect import add_inspect_parser  # checkpoint headers vs the formula
+
+    add_inspect_parser(sub, _emit)
     return parser
 
 
@@ -620,7 +626,7 @@ def _input_files(args) -> list[str]:
     import os
 
     paths = []
-    for attr in ("model", "a", "b", "csv"):
+    for attr in ("model", "a", "b", "csv", "path"):
         v = getattr(args, attr, None)
         if not isinstance(v, str) or not v:
             continue

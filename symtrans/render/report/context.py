@@ -351,6 +351,10 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
 
     add_usage_sections(context, spec, fvalues, after="walk")
 
+    # -- sections the caller brings (Resolved.sections: e.g. cli/inspect.py's checkpoint vs formula)
+    for extra in getattr(resolved, "sections", ()):
+        add_section(context, **extra)
+
     # -- assumptions ---------------------------------------------------------------------
     add_section(context, "assumptions", "Assumptions", "assumptions", {"notes": list(resolved.notes)})
     return context

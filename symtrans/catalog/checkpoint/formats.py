@@ -1,0 +1,143 @@
+"""What a checkpoint stores, as read from its headers: tensors, files, metadata.
+
+``StoredTensor`` is one tensor as the file describes it (name, dtype, shape, bytes) and
+``Checkpoint`` the whole of a checkpoint (one file, the shards of an index, or a GGUF
+file) with its ``config.json`` if there is one.  Nothing here reads tensor data.
+
+Units: ``elements`` are stored scalars (an int32 that packs eight 4-bit weights is one
+element); ``nbytes`` are bytes on disk.  Shapes are in PyTorch order (a linear map
+``d_in -> d_out`` is ``(d_out, d_in)``, a GPT-2 ``Conv1D`` ``(d_in, d_out)``); GGUF's
+``ne`` order is reversed into this order by the GGUF reader.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+# Bits per element of every safetensors dtype (the safetensors 0.8 format: BOOL and the
+# 8-bit floats take a byte; F4 and the F6 formats are packed below a byte).
+SAFETENSORS_BITS: dict[str, int] = {
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "F8_E4M3FNUZ": 8,
+    "F8_E5M2FNUZ": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "C64": 64,
+    "F64": 64,
+    "I64": 64,
+    "U64": 64,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+}
+
+# Pickle-based PyTorch formats: never opened (unpickling runs code).
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
+PICKLE_ADVICE = (
+    "symtrans never unpickles weights (loading a pickle can run arbitrary code); convert it to "
+    "safetensors (safetensors.torch.save_file, or save_pretrained(..., safe_serialization=True)) "
+    "and inspect that"
+)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read; the message is one sentence starting with the path."""
+
+
+def need(module: str):
+    """Import ``module`` (``safetensors``, ``gguf``), or say how to install it.
+
+    Raises:
+        CheckpointError: the package is not installed (``pip install 'symtrans[checkpoint]'``).
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        top = module.split(".")[0]
+        raise CheckpointError(
+            f"reading checkpoints needs the {top} package: pip install 'symtrans[checkpoint]' (or pip install {top})"
+        ) from None
+
+
+@dataclass(frozen=True)
+class StoredTensor:
+    """One stored tensor, from its header entry.
+
+    Attributes:
+        name: the key in the file.
+        dtype: the safetensors dtype (``F32``, ``BF16``, ``I32``, ...) or the GGML type
+            name (``F16``, ``Q8_0``, ``Q4_K``, ...).
+        shape: PyTorch order (see the module docstring); for a GGUF block-quantized
+            tensor, the shape of the values it represents.
+        nbytes: bytes on disk.
+        file: the file (shard) that holds it.
+        elements: stored elements; for GGUF block-quantized tensors the values the
+            blocks encode (the file has no element of its own for them).
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+    nbytes: int
+    file: str
+    elements: int
+
+    @staticmethod
+    def make(name: str, dtype: str, shape: tuple[int, ...], file: str, nbytes: int | None = None) -> "StoredTensor":
+        n = math.prod(shape)
+        if nbytes is None:
+            nbytes = n * SAFETENSORS_BITS[dtype] // 8
+        return StoredTensor(name=name, dtype=dtype, shape=tuple(shape), nbytes=nbytes, file=file, elements=n)
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file of the checkpoint: its path, size in bytes and header size in bytes."""
+
+    path: str
+    size: int
+    header_bytes: int
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything the headers of a checkpoint say.
+
+    Attributes:
+        path: what the user named.
+        format: ``safetensors`` or ``gguf``.
+        files: the files read (one, or every shard).
+        tensors: all stored tensors, in file order.
+        config: the parsed ``config.json`` beside the weights, or None.
+        config_path: its path, or None.
+        metadata: safetensors ``__metadata__`` (str -> str), or GGUF scalar key-values
+            (arrays are given by their length, under ``KEY.length``).
+        notes: what the reader noticed (an index that disagrees with its shards, ...).
+    """
+
+    path: str
+    format: str
+    files: tuple[StoredFile, ...]
+    tensors: tuple[StoredTensor, ...]
+    config: dict[str, Any] | None = None
+    config_path: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def file_bytes(self) -> int:
+        return sum(f.size for f in self.files)
