@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import sympy as sp
 
@@ -27,6 +27,20 @@ ONE = sp.Integer(1)
 DENSE = "dense"
 ATTENTION = "attention"
 NONE = "none"
+
+
+class Matrix(NamedTuple):
+    """``count`` 2-D tensors of ``rows`` x ``cols`` in PyTorch's storage layout.
+
+    A linear map d_in -> d_out stores ``nn.Linear.weight`` as (d_out, d_in); a lookup
+    table (``nn.Embedding``, ``lookup=True``) as (entries, width).  Quantized formats
+    cut each row (``cols`` contiguous values) into blocks (``accounting.quantization``).
+    """
+
+    count: sp.Expr
+    rows: sp.Expr
+    cols: sp.Expr
+    lookup: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,10 @@ class Step:
         elementwise: per-element operations for the all-ops convention (FLOPs).
         note: one sentence of why, shown in reports.
         source: where the formula comes from (paper section or implementation).
+        matrices: the 2-D tensors among ``params`` (``Matrix``: a linear map d_in -> d_out
+            is ``Matrix(1, d_out, d_in)``, an embedding ``Matrix(1, V, d_model, lookup=True)``);
+            the rest of ``params`` are vectors (norms, biases).  Quantized formats and
+            tensor parallelism act on the matrices (``accounting.quantization``).
     """
 
     label: str
@@ -58,6 +76,7 @@ class Step:
     elementwise: sp.Expr = ZERO
     note: str = ""
     source: str = ""
+    matrices: tuple[Matrix, ...] = ()
 
     @property
     def active_params(self) -> sp.Expr:
