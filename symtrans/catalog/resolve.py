@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from symtrans.accounting.quantization import Checkpoint
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
 from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, Spec
@@ -30,12 +31,15 @@ class Resolved:
         spec: the validated Spec (with --set applied).
         preset: the Preset it came from, if any (provenance, published figure).
         notes: assumptions made on the way (config defaults, --set changes).
+        checkpoint: for a config.json, its weights' dtype and quantization
+            (``accounting.quantization.Checkpoint``); None for a preset.
     """
 
     name: str
     spec: Spec
     preset: presets.Preset | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    checkpoint: Checkpoint | None = None
 
 
 def int_arg(name: str, minimum: int = 1):
@@ -116,15 +120,15 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
     """
     settings = list(settings or [])
     if model.endswith(".json") or os.sep in model or os.path.exists(model):
-        from symtrans.catalog.hf_config import load_config  # imported here: only config users pay for it
+        from symtrans.catalog.hf_config import load_config_checkpoint  # imported here: only config users pay for it
 
-        spec, name, notes = load_config(model)
+        spec, name, notes, checkpoint = load_config_checkpoint(model)
         preset = None
     else:
         try:
             preset = presets.get(model)
         except KeyError as e:
             raise ValueError(e.args[0]) from None
-        spec, name, notes = preset.spec, preset.name, ()
+        spec, name, notes, checkpoint = preset.spec, preset.name, (), None
     spec, set_notes = apply_settings(spec, settings)
-    return Resolved(name=name, spec=spec, preset=preset, notes=tuple(notes) + set_notes)
+    return Resolved(name=name, spec=spec, preset=preset, notes=tuple(notes) + set_notes, checkpoint=checkpoint)
