@@ -18,8 +18,11 @@ each with its source.  From it:
   throughput but does not shorten a request.
 
 Peaks are per precision: bf16, fp16 and fp8 where the device has tensor units for it
-(the V100 has no bf16, the TPUs no fp16); ``Accelerator.default_precision`` is bf16,
-or fp16 on a device without bf16.
+(the V100 and T4 have no bf16, the TPUs no fp16); ``Accelerator.default_precision`` is
+bf16, or fp16 on a device without bf16.  Memory capacities are binary: a datasheet's
+"80 GB" of HBM or GDDR is 80 GiB (an A100 80GB reports 81,920 MiB), so ``memory`` is
+the figure times 2^30.  ``parse_accelerator`` also takes a custom device written as
+``peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]``.
 
 Units: FLOP/s, bytes/s, bytes, seconds.  Peaks are exact integers; times and
 utilisations are exact Rationals until printed.
@@ -27,6 +30,7 @@ utilisations are exact Rationals until printed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -34,6 +38,7 @@ import sympy as sp
 
 T = 10**12
 G = 10**9
+GiB = 2**30
 
 
 PRECISIONS = ("bf16", "fp16", "fp8")
@@ -49,8 +54,8 @@ class Accelerator:
         fp16: dense fp16 tensor FLOP/s, or None where the device has no fp16 matrix
             units (TPU v4 and v5e compute in bf16).
         fp8: dense fp8 FLOP/s, or None where the device has no fp8 units.
-        bandwidth: memory bandwidth, bytes/s.
-        memory: memory capacity, bytes.
+        bandwidth: memory bandwidth, bytes/s (None: not given, for a custom device).
+        memory: memory capacity, bytes (None: not given, for a custom device).
         source: vendor datasheet the figures come from.
     """
 
@@ -58,8 +63,8 @@ class Accelerator:
     bf16: int | None
     fp16: int | None
     fp8: int | None
-    bandwidth: int
-    memory: int
+    bandwidth: int | None
+    memory: int | None
     source: str
 
     @property
@@ -92,7 +97,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             125 * T,
             None,
             900 * G,
-            32 * G,
+            32 * GiB,
             "NVIDIA V100 datasheet: 125 TFLOPS fp16 tensor (no bf16, no fp8), 900 GB/s HBM2, 32 GB",
         ),
         Accelerator(
@@ -101,7 +106,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             312 * T,
             None,
             1555 * G,
-            40 * G,
+            40 * GiB,
             "NVIDIA A100 datasheet: 312 TFLOPS bf16 and fp16 dense, 1,555 GB/s HBM2 (40 GB SXM)",
         ),
         Accelerator(
@@ -110,7 +115,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             312 * T,
             None,
             2039 * G,
-            80 * G,
+            80 * GiB,
             "NVIDIA A100 datasheet: 312 TFLOPS bf16 and fp16 dense, 2,039 GB/s HBM2e (80 GB SXM)",
         ),
         Accelerator(
@@ -119,7 +124,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             989_500 * G,
             1_979 * T,
             3350 * G,
-            80 * G,
+            80 * GiB,
             "NVIDIA H100 datasheet (SXM): bf16 and fp16 1,979 and fp8 3,958 TFLOPS with sparsity, half of each "
             "dense; 3.35 TB/s HBM3, 80 GB",
         ),
@@ -129,7 +134,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             756_500 * G,
             1_513 * T,
             2000 * G,
-            80 * G,
+            80 * GiB,
             "NVIDIA H100 datasheet (PCIe): bf16 and fp16 1,513 and fp8 3,026 TFLOPS with sparsity, half of each "
             "dense; 2 TB/s, 80 GB",
         ),
@@ -139,7 +144,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             989_500 * G,
             1_979 * T,
             4800 * G,
-            141 * G,
+            141 * GiB,
             "NVIDIA H200 datasheet: H100 SXM compute; 4.8 TB/s HBM3e, 141 GB",
         ),
         Accelerator(
@@ -148,7 +153,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             1_307_400 * G,
             2_614_900 * G,
             5300 * G,
-            192 * G,
+            192 * GiB,
             "AMD Instinct MI300X datasheet: 1,307.4 TFLOPS bf16 and fp16 and 2,614.9 TFLOPS fp8 dense, "
             "5.3 TB/s, 192 GB",
         ),
@@ -158,7 +163,7 @@ ACCELERATORS: dict[str, Accelerator] = {
             None,
             None,
             1200 * G,
-            32 * 2**30,
+            32 * GiB,
             "Google Cloud TPU v4 documentation: 275 TFLOPS bf16 (no fp16 or fp8 matrix units), 1,200 GB/s, "
             "32 GiB HBM (the peak PaLM App. B uses)",
         ),
@@ -168,8 +173,109 @@ ACCELERATORS: dict[str, Accelerator] = {
             None,
             None,
             819 * G,
-            16 * 2**30,
+            16 * GiB,
             "Google Cloud TPU v5e documentation: 197 TFLOPS bf16 (no fp16 or fp8 matrix units), 819 GB/s, 16 GiB HBM",
+        ),
+        Accelerator(
+            "t4",
+            None,
+            65 * T,
+            None,
+            320 * G,
+            16 * GiB,
+            "NVIDIA T4 datasheet: 65 TFLOPS mixed-precision fp16 tensor (Turing: no bf16, no fp8), 16 GB GDDR6, "
+            "320+ GB/s",
+        ),
+        Accelerator(
+            "l4",
+            121 * T,
+            121 * T,
+            242_500 * G,
+            300 * G,
+            24 * GiB,
+            "NVIDIA L4 datasheet: bf16 and fp16 242 and fp8 485 TFLOPS with sparsity, half of each dense; 24 GB "
+            "GDDR6, 300 GB/s",
+        ),
+        Accelerator(
+            "a10g",
+            70 * T,
+            70 * T,
+            None,
+            600 * G,
+            24 * GiB,
+            "NVIDIA A10G (AWS G5; no public NVIDIA datasheet, figures as Baseten's 'A10 vs A10G' spec table gives "
+            "them): 70 TFLOPS bf16 and fp16 tensor dense (140 with sparsity), no fp8; 24 GB GDDR6, 600 GB/s",
+        ),
+        Accelerator(
+            "l40s",
+            362_050 * G,
+            362_050 * G,
+            733 * T,
+            864 * G,
+            48 * GiB,
+            "NVIDIA L40S datasheet: bf16 and fp16 362.05 and fp8 733 TFLOPS dense (733 and 1,466 with sparsity); "
+            "48 GB GDDR6, 864 GB/s",
+        ),
+        Accelerator(
+            "rtx-4090",
+            165_200 * G,
+            165_200 * G,
+            330_300 * G,
+            1008 * G,
+            24 * GiB,
+            "NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090: bf16 and fp16 tensor with fp32 "
+            "accumulate 165.2 and fp8 330.3 TFLOPS dense (fp16 accumulate doubles them); 24 GB GDDR6X, 1,008 GB/s",
+        ),
+        Accelerator(
+            "b200",
+            2_250 * T,
+            2_250 * T,
+            4_500 * T,
+            7_700 * G,
+            180 * GiB,
+            "NVIDIA HGX B200 datasheet, per GPU: fp16/bf16 4.5 and fp8 9 PFLOPS with sparsity, half of each dense; "
+            "180 GB HBM3e, 7.7 TB/s",
+        ),
+        Accelerator(
+            "mi250x",
+            383 * T,
+            383 * T,
+            None,
+            3200 * G,
+            128 * GiB,
+            "AMD Instinct MI250X datasheet: 383 TFLOPS fp16 and bf16 matrix (no fp8), 128 GB HBM2e, 3.2 TB/s "
+            "(two GCDs in one package, counted as one device)",
+        ),
+        Accelerator(
+            "gaudi2",
+            432 * T,
+            None,
+            865 * T,
+            2450 * G,
+            96 * GiB,
+            "Intel Gaudi 2 (Gaudi 3 white paper's comparison table): 432 TFLOPS bf16 and 865 TFLOPS fp8 matrix "
+            "(no fp16 figure given), 96 GB HBM2e, 2.45 TB/s",
+        ),
+        Accelerator(
+            "tpu-v5p",
+            459 * T,
+            None,
+            None,
+            2765 * G,
+            95 * GiB,
+            "Google Cloud TPU v5p documentation: 459 TFLOPS bf16 (no fp16 or fp8 matrix units), 95 GB HBM2e, "
+            "2,765 GB/s",
+        ),
+        Accelerator(
+            "ascend-910b",
+            353_894_400 * 10**6,
+            353_894_400 * 10**6,
+            None,
+            1600 * G,
+            64 * GiB,
+            "Huawei Ascend 910B2 (CANN platform_config for Atlas A2: 24 AI cores at 1,800 MHz, a 16x16x16 fp16 "
+            "cube each, 24 x 1,800,000,000 x 4,096 x 2 = 353.9 TFLOPS bf16 and fp16; 64 GB HBM2e, 1.6 TB/s, as CANN's "
+            "cross-platform migration guide lists them; no fp8)",
         ),
     )
 }
@@ -185,6 +291,63 @@ def accelerator(name: str) -> Accelerator:
         return ACCELERATORS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown accelerator {name!r}; valid accelerators: {', '.join(ACCELERATORS)}") from None
+
+
+CUSTOM_KEYS = ("name", "peak", "fp8", "bandwidth", "memory")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+
+
+def parse_accelerator(text: str) -> Accelerator:
+    """An accelerator of the table by name, or a custom one written as
+    ``peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=130e12][,name=t4-like]``.
+
+    ``peak`` is the dense 16-bit tensor FLOP/s (used for bf16 and fp16), ``fp8`` the
+    fp8 one if any; ``bandwidth`` bytes/s (a number, or with GB/s, TB/s); ``memory``
+    bytes (a number, or with GB, GiB, ...).  Every value must be a positive whole
+    number.  ``bandwidth`` and ``memory`` may be left out where only compute is needed
+    (``deploy`` refuses a device without them).  The text is matched, never evaluated.
+
+    Raises:
+        ValueError: one sentence: unknown name, unknown or repeated key, missing peak,
+            a value that is not a positive whole number.
+    """
+    from symtrans.base.numbers import parse_bytes, parse_number
+
+    raw = text.strip()
+    if "=" not in raw:
+        return accelerator(raw)
+    if len(raw) > 300:
+        raise ValueError("--accelerator spec is too long")
+    got: dict[str, str] = {}
+    for item in raw.split(","):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key or not value:
+            raise ValueError(f"--accelerator spec takes key=value items separated by commas, not {item.strip()!r}")
+        if key not in CUSTOM_KEYS:
+            raise ValueError(f"--accelerator spec has no key {key!r}; keys: {', '.join(CUSTOM_KEYS)}")
+        if key in got:
+            raise ValueError(f"--accelerator spec gives {key} twice")
+        got[key] = value
+    if "peak" not in got:
+        raise ValueError("--accelerator spec needs peak= (dense 16-bit FLOP/s, e.g. peak=65e12)")
+
+    def whole(key: str, parse) -> int | None:
+        if key not in got:
+            return None
+        v = parse(got[key])
+        if v <= 0 or (isinstance(v, Fraction) and v.denominator != 1):
+            raise ValueError(f"--accelerator {key} must be a positive whole number, not {got[key]}")
+        return int(v)
+
+    peak = whole("peak", lambda t: parse_number(t, "--accelerator peak"))
+    fp8 = whole("fp8", lambda t: parse_number(t, "--accelerator fp8"))
+    bw = whole("bandwidth", lambda t: parse_bytes(t[:-2] if t.endswith("/s") else t, "--accelerator bandwidth"))
+    mem = whole("memory", lambda t: parse_bytes(t, "--accelerator memory"))
+    name = got.get("name", "custom")
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"--accelerator name must be letters, digits, '.', '_' or '-' (at most 40), not {name!r}")
+    return Accelerator(name, peak, peak, fp8, bw, mem, f"custom accelerator: {raw}")
 
 
 def fraction(
@@ -312,21 +475,36 @@ class Roofline:
 
 
 def roofline(
-    phase: str, flops, bytes_moved, acc: Accelerator | str, devices: int = 1, precision: str | None = None
+    phase: str,
+    flops,
+    bytes_moved,
+    acc: Accelerator | str,
+    devices: int = 1,
+    precision: str | None = None,
+    compute_efficiency=1,
+    bandwidth_efficiency=1,
 ) -> Roofline:
     """Place a phase of ``flops`` FLOPs moving ``bytes_moved`` bytes on the roofline
     (Williams et al. 2009; Pope et al. 2022 §2 for prefill vs decode).
 
+    ``compute_efficiency`` and ``bandwidth_efficiency`` (in (0, 1], default 1: the
+    ideal bound) scale the peak and the bandwidth the phase achieves; the ridge is then
+    the achieved peak over the achieved bandwidth.
+
     Raises:
-        ValueError: unknown accelerator/precision, non-positive devices or bytes.
+        ValueError: unknown accelerator/precision, non-positive devices or bytes, an
+            efficiency outside (0, 1], a device without a bandwidth.
     """
     acc = accelerator(acc) if isinstance(acc, str) else acc
     n = _positive_int(devices, "the number of devices")
     f, b = sp.Rational(flops), sp.Rational(bytes_moved)
     if b <= 0:
         raise ValueError("a phase must move a positive number of bytes")
-    peak = acc.peak(precision)
-    return Roofline(phase, f, b, f / b, sp.Rational(peak, acc.bandwidth), f / (n * peak), b / (n * acc.bandwidth))
+    if acc.bandwidth is None:
+        raise ValueError(f"the accelerator {acc.name} has no bandwidth=; the roofline needs it (bytes/s)")
+    peak = acc.peak(precision) * fraction(compute_efficiency, "the compute efficiency")
+    bw = acc.bandwidth * fraction(bandwidth_efficiency, "the bandwidth efficiency")
+    return Roofline(phase, f, b, f / b, sp.Rational(peak) / bw, f / (n * peak), b / (n * bw))
 
 
 PF_DAY = 10**15 * 86400

@@ -260,7 +260,7 @@ def kv_cache_bytes(
     return total
 
 
-def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp.Expr:
+def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode", measure=None) -> sp.Expr:
     """Parameters one inference step reads from memory when it runs ``tokens`` tokens
     (B for a decode step, B x L_pre for a prefill), for the memory-bound roofline.
 
@@ -276,7 +276,9 @@ def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp
     * An embedding table is counted whole although a step gathers only ``tokens`` rows
       of it (an upper bound; the difference is under 2% of a 7B model).
 
-    Units: parameters (multiply by bytes per parameter for bytes).
+    Units: parameters (multiply by bytes per parameter for bytes); with ``measure`` (a
+    function of a Step, e.g. ``quantization.WeightFormat.step_bytes``) the sum of
+    ``measure(step)`` instead of ``step.params``: bytes of quantized weights.
 
     Raises:
         ValueError: an unknown phase.
@@ -297,7 +299,7 @@ def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode") -> sp
             runs = (encoder_side or cross_kv or shared) if phase == "prefill" else not (encoder_side or cross_kv)
             if not runs:
                 continue
-        n = step.params
+        n = step.params if measure is None else measure(step)
         if step.active is not None and spec.is_moe:  # routed experts: the ones the tokens pick
             n = n * sp.Min(S.E, tokens * S.k) / S.E
         total.append(mult * n)
@@ -454,6 +456,7 @@ def memory_terms(
     dropout: bool = True,
     margin: sp.Rational | str = sp.Rational(1, 10),
     src_len: sp.Expr | int | None = None,
+    quantization=None,
 ) -> dict[str, sp.Expr]:
     """Memory of ``spec`` in bytes, per data-parallel rank, as exact expressions.
 
@@ -478,6 +481,9 @@ def memory_terms(
             default 1/10, the 10% that vLLM's gpu_memory_utilization = 0.9 leaves free;
             ``margin_bytes`` is rounded up to a whole byte (a ``ceiling``), as are
             4-bit weights of an odd parameter count.
+        quantization: a ``quantization.Quantization`` (inference only): its matrices in
+            their quantized layout with scales, zeros and statistics, the rest in
+            ``dtype`` (``quantization.weight_terms``).
 
     Returns a dict with keys ``KEYS`` (and ``activations_bytes_per_layer``,
     ``margin_bytes``); every value an exact expression in bytes.
@@ -488,6 +494,8 @@ def memory_terms(
     """
     if mode not in ("training", "inference"):
         raise ValueError(f"unknown memory mode {mode!r}; valid modes: training, inference")
+    if quantization is not None and mode != "inference":
+        raise ValueError("quantized weights are counted for inference (--inference), not training")
     choice(RECOMPUTE, recompute, "recompute option")
     dt = get_dtype(dtype)
     b = _positive(batch, "the batch size")
@@ -522,8 +530,12 @@ def memory_terms(
         m = margin if isinstance(margin, sp.Basic) else fraction(margin, "the margin", upper=None, allow_zero=True)
         if not m.is_Rational or m < 0:
             raise ValueError(f"the margin must be a non-negative fraction, not {margin}")
-        # 4-bit weights: two per byte, an odd count rounds up to a whole byte
-        out["weights_bytes"] = params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
+        if quantization is not None:
+            from symtrans.accounting.quantization import WeightFormat, weight_terms
+
+            out["weights_bytes"] = sp.Add(*weight_terms(spec, WeightFormat(dtype, quantization)).values())
+        else:  # 4-bit weights: two per byte, an odd count rounds up to a whole byte
+            out["weights_bytes"] = params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
         out["gradients_bytes"] = sp.Integer(0)
         out["optimizer_bytes"] = sp.Integer(0)
         keep_scores = eager_attention and not flash_attention

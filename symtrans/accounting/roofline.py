@@ -7,6 +7,8 @@ Units: FLOPs, bytes, seconds.
 
 from __future__ import annotations
 
+import sympy as sp
+
 
 def inference_lengths(spec, v: dict, prefill: int | None = None, generate: int | None = None) -> tuple[int, int]:
     """(L_pre, T_gen) of the prefill/decode workload: the prompt defaults to the sequence
@@ -22,10 +24,24 @@ def default_kv_dtype(dtype: str) -> str:
 
 
 def inference_roofline(
-    spec, v: dict, acc, precision: str | None = None, dtype: str = "bf16", kv_dtype: str | None = None
+    spec,
+    v: dict,
+    acc,
+    precision: str | None = None,
+    dtype: str = "bf16",
+    kv_dtype: str | None = None,
+    quantization=None,
+    devices: int = 1,
+    compute_efficiency=1,
+    bandwidth_efficiency=1,
 ) -> dict:
     """Prefill and decode of one request (B sequences, ``v["L_pre"]`` prompt tokens,
     ``v["T_gen"]`` generated ones) on ONE device, on the roofline (``hardware.roofline``).
+
+    ``quantization`` (``quantization.Quantization``) reads the weights in their quantized
+    layout (``quantization.WeightFormat.step_bytes``) instead of ``dtype`` bytes per
+    parameter; ``devices`` > 1 splits each step ideally over that many devices (tensor
+    parallelism without communication); the efficiencies scale peak and bandwidth.
 
     Bytes moved: prefill reads the weights it runs once and writes B x L_pre cached
     positions; decode step t reads the weights it runs (routed experts: only those its
@@ -46,16 +62,29 @@ def inference_roofline(
     from symtrans.accounting.memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
     from symtrans.engine.architectures import build
 
-    w_bytes = get_dtype(dtype).bytes
     kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
     B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
     w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
     w_dec = evaluate(weights_read(spec, B, "decode"), v)
-    pre = roofline("prefill", evaluate(F.prefill_expr(spec), v), w_pre * w_bytes + B * Lp * kv_tok, acc, 1, precision)
+    if quantization is None:
+        w_bytes = get_dtype(dtype).bytes
+        wb_pre, wb_dec = w_pre * w_bytes, w_dec * w_bytes
+        weights_total = evaluate(build(spec).params, v) * w_bytes
+    else:
+        from symtrans.accounting.quantization import WeightFormat, weight_terms
+
+        fmt = WeightFormat(dtype, quantization)
+        wb_pre = evaluate(weights_read(spec, B * Lp, "prefill", fmt.step_bytes), v)
+        wb_dec = evaluate(weights_read(spec, B, "decode", fmt.step_bytes), v)
+        weights_total = evaluate(sp.Add(*weight_terms(spec, fmt).values()), v)
+    eff = (compute_efficiency, bandwidth_efficiency)
+    pre = roofline(
+        "prefill", evaluate(F.prefill_expr(spec), v), wb_pre + B * Lp * kv_tok, acc, devices, precision, *eff
+    )
     kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
-    dec = roofline("decode", evaluate(F.decode_expr(spec), v), Tg * w_dec * w_bytes + kv_moved, acc, 1, precision)
+    dec = roofline("decode", evaluate(F.decode_expr(spec), v), Tg * wb_dec + kv_moved, acc, devices, precision, *eff)
     cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
-    resident = evaluate(build(spec).params, v) * w_bytes + B * cached * kv_tok
+    resident = weights_total + B * cached * kv_tok
     return {
         "prefill": pre,
         "decode": dec,

@@ -133,3 +133,57 @@ def parse_int(text: str, what: str) -> int:
 
 
 MAX_INT_DIGITS = 41  # 10**40 has 41 digits
+
+
+_NUMBER = re.compile(r"([0-9][0-9_]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]{1,3}))?")
+_BYTE_UNITS = {
+    "B": 1,
+    "kB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+}
+
+
+def parse_number(text: str, what: str) -> Fraction:
+    """An exact non-negative decimal ("65e12", "362.05e12", "0.9", "4_096") as a Fraction.
+
+    The text is matched against a fixed pattern, never evaluated.
+
+    Raises:
+        ValueError: naming ``what``, for anything else or a value beyond 10**40.
+    """
+    t = text.strip()
+    m = _NUMBER.fullmatch(t)
+    if not m or len(t) > 64:
+        raise ValueError(f"{what} must be a number such as 65e12 or 2.5, not {text!r}")
+    whole, frac, exp = m.group(1).replace("_", ""), m.group(2) or "", int(m.group(3) or 0)
+    value = Fraction(int(whole + frac), 10 ** len(frac)) * Fraction(10) ** exp
+    if value > 10**40:
+        raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+    return value
+
+
+def parse_bytes(text: str, what: str) -> int:
+    """Bytes written as a number and an optional unit: "85899345920", "16GiB", "80 GB",
+    "1.5GiB" (decimal kB/MB/GB/TB = 10^3.., binary KiB/MiB/GiB/TiB = 2^10..); exact, and
+    a whole number of bytes.
+
+    Raises:
+        ValueError: naming ``what``: an unknown unit, a fraction of a byte.
+    """
+    t = text.strip()
+    unit = next((u for u in sorted(_BYTE_UNITS, key=len, reverse=True) if t.endswith(u)), "")
+    number = t[: len(t) - len(unit)].strip() if unit else t
+    if not number or not _NUMBER.fullmatch(number) or len(number) > 64:
+        raise ValueError(
+            f"{what} must be bytes such as 16GiB, 80GB or 85899345920 (units: {', '.join(_BYTE_UNITS)}), not {text!r}"
+        )
+    value = parse_number(number, what) * _BYTE_UNITS.get(unit, 1)
+    if value.denominator != 1:
+        raise ValueError(f"{what} = {t} is not a whole number of bytes")
+    return int(value)

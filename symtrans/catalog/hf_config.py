@@ -620,6 +620,24 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
         ValueError: one sentence starting with the path: unreadable file, invalid JSON,
             unsupported model_type, a bad or contradictory value (naming the key).
     """
+    spec, name, notes, _ = load_config_checkpoint(path)
+    return spec, name, notes
+
+
+def load_config_checkpoint(path: str | Path):
+    """``load_config`` plus how the checkpoint stores its weights: its ``torch_dtype``/
+    ``dtype`` and ``quantization_config`` as a ``quantization.Checkpoint`` (read from the
+    same parsed file; a problem there is recorded, not raised, so that parameter counts
+    still work).
+
+    Returns:
+        ``(spec, name, notes, checkpoint)``.
+
+    Raises:
+        ValueError: as ``load_config``.
+    """
+    from symtrans.accounting.quantization import checkpoint_from_config
+
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
@@ -628,7 +646,7 @@ def load_config(path: str | Path) -> tuple[Spec, str, tuple[str, ...]]:
     if name == "config":
         name = p.resolve().parent.name or name
     spec, notes = spec_from_config(cfg, str(path))
-    return spec, name, notes
+    return spec, name, notes, checkpoint_from_config(cfg)
 
 
 def read_config(p: Path, shown: str | None = None) -> dict[str, Any]:

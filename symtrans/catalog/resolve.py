@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from symtrans.accounting.quantization import Checkpoint
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
 from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
@@ -38,6 +39,8 @@ class Resolved:
         sections: extra report sections, each the keyword arguments of
             ``render.report.add_section`` (``symtrans report DIR`` adds "Checkpoint vs
             formula" for a checkpoint directory).
+        checkpoint: for a config.json, its weights' dtype and quantization
+            (``accounting.quantization.Checkpoint``); None for a preset.
     """
 
     name: str
@@ -48,6 +51,7 @@ class Resolved:
     modified_from: str = ""
     changes: tuple[str, ...] = ()
     sections: tuple[dict, ...] = field(default_factory=tuple)
+    checkpoint: Checkpoint | None = None
 
 
 # The workload length when nothing documents one: GPT-3's context (Brown et al. 2020 §2.1),
@@ -182,16 +186,16 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
     """
     settings = list(settings or [])
     if model.endswith(".json") or os.sep in model or os.path.exists(model):
-        from symtrans.catalog.hf_config import load_config  # imported here: only config users pay for it
+        from symtrans.catalog.hf_config import load_config_checkpoint  # imported here: only config users pay for it
 
-        spec, name, notes = load_config(model)
+        spec, name, notes, checkpoint = load_config_checkpoint(model)
         preset = None
     else:
         try:
             preset = presets.get(model)
         except KeyError as e:
             raise ValueError(e.args[0]) from None
-        spec, name, notes = preset.spec, preset.name, ()
+        spec, name, notes, checkpoint = preset.spec, preset.name, (), None
     spec, set_notes = apply_settings(spec, settings)
     seq_len, source = default_seq_len(spec, preset)
     modified_from, changes = "", ()
@@ -209,6 +213,7 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
         seq_len_source=source,
         modified_from=modified_from,
         changes=changes,
+        checkpoint=checkpoint,
     )
 
 

@@ -566,6 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_flops)
     add_memory_parser(sub, _common, _workload)
     add_time_parser(sub, _common, _workload)
+    from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
+
+    add_deploy_parser(sub, _common, _emit, UsageError)
 
     p = sub.add_parser("report", help="derivation report: Markdown, LaTeX or PDF")
     _common(

@@ -20,6 +20,10 @@ from symtrans.catalog.resolve import int_arg
 from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE
 
 _DTYPE_HELP = "fp32, bf16, fp16, fp8, int8, int4"
+_QUANT_HELP = (
+    "quantized weights with --inference: none, gptq[:bits=4,group_size=128], awq, nf4|fp4[:double_quant=true], "
+    "bnb-int8, q8_0, q4_0, q4_k, q6_k (default: the config's quantization_config)"
+)
 
 
 # ---------------------------------------------------------------------------------
@@ -80,13 +84,19 @@ def add_memory_parser(sub, common, workload) -> None:
     p = sub.add_parser("memory", help="memory: weights, gradients, optimizer, activations, KV cache (bytes)")
     common(p, ("text", "json"), "text")
     workload(p)
-    p.add_argument("--dtype", default="bf16", metavar="DTYPE", help=f"weight dtype: {_DTYPE_HELP} (default bf16)")
+    p.add_argument(
+        "--dtype",
+        default=None,
+        metavar="DTYPE",
+        help=f"weight dtype: {_DTYPE_HELP} (default: the config's torch_dtype, else bf16)",
+    )
     p.add_argument(
         "--kv-dtype",
         default=None,
         metavar="DTYPE",
         help="KV cache dtype (default: the weight dtype, bf16 for int8/int4 weights)",
     )
+    p.add_argument("--quantization", default=None, metavar="SPEC", help=_QUANT_HELP)
     p.add_argument(
         "--optimizer",
         default="adam-mixed",
@@ -149,8 +159,14 @@ def add_time_parser(sub, common, workload) -> None:
     p.add_argument("--recompute", default="none", metavar="KIND", help=f"{', '.join(RECOMPUTE)}")
     p.add_argument("--prefill", type=int_arg("--prefill"), default=None, metavar="L_pre")
     p.add_argument("--generate", type=int_arg("--generate"), default=None, metavar="T_gen")
-    p.add_argument("--dtype", default="bf16", metavar="DTYPE", help=f"weight dtype for the roofline: {_DTYPE_HELP}")
+    p.add_argument(
+        "--dtype",
+        default=None,
+        metavar="DTYPE",
+        help=f"weight dtype for the roofline: {_DTYPE_HELP} (default: the config's torch_dtype, else bf16)",
+    )
     p.add_argument("--kv-dtype", default=None, metavar="DTYPE")
+    p.add_argument("--quantization", default=None, metavar="SPEC", help=_QUANT_HELP.replace(" with --inference", ""))
     p.set_defaults(func=cmd_time)
 
 
@@ -425,14 +441,20 @@ def memory_command_result(res, args) -> dict:
 
     from symtrans.accounting.flops import evaluate
     from symtrans.accounting.memory import KEYS, memory_terms
+    from symtrans.accounting.quantization import weight_format, weight_terms
 
     spec = res.spec
     v = _values(res, args.batch, args.seq_len, args)
     mode = "inference" if args.inference else "training"
     seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
+    # a checkpoint's quantization_config describes inference weights; training counts its dtype only
+    quant_arg = args.quantization if (mode == "inference" or args.quantization is not None) else "none"
+    fmt, notes = weight_format(getattr(res, "checkpoint", None), args.dtype, quant_arg)
+    fmt.check(spec, v)
     terms = memory_terms(
         spec,
-        dtype=args.dtype,
+        dtype=fmt.dtype,
+        quantization=fmt.quantization,
         optimizer=args.optimizer,
         zero_stage=args.zero,
         dp=args.dp,
@@ -451,8 +473,9 @@ def memory_command_result(res, args) -> dict:
         "model": res.name,
         "mode": mode,
         "unit": "bytes",
-        "dtype": args.dtype,
-        "kv_dtype": args.kv_dtype or (args.dtype if args.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"),
+        "dtype": fmt.dtype,
+        "quantization": fmt.quantization.name if fmt.quantization else None,
+        "kv_dtype": args.kv_dtype or (fmt.dtype if fmt.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"),
         "batch": args.batch,
         "seq_len": seq,
         "seq_len_source": _seq_len_source(res, args),
@@ -469,6 +492,12 @@ def memory_command_result(res, args) -> dict:
     for k in KEYS + ("activations_bytes_per_layer", "margin_bytes"):
         out[k] = exact_json(evaluate(terms[k], v))
     out["closed_forms"] = {k: sp.sstr(terms[k]) for k in KEYS}
+    if fmt.quantization is not None:
+        out["quantization_layout"] = fmt.quantization.describe()
+        out["weight_terms"] = {
+            k: exact_json(evaluate(e, v)) for k, e in weight_terms(spec, fmt).items() if evaluate(e, v) != 0
+        }
+    out["notes"] = notes
     return out
 
 
@@ -484,6 +513,7 @@ def cmd_memory(args, res=None, emit=None) -> int:
         return 0
     head = (
         f"{r['model']}: {r['mode']} memory per rank at B={r['batch']}, L={r['seq_len']}, weights {r['dtype']}"
+        + (f" ({r['quantization']})" if r["quantization"] else "")
         + (
             f", {r['optimizer']}, ZeRO stage {r['zero_stage']} over {r['dp']} ranks, recompute {r['recompute']}"
             if r["mode"] == "training"
@@ -513,7 +543,15 @@ def cmd_memory(args, res=None, emit=None) -> int:
     width = max(len(a) for a, _ in labels)
     for label, key in labels:
         lines.append(f"  {label:<{width}}  {_bytes(r[key])}")
+    if "weight_terms" in r:
+        from symtrans.accounting.quantization import TERM_LABELS
+
+        lines.append(f"  weights, {r['quantization']}: {r['quantization_layout']}")
+        for k, n in r["weight_terms"].items():
+            lines.append(f"    {TERM_LABELS[k]:<32}  {_bytes(n)}")
     lines.append("  units: GiB = 2^30 bytes (binary), GB = 10^9 bytes (decimal)")
+    for n in r["notes"]:
+        lines.append(f"  note: {n}")
     if r["dtype"] == "int4":
         lines.append(
             "  note: int4 packs two parameters per byte; a packed tensor's element count is half the parameter count"
@@ -581,9 +619,16 @@ def time_command_result(res, args) -> dict:
         out["training"]["measured_tokens_per_second"] = args.tokens_per_second
         out["training"]["mfu_measured"] = float(mfu(args.tokens_per_second, per_token, acc, args.devices, precision))
     if spec.family != "encoder-only" and (spec.family != "decoder-only" or spec.lm_head):
+        from symtrans.accounting.quantization import weight_format
+
+        fmt, notes = weight_format(getattr(res, "checkpoint", None), args.dtype, args.quantization)
+        fmt.check(spec, v)
         v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
         B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
-        ph = inference_roofline(spec, v, acc, precision, args.dtype, args.kv_dtype)
+        ph = inference_roofline(spec, v, acc, precision, fmt.dtype, args.kv_dtype, fmt.quantization)
+        out["dtype"] = fmt.dtype
+        out["quantization"] = fmt.quantization.name if fmt.quantization else None
+        out["notes"] = notes
         out["L_pre"], out["T_gen"] = Lp, Tg
         out["roofline_devices"] = 1
         out["roofline_assumptions"] = roofline_assumptions(spec, args.devices)
@@ -678,5 +723,7 @@ def cmd_time(args, res=None, emit=None) -> int:
             )
             + ")"
         )
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
     emit(args, "\n".join(lines))
     return 0

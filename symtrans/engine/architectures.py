@@ -33,7 +33,7 @@ from symtrans.engine.components import (
     token_embedding,
 )
 from symtrans.engine.conventions import per_element
-from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Step
+from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
@@ -171,6 +171,7 @@ def _embeddings(
                 params=spec.token_types * width,
                 note=f"{spec.token_types} segment vectors",
                 source="Devlin et al. 2019 §3; BertEmbeddings",
+                matrices=(Matrix(ONE, sp.Integer(spec.token_types), width, lookup=True),),
             )
         )
     if spec.embedding_norm:
@@ -207,7 +208,7 @@ def _split_shared(c: Cost, weights_copy: bool) -> Cost:
             if s.params != 0
         )
     else:
-        steps = tuple(replace(s, params=ZERO, active=None if s.active is None else ZERO) for s in c.steps)
+        steps = tuple(replace(s, params=ZERO, active=None if s.active is None else ZERO, matrices=()) for s in c.steps)
     return Cost(
         name=c.name,
         block=c.block,
@@ -267,7 +268,8 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
                 )
             )
         steps = tuple(
-            replace(s, params=ZERO, active=None if s.active is None else ZERO) if everything else s for s in layer.steps
+            replace(s, params=ZERO, active=None if s.active is None else ZERO, matrices=()) if everything else s
+            for s in layer.steps
         )
         out.append(
             Cost(

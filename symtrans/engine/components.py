@@ -23,7 +23,7 @@ import sympy as sp
 
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
-from symtrans.engine.cost import ATTENTION, DENSE, ZERO, Cost, Step
+from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
@@ -98,6 +98,7 @@ def linear(
             shape=f"({_fmt(tokens)} x {_fmt(d_in)}) . ({_fmt(d_in)} x {_fmt(d_out)})",
             note=note or f"a {_fmt(d_in)} x {_fmt(d_out)} weight matrix",
             source=source,
+            matrices=() if tied else (Matrix(ONE, d_out, d_in),),  # nn.Linear.weight is (out_features, in_features)
         )
     ]
     if bias:
@@ -502,6 +503,7 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
             shape=f"k x [{'; '.join(s.shape for s in expert.steps if s.shape)}]",
             note="E experts stored; each token runs k of them",
             source=src,
+            matrices=tuple(m._replace(count=S.E * m.count) for s in expert.steps for m in s.matrices),
         )
     )
     children = []
@@ -530,6 +532,7 @@ def token_embedding(label: str = "token embedding", tied_note: str = "", width: 
         params=S.V * width,
         note=tied_note or "one d_model vector per vocabulary entry; the lookup costs no FLOPs",
         source="Vaswani et al. 2017 §3.4",
+        matrices=(Matrix(ONE, S.V, width, lookup=True),),
     )
 
 
@@ -555,6 +558,7 @@ def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
                 role=Role.POSITION_EMBEDDING,
                 params=rows * width,
                 note=note,
+                matrices=(Matrix(ONE, rows, width, lookup=True),),
                 source="Gehring et al. 2017; BERT/GPT-2"
                 + ("; BartLearnedPositionalEmbedding / OPTLearnedPositionalEmbedding" if spec.position_offset else ""),
             )
@@ -600,6 +604,7 @@ def relative_bias(spec: Spec) -> Cost:
                 label="relative attention bias",
                 role=Role.RELATIVE_BIAS,
                 params=spec.relative_buckets * S.h,
+                matrices=(Matrix(ONE, sp.Integer(spec.relative_buckets), S.h, lookup=True),),
                 note=f"{spec.relative_buckets} buckets x h heads, shared by every layer of the stack",
                 source="Raffel et al. 2020 §2.1; T5Attention.relative_attention_bias",
             ),

@@ -31,6 +31,20 @@ ATTENTION = "attention"
 NONE = "none"
 
 
+class Matrix(NamedTuple):
+    """``count`` 2-D tensors of ``rows`` x ``cols`` in PyTorch's storage layout.
+
+    A linear map d_in -> d_out stores ``nn.Linear.weight`` as (d_out, d_in); a lookup
+    table (``nn.Embedding``, ``lookup=True``) as (entries, width).  Quantized formats
+    cut each row (``cols`` contiguous values) into blocks (``accounting.quantization``).
+    """
+
+    count: sp.Expr
+    rows: sp.Expr
+    cols: sp.Expr
+    lookup: bool = False
+
+
 @dataclass(frozen=True)
 class Step:
     """One derivation line.
@@ -55,6 +69,10 @@ class Step:
         elementwise: per-element operations for the all-ops convention (FLOPs).
         note: one sentence of why, shown in reports.
         source: where the formula comes from (paper section or implementation).
+        matrices: the 2-D tensors among ``params`` (``Matrix``: a linear map d_in -> d_out
+            is ``Matrix(1, d_out, d_in)``, an embedding ``Matrix(1, V, d_model, lookup=True)``);
+            the rest of ``params`` are vectors (norms, biases).  Quantized formats and
+            tensor parallelism act on the matrices (``accounting.quantization``).
     """
 
     label: str
@@ -71,6 +89,7 @@ class Step:
     bias: bool = False
     tied_to: Role | None = None
     factor: int = 0
+    matrices: tuple[Matrix, ...] = ()
 
     @property
     def active_params(self) -> sp.Expr:

@@ -1,0 +1,528 @@
+"""Serving capacity of a model on accelerators: memory per device, the concurrency
+that fits (the way vLLM computes it), time to first token, time per output token,
+throughput, devices for a target, host memory and storage.
+
+Every figure is exact (SymPy Rationals) and comes from the other accounting modules:
+weight bytes from ``quantization`` (the dtype, or the quantized layout with its scales
+and zeros), the KV cache from ``memory.kv_cache_per_token``/``kv_cache_bytes``, the
+activation reserve from ``memory.memory_terms``, times from ``roofline.inference_roofline``.
+
+Memory, per device (a replica is ``tensor_parallel`` devices; ``devices`` / tp replicas):
+
+* weights W: the matrices (with their quantization data) split over tp devices, the
+  vectors (norms, biases) on each (Megatron-LM tensor parallelism, Shoeybi et al. 2019
+  §3); rounded up to a whole byte;
+* KV cache per token k: ``kv_cache_per_token`` with the KV heads of one device,
+  max(1, h_kv / tp) (vLLM replicates KV heads when tp exceeds them);
+* activation reserve R: given, or one layer's activations for a prefill of the prompt at
+  batch 1 with FlashAttention plus the fp32 logits (``memory --inference``'s term);
+* the token budget, as vLLM sizes its KV cache: floor((u·M − W − R) / k) tokens for
+  ``--gpu-memory-utilization`` u of the device memory M, rounded down to whole blocks
+  of ``block_size`` tokens; the maximum concurrency is the budget // tokens per request
+  ("Maximum concurrency for N tokens per request").
+
+Time, per replica, on the roofline with the efficiencies stated:
+
+* TTFT: the prefill of one request's prompt (batch 1) on an idle replica;
+* TPOT: the decode of T_gen tokens at batch B (the weights read once per step plus
+  every cached position, against the bandwidth; the FLOPs against the peak), per token;
+* throughput: a wave of B requests prefilled together and decoded together;
+  requests/s = replicas · B / (prefill(B) + decode(B)), output tokens/s = that · T_gen,
+  and decode tokens/s = replicas · B / TPOT.
+
+Units: bytes, seconds, FLOPs.  Bad input raises ValueError (one sentence); a model that
+does not fit raises ``DoesNotFit`` (a ValueError) with the shortfall in bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from symtrans.accounting.hardware import Accelerator, fraction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from symtrans.accounting.quantization import Quantization
+
+
+class DoesNotFit(ValueError):
+    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
+
+    def __init__(self, message: str, shortfall: int) -> None:
+        super().__init__(message)
+        self.shortfall = shortfall
+
+
+@dataclass(frozen=True)
+class DeployOptions:
+    """What ``symtrans deploy`` was asked (see the module docstring for the model).
+
+    Attributes:
+        devices, tensor_parallel: devices in all; devices per replica (must divide).
+        dtype, kv_dtype, quantization, precision: weight dtype (of the tensors a
+            quantization leaves alone), KV cache dtype, ``quantization.Quantization``,
+            the peak used (None: the weights' 16-bit dtype where the device has it).
+        concurrency: requests in flight in all (None: as many as fit).
+        prompt, generate: tokens per request (prompt None: the context length L minus
+            ``generate`` for a decoder-only model, L for an encoder-decoder's source).
+        utilisation: vLLM's gpu_memory_utilization, in (0, 1].
+        activation_reserve: bytes (None: the default above).
+        compute_efficiency, bandwidth_efficiency: fractions of peak and bandwidth achieved.
+        block_size: KV cache block (tokens); vLLM's paged blocks are 16, 1 counts tokens.
+        target_latency: seconds a request may take (prefill + decode of its wave).
+        target_throughput: generated tokens per second wanted in all.
+        disk_allowance, host_allowance: bytes added to the checkpoint for files beside
+            it (tokenizer, config) and for the serving process (runtime, buffers).
+    """
+
+    devices: int = 1
+    tensor_parallel: int = 1
+    dtype: str = "bf16"
+    kv_dtype: str | None = None
+    quantization: Quantization | None = None
+    precision: str | None = None
+    concurrency: int | None = None
+    prompt: int | None = None
+    generate: int = 1
+    utilisation: sp.Rational = sp.Rational(9, 10)
+    activation_reserve: int | None = None
+    compute_efficiency: sp.Rational = sp.Integer(1)
+    bandwidth_efficiency: sp.Rational = sp.Integer(1)
+    block_size: int = 1
+    target_latency: sp.Rational | None = None
+    target_throughput: sp.Rational | None = None
+    disk_allowance: int = 0
+    host_allowance: int = 0
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One output: its closed form, the closed form with the numbers put in, the value."""
+
+    name: str
+    formula: str
+    substituted: str
+    value: sp.Rational
+    unit: str
+
+
+@dataclass
+class Plan:
+    """The answer of ``plan`` (exact numbers; see the module docstring)."""
+
+    accelerator: Accelerator
+    options: DeployOptions
+    precision: str
+    kv_dtype: str
+    replicas: int
+    prompt: int
+    generate: int
+    tokens_per_request: int
+    weights_total: int
+    weight_terms: dict[str, int]
+    weights_per_device: int
+    kv_bytes_per_token: int
+    kv_heads_per_device: int
+    kv_bytes_per_request: int
+    activation_reserve: int
+    reserve_is_default: bool
+    usable: sp.Rational
+    token_budget: int
+    max_concurrency: int
+    batch: int
+    concurrency: int
+    ttft: object
+    decode: object
+    wave_prefill: object
+    tpot: sp.Rational
+    wave_seconds: sp.Rational
+    requests_per_second: sp.Rational
+    output_tokens_per_second: sp.Rational
+    decode_tokens_per_second: sp.Rational
+    checkpoint_bytes: int
+    disk_bytes: int
+    host_bytes: int
+    targets: dict = field(default_factory=dict)
+    formulas: list[Formula] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+
+
+def _g(n) -> str:
+    """An exact number for a substitution: 13,476,831,232 or 9/10."""
+    r = sp.Rational(n)
+    return f"{int(r):,}" if r.q == 1 else f"{r.p}/{r.q}"
+
+
+def _substitute(formula: str, values: dict[str, int]) -> str:
+    """``formula`` (a closed form symtrans printed) with each size name replaced by its value."""
+    import re
+
+    names = sorted((n for n in values if re.search(rf"\b{n}\b", formula)), key=len, reverse=True)
+    for n in names:
+        formula = re.sub(rf"\b{n}\b", str(values[n]), formula)
+    return formula.replace("*", " × ")
+
+
+def _precision(acc: Accelerator, dtype: str, asked: str | None, notes: list[str]) -> str:
+    if asked is not None:
+        acc.peak(asked)  # refuses a precision the device lacks
+        return asked
+    if dtype in ("bf16", "fp16", "fp8") and getattr(acc, dtype) is not None:
+        return dtype
+    chosen = acc.default_precision
+    if dtype in ("bf16", "fp16", "fp8"):
+        notes.append(
+            f"{acc.name} has no {dtype} tensor units: the {chosen} peak is used (vLLM casts the weights to a dtype "
+            "the device runs, as for a bf16 checkpoint on a T4)"
+        )
+    else:
+        notes.append(f"{dtype} weights compute in {chosen} (the matmuls run on dequantized or 16-bit operands)")
+    acc.peak(chosen)
+    return chosen
+
+
+def _kv_heads_per_device(spec, tp: int) -> int:
+    kv = spec.values.get("h_kv", spec.values["h"])
+    h = spec.values["h"]
+    if h % tp:
+        raise ValueError(f"--tensor-parallel {tp} must divide the {h} attention heads")
+    if kv % tp == 0:
+        return kv // tp
+    if tp % kv == 0:
+        return 1  # vLLM replicates each KV head over tp / h_kv devices
+    raise ValueError(f"--tensor-parallel {tp} must divide the {kv} key/value heads or be a multiple of them")
+
+
+def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
+    """Plan the deployment of ``spec`` on ``o.devices`` x ``acc`` (see the module docstring).
+
+    Raises:
+        DoesNotFit: the model does not fit even at concurrency 1, or not at ``o.concurrency``;
+            the message names the shortfall in bytes.
+        ValueError: a model that does not generate, bad lengths, parallelism or options.
+    """
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import get_dtype, kv_cache_bytes, kv_cache_per_token, memory_terms
+    from symtrans.accounting.quantization import WeightFormat, matrix_share, weight_terms
+    from symtrans.accounting.roofline import default_kv_dtype, inference_roofline
+
+    if spec.family == "encoder-only" or (spec.family == "decoder-only" and not spec.lm_head):
+        raise ValueError("deploy plans text generation, and this model has no language-model head")
+    if acc.memory is None or acc.bandwidth is None:
+        missing = " and ".join(f"{k}=" for k in ("memory", "bandwidth") if getattr(acc, k) is None)
+        raise ValueError(
+            f"deploy needs the accelerator's memory= (bytes) and bandwidth= (bytes/s); {acc.name} has no {missing}"
+        )
+    for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"{what} must be a positive integer, not {n!r}")
+    if o.devices % o.tensor_parallel:
+        raise ValueError(f"--tensor-parallel {o.tensor_parallel} must divide --devices {o.devices}")
+    u = fraction(o.utilisation, "--gpu-memory-utilization")
+    notes: list[str] = []
+    kv_dtype = o.kv_dtype or default_kv_dtype(o.dtype)
+    get_dtype(kv_dtype)
+    fmt = WeightFormat(o.dtype, o.quantization)
+    precision = _precision(acc, o.dtype, o.precision, notes)
+
+    values = dict(spec.values)
+    if "L" not in values and "L_max" not in values:
+        raise ValueError("the model has no context length L; give --set L=N")
+    context = values.get("L_max", values.get("L"))  # L_max (max_position_embeddings) once the lead's split lands
+    gen = o.generate
+    if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
+        raise ValueError(f"--generate must be a positive integer, not {gen!r}")
+    if o.prompt is None:
+        prompt = context - gen if spec.family == "decoder-only" else context
+        if prompt < 1:
+            raise ValueError(f"--generate {gen} leaves no room for a prompt in the context of {context:,} tokens")
+    else:
+        prompt = o.prompt
+        if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 1:
+            raise ValueError(f"--prompt must be a positive integer, not {prompt!r}")
+    if spec.family == "decoder-only" and prompt + gen > context:
+        raise ValueError(
+            f"--prompt {prompt:,} + --generate {gen:,} = {prompt + gen:,} tokens exceed the model's context of "
+            f"{context:,} (L); vLLM refuses such a request (give --set L=N for a longer context)"
+        )
+    if spec.family == "encoder-decoder" and (prompt > context or gen > context):
+        raise ValueError(f"--prompt and --generate must each be at most the model's {context:,} positions (L)")
+    fmt.check(spec, values)
+
+    tp = o.tensor_parallel
+    replicas = o.devices // tp
+    kv_dev = _kv_heads_per_device(spec, tp)
+    kv_total = values.get("h_kv", values["h"])
+    kv_tok_expr = kv_cache_per_token(spec, kv_dtype)
+    kv_tok = int(evaluate(kv_tok_expr, values) * kv_dev / kv_total)
+    if spec.family == "encoder-decoder":
+        req_expr = kv_cache_bytes(spec, sp.Integer(1), sp.Integer(gen), kv_dtype, sp.Integer(prompt))
+    else:
+        req_expr = kv_cache_bytes(spec, sp.Integer(1), sp.Integer(prompt + gen), kv_dtype)
+    kv_req_total = evaluate(req_expr, values)
+    tokens_per_request = int(kv_req_total / evaluate(kv_tok_expr, values))
+    kv_req = tokens_per_request * kv_tok
+
+    terms = {k: evaluate(v, values) for k, v in weight_terms(spec, fmt).items()}
+    weights_total = int(sp.ceiling(sum(terms.values())))
+    mat_expr, vec_expr = matrix_share(spec, fmt)
+    mat, vec = evaluate(mat_expr, values), evaluate(vec_expr, values)
+    weights_dev = int(sp.ceiling(mat / tp + vec))
+
+    if o.activation_reserve is None:
+        act_dtype = o.dtype if o.dtype in ("fp32", "bf16", "fp16") else "bf16"
+        m = memory_terms(
+            spec,
+            dtype=act_dtype,
+            mode="inference",
+            batch=1,
+            seq_len=prompt,
+            flash_attention=True,
+            kv_dtype=kv_dtype,
+            src_len=prompt if spec.family == "encoder-decoder" else None,
+        )
+        reserve = int(evaluate(m["activations_bytes"], values))
+    else:
+        reserve = o.activation_reserve
+        if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0:
+            raise ValueError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
+
+    M = acc.memory
+    usable = u * M
+    free = usable - weights_dev - reserve
+    b = o.block_size
+    blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
+    budget = blocks * b
+    max_conc = budget // tokens_per_request
+    if max_conc == 0:
+        short = int(
+            sp.ceiling(weights_dev + reserve + kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b)) - usable)
+        )
+        raise DoesNotFit(
+            f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
+            f"of {tokens_per_request:,} tokens at --gpu-memory-utilization {_g(u)}: it needs {short:,} bytes more "
+            f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
+            f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {_g(usable)} usable)",
+            short,
+        )
+    if o.concurrency is not None:
+        if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:
+            raise ValueError(f"--concurrency must be a positive integer, not {o.concurrency!r}")
+        batch = -(-o.concurrency // replicas)
+        if batch > max_conc:
+            need_tokens = batch * tokens_per_request
+            short = int(
+                sp.ceiling(weights_dev + reserve + kv_tok * b * sp.ceiling(sp.Rational(need_tokens, b)) - usable)
+            )
+            raise DoesNotFit(
+                f"--concurrency {o.concurrency} puts {batch} requests on each of {replicas} replica"
+                f"{'s' if replicas > 1 else ''}, but at most {max_conc} of {tokens_per_request:,} tokens fit: short by "
+                f"{short:,} bytes per device (add --devices, or lower --prompt/--generate)",
+                short,
+            )
+        concurrency = o.concurrency
+    else:
+        batch = max_conc
+        concurrency = max_conc * replicas
+
+    v = {**values, "B": 1, "L_pre": prompt, "T_gen": gen, "L_src": prompt, "L_tgt": gen}
+    eff = dict(
+        precision=precision,
+        dtype=o.dtype,
+        kv_dtype=kv_dtype,
+        quantization=o.quantization,
+        devices=tp,
+        compute_efficiency=o.compute_efficiency,
+        bandwidth_efficiency=o.bandwidth_efficiency,
+    )
+
+    def phases(batch_size: int) -> dict:
+        return inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+
+    one = phases(1)
+    at = phases(batch)
+    ttft = one["prefill"]
+    tpot = at["decode"].time / gen
+    wave = at["prefill"].time + at["decode"].time
+    rps = replicas * sp.Rational(batch) / wave
+    out_tps = rps * gen
+    dec_tps = replicas * batch / tpot
+
+    ckpt = weights_total
+    p = Plan(
+        accelerator=acc,
+        options=o,
+        precision=precision,
+        kv_dtype=kv_dtype,
+        replicas=replicas,
+        prompt=prompt,
+        generate=gen,
+        tokens_per_request=tokens_per_request,
+        weights_total=weights_total,
+        weight_terms={k: terms[k] for k in terms if terms[k]},
+        weights_per_device=weights_dev,
+        kv_bytes_per_token=kv_tok,
+        kv_heads_per_device=kv_dev,
+        kv_bytes_per_request=kv_req,
+        activation_reserve=reserve,
+        reserve_is_default=o.activation_reserve is None,
+        usable=usable,
+        token_budget=budget,
+        max_concurrency=max_conc,
+        batch=batch,
+        concurrency=concurrency,
+        ttft=ttft,
+        decode=at["decode"],
+        wave_prefill=at["prefill"],
+        tpot=tpot,
+        wave_seconds=wave,
+        requests_per_second=rps,
+        output_tokens_per_second=out_tps,
+        decode_tokens_per_second=dec_tps,
+        checkpoint_bytes=ckpt,
+        disk_bytes=ckpt + o.disk_allowance,
+        host_bytes=ckpt + o.host_allowance,
+    )
+    p.targets = _targets(p, phases, max_conc)
+    p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
+    p.assumptions = notes + _assumptions(p, spec)
+    return p
+
+
+def _targets(p: Plan, phases, max_conc: int) -> dict:
+    """Devices for ``--target-latency`` and ``--target-throughput`` (empty without them)."""
+    o = p.options
+    out: dict = {}
+    tp = o.tensor_parallel
+    batch = p.batch
+    if o.target_latency is not None:
+        target = sp.Rational(o.target_latency)
+
+        def latency(b: int) -> sp.Rational:
+            ph = phases(b)
+            return ph["prefill"].time + ph["decode"].time
+
+        lo_lat = latency(1)
+        if lo_lat > target:
+            out["latency"] = {"target": target, "reachable": False, "minimum": lo_lat}
+            batch = None
+        else:
+            lo, hi = 1, max_conc  # the largest batch whose wave meets the target (latency grows with the batch)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if latency(mid) <= target:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            batch = lo
+            entry = {"target": target, "reachable": True, "batch": lo, "latency": latency(lo)}
+            if o.concurrency is not None:
+                entry["devices"] = tp * -(-o.concurrency // lo)
+            out["latency"] = entry
+    if o.target_throughput is not None and batch is not None:
+        ph = phases(batch)
+        per_replica = sp.Rational(batch * p.generate) / (ph["prefill"].time + ph["decode"].time)
+        replicas = int(sp.ceiling(sp.Rational(o.target_throughput) / per_replica))
+        out["throughput"] = {
+            "target": sp.Rational(o.target_throughput),
+            "batch": batch,
+            "per_replica": per_replica,
+            "replicas": replicas,
+            "devices": replicas * tp,
+        }
+    return out
+
+
+def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formula]:
+    o, acc = p.options, p.accelerator
+    tp = o.tensor_parallel
+    b = o.block_size
+    out = [
+        Formula(
+            "weights per device",
+            "W = ceil(matrices / tp + vectors)" if tp > 1 else "W = matrices + vectors",
+            f"ceil({_g(mat)} / {tp} + {_g(vec)})" if tp > 1 else f"{_g(mat)} + {_g(vec)}",
+            sp.Integer(p.weights_per_device),
+            "bytes",
+        ),
+        Formula(
+            "KV cache per token per device",
+            f"k = {sp.sstr(kv_tok_expr)}"
+            + (f" x {p.kv_heads_per_device}/{kv_total} (KV heads per device)" if tp > 1 else ""),
+            _substitute(sp.sstr(kv_tok_expr), spec.values)
+            + (f" x {p.kv_heads_per_device}/{kv_total}" if tp > 1 else ""),
+            sp.Integer(p.kv_bytes_per_token),
+            "bytes",
+        ),
+        Formula(
+            "token budget",
+            "floor((u·M − W − R) / k)" if b == 1 else f"floor((u·M − W − R) / ({b}·k)) · {b}",
+            f"floor(({_g(o.utilisation)} × {acc.memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) / "
+            + (f"{p.kv_bytes_per_token:,})" if b == 1 else f"({b} × {p.kv_bytes_per_token:,})) × {b}"),
+            sp.Integer(p.token_budget),
+            "tokens",
+        ),
+        Formula(
+            "maximum concurrency per replica",
+            "budget // tokens per request",
+            f"{p.token_budget:,} // {p.tokens_per_request:,}",
+            sp.Integer(p.max_concurrency),
+            "requests",
+        ),
+        Formula(
+            "time to first token",
+            "max(F_prefill / (tp·P·η_c), bytes_prefill / (tp·BW·η_b)) at batch 1",
+            f"max({_g(p.ttft.flops)} / ({tp} × {acc.peak(p.precision):,} × {_g(o.compute_efficiency)}), "
+            f"{_g(p.ttft.bytes)} / ({tp} × {acc.bandwidth:,} × {_g(o.bandwidth_efficiency)}))",
+            p.ttft.time,
+            "s",
+        ),
+        Formula(
+            "time per output token",
+            "max(F_decode / (tp·P·η_c), bytes_decode / (tp·BW·η_b)) / T_gen at batch B",
+            f"max({_g(p.decode.flops)} / ({tp} × {acc.peak(p.precision):,} × {_g(o.compute_efficiency)}), "
+            f"{_g(p.decode.bytes)} / ({tp} × {acc.bandwidth:,} × {_g(o.bandwidth_efficiency)})) / {p.generate}",
+            p.tpot,
+            "s",
+        ),
+        Formula(
+            "throughput",
+            "replicas · B · T_gen / (prefill(B) + decode(B))",
+            f"{p.replicas} × {p.batch} × {p.generate} / {float(p.wave_seconds):.6g} s",
+            p.output_tokens_per_second,
+            "tokens/s",
+        ),
+    ]
+    return out
+
+
+def _assumptions(p: Plan, spec) -> list[str]:
+    o = p.options
+    out = [
+        f"vLLM's KV budget: {_g(o.utilisation)} of the device memory, less the weights and the activation reserve"
+        + (
+            " (the reserve: one layer's activations for a prefill of the prompt at batch 1 with FlashAttention, "
+            "plus the fp32 logits)"
+            if p.reserve_is_default
+            else ""
+        ),
+        f"KV cache blocks of {o.block_size} token{'s' if o.block_size > 1 else ''}"
+        + (" (vLLM's paged blocks are 16)" if o.block_size == 1 else ""),
+        f"efficiencies: {_g(o.compute_efficiency)} of the peak and {_g(o.bandwidth_efficiency)} of the bandwidth"
+        + (" (1: the ideal roofline bound)" if o.compute_efficiency == 1 and o.bandwidth_efficiency == 1 else ""),
+        "TTFT: one request's prompt on an idle replica; TPOT: the mean decode step at the batch; throughput: waves "
+        "of the batch prefilled and decoded together",
+    ]
+    if o.tensor_parallel > 1:
+        out.append(
+            f"tensor parallelism over {o.tensor_parallel} devices: matrices split, vectors copied, the work of each "
+            "step split evenly with no communication time"
+        )
+    out.append(
+        f"host memory: the checkpoint staged once ({p.checkpoint_bytes:,} bytes) + {o.host_allowance:,} bytes of "
+        "allowance (runtime, tokenizer, buffers); storage: the checkpoint's tensor bytes + "
+        f"{o.disk_allowance:,} bytes of allowance (tokenizer, config; the safetensors header is not counted)"
+    )
+    return out

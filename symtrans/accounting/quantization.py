@@ -1,0 +1,580 @@
+"""Weight formats: the bytes a checkpoint's tensors take, exact from each format's
+documented layout.  ``memory``, ``time`` and ``deploy`` all count weights here.
+
+A ``WeightFormat`` is a dtype for the tensors kept as they are (``memory.DTYPES``) and,
+optionally, a ``Quantization`` for the matrices a quantizer replaces.  The Cost tree's
+``Step.matrices`` name the 2-D tensors (``engine.cost.Matrix``: rows x cols in
+PyTorch's layout, a linear map's weight being (d_out, d_in)); everything else a step
+stores is a vector (norms, biases).  Per matrix of N = rows output features and
+K = cols input features, with b bits and group size g:
+
+* **GPTQ** (``quant_method: gptq``; AutoGPTQ ``QuantLinear`` buffers, the layout
+  transformers and vLLM load): ``qweight`` int32 (K/32·b, N) = K·N·b/8 bytes,
+  ``qzeros`` int32 (ceil(K/g), N/32·b) = ceil(K/g)·N·b/8, ``scales`` fp16 (ceil(K/g), N)
+  = 2·ceil(K/g)·N, ``g_idx`` int32 (K) = 4·K.  group_size -1 is one group (g = K).
+  K and N must be multiples of 32 (32/b values are packed per int32 along both).
+* **AWQ** GEMM (``quant_method: awq``, ``version: gemm``; AutoAWQ ``WQLinear_GEMM``):
+  ``qweight`` int32 (K, N·b/32) = K·N·b/8, ``qzeros`` int32 (K/g, N·b/32) = (K/g)·N·b/8,
+  ``scales`` fp16 (K/g, N) = 2·(K/g)·N; no ``g_idx``.  K must be a multiple of g.
+* **bitsandbytes 4-bit** nf4/fp4 (``bitsandbytes.functional.quantize_4bit``, blocksize
+  64): the packed data ceil(n/2) bytes for n = K·N values, one fp32 absmax per block of
+  64 (4·ceil(n/64)); with double quantization (``compress_statistics``, Dettmers et al.
+  2023 QLoRA §3) the absmax are themselves quantized to uint8 in blocks of 256:
+  ceil(n/64) bytes, plus one fp32 absmax per 256 of them and one fp32 offset.
+  QLoRA's bits per parameter: 4 + 32/64 = 4.5, and 4 + 8/64 + 32/(64·256) = 4.127 with
+  double quantization.  Each tensor's QuantState also holds the 16-entry code (nf4 or
+  fp4, fp32: 64 bytes) and, nested, the 256-entry dynamic map (fp32: 1,024 bytes), as
+  ``QuantState.as_dict`` saves them; its packed JSON of shapes and names is not counted.
+* **bitsandbytes 8-bit** (LLM.int8(), Dettmers et al. 2022 §3; ``Int8Params``): int8
+  weights K·N bytes plus one fp32 scale per output row (``SCB``): 4·N.
+* **GGUF** (llama.cpp ``ggml-common.h`` block structs): Q8_0 is 34 bytes per 32
+  weights (fp16 d + 32 int8), Q4_0 18 per 32 (fp16 d + 16 bytes of nibbles), Q4_K 144
+  per 256 (fp16 d and dmin + 12 bytes of 6-bit scales + 128 of nibbles), Q6_K 210 per
+  256 (128 low nibbles + 64 high bits + 16 int8 scales + fp16 d): 8.5, 4.5, 4.5 and
+  6.5625 bits per weight.  K must be a multiple of the block.
+
+Which tensors each method replaces (the rest stay in the base dtype):
+
+* GPTQ and AWQ: the linear maps of the model except the output head (unless the
+  config says ``lm_head: true``) and the MoE routers (AutoGPTQ's and AutoAWQ's module
+  lists); embeddings stay.
+* bitsandbytes: every linear map except the output head (transformers keeps the output
+  embedding in full precision) and the MoE routers (a bare weight in transformers 5.x,
+  not an ``nn.Linear``); embeddings stay.  MoE experts are counted as quantized.
+* GGUF as ``llama-quantize --pure`` writes it: every linear map, the output head and the
+  token embedding in the one type; position and token-type tables, T5's relative bias
+  and the MoE routers as llama.cpp leaves them (base dtype); every vector (norms,
+  biases) in F32, as llama.cpp's converter stores 1-D tensors.
+
+Until Step carries its role (engine/roles.py), the output head is the linear map with V
+outputs and a router the one with E outputs; a lookup table with V entries is the token
+embedding.  Units: bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.cost import Matrix
+
+# --------------------------------------------------------------------------------- formats
+
+
+@dataclass(frozen=True)
+class GGUFType:
+    """A ggml block type: ``block`` weights in ``type_size`` bytes (``ggml-common.h``)."""
+
+    name: str
+    block: int
+    type_size: int
+    layout: str
+
+
+GGUF_TYPES: dict[str, GGUFType] = {
+    t.name: t
+    for t in (
+        GGUFType("q8_0", 32, 34, "block_q8_0: ggml_half d; int8_t qs[32]"),
+        GGUFType("q4_0", 32, 18, "block_q4_0: ggml_half d; uint8_t qs[16]"),
+        GGUFType("q4_k", 256, 144, "block_q4_K: ggml_half d, dmin; uint8_t scales[12]; uint8_t qs[128]"),
+        GGUFType("q6_k", 256, 210, "block_q6_K: uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; ggml_half d"),
+    )
+}
+GGUF_SOURCE = "llama.cpp ggml/src/ggml-common.h (block structs and their static_assert sizes)"
+
+METHODS = ("gptq", "awq", "nf4", "fp4", "bnb-int8", *GGUF_TYPES)
+BNB_BLOCK = 64  # bitsandbytes Linear4bit / transformers' default blocksize
+BNB_NESTED_BLOCK = 256  # quantize_blockwise(absmax, blocksize=256) for double quantization
+BNB_CODE_BYTES = 16 * 4  # the 16-entry nf4/fp4 code, fp32
+BNB_NESTED_CODE_BYTES = 256 * 4  # the 256-entry dynamic map of the nested quantization, fp32
+GGUF_VECTOR_BYTES = 4  # llama.cpp keeps 1-D tensors (norms, biases) in F32
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """How a quantizer stores the matrices it replaces (see the module docstring).
+
+    Attributes:
+        method: ``gptq``, ``awq``, ``nf4``, ``fp4``, ``bnb-int8`` or a GGUF type
+            (``q8_0``, ``q4_0``, ``q4_k``, ``q6_k``).
+        bits: bits per quantized weight (GPTQ 2/3/4/8, AWQ 4, bitsandbytes 4 or 8; for
+            GGUF the nominal bits of the type).
+        group_size: GPTQ/AWQ input features per scale; None for one group over all of
+            them (GPTQ's group_size -1).
+        double_quant: bitsandbytes 4-bit double quantization of the absmax.
+        lm_head: GPTQ quantizes the output head too.
+        origin: where it came from (a config.json's quantization_config, or --quantization).
+    """
+
+    method: str
+    bits: int
+    group_size: int | None = None
+    double_quant: bool = False
+    lm_head: bool = False
+    origin: str = "--quantization"
+
+    @property
+    def name(self) -> str:
+        """A short label, e.g. ``gptq int4 g128`` or ``nf4 + double quant``."""
+        if self.method in ("gptq", "awq"):
+            return f"{self.method} int{self.bits} g{self.group_size or -1}"
+        if self.method in ("nf4", "fp4"):
+            return self.method + (" + double quant" if self.double_quant else "")
+        if self.method == "bnb-int8":
+            return "bitsandbytes int8 (LLM.int8)"
+        return f"GGUF {self.method.upper()}"
+
+    def describe(self) -> str:
+        """One sentence: the layout counted and its source."""
+        m = self.method
+        if m == "gptq":
+            g = "ceil(K/g)" if self.group_size else "1"
+            return (
+                f"GPTQ {self.bits}-bit, group size {self.group_size or -1}: per K x N matrix qweight K·N·{self.bits}/8 "
+                f"+ qzeros {g}·N·{self.bits}/8 + fp16 scales 2·{g}·N + int32 g_idx 4·K bytes "
+                "(AutoGPTQ QuantLinear buffers)"
+            )
+        if m == "awq":
+            return (
+                f"AWQ GEMM {self.bits}-bit, group size {self.group_size}: per K x N matrix qweight K·N·{self.bits}/8 "
+                f"+ qzeros (K/g)·N·{self.bits}/8 + fp16 scales 2·(K/g)·N bytes (AutoAWQ WQLinear_GEMM)"
+            )
+        if m in ("nf4", "fp4"):
+            stats = (
+                "uint8 absmax per 64 + fp32 absmax per 256 blocks + fp32 offset + 1,024-byte nested map"
+                if self.double_quant
+                else "fp32 absmax per 64"
+            )
+            return (
+                f"bitsandbytes {m}: ceil(n/2) bytes of packed values + {stats} + 64-byte code per tensor "
+                "(bitsandbytes quantize_4bit; QLoRA, Dettmers et al. 2023 §3)"
+            )
+        if m == "bnb-int8":
+            return "bitsandbytes LLM.int8(): int8 K·N + fp32 row scale 4·N bytes per matrix (Dettmers et al. 2022 §3)"
+        t = GGUF_TYPES[m]
+        return (
+            f"GGUF {m.upper()}: {t.type_size} bytes per block of {t.block} weights "
+            f"({sp.Rational(8 * t.type_size, t.block)} bits per weight; {t.layout}; {GGUF_SOURCE}); vectors F32"
+        )
+
+    def replaces(self, m: Matrix) -> bool:
+        """Whether this method quantizes matrix ``m`` (see the module docstring)."""
+        head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
+        if self.method in GGUF_TYPES:
+            return (not m.lookup and not router) or (m.lookup and m.rows == S.V)
+        if m.lookup or router:
+            return False
+        if head:
+            return self.method == "gptq" and self.lm_head
+        return True
+
+    def matrix_terms(self, rows: sp.Expr, cols: sp.Expr) -> dict[str, sp.Expr]:
+        """Bytes of one quantized rows x cols matrix (N = rows outputs, K = cols inputs), by term."""
+        N, K, b = rows, cols, self.bits
+        m = self.method
+        if m in ("gptq", "awq"):
+            groups = (sp.ceiling(K / self.group_size) if m == "gptq" else K / self.group_size) if self.group_size else 1
+            out = {"packed": K * N * b / 8, "zeros": groups * N * b / 8, "scales": 2 * groups * N}
+            if m == "gptq":
+                out["g_idx"] = 4 * K
+            return out
+        if m in ("nf4", "fp4"):
+            n = N * K
+            blocks = sp.ceiling(n / BNB_BLOCK)
+            if self.double_quant:
+                stats = blocks + 4 * sp.ceiling(blocks / BNB_NESTED_BLOCK) + 4
+                maps = BNB_CODE_BYTES + BNB_NESTED_CODE_BYTES
+            else:
+                stats, maps = 4 * blocks, BNB_CODE_BYTES
+            return {"packed": sp.ceiling(n / 2), "absmax": stats, "maps": sp.Integer(maps)}
+        if m == "bnb-int8":
+            return {"packed": N * K, "scales": 4 * N}
+        t = GGUF_TYPES[m]
+        return {"packed": N * K * t.type_size / t.block}
+
+    def check(self, rows: int, cols: int, what: str) -> None:
+        """Refuse a matrix the format cannot hold (one sentence naming the rule).
+
+        Raises:
+            ValueError: K or N not a multiple of what the layout packs.
+        """
+        m = self.method
+        if m == "gptq":
+            for size, axis in ((cols, "input"), (rows, "output")):
+                if size % 32:
+                    raise ValueError(
+                        f"GPTQ packs 32/{self.bits} weights per int32 along both axes, but {what} has {size} "
+                        f"{axis} features, not a multiple of 32"
+                    )
+        elif m == "awq":
+            if cols % (self.group_size or cols) or rows % (32 // self.bits):
+                raise ValueError(
+                    f"AWQ needs the input features to be a multiple of the group size {self.group_size} and the "
+                    f"outputs a multiple of {32 // self.bits}; {what} is {rows} x {cols}"
+                )
+        elif m in GGUF_TYPES:
+            block = GGUF_TYPES[m].block
+            if cols % block:
+                raise ValueError(
+                    f"GGUF {m.upper()} stores rows in blocks of {block} weights, but {what} has rows of {cols}; "
+                    "llama-quantize would fall back to another type there, which symtrans does not model"
+                )
+
+
+# --------------------------------------------------------------------------------- parsing
+
+
+def _int(text: str, what: str) -> int:
+    from symtrans.base.numbers import parse_int
+
+    return parse_int(text, what)
+
+
+def _bool(text: str, what: str) -> bool:
+    low = text.strip().lower()
+    if low in ("true", "yes", "1"):
+        return True
+    if low in ("false", "no", "0"):
+        return False
+    raise ValueError(f"{what} must be true or false, not {text!r}")
+
+
+_OPTIONS = {
+    "gptq": ("bits", "group_size", "lm_head"),
+    "awq": ("bits", "group_size"),
+    "nf4": ("double_quant",),
+    "fp4": ("double_quant",),
+    "bnb-int8": (),
+    **{t: () for t in GGUF_TYPES},
+}
+
+
+def _build(method: str, opts: dict[str, object], origin: str) -> Quantization:
+    if method == "gptq":
+        bits = opts.get("bits", 4)
+        if bits not in (2, 3, 4, 8):
+            raise ValueError(f"GPTQ bits must be 2, 3, 4 or 8, not {bits}")
+        g = opts.get("group_size", 128)
+        if g != -1 and (not isinstance(g, int) or g <= 0):
+            raise ValueError(f"GPTQ group_size must be a positive integer or -1, not {g}")
+        return Quantization(
+            "gptq", bits, None if g == -1 else g, lm_head=bool(opts.get("lm_head", False)), origin=origin
+        )
+    if method == "awq":
+        bits = opts.get("bits", 4)
+        if bits != 4:
+            raise ValueError(f"AWQ GEMM stores 4-bit weights, not {bits}-bit")
+        g = opts.get("group_size", 128)
+        if not isinstance(g, int) or g <= 0:
+            raise ValueError(f"AWQ group_size must be a positive integer, not {g}")
+        return Quantization("awq", 4, g, origin=origin)
+    if method in ("nf4", "fp4"):
+        return Quantization(method, 4, double_quant=bool(opts.get("double_quant", False)), origin=origin)
+    if method == "bnb-int8":
+        return Quantization("bnb-int8", 8, origin=origin)
+    return Quantization(method, int(method[1]), origin=origin)  # nominal bits: q8_0 -> 8, q4_k -> 4
+
+
+def parse_quantization(text: str) -> Quantization | None:
+    """Parse ``--quantization``: ``none``, or ``METHOD[:key=value,...]`` with METHOD one
+    of ``METHODS`` (``gptq:bits=4,group_size=128``, ``awq``, ``nf4:double_quant=true``,
+    ``bnb-int8``, ``q4_k``).  The text is matched, never evaluated.
+
+    Raises:
+        ValueError: one sentence: unknown method or key, repeated key, bad value.
+    """
+    raw = text.strip()
+    if len(raw) > 200:
+        raise ValueError("--quantization is too long")
+    if raw.lower() == "none":
+        return None
+    method, _, rest = raw.partition(":")
+    method = method.strip().lower()
+    if method not in _OPTIONS:
+        raise ValueError(f"unknown quantization {method!r}; valid: none, {', '.join(METHODS)}")
+    opts: dict[str, object] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            key = key.strip()
+            if not eq or not value.strip():
+                raise ValueError(f"--quantization {method} takes key=value options, not {item.strip()!r}")
+            if key not in _OPTIONS[method]:
+                allowed = ", ".join(_OPTIONS[method]) or "no options"
+                raise ValueError(f"--quantization {method} has no option {key!r} (it takes {allowed})")
+            if key in opts:
+                raise ValueError(f"--quantization option {key} is given twice")
+            opts[key] = _bool(value, key) if key in ("lm_head", "double_quant") else _int(value, key)
+    return _build(method, opts, "--quantization")
+
+
+def _show(v) -> str:
+    import json
+
+    return json.dumps(v) if isinstance(v, (str, bool, int, type(None))) else type(v).__name__
+
+
+def from_config(qc) -> Quantization:
+    """A Hugging Face ``quantization_config`` as a Quantization (gptq, awq gemm,
+    bitsandbytes 4-bit/8-bit).
+
+    Raises:
+        ValueError: one sentence naming the key: another quant_method, a layout other
+            than the ones counted (GPTQ's marlin format, AWQ's gemv), skipped modules.
+    """
+    origin = "the config's quantization_config"
+    if not isinstance(qc, dict):
+        raise ValueError(f"quantization_config must be an object, not {_show(qc)}")
+    method = qc.get("quant_method")
+
+    def integer(key: str, default):
+        v = qc.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"quantization_config {key} must be an integer, not {_show(v)}")
+        return v
+
+    def flag(key: str, default: bool) -> bool:
+        v = qc.get(key, default)
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            raise ValueError(f"quantization_config {key} must be true or false, not {_show(v)}")
+        return v
+
+    def no_skipped(key: str, allowed: tuple[str, ...] = ()) -> None:
+        v = qc.get(key)
+        if v in (None, []) or (isinstance(v, list) and all(x in allowed for x in v)):
+            return
+        raise ValueError(
+            f"quantization_config {key} = {_show(v) if not isinstance(v, list) else v} leaves modules unquantized "
+            "by name, which symtrans does not map; only null or [] is counted"
+        )
+
+    if method == "gptq":
+        fmt = qc.get("checkpoint_format", "gptq")
+        if fmt not in ("gptq", "gptq_v2", None):
+            raise ValueError(f"GPTQ checkpoint_format {_show(fmt)} has another layout; only gptq is counted")
+        return _build(
+            "gptq",
+            {"bits": integer("bits", 4), "group_size": integer("group_size", 128), "lm_head": flag("lm_head", False)},
+            origin,
+        )
+    if method == "awq":
+        version = str(qc.get("version", "gemm")).lower()
+        if version != "gemm":
+            raise ValueError(f"AWQ version {_show(qc.get('version'))} has another layout; only gemm is counted")
+        if not flag("zero_point", True):
+            raise ValueError("AWQ zero_point false is not counted (WQLinear_GEMM stores zeros)")
+        no_skipped("modules_to_not_convert", ("gate",))  # the router, never quantized here anyway
+        return _build("awq", {"bits": integer("bits", 4), "group_size": integer("group_size", 128)}, origin)
+    if method == "bitsandbytes":
+        four, eight = flag("load_in_4bit", False), flag("load_in_8bit", False)
+        no_skipped("llm_int8_skip_modules", ("lm_head",))
+        if four == eight:
+            raise ValueError("quantization_config must set exactly one of load_in_4bit and load_in_8bit")
+        if eight:
+            return _build("bnb-int8", {}, origin)
+        storage = qc.get("bnb_4bit_quant_storage", "uint8")
+        if storage not in ("uint8", None):
+            raise ValueError(f"bnb_4bit_quant_storage {_show(storage)} is not counted; only uint8")
+        kind = qc.get("bnb_4bit_quant_type", "fp4")
+        if kind not in ("nf4", "fp4"):
+            raise ValueError(f"bnb_4bit_quant_type must be nf4 or fp4, not {_show(kind)}")
+        return _build(kind, {"double_quant": flag("bnb_4bit_use_double_quant", False)}, origin)
+    raise ValueError(
+        f"quantization_config quant_method {_show(method)} is not counted; symtrans counts gptq, awq and bitsandbytes "
+        "(give --quantization or --dtype to override)"
+    )
+
+
+# --------------------------------------------------------------------------------- checkpoints
+
+_TORCH_DTYPES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32", "half": "fp16"}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """How a config.json says its checkpoint stores the weights.
+
+    Attributes:
+        dtype: ``torch_dtype``/``dtype`` as a ``memory.DTYPES`` name, or None if not given.
+        quantization: its ``quantization_config``, or None.
+        dtype_problem, quantization_problem: why the bytes cannot be counted from it
+            (an unknown dtype; an unsupported quantization_config); empty when they can.
+            Commands that count bytes refuse with them unless --dtype / --quantization
+            override (``weight_format``).
+        notes: what was read, for the output.
+    """
+
+    dtype: str | None = None
+    quantization: Quantization | None = None
+    dtype_problem: str = ""
+    quantization_problem: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def checkpoint_from_config(cfg: dict) -> Checkpoint:
+    """The Checkpoint of a parsed config.json (never raises: problems are recorded)."""
+    notes: list[str] = []
+    dtype, dtype_problem, quant_problem = None, "", ""
+    given = [(k, cfg[k]) for k in ("dtype", "torch_dtype") if cfg.get(k) is not None]
+    names = {_TORCH_DTYPES.get(v) if isinstance(v, str) else None for _, v in given}
+    if given:
+        if None in names:
+            bad = next(v for _, v in given if not isinstance(v, str) or v not in _TORCH_DTYPES)
+            dtype_problem = f"{given[0][0]} {_show(bad)} is not a dtype symtrans knows (float16, bfloat16, float32)"
+        elif len(names) > 1:
+            dtype_problem = f"dtype and torch_dtype disagree ({_show(given[0][1])} vs {_show(given[1][1])})"
+        else:
+            dtype = names.pop()
+            notes.append(f"weights in {dtype}: the config's {given[0][0]} is {_show(given[0][1])}")
+    quant = None
+    if "quantization_config" in cfg and cfg["quantization_config"] is not None:
+        try:
+            quant = from_config(cfg["quantization_config"])
+            notes.append(f"quantized weights from the config's quantization_config: {quant.name}")
+        except ValueError as e:
+            quant_problem = str(e)
+    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes))
+
+
+def weight_format(checkpoint: Checkpoint | None, dtype: str | None, quantization: str | None):
+    """The weights' format for a command: ``--dtype`` and ``--quantization`` when given,
+    else the checkpoint's (a config.json's torch_dtype and quantization_config), else
+    bf16 unquantized.  Returns ``(WeightFormat, notes)``, the notes saying where each
+    part came from.
+
+    Raises:
+        ValueError: a bad --dtype/--quantization, or a checkpoint whose dtype or
+            quantization_config cannot be counted and is not overridden.
+    """
+    ck = checkpoint or Checkpoint()
+    notes: list[str] = []
+    if dtype is None:
+        if ck.dtype_problem:
+            raise ValueError(f"the config's {ck.dtype_problem}; give --dtype")
+        dtype = ck.dtype or "bf16"
+        if ck.dtype:
+            notes.append(next(n for n in ck.notes if n.startswith("weights in")))
+    if quantization is None:
+        if ck.quantization_problem:
+            raise ValueError(f"{ck.quantization_problem}")
+        q = ck.quantization
+        if q is not None:
+            notes.append(f"{q.name} from the config's quantization_config: {q.describe()}")
+    else:
+        q = parse_quantization(quantization)
+        if q is not None:
+            notes.append(f"{q.name} (--quantization): {q.describe()}")
+    return WeightFormat(dtype, q), notes
+
+
+# --------------------------------------------------------------------------------- counting
+
+TERMS = ("packed", "scales", "zeros", "g_idx", "absmax", "maps", "unquantized", "vectors")
+TERM_LABELS = {
+    "packed": "quantized weights",
+    "scales": "scales",
+    "zeros": "zeros",
+    "g_idx": "g_idx (group index)",
+    "absmax": "block absmax",
+    "maps": "quantization maps",
+    "unquantized": "matrices kept unquantized",
+    "vectors": "vectors (norms, biases)",
+}
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """The dtype of the tensors kept as they are, and the quantization of the rest.
+
+    Raises (on construction):
+        ValueError: an unknown dtype, or a quantization over an integer base dtype.
+    """
+
+    dtype: str = "bf16"
+    quantization: Quantization | None = None
+
+    def __post_init__(self) -> None:
+        from symtrans.accounting.memory import get_dtype
+
+        get_dtype(self.dtype)
+        if self.quantization is not None and self.dtype in ("int8", "int4"):
+            raise ValueError(
+                f"--dtype {self.dtype} is the plain {self.dtype} count (no scales); with the quantization "
+                f"{self.quantization.name} give the dtype of the tensors it leaves alone (fp16, bf16 or fp32), or "
+                "drop the quantization with --quantization none"
+            )
+
+    @property
+    def base_bytes(self) -> sp.Rational:
+        from symtrans.accounting.memory import get_dtype
+
+        return get_dtype(self.dtype).bytes
+
+    @property
+    def vector_bytes(self) -> sp.Rational:
+        q = self.quantization
+        return sp.Integer(GGUF_VECTOR_BYTES) if q is not None and q.method in GGUF_TYPES else self.base_bytes
+
+    def step_terms(self, step) -> dict[str, sp.Expr]:
+        """Bytes of one instance of ``step``'s tensors, by term (``TERMS``)."""
+        out = dict.fromkeys(TERMS, sp.Integer(0))
+        q = self.quantization
+        in_matrices = sp.Integer(0)
+        for m in step.matrices:
+            in_matrices += m.count * m.rows * m.cols
+            if q is not None and q.replaces(m):
+                for k, v in q.matrix_terms(m.rows, m.cols).items():
+                    out[k] += m.count * v
+            else:
+                out["unquantized"] += m.count * m.rows * m.cols * self.base_bytes
+        out["vectors"] = (step.params - in_matrices) * self.vector_bytes
+        return out
+
+    def step_bytes(self, step) -> sp.Expr:
+        """Total bytes of one instance of ``step``'s tensors."""
+        return sp.Add(*self.step_terms(step).values())
+
+    def check(self, spec, values: dict[str, int]) -> None:
+        """Refuse a model whose matrices the quantized layout cannot hold.
+
+        Raises:
+            ValueError: naming the matrix and the rule.
+        """
+        from symtrans.engine.architectures import build
+        from symtrans.engine.evaluate import exact
+
+        q = self.quantization
+        if q is None:
+            return
+        seen = set()
+        for _, _, step in build(spec).walk():
+            for m in step.matrices:
+                if not q.replaces(m):
+                    continue
+                rows, cols = exact(m.rows, values), exact(m.cols, values)
+                if (rows, cols) not in seen:
+                    seen.add((rows, cols))
+                    q.check(rows, cols, f"the {rows} x {cols} matrix of {step.label}")
+
+
+def weight_terms(spec, fmt: WeightFormat) -> dict[str, sp.Expr]:
+    """Bytes of every stored tensor of ``spec`` in ``fmt``, by term (``TERMS``), as
+    exact expressions; their sum is the weight bytes.  Tied tensors count once."""
+    from symtrans.engine.architectures import build
+
+    out = dict.fromkeys(TERMS, sp.Integer(0))
+    for _, mult, step in build(spec).walk():
+        for k, v in fmt.step_terms(step).items():
+            out[k] += mult * v
+    return out
+
+
+def matrix_share(spec, fmt: WeightFormat) -> tuple[sp.Expr, sp.Expr]:
+    """(bytes of the matrices with their quantization data, bytes of the vectors):
+    tensor parallelism splits the first and copies the second to every device."""
+    t = weight_terms(spec, fmt)
+    return sp.Add(*[v for k, v in t.items() if k != "vectors"]), t["vectors"]

@@ -1,0 +1,430 @@
+"""The ``deploy`` command: serving capacity of MODEL on accelerators (``accounting.deploy``).
+
+Text shows each figure as its closed form, the substitution and the exact value;
+JSON carries the same numbers exactly (integers, or ``"p/q"`` strings for fractions,
+never floats).  Bad input (a malformed --accelerator, a zero length, a utilisation
+outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from symtrans.catalog.resolve import int_arg
+
+
+def _bytes_arg(name: str, allow_zero: bool = True):
+    """argparse ``type=`` for bytes written 0, 85899345920, 16GiB, 100MB."""
+
+    def parse(text: str) -> int:
+        from symtrans.base.numbers import parse_bytes
+
+        try:
+            v = parse_bytes(text, name)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        if v < 0 or (v == 0 and not allow_zero):
+            raise argparse.ArgumentTypeError(f"{name} must be {'zero or ' if allow_zero else ''}positive, not {text}")
+        return v
+
+    return parse
+
+
+def add_deploy_parser(sub, common, emit, usage_error) -> None:
+    """The ``deploy`` subcommand (registered by ``cli.main.build_parser``)."""
+    from symtrans.accounting.hardware import ACCELERATORS
+
+    p = sub.add_parser(
+        "deploy",
+        help="serving plan: memory per device, max concurrency (vLLM's), TTFT, TPOT, throughput, devices, host, disk",
+    )
+    common(p, ("text", "json"), "text")
+    p.add_argument(
+        "--accelerator",
+        required=True,
+        metavar="NAME|SPEC",
+        help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
+    )
+    p.add_argument("--devices", type=int_arg("--devices"), default=1, metavar="n", help="devices in all (default 1)")
+    p.add_argument(
+        "--tensor-parallel",
+        type=int_arg("--tensor-parallel"),
+        default=1,
+        metavar="tp",
+        help="devices per replica, splitting each layer (default 1); must divide --devices",
+    )
+    p.add_argument(
+        "--dtype",
+        default=None,
+        metavar="DTYPE",
+        help="weight dtype: fp32, bf16, fp16, fp8, int8, int4 (default: the config's torch_dtype, else bf16)",
+    )
+    p.add_argument("--kv-dtype", default=None, metavar="DTYPE", help="KV cache dtype (default: the weight dtype)")
+    p.add_argument(
+        "--quantization",
+        default=None,
+        metavar="SPEC",
+        help="none, gptq[:bits=4,group_size=128,lm_head=false], awq[:group_size=128], nf4|fp4[:double_quant=true], "
+        "bnb-int8, q8_0, q4_0, q4_k, q6_k (default: the config's quantization_config)",
+    )
+    p.add_argument("--precision", default=None, metavar="P", help="peak used: bf16, fp16 or fp8 (default: the dtype's)")
+    p.add_argument(
+        "--concurrency",
+        type=int_arg("--concurrency"),
+        default=None,
+        metavar="C",
+        help="requests in flight in all (default: as many as fit)",
+    )
+    p.add_argument(
+        "--prompt",
+        type=int_arg("--prompt"),
+        default=None,
+        metavar="L_pre",
+        help="prompt tokens per request (default: the context L minus --generate)",
+    )
+    p.add_argument(
+        "--generate", type=int_arg("--generate"), default=None, metavar="T_gen", help="generated tokens (default 1)"
+    )
+    p.add_argument(
+        "--gpu-memory-utilization",
+        default=None,
+        metavar="U",
+        help="fraction of device memory for weights, activations and KV cache, in (0, 1] (vLLM's; default 0.9)",
+    )
+    p.add_argument(
+        "--activation-reserve",
+        type=_bytes_arg("--activation-reserve"),
+        default=None,
+        metavar="BYTES",
+        help="bytes kept for activations (default: one layer's prefill activations with FlashAttention + logits)",
+    )
+    p.add_argument(
+        "--block-size",
+        type=int_arg("--block-size"),
+        default=1,
+        metavar="TOKENS",
+        help="KV cache block in tokens (default 1; vLLM's paged blocks are 16)",
+    )
+    p.add_argument("--compute-efficiency", default=None, metavar="E", help="fraction of the peak achieved (default 1)")
+    p.add_argument(
+        "--bandwidth-efficiency", default=None, metavar="E", help="fraction of the bandwidth achieved (default 1)"
+    )
+    p.add_argument(
+        "--target-latency",
+        default=None,
+        metavar="SECONDS",
+        help="seconds a request may take (its wave's prefill + decode): the batch and devices that meet it",
+    )
+    p.add_argument(
+        "--target-throughput",
+        default=None,
+        metavar="TOKENS/S",
+        help="generated tokens per second wanted in all: the devices it takes",
+    )
+    p.add_argument(
+        "--disk-allowance",
+        type=_bytes_arg("--disk-allowance"),
+        default=None,
+        metavar="BYTES",
+        help="bytes beside the checkpoint on disk: tokenizer, config (default 0)",
+    )
+    p.add_argument(
+        "--host-allowance",
+        type=_bytes_arg("--host-allowance"),
+        default=0,
+        metavar="BYTES",
+        help="host memory beyond the staged checkpoint: runtime, tokenizer, buffers (default 0)",
+    )
+    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
+
+
+def _options(args, checkpoint):
+    from symtrans.accounting.deploy import DeployOptions
+    from symtrans.accounting.hardware import fraction
+    from symtrans.accounting.quantization import weight_format
+
+    fmt, notes = weight_format(checkpoint, args.dtype, args.quantization)
+    given: dict = {}  # options left out take DeployOptions' defaults (one place for each)
+    for key, flag, upper in (
+        ("gpu_memory_utilization", "--gpu-memory-utilization", 1),
+        ("compute_efficiency", "--compute-efficiency", 1),
+        ("bandwidth_efficiency", "--bandwidth-efficiency", 1),
+        ("target_latency", "--target-latency", None),
+        ("target_throughput", "--target-throughput", None),
+    ):
+        if getattr(args, key) is not None:
+            given["utilisation" if key == "gpu_memory_utilization" else key] = fraction(getattr(args, key), flag, upper)
+    for key in ("generate", "disk_allowance"):
+        if getattr(args, key) is not None:
+            given[key] = getattr(args, key)
+    opts = DeployOptions(
+        devices=args.devices,
+        tensor_parallel=args.tensor_parallel,
+        dtype=fmt.dtype,
+        kv_dtype=args.kv_dtype,
+        quantization=fmt.quantization,
+        precision=args.precision,
+        concurrency=args.concurrency,
+        prompt=args.prompt,
+        activation_reserve=args.activation_reserve,
+        block_size=args.block_size,
+        host_allowance=args.host_allowance,
+        **given,
+    )
+    return opts, notes
+
+
+def _x(x):
+    """Exact JSON number: int, or 'p/q'."""
+    import sympy as sp
+
+    r = sp.Rational(x)
+    return int(r) if r.q == 1 else f"{r.p}/{r.q}"
+
+
+def _roof(r) -> dict:
+    return {
+        "flops": _x(r.flops),
+        "bytes": _x(r.bytes),
+        "seconds": _x(r.time),
+        "bound": r.bound,
+        "compute_seconds": _x(r.compute_time),
+        "memory_seconds": _x(r.memory_time),
+    }
+
+
+def deploy_result(res, args) -> dict:
+    """The JSON object of ``symtrans deploy`` (exact numbers)."""
+    from symtrans.accounting.deploy import plan
+    from symtrans.accounting.hardware import parse_accelerator
+
+    acc = parse_accelerator(args.accelerator)
+    opts, notes = _options(args, res.checkpoint)
+    p = plan(res.spec, acc, opts)
+    o = p.options
+    out = {
+        "model": res.name,
+        "accelerator": {
+            "name": acc.name,
+            "source": acc.source,
+            "precision": p.precision,
+            "peak_flops_per_second": acc.peak(p.precision),
+            "bandwidth_bytes_per_second": acc.bandwidth,
+            "memory_bytes": acc.memory,
+        },
+        "devices": o.devices,
+        "tensor_parallel": o.tensor_parallel,
+        "replicas": p.replicas,
+        "weights": {
+            "dtype": o.dtype,
+            "quantization": o.quantization.name if o.quantization else None,
+            "quantization_layout": o.quantization.describe() if o.quantization else None,
+            "kv_dtype": p.kv_dtype,
+        },
+        "workload": {
+            "prompt": p.prompt,
+            "generate": p.generate,
+            "tokens_per_request": p.tokens_per_request,
+            "gpu_memory_utilization": _x(o.utilisation),
+            "block_size": o.block_size,
+            "compute_efficiency": _x(o.compute_efficiency),
+            "bandwidth_efficiency": _x(o.bandwidth_efficiency),
+        },
+        "memory_per_device": {
+            "weights": p.weights_per_device,
+            "kv_cache_per_token": p.kv_bytes_per_token,
+            "kv_cache_per_request": p.kv_bytes_per_request,
+            "kv_cache_at_batch": p.batch * p.kv_bytes_per_request,
+            "activation_reserve": p.activation_reserve,
+            "activation_reserve_default": p.reserve_is_default,
+            "usable": _x(p.usable),
+            "headroom": _x(acc.memory - p.usable),
+        },
+        "weights_total": p.weights_total,
+        "weight_terms": {k: _x(v) for k, v in p.weight_terms.items()},
+        "token_budget": p.token_budget,
+        "max_concurrency_per_replica": p.max_concurrency,
+        "max_concurrency": p.max_concurrency * p.replicas,
+        "batch_per_replica": p.batch,
+        "concurrency": p.concurrency,
+        "ttft": _roof(p.ttft),
+        "decode": _roof(p.decode),
+        "tpot_seconds": _x(p.tpot),
+        "wave_seconds": _x(p.wave_seconds),
+        "requests_per_second": _x(p.requests_per_second),
+        "output_tokens_per_second": _x(p.output_tokens_per_second),
+        "decode_tokens_per_second": _x(p.decode_tokens_per_second),
+        "checkpoint_bytes": p.checkpoint_bytes,
+        "disk_bytes": p.disk_bytes,
+        "host_bytes": p.host_bytes,
+        "allowances": {"disk": o.disk_allowance, "host": o.host_allowance},
+        "targets": {
+            k: {kk: _x(vv) if not isinstance(vv, bool) else vv for kk, vv in t.items()} for k, t in p.targets.items()
+        },
+        "formulas": [
+            {"name": f.name, "formula": f.formula, "substituted": f.substituted, "value": _x(f.value), "unit": f.unit}
+            for f in p.formulas
+        ],
+        "assumptions": p.assumptions,
+        "notes": notes + list(res.notes),
+    }
+    if res.preset is not None:
+        from symtrans.catalog import deploy_handcount
+
+        if res.preset.name == deploy_handcount.PRESET:
+            out["hand_count"] = deploy_handcount.as_json()
+    return out
+
+
+def _seconds(x) -> str:
+    f = float(x)
+    if f >= 1:
+        return f"{f:.4g} s"
+    if f >= 1e-3:
+        return f"{f * 1e3:.4g} ms"
+    return f"{f * 1e6:.4g} µs"
+
+
+def _bytes(n) -> str:
+    from fractions import Fraction
+
+    from symtrans.base.numbers import binary_bytes, grouped, si
+
+    f = Fraction(n) if not isinstance(n, str) else Fraction(n)
+    exact = grouped(f.numerator) if f.denominator == 1 else f"{float(f):,.1f}"
+    if abs(f) < 1024:
+        return f"{exact} bytes"
+    return f"{exact} bytes = {binary_bytes(f)} = {si(f, 'B', 2)}"
+
+
+def _value(f) -> str:
+    if f.unit == "bytes":
+        return _bytes(int(f.value))
+    if f.unit == "s":
+        return _seconds(f.value)
+    if f.unit == "tokens/s":
+        return f"{float(f.value):,.1f} tokens/s"
+    return f"{int(f.value):,} {f.unit}"
+
+
+def deploy_text(r: dict) -> str:
+    """The text of ``symtrans deploy`` from its JSON object."""
+    from fractions import Fraction
+
+    from symtrans.base.numbers import si
+
+    a, w, m = r["accelerator"], r["weights"], r["memory_per_device"]
+    quant = f", {w['quantization']}" if w["quantization"] else ""
+    lines = [
+        f"{r['model']} on {r['devices']} x {a['name']} ({r['replicas']} replica{'s' if r['replicas'] > 1 else ''} of "
+        f"tensor parallelism {r['tensor_parallel']}); weights {w['dtype']}{quant}, KV cache {w['kv_dtype']}; peak {si(a['peak_flops_per_second'], 'FLOP/s')} "
+        f"{a['precision']}, {si(a['bandwidth_bytes_per_second'], 'B/s', 2)}, {_bytes(a['memory_bytes'])} per device",
+        f"  source: {a['source']}",
+        f"  request: {r['workload']['prompt']:,} prompt + {r['workload']['generate']:,} generated tokens "
+        f"({r['workload']['tokens_per_request']:,} cached)",
+        "  memory per device:",
+        f"    weights (once)               {_bytes(m['weights'])}",
+        f"    KV cache per request         {_bytes(m['kv_cache_per_request'])} "
+        f"({m['kv_cache_per_token']:,} bytes per token)",
+        f"    KV cache x {r['batch_per_replica']:<18,}{_bytes(m['kv_cache_at_batch'])}",
+        f"    activation reserve           {_bytes(m['activation_reserve'])}"
+        + (" (default)" if m["activation_reserve_default"] else ""),
+        f"    usable at utilisation {Fraction(r['workload']['gpu_memory_utilization'])}  {_bytes(Fraction(m['usable']))}; "
+        f"headroom {_bytes(Fraction(m['headroom']))}",
+    ]
+    if r["weight_terms"] and any(k not in ("unquantized", "vectors") for k in r["weight_terms"]):
+        from symtrans.accounting.quantization import TERM_LABELS
+
+        lines.append(f"  weights in all: {_bytes(r['weights_total'])}: {w['quantization_layout']}")
+        for k, v in r["weight_terms"].items():
+            lines.append(f"    {TERM_LABELS[k]:<30}{_bytes(Fraction(v))}")
+    lines.append("  closed forms:")
+    for f in r["_formulas"]:
+        lines.append(f"    {f.name}: {f.formula} = {f.substituted} = {_value(f)}")
+    lines.append(
+        f"  maximum concurrency: {r['max_concurrency']:,} requests of {r['workload']['tokens_per_request']:,} tokens "
+        f"({r['max_concurrency_per_replica']:,} per replica; vLLM: 'Maximum concurrency for "
+        f"{r['workload']['tokens_per_request']:,} tokens per request')"
+    )
+    lines.append(
+        f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
+        f"({r['ttft']['bound']}), TPOT {_seconds(Fraction(r['tpot_seconds']))} ({r['decode']['bound']}), "
+        f"{float(Fraction(r['output_tokens_per_second'])):,.1f} generated tokens/s and "
+        f"{float(Fraction(r['requests_per_second'])):,.2f} requests/s in waves, "
+        f"{float(Fraction(r['decode_tokens_per_second'])):,.1f} tokens/s while decoding"
+    )
+    t = r["targets"]
+    if "latency" in t:
+        lt = t["latency"]
+        if lt["reachable"]:
+            lines.append(
+                f"  target latency {_seconds(Fraction(lt['target']))}: up to {lt['batch']:,} requests per replica "
+                f"({_seconds(Fraction(lt['latency']))})"
+                + (f"; {lt['devices']:,} devices for {r['concurrency']:,} requests" if "devices" in lt else "")
+            )
+        else:
+            lines.append(
+                f"  target latency {_seconds(Fraction(lt['target']))}: not reachable at --tensor-parallel "
+                f"{r['tensor_parallel']}; a request alone takes {_seconds(Fraction(lt['minimum']))}"
+            )
+    if "throughput" in t:
+        tt = t["throughput"]
+        lines.append(
+            f"  target throughput {float(Fraction(tt['target'])):,.1f} tokens/s: {tt['replicas']:,} replicas at batch "
+            f"{tt['batch']:,} ({float(Fraction(tt['per_replica'])):,.1f} tokens/s each) = {tt['devices']:,} devices"
+        )
+    lines.append(
+        f"  host memory {_bytes(r['host_bytes'])}; storage {_bytes(r['disk_bytes'])} "
+        f"(checkpoint {_bytes(r['checkpoint_bytes'])})"
+    )
+    for s in r["assumptions"]:
+        lines.append(f"  assumption: {s}")
+    for n in r["notes"]:
+        lines.append(f"  note: {n}")
+    return "\n".join(lines)
+
+
+def cmd_deploy(args, emit) -> int:
+    """``symtrans deploy``: print the plan as JSON or text (and article 001's hand count
+    for its model)."""
+    from symtrans.catalog import deploy_handcount as hc
+    from symtrans.cli.main import _resolve
+
+    alias = args.model == hc.HANDCOUNT
+    if alias:  # the article's figures, on its model under its assumptions
+        args.model = hc.PRESET
+        for key, value in (("dtype", "fp16"), ("compute_efficiency", "7/10"), ("disk_allowance", 100 * 10**6)):
+            if getattr(args, key) is None:
+                setattr(args, key, value)
+    res = _resolve(args)
+    r = deploy_result(res, args)
+    if alias:
+        r["notes"].append(
+            f"{hc.HANDCOUNT}: the article's fp16 weights, 70% of the peak and 100 MB beside the checkpoint, "
+            "unless given"
+        )
+    if args.format == "json":
+        emit(args, json.dumps(r, indent=2, ensure_ascii=False))
+        return 0
+    from symtrans.accounting.deploy import Formula
+
+    r["_formulas"] = [
+        Formula(f["name"], f["formula"], f["substituted"], _frac(f["value"]), f["unit"]) for f in r["formulas"]
+    ]
+    text = deploy_text(r)
+    if "hand_count" in r:
+        from symtrans.catalog.deploy_handcount import lines
+
+        text += "\n" + "\n".join(lines())
+    emit(args, text)
+    return 0
+
+
+def _frac(x):
+    import sympy as sp
+
+    if isinstance(x, str):
+        p, _, q = x.partition("/")
+        return sp.Rational(int(p), int(q))
+    return sp.Integer(x)
