@@ -229,6 +229,11 @@ SIZE_FIELDS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "L": (),
     },
 }
+# RoBERTa's config counts the padding offset in max_position_embeddings (roberta-base's
+# config.json: 514 rows for 512 usable positions), while BART and OPT add their offset of 2
+# inside the embedding module (BartLearnedPositionalEmbedding, OPTLearnedPositionalEmbedding).
+# symtrans's L_max is the usable positions, so the table field is L_max + offset here only.
+TABLE_INCLUDES_OFFSET = {"RobertaModel": 2}
 # Workload sizes a Spec may carry as defaults: no parameters, no config field.
 _WORKLOAD = ("B", "L_src", "L_tgt", "L_pre", "T_gen", "D")
 
@@ -253,7 +258,7 @@ def reference_kwargs(ref: Reference, sizes: dict[str, int]) -> dict[str, Any]:
     fields = SIZE_FIELDS[ref.implementation]
     sizes = dict(sizes)
     if "L_max" in sizes:  # the position table; L is then the workload length, not a parameter
-        sizes["L"] = sizes.pop("L_max")
+        sizes["L"] = sizes.pop("L_max") + TABLE_INCLUDES_OFFSET.get(ref.implementation, 0)
     cfg = {k: v for k, v in checkpoint_config(ref.checkpoint).items() if k != "torch_dtype"} if ref.checkpoint else {}
     for size, names in fields.items():
         for name in (names,) if isinstance(names, str) else names:
