@@ -351,12 +351,19 @@ def _cmd_flops(args) -> int:
 # ---------------------------------------------------------------------------------
 # report
 
-REPORT_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".pdf": "pdf"}
+REPORT_EXTENSIONS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def report_format(fmt: str | None, output: str | None) -> str:
     """The format of ``symtrans report``: ``--format`` if given, else the one the ``-o``
-    extension names (.md/.markdown, .tex, .pdf), else markdown.
+    extension names (.md/.markdown, .tex, .pdf, .html/.htm), else markdown.
 
     Raises:
         UsageError: an explicit --format that contradicts a known extension of -o.
@@ -377,33 +384,53 @@ def report_format(fmt: str | None, output: str | None) -> str:
 
 def _cmd_report(args) -> int:
     res = _resolve(args)  # the model's errors first, then the format's
+    explicit = args.format is not None
     args.format = report_format(args.format, args.output)
-    from symtrans.render.report import render
+    from symtrans.render.report import build_context, i18n, render_context
+    from symtrans.render.report.terminal import summary
 
+    report = build_context(res, title=args.title, batch=args.batch, seq_len=args.seq_len)
+    lang = i18n.resolve(args.lang, report.language)
+    if not args.output and not explicit and sys.stdout.isatty():
+        # a person at a terminal: the headline numbers, and how to write the whole report
+        _emit(args, summary(report))
+        return 0
     if args.format == "pdf":
         if not args.output:
             raise UsageError("report --format pdf needs -o PATH")
         from symtrans.base.atomic import write_atomic
         from symtrans.render.report import build_pdf
 
-        if args.no_charts:
-            pdf = build_pdf(render(res, "latex", title=args.title, batch=args.batch, seq_len=args.seq_len))
-        else:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
-            from symtrans.render.plots import render_report
+        files: dict[str, bytes] = {}
+        if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
+            from symtrans.render.plots import add_chart_section
 
-            tex, files = render_report(res, "latex", args.output, args.title, args.batch, args.seq_len)
-            pdf = build_pdf(tex, files=files)
+            files = add_chart_section(report, res, args.output, "latex", args.batch, args.seq_len)
+        pdf = build_pdf(render_context(report, "latex", lang=lang), files=files)
         write_atomic(args.output, pdf)
+        _report_written(report, args.output, "pdf")
         return 0
-    if args.output and not args.no_charts:  # charts are written next to the report file
-        from symtrans.render.plots import render_report, write_beside
+    files = {}
+    if args.output and not args.no_charts:  # charts are written next to the report (inlined in HTML)
+        from symtrans.render.plots import add_chart_section
 
-        text, files = render_report(res, args.format, args.output, args.title, args.batch, args.seq_len)
-        _emit(args, text)  # the report first: if it cannot be written, no chart is left behind
+        files = add_chart_section(report, res, args.output, args.format, args.batch, args.seq_len)
+    _emit(args, render_context(report, args.format, lang=lang))  # the report first: if it fails, no chart is left
+    if files:
+        from symtrans.render.plots import write_beside
+
         write_beside(args.output, files)
-        return 0
-    _emit(args, render(res, args.format, title=args.title, batch=args.batch, seq_len=args.seq_len))
+    if args.output:
+        _report_written(report, args.output, args.format)
     return 0
+
+
+def _report_written(report, output: str, fmt: str) -> None:
+    """On a terminal, the report's headline numbers and the file written (scripts get silence)."""
+    if sys.stdout.isatty():
+        from symtrans.render.report.terminal import summary
+
+        sys.stdout.write(summary(report, output, fmt) + "\n")
 
 
 # ---------------------------------------------------------------------------------
@@ -560,15 +587,25 @@ def build_parser() -> argparse.ArgumentParser:
     add_memory_parser(sub, _common, _workload)
     add_time_parser(sub, _common, _workload)
 
-    p = sub.add_parser("report", help="derivation report: Markdown, LaTeX or PDF")
+    p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
     _common(
         p,
-        ("markdown", "latex", "pdf"),
+        ("markdown", "latex", "pdf", "html"),
         None,  # None: from the -o extension (report_format)
-        "default: from the -o extension (.md markdown, .tex latex, .pdf pdf), else markdown",
+        "default: from the -o extension (.html html, .md markdown, .tex latex, .pdf pdf), else markdown; "
+        "without -o on a terminal, a short summary",
     )
     _workload(p)
-    p.add_argument("--title", default=None, help="report title (escaped for LaTeX)")
+    p.add_argument("--title", default=None, help="report title (any script; escaped for every format)")
+    from symtrans.render.report.i18n import CHOICES as LANGUAGES
+
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default="en",
+        help="language of the report's text (numbers, formulas and sources are the same in all); "
+        "auto: a hand-count preset in its article's language, else English",
+    )
     p.add_argument(
         "--no-charts",
         action="store_true",
