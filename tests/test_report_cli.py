@@ -20,12 +20,21 @@ LLAMA_2_7B = 6_738_415_616
 
 @pytest.fixture
 def terminal(monkeypatch, capsys):
-    """Standard output is a terminal (captured)."""
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    return capsys
+    """Standard output is a terminal (captured): ``terminal.on()`` inside the test, when
+    pytest has put its capturing stream in place."""
+
+    class Terminal:
+        def on(self):
+            monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+
+        def readouterr(self):
+            return capsys.readouterr()
+
+    return Terminal()
 
 
 def test_report_on_a_terminal_is_a_short_summary(terminal):
+    terminal.on()
     assert main(["report", "llama-2-7b"]) == 0
     out = terminal.readouterr().out
     lines = out.strip().splitlines()
@@ -37,6 +46,7 @@ def test_report_on_a_terminal_is_a_short_summary(terminal):
 
 def test_quick_start_writes_html_and_prints_the_summary_and_path(terminal, tmp_path):
     out = tmp_path / "llama-2-7b.html"
+    terminal.on()
     assert main(["report", "llama-2-7b", "-o", str(out)]) == 0
     printed = terminal.readouterr().out
     assert printed.splitlines()[0] == f"llama-2-7b: {LLAMA_2_7B:,} parameters (6.7B)"
@@ -53,6 +63,7 @@ def test_piped_output_is_the_markdown_report_and_files_are_written_silently(caps
 
 
 def test_an_explicit_format_on_a_terminal_prints_that_format(terminal):
+    terminal.on()
     assert main(["report", "gpt2", "--format", "markdown"]) == 0
     assert terminal.readouterr().out.startswith("# gpt2:")
 

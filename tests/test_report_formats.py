@@ -92,5 +92,7 @@ def test_subscripts_are_math_in_latex_and_html_not_literal_underscores():
     report = report_of("gpt2")
     tex = render_context(report, "latex")
     page = render_context(report, "html")
-    assert r"\textbf{\ensuremath{W_{1}}}" in tex and r"W\texttt{\char95}1" not in tex
+    # the step label W_1 (the engine's sources may still spell a formula in plain text, "xW_1")
+    assert r"\textbf{\ensuremath{W_{1}}}" in tex and r"\textbf{W\texttt{\char95}1" not in tex
+    assert r"\textbf{bias of \ensuremath{W_{1}}}" in tex
     assert "<strong><math><msub><mi>W</mi><mi>1</mi></msub></math></strong>" in page

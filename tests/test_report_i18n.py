@@ -106,7 +106,8 @@ def test_chinese_report_has_the_english_numbers_formulas_and_sources(name):
     sources = {preset.reference, *preset.notes}
     from symtrans.engine.architectures import build
 
-    sources |= {step.source for _, _, step in build(preset.spec).walk() if step.source}
+    # the sources of the parameter derivation's steps (those holding parameters)
+    sources |= {step.source for _, _, step in build(preset.spec).walk() if step.source and step.params != 0}
     for source in sources:
         assert markdown_escape(source) in en and markdown_escape(source) in zh, source
 
@@ -153,3 +154,20 @@ def test_unsupported_language_is_one_line_and_exit_2(capsys, tmp_path):
     assert not out.exists()
     with pytest.raises(ValueError, match="no message catalog"):
         render(resolve("gpt2"), "markdown", lang="fr")
+
+
+def test_the_package_data_ships_the_catalogs_and_writers():
+    # pip installs what [tool.setuptools.package-data] names (checked by building a wheel
+    # once by hand: unzip -l shows locale/zh/LC_MESSAGES/symtrans.mo and templates/*.j2).
+    import fnmatch
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
+    root = Path(__file__).resolve().parents[1]
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = data["tool"]["setuptools"]["package-data"]["symtrans.render.report"]
+    package = root / "symtrans" / "render" / "report"
+    needed = [MO, PO, *sorted((package / "templates").glob("*.j2"))]
+    for path in needed:
+        rel = path.relative_to(package).as_posix()
+        assert any(fnmatch.fnmatch(rel, p) for p in patterns), rel

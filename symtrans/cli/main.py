@@ -597,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _workload(p)
     p.add_argument("--title", default=None, help="report title (any script; escaped for every format)")
-    from symtrans.render.report.i18n import CHOICES as LANGUAGES
+    from symtrans.render.languages import CHOICES as LANGUAGES  # data only: no Jinja2, no SymPy
 
     p.add_argument(
         "--lang",

@@ -23,6 +23,7 @@ from symtrans.base.atomic import write_atomic
 from symtrans.catalog import presets
 from symtrans.catalog.resolve import resolve
 from symtrans.render.report import build_context, build_pdf, make_environment, render_context, tex_available
+from symtrans.render.report.pdf import DEBIAN_PACKAGES, XETEX_PACKAGES
 
 TEXT_FORMATS = (("md", "markdown"), ("tex", "latex"), ("html", "html"))
 
@@ -148,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     want_pdf = not args.no_pdf and tex_available()
     if not args.no_pdf and not want_pdf:
         print(
-            "gallery: no TeX installation, PDFs skipped (install texlive-latex-base, "
-            "texlive-latex-recommended, latexmk)",
+            "gallery: no TeX installation, PDFs skipped (install the Debian packages "
+            f"{', '.join(DEBIAN_PACKAGES + XETEX_PACKAGES)}, fonts-noto-cjk)",
             file=sys.stderr,
         )
     try:

@@ -258,7 +258,7 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
                     "published: {figure} (read as {value}); {source}",
                     figure=strong(preset.published),
                     value=thousands(pv),
-                    source=preset.source,
+                    source=source,
                 )
             )
         else:

@@ -154,8 +154,9 @@ def _raw_escape(escape: Callable[[str], str]) -> Callable[[object], Markup]:
 
 
 def _tex_code(state: LatexState) -> Callable[[object], Markup]:
-    """A command in the writer's ``\\symtranscode`` (``\\texttt`` that breaks only at
-    spaces): escaped, identifiers left as they are."""
+    """A command in the writer's ``\\symtranscode`` (``\\texttt``, without the stretch
+    XeTeX's Chinese line breaking puts between characters): escaped, identifiers left as
+    they are."""
 
     def code(text: object) -> Markup:
         return Markup("\\symtranscode{%s}" % latex_escape(str(text), unicode=state.unicode).replace("-", "-{}"))

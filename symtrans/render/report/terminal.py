@@ -29,6 +29,10 @@ def summary(report: doc.Report, output: str | None = None, fmt: str | None = Non
         workload = ", ".join([f"B = {over['batch']}"] + [f"{s} = {grouped(n)}" for s, n in over["lengths"]])
         lines.append(f"  forward FLOPs at {workload}: {grouped(over['flops'])} ({si(over['flops'])})")
     try:
+        lines.append(f"  published: {report.section('published').data['published']}")
+    except KeyError:
+        pass
+    try:
         parts = report.section("breakdown").data
     except KeyError:
         parts = None

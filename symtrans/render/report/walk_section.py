@@ -63,10 +63,10 @@ def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
         rows.append(cells)
     columns = [
         Column(msg("#"), "r"),
-        Column(msg("operation"), wrap=0.2),
+        Column(msg("operation"), wrap=0.18),
         Column(msg("inputs"), wrap=0.24),
         Column(msg("output"), wrap=0.14),
-        Column(msg("FLOPs per instance"), wrap=0.18),
+        Column(msg("FLOPs per instance"), wrap=0.22),
     ]
     if with_total:
         columns.append(Column(msg("total FLOPs"), "r"))
