@@ -96,3 +96,12 @@ def test_subscripts_are_math_in_latex_and_html_not_literal_underscores():
     assert r"\textbf{\ensuremath{W_{1}}}" in tex and r"\textbf{W\texttt{\char95}1" not in tex
     assert r"\textbf{bias of \ensuremath{W_{1}}}" in tex
     assert "<strong><math><msub><mi>W</mi><mi>1</mi></msub></math></strong>" in page
+
+
+def test_hostile_title_is_escaped_in_html():
+    title = '<script>alert(1)</script> <img src=x onerror=alert(2)> & "quoted" </title><math>'
+    page = render(resolve("gpt2"), "html", title=title)
+    assert "<script" not in page and "<img src=x" not in page and "</title><math>" not in page
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt; &amp; " in page
+    assert "<h1>&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert html_text(page).count(title) == 1  # the heading shows it literally (the head is not body text)

@@ -278,7 +278,13 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
             items.append(msg(text, difference=thousands(abs(diff)), percent=ratio_percent(diff, pv) if pv else "—"))
         items += [runs(note) for note in preset.notes]
         doc.add_section(
-            report, Section("published", msg("Published figure and exact count"), [doc.Bullets(tuple(items))])
+            report,
+            Section(
+                "published",
+                msg("Published figure and exact count"),
+                [doc.Bullets(tuple(items))],
+                data={"published": preset.published, "value": pv},
+            ),
         )
 
     # -- hand counts: the article's figures next to the exact counts -------------------------

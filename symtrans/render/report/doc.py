@@ -18,7 +18,7 @@ Inline runs:
 
 A run sequence is a tuple of runs; ``runs(...)`` builds one from runs and plain
 strings (a plain string is ``Text``).  ``N_`` marks a message id for extraction
-(``pybabel extract -k N_``) without translating it.
+(``pybabel extract -k N_ -k msg``) without translating it.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def msg(msgid: str, **args: Any) -> tuple:
 
 
 def strong(*items: Any) -> tuple:
+    """A one-run sequence: ``items`` (as ``runs`` takes them) in bold."""
     return (Strong(runs(*items)),)
 
 
