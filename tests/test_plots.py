@@ -116,7 +116,7 @@ def test_report_without_matplotlib_says_how_to_get_the_charts(capsys, tmp_path, 
     tex = tmp_path / "r.tex"
     assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(tex))[0] == 0
     assert (
-        r"Charts need matplotlib; install it with \texttt{pip install \texttt{\char13}symtrans[plots]"
+        r"Charts need matplotlib; install it with \symtranscode{pip install \texttt{\char13}symtrans[plots]"
         in tex.read_text()
     )
 
@@ -134,8 +134,26 @@ def test_latex_report_names_files_safely(capsys, tmp_path):
     out = tmp_path / "my report_1.tex"
     assert run(capsys, "report", "gpt2", "--format", "latex", "-o", str(out))[0] == 0
     text = out.read_text()
-    assert r"\pdfximage width 0.9\linewidth {my-report-1-shares.pdf}" in text
+    assert r"\includegraphics[width=0.9\linewidth]{my-report-1-shares.pdf}" in text
     assert (tmp_path / "my-report-1-shares.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_html_report_inlines_the_charts_as_svg(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "gpt2.html"
+    code, _, err = run(capsys, "report", "gpt2", "-o", str(out))
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    import base64
+    import re
+
+    images = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', text)
+    assert [alt for alt, _ in images] == [
+        "Share of parameters and forward FLOPs per component",
+        "Parameters against d_model, with the published models of the family",
+    ]
+    assert all(b"<svg" in base64.b64decode(data) for _, data in images)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.html"]  # nothing beside it: one file
 
 
 @pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("pdftotext")), reason="needs TeX and poppler")

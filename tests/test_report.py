@@ -18,6 +18,7 @@ import pytest
 from symtrans.base.atomic import write_atomic
 from symtrans.catalog import presets
 from symtrans.catalog.resolve import Resolved, resolve
+from symtrans.engine.conventions import CONVENTIONS
 from symtrans.render.report import (
     FLOP_CONVENTION,
     PDFBuildError,
@@ -25,6 +26,7 @@ from symtrans.render.report import (
     add_section,
     build_context,
     build_pdf,
+    doc,
     make_environment,
     mathfmt,
     render,
@@ -120,7 +122,8 @@ def test_derivation_line_shows_the_unevaluated_substitution(gpt2_md, gpt2_tex):
     line = next(x for x in gpt2_md.splitlines() if x.startswith("- **W_Q**"))
     assert r"$d_{\mathrm{model}}^{2} = 768 \cdot 768 = 589{,}824$" in line
     assert "query projection" in line and "Vaswani et al. 2017" in line  # note and source
-    assert r"d_{\mathrm{model}}^{2} &= 768 \cdot 768 &&= 589{,}824" in gpt2_tex
+    # LaTeX: the same line, and the label's subscript set in math (no literal underscore)
+    assert r"\textbf{\ensuremath{W_{Q}}}: $d_{\mathrm{model}}^{2} = 768 \cdot 768 = 589{,}824$" in gpt2_tex
     assert 3072 * 768 == 2_359_296
     assert r"d_{\mathrm{ff}} d_{\mathrm{model}} = 3072 \cdot 768 = 2{,}359{,}296" in gpt2_md
 
@@ -165,21 +168,23 @@ def _safe_eval(text: str) -> int:
 
 @pytest.mark.parametrize("name", ["gpt2", "transformer-base", "mixtral-8x7b", "qwen3-0.6b", "t5-small", "bert-base"])
 def test_every_substitution_evaluates_to_its_value(name):
+    import dataclasses
+
     def equations(obj):
-        if isinstance(obj, dict):
-            if "check" in obj and "formula" in obj:
-                yield obj
-            for v in obj.values():
-                yield from equations(v)
-        elif isinstance(obj, list):
+        if isinstance(obj, mathfmt.Equation):
+            yield obj
+        elif dataclasses.is_dataclass(obj):
+            for f in dataclasses.fields(obj):
+                yield from equations(getattr(obj, f.name))
+        elif isinstance(obj, (list, tuple)):
             for v in obj:
                 yield from equations(v)
 
     found = 0
-    for section in build_context(resolve(name))["sections"]:
-        for eq in equations(section["data"]):
-            if eq["check"] is not None and "floor" not in eq["check"]:
-                assert _safe_eval(eq["check"]) == eq["value"], eq["check"]
+    for section in build_context(resolve(name)).sections:
+        for eq in equations(section.blocks):
+            if eq.check is not None and "floor" not in eq.check:
+                assert _safe_eval(eq.check) == eq.value, eq.check
                 found += 1
     assert found > 10
 
@@ -253,8 +258,8 @@ def test_numbers_are_exact_with_thousands_separators_and_si_prefixes(gpt2_md):
 
 def test_flops_section_names_the_convention_and_matches_hand_arithmetic(gpt2_md):
     fl = _section(gpt2_md, "Forward FLOPs")
-    assert "2 FLOPs per multiply-accumulate, matrix products only; bias adds, softmax and norms not counted" in fl
-    assert FLOP_CONVENTION in fl
+    assert "2 FLOPs per multiply-accumulate, matrix products only (bias adds, softmax, norms" in fl
+    assert FLOP_CONVENTION in fl and FLOP_CONVENTION == CONVENTIONS["flops"].description  # one sentence, one place
     assert f"{gpt2_forward_flops(1, 1024):,}" in fl  # B = 1, L = the model's 1024
     assert "Forward FLOPs of the whole model" in fl and "Forward FLOPs per decoder layer" in fl
 
@@ -285,7 +290,9 @@ def test_sinusoidal_positions_show_both_formulas():
 def test_bad_arguments_raise_value_error():
     res = resolve("gpt2")
     with pytest.raises(ValueError, match="format"):
-        render(res, "html")
+        render(res, "docx")
+    with pytest.raises(ValueError, match="language"):
+        render(res, "markdown", lang="fr")
     with pytest.raises(ValueError, match="batch"):
         render(res, "markdown", batch=0)
     with pytest.raises(ValueError, match="seq_len"):
@@ -299,20 +306,25 @@ def test_environment_factory_makes_new_strict_environments():
     assert a.variable_start_string == r"\VAR{"
 
 
-def test_strict_undefined_raises_on_a_missing_context_variable():
-    context = build_context(resolve("gpt2"))
-    del context["sections"][1]["data"]["symbols"]
-    for fmt in ("markdown", "latex"):
+def test_strict_undefined_raises_on_a_missing_model_field():
+    from types import SimpleNamespace
+
+    report = build_context(resolve("gpt2"))
+    report.sections[1].blocks.append(SimpleNamespace(kind="para"))  # a paragraph without its runs
+    for fmt in ("markdown", "latex", "html"):
         with pytest.raises(jinja2.UndefinedError):
-            render_context(context, fmt)
+            render_context(report, fmt)
 
 
 def test_sections_can_be_appended():
-    context = build_context(resolve("gpt2"))
-    add_section(context, "extra", "Extra section", "assumptions", {"notes": ["an appended note"]}, after="legend")
-    md = render_context(context, "markdown")
+    report = build_context(resolve("gpt2"))
+    section = doc.Section("extra", doc.runs("Extra section"), [doc.Bullets((doc.runs("an appended note"),))])
+    add_section(report, section, after="legend")
+    md = render_context(report, "markdown")
     assert md.index("## Symbols") < md.index("## Extra section") < md.index("## Published figure")
     assert "- an appended note" in md
+    html = render_context(report, "html")
+    assert '<section id="extra">' in html and "<li>an appended note</li>" in html
 
 
 def test_resolved_without_preset_has_no_published_section():

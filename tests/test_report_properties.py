@@ -1,7 +1,7 @@
 """Property test: every report renders under StrictUndefined (tracker issue 6, item 4).
 
 For random valid specs (``strategies.specs``: all three families, every option, MoE or
-not) with a random title and workload, the Markdown and the LaTeX report render through
+not) with a random title and workload, the Markdown, LaTeX and HTML reports render through
 environments whose ``undefined`` is ``jinja2.StrictUndefined``, so any variable a
 template uses but the context lacks fails the test instead of printing blank.
 
@@ -58,11 +58,11 @@ def _expected(spec, batch: int, seq_len: int | None) -> dict[str, int]:
     return out
 
 
-def _render_both(spec, title, batch: int, seq_len) -> dict[str, str]:
-    """The report as Markdown and LaTeX, each rendered by a StrictUndefined environment."""
+def _render_all(spec, title, batch: int, seq_len) -> dict[str, str]:
+    """The report as Markdown, LaTeX and HTML, each rendered by a StrictUndefined environment."""
     context = build_context(Resolved(name="random-spec", spec=spec), title=title, batch=batch, seq_len=seq_len)
     out = {}
-    for fmt in ("markdown", "latex"):
+    for fmt in ("markdown", "latex", "html"):
         env = make_environment(fmt)
         assert env.undefined is jinja2.StrictUndefined
         out[fmt] = render_context(context, fmt, env)
@@ -83,16 +83,39 @@ def _check_markdown(md: str, spec, want: dict[str, int]) -> None:
 
 
 def _check_latex(tex: str, spec, want: dict[str, int]) -> None:
-    assert tex.lstrip().startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
+    # (a report for XeLaTeX starts with comment lines that say so)
+    preamble = [line for line in tex.splitlines() if not line.startswith("%")]
+    assert preamble[0].startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
     assert tex.count("\\begin{document}") == 1
     assert _one(r"^parameters & \\textbf\{" + _NUM, tex) == want["params"]
     assert _one(r"^forward FLOPs & \\textbf\{" + _NUM, tex) == want["flops"]
     if spec.is_moe:
         assert _one(r"^active parameters per token & \\textbf\{" + _NUM, tex) == want["active"]
-    section = tex.split("\\section{Parameter breakdown}", 1)[1].split("\\section{", 1)[0]
-    rows = re.findall(r"^([^&]+?) & " + _NUM + r" & ", section, flags=re.MULTILINE)
-    total = _one(r"^total & \\textbf\{" + _NUM, section)
+    section = tex.split("{Parameter breakdown}}", 1)[1].split("\\section{", 1)[0]
+    rows = re.findall(r"^([^&\\]+?) & " + _NUM + r" & ", section, flags=re.MULTILINE)
+    total = _one(r"^\\textbf\{total\} & \\textbf\{" + _NUM, section)
     assert rows and sum(_int(n) for _, n in rows) == total == want["params"]
+
+
+def _check_html(page: str, spec, want: dict[str, int]) -> None:
+    from html.parser import HTMLParser
+
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    HTMLParser().feed(page)  # well-formed enough for Python's parser
+
+    def cell(label: str) -> int:
+        found = re.findall(r"<tr><td class=\"l\">" + label + r"</td><td[^>]*><strong>" + _NUM, page)
+        assert len(found) == 1, (label, found)
+        return _int(found[0])
+
+    assert cell("parameters") == want["params"]
+    assert cell("forward FLOPs") == want["flops"]
+    if spec.is_moe:
+        assert cell("active parameters per token") == want["active"]
+    section = page.split('<section id="breakdown">', 1)[1].split("</section>", 1)[0]
+    rows = re.findall(r'<tr><td class="l">[^<]*</td><td class="r">' + _NUM + "</td>", section)
+    total = _one(r'<tr class="total"><td class="l">total</td><td class="r">' + _NUM, section)
+    assert rows and sum(_int(n) for n in rows) == total == want["params"]
 
 
 TITLES = st.none() | st.text(max_size=40)
@@ -103,7 +126,8 @@ SEQ = st.none() | st.integers(1, 64)
 @SETTINGS
 @given(specs(), TITLES, BATCH, SEQ)
 def test_every_report_renders_under_strict_undefined_and_prints_the_exact_counts(spec, title, batch, seq_len):
-    reports = _render_both(spec, title, batch, seq_len)
+    reports = _render_all(spec, title, batch, seq_len)
     want = _expected(spec, batch, seq_len)
     _check_markdown(reports["markdown"], spec, want)
     _check_latex(reports["latex"], spec, want)
+    _check_html(reports["html"], spec, want)

@@ -262,12 +262,13 @@ def test_reports_gain_flops_memory_and_time_sections_in_every_format():
     res = resolve("gpt2", ["bias=false", "norm_bias=false"])
     md = render(res, "markdown", batch=1, seq_len=1024)
     tex = render(res, "latex", batch=1, seq_len=1024)
+    page = render(res, "html", batch=1, seq_len=1024)
     for title in ("Training and inference FLOPs", "Memory", "Time on accelerators"):
-        assert f"## {title}" in md and f"\\section{{{title}}}" in tex
+        assert f"## {title}" in md and f"\\section{{\\texorpdfstring{{{title}}}" in tex and f"<h2>{title}</h2>" in page
     # The training row: 3 x 291,648,307,200 (arithmetic in the first test of this file).
     assert "| training (forward + backward) | 874,944,921,600 FLOP |" in md
     # KV cache per token 2 x 12 layers x 768 x 2 bytes = 36,864, and binary vs decimal units are labelled.
-    assert "36{,}864" in md and "GiB = 2^30 bytes (binary), GB = 10^9 bytes (decimal)" in md
+    assert "36{,}864" in md and "GiB = $2^{30}$ bytes (binary), GB = $10^{9}$ bytes (decimal)" in md
 
 
 def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_window():

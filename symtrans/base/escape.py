@@ -11,7 +11,9 @@ literally.  No ``^`` survives (the ``^^`` notation needs one), no ``\\``, ``{``,
 Characters that an OT1 font lacks or would print differently (``_ ~ ^ "``, the backtick
 and the straight quote) are taken from the typewriter font (cmtt); a line
 may break after ``/``.  Characters pdflatex cannot set without extra packages (CJK,
-for instance) print as ``[U+XXXX]``.
+for instance) print as ``[U+XXXX]``; ``needs_unicode_tex`` tells when a text has such a
+character, and ``latex_escape(text, unicode=True)`` passes them through for XeLaTeX with
+fontspec (the font must then have them: the PDF build checks).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["Math", "latex_escape", "markdown_escape", "terminal_escape"]
+__all__ = ["Math", "latex_escape", "markdown_escape", "needs_unicode_tex", "terminal_escape"]
 
 
 class Math(str):
@@ -169,39 +171,82 @@ _ACCENTS = {
 }
 
 
-def _latex_char(c: str) -> str:
+# Accents the OT1 encoding of plain pdflatex lacks (the ogonek needs T1).
+_T1_ONLY_ACCENTS = frozenset({"\u0328"})
+
+
+def _accented(c: str) -> str | None:
+    """``c`` as an accent command on an ASCII letter (``é`` -> ``\\'{e}``) that OT1
+    pdflatex can set, else None."""
+    decomposed = unicodedata.normalize("NFD", c)
+    base, marks = decomposed[0], decomposed[1:]
+    if not (base.isascii() and base.isalpha() and marks and all(m in _ACCENTS for m in marks)):
+        return None
+    if any(m in _T1_ONLY_ACCENTS for m in marks):
+        return None
+    out = base if base not in "ij" else "\\" + base
+    for m in marks:
+        out = "\\%s{%s}" % (_ACCENTS[m], out)
+    return out
+
+
+# The typewriter quote and grave sit at their ASCII codes in a Unicode font (XeLaTeX),
+# not at cmtt's 13 and 18.
+_LATEX_ASCII_UNICODE = {**_LATEX_ASCII, "`": _tt(96), "'": _tt(39)}
+
+
+def _latex_char(c: str, unicode: bool = False) -> str:
     if c in _LATEX_ASCII:
-        return _LATEX_ASCII[c]
+        return (_LATEX_ASCII_UNICODE if unicode else _LATEX_ASCII)[c]
     o = ord(c)
     if o < 0x20 or o == 0x7F:
         return " "
     if o < 0x80:
         return c
     if c in _LATEX_UNICODE:
-        return _LATEX_UNICODE[c]
-    decomposed = unicodedata.normalize("NFD", c)
-    base, marks = decomposed[0], decomposed[1:]
-    if base.isascii() and base.isalpha() and marks and all(m in _ACCENTS for m in marks):
-        out = base if base not in "ij" else "\\" + base
-        for m in marks:
-            out = "\\%s{%s}" % (_ACCENTS[m], out)
-        return out
+        mapped = _LATEX_UNICODE[c]
+        # math symbols and Greek print in math mode in any engine; letters and
+        # punctuation come from the Unicode font under XeLaTeX
+        if not unicode or mapped.startswith("\\ensuremath") or not c.isprintable() or c.isspace():
+            return mapped
+        return c
+    if unicode:
+        return c
+    accented = _accented(c)
+    if accented is not None:
+        return accented
     return "[U+%04X]\\allowbreak{}" % o
 
 
-def latex_escape(text: object) -> str:
+def needs_unicode_tex(text: object) -> bool:
+    """True when ``latex_escape(text)`` cannot set some character with plain pdflatex
+    (OT1): CJK, an ogonek, any letter outside the tables above.  ``Math`` is never
+    checked (SymPy prints ASCII LaTeX)."""
+    if isinstance(text, Math):
+        return False
+    for c in str(text):
+        if ord(c) < 0x80 or c in _LATEX_UNICODE:
+            continue
+        if _accented(c) is None:
+            return True
+    return False
+
+
+def latex_escape(text: object, unicode: bool = False) -> str:
     """``text`` as LaTeX that prints it literally in text mode.
 
     ``Math`` values are returned unchanged (they are trusted LaTeX); every other value
     is converted with ``str`` and escaped character by character.  TeX ligatures that
     would change the text (``--``, ``''``, ``!```, ``<<``) are broken with ``{}``.
+    With ``unicode`` (XeLaTeX and fontspec) non-ASCII letters and punctuation pass
+    through as they are; math symbols and Greek still print in math mode.
     """
     if isinstance(text, Math):
         return text
     s = str(text)
     out: list[str] = []
     for i, c in enumerate(s):
-        out.append(_latex_char(c))
+        out.append(_latex_char(c, unicode))
         if c == "-" and i + 1 < len(s) and s[i + 1] == "-":
             out.append("{}")
     return "".join(out)

@@ -1,6 +1,6 @@
 """The teaching articles' hand counts, as data (tracker issue 2).
 
-Four Chinese teaching articles (``shared/seeds/000``, ``001``, ``003``, ``004``) show how
+Four Chinese teaching articles (``ARTICLES``: title and author as data) show how
 people count Transformer parameters by hand.  Each hand count here is a ``Preset`` of
 kind ``"hand count"`` whose Spec reproduces the article's figures exactly under the
 article's stated assumptions, plus the article's line items (``ITEMS``: quote,
@@ -36,17 +36,61 @@ if TYPE_CHECKING:  # pragma: no cover
 
 KIND = "hand count"
 
-_A000 = (
-    "article 000 「自己动手计算Transformer模型参数」 (Compute the Transformer's parameters yourself), "
-    "shared/seeds/000_5d5ff1e8af76dd92.txt"
-)
-_A001 = (
-    "article 001 「大模型-Transformer（解碼器層）/ 大模型-參數」 (Large models: the Transformer decoder layer; "
-    "parameters), shared/seeds/001_d8bf60b75e8b3366.txt"
-)
-_A003 = (
-    "article 003 「Transformer模型参数解析」 (Transformer parameters explained), shared/seeds/003_8da2d28657fb9b04.txt"
-)
+
+@dataclass(frozen=True)
+class Article:
+    """A teaching article a hand count reproduces (the texts are the seeds of tracker issue 2).
+
+    Attributes:
+        id: ``"000"``, ``"001"``, ``"003"``.
+        title: the title as the article prints it; ``title_en`` its English translation.
+        author: the author as the article names them, or ``None`` when the text we have
+            names none (the copies are scrapes of blog posts without a byline).
+        language: the article's language (a report language of ``render.report.i18n``:
+            ``symtrans report --lang auto`` writes its hand count's report in it).
+        script: ``"Hans"`` or ``"Hant"`` (simplified or traditional characters).
+    """
+
+    id: str
+    title: str
+    title_en: str
+    author: str | None
+    language: str
+    script: str
+
+    def citation(self) -> str:
+        """``article 000 「title」 (English title), author not named in the text``."""
+        by = f"by {self.author}" if self.author else "author not named in the text"
+        return f"article {self.id} 「{self.title}」 ({self.title_en}), {by}"
+
+
+ARTICLES: dict[str, Article] = {
+    a.id: a
+    for a in (
+        Article(
+            "000",
+            "自己动手计算Transformer模型参数，深入了解模型内部机制",
+            "Compute the Transformer's parameters yourself, and understand the model's inner workings",
+            None,
+            "zh",
+            "Hans",
+        ),
+        Article(
+            "001",
+            "大模型-Transformer（解碼器層）/ 大模型-參數",
+            "Large models: the Transformer decoder layer; parameters",
+            None,
+            "zh",
+            "Hant",
+        ),
+        Article("003", "Transformer模型参数解析", "Transformer parameters explained", None, "zh", "Hans"),
+    )
+}
+
+_A000 = ARTICLES["000"].citation()
+_A001 = ARTICLES["001"].citation()
+_A003 = ARTICLES["003"].citation()
+
 
 # The article's model in each case: Transformer-base (Vaswani et al. 2017, Table 3) or BERT-base.
 SPEC_000 = Spec(
@@ -478,3 +522,18 @@ def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
     a, b = by_category(hand), by_category(real)
     diffs = [(c, b.get(c, 0) - a.get(c, 0)) for c in dict.fromkeys([*a, *b])]
     return sorted([d for d in diffs if d[1]], key=lambda d: -abs(d[1]))
+
+
+# The article each hand-count preset reproduces.
+ARTICLE_OF: dict[str, str] = {
+    "handcount-000-transformer-base": "000",
+    "handcount-001-transformer": "001",
+    "handcount-001-shared": "001",
+    "handcount-003-bert-base": "003",
+}
+
+
+def article_of(preset_name: str) -> Article | None:
+    """The article the hand-count preset ``preset_name`` reproduces, else None."""
+    key = ARTICLE_OF.get(preset_name)
+    return ARTICLES[key] if key is not None else None

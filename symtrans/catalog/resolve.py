@@ -37,7 +37,7 @@ class Resolved:
         modified_from: the preset a ``--set`` changed (its published figure, source and
             notes no longer apply, so ``preset`` is None), and ``changes`` the settings.
         sections: extra report sections, each the keyword arguments of
-            ``render.report.add_section`` (``symtrans report DIR`` adds "Checkpoint vs
+            ``render.report.doc.add_section`` (``symtrans report DIR`` adds "Checkpoint vs
             formula" for a checkpoint directory).
         checkpoint: for a config.json, its weights' dtype and quantization
             (``accounting.quantization.Checkpoint``); None for a preset.

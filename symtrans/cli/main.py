@@ -346,12 +346,19 @@ def _cmd_flops(args) -> int:
 # ---------------------------------------------------------------------------------
 # report
 
-REPORT_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".pdf": "pdf"}
+REPORT_EXTENSIONS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def report_format(fmt: str | None, output: str | None) -> str:
     """The format of ``symtrans report``: ``--format`` if given, else the one the ``-o``
-    extension names (.md/.markdown, .tex, .pdf), else markdown.
+    extension names (.md/.markdown, .tex, .pdf, .html/.htm), else markdown.
 
     Raises:
         UsageError: an explicit --format that contradicts a known extension of -o.
@@ -376,33 +383,54 @@ def _cmd_report(args) -> int:
 
     res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
     out = _output_path(args)
+    explicit = args.format is not None
     args.format = report_format(args.format, out)
-    from symtrans.render.report import render
+    from symtrans.render.report import build_context, i18n, render_context
+    from symtrans.render.report.terminal import summary
 
+    report = build_context(res, title=args.title, batch=args.batch, seq_len=args.seq_len)
+    lang = i18n.resolve(args.lang, report.language)
+    if not out and not explicit and sys.stdout.isatty():
+        # a person at a terminal: the headline numbers, and how to write the whole report
+        _emit(args, summary(report))
+        return 0
     if args.format == "pdf":
         if not args.output:
             raise UsageError("report --format pdf needs -o PATH (or -o - for standard output)")
         from symtrans.render.report import build_pdf
 
-        if args.no_charts:
-            pdf = build_pdf(render(res, "latex", title=args.title, batch=args.batch, seq_len=args.seq_len))
-        else:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
-            from symtrans.render.plots import render_report
+        files: dict[str, bytes] = {}
+        if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
+            from symtrans.render.plots import add_chart_section
 
-            tex, files = render_report(res, "latex", out or "report.pdf", args.title, args.batch, args.seq_len)
-            pdf = build_pdf(tex, files=files)
-        _emit(args, pdf)
+            files = add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len)
+        _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
+        if out:
+            _report_written(args, report, out, "pdf")
         return 0
-    if out and not args.no_charts:  # charts are written next to the report file, in the same transaction
-        from symtrans.render.plots import beside, render_report
+    if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
+        from symtrans.render.plots import add_chart_section, beside
 
-        text, files = render_report(res, args.format, out, args.title, args.batch, args.seq_len)
-        _emit(args, text)
+        files = add_chart_section(report, res, out, args.format, args.batch, args.seq_len)
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
-        return 0
-    _emit(args, render(res, args.format, title=args.title, batch=args.batch, seq_len=args.seq_len))
+    _emit(args, render_context(report, args.format, lang=lang))
+    if out:
+        _report_written(args, report, out, args.format)
     return 0
+
+
+def _report_written(args, report, output: str, fmt: str) -> None:
+    """On a terminal, the report's headline numbers and the file written (scripts get
+    silence), once the file is in place (after the command's transaction commits)."""
+    args.__dict__.setdefault("_after_commit", []).append(lambda: _print_summary(report, output, fmt))
+
+
+def _print_summary(report, output: str, fmt: str) -> None:
+    if sys.stdout.isatty():
+        from symtrans.render.report.terminal import summary
+
+        sys.stdout.write(summary(report, output, fmt) + "\n")
 
 
 # ---------------------------------------------------------------------------------
@@ -570,15 +598,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_deploy_parser(sub, _common, _emit, UsageError)
 
-    p = sub.add_parser("report", help="derivation report: Markdown, LaTeX or PDF")
+    p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
     _common(
         p,
-        ("markdown", "latex", "pdf"),
+        ("markdown", "latex", "pdf", "html"),
         None,  # None: from the -o extension (report_format)
-        "default: from the -o extension (.md markdown, .tex latex, .pdf pdf), else markdown",
+        "default: from the -o extension (.html html, .md markdown, .tex latex, .pdf pdf), else markdown; "
+        "without -o on a terminal, a short summary",
     )
     _workload(p)
-    p.add_argument("--title", default=None, help="report title (escaped for LaTeX)")
+    p.add_argument("--title", default=None, help="report title (any script; escaped for every format)")
+    from symtrans.render.languages import CHOICES as LANGUAGES  # data only: no Jinja2, no SymPy
+
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default="en",
+        help="language of the report's text (numbers, formulas and sources are the same in all); "
+        "auto: a hand-count preset in its article's language, else English",
+    )
     p.add_argument(
         "--no-charts",
         action="store_true",
@@ -725,6 +763,8 @@ def _main(argv: Sequence[str] | None, say) -> int:
         status = args.func(args) or 0
         if status == 0:
             _outputs(args).commit()  # the files and standard output, all together
+            for after in getattr(args, "_after_commit", ()):  # messages about the files just written
+                after()
         for w in getattr(args, "_warnings", ()):  # queued by _warn; dropped when the command fails
             say(w)
         return status

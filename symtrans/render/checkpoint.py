@@ -180,36 +180,57 @@ def section(ins: Inspection, level: int = 2) -> str:
 
 def report_section(ins: Inspection) -> dict:
     """The "Checkpoint vs formula" section of a derivation report: the keyword arguments of
-    ``render.report.add_section`` (templates ``checkpoint.md.j2`` / ``checkpoint.tex.j2``;
-    every value is plain text or an int, escaped by the report's environment)."""
+    ``render.report.doc.add_section`` (a ``doc.Section`` and the section it follows).
+    Tensor names and paths are data text, escaped by each writer."""
+    from symtrans.render.report import doc
+
     j = ins.to_json()
     q = j["quantization"]
-    data = {
-        "path": j["path"],
-        "format": j["format"],
-        "files": len(j["files"]),
-        "file_bytes": j["file_bytes"],
-        "tensors": j["tensors"],
-        "stored": j["stored_elements"],
-        "logical": j["logical_parameters"],
-        "quantization": (
-            f"{', '.join(q['methods'])}: {grouped(q['quantized_parameters'])} parameters in "
-            f"{grouped(q['quantized_bytes'])} bytes, overhead {grouped(q['overhead_bytes'])} bytes"
-            if q
-            else ""
+    items = [
+        doc.runs(
+            f"checkpoint: {j['path']} ({j['format']}, {len(j['files'])} file(s), {grouped(j['file_bytes'])} bytes)"
         ),
-        "formula": j["formula"]["parameters"] if j["formula"] else None,
-        "source": j["spec_source"],
-        "difference": _signed(j["difference"]) if j["formula"] else "",
-        "terms": [
-            {"label": t["label"], "elements": _signed(t["elements"]), "detail": t["detail"]} for t in j.get("terms", [])
-        ],
-        "error": j.get("spec_error", ""),
-    }
-    return {
-        "id": "checkpoint",
-        "title": "Checkpoint vs formula",
-        "template": "checkpoint",
-        "data": data,
-        "after": "breakdown",
-    }
+        doc.runs(f"stored: {grouped(j['tensors'])} tensors, {grouped(j['stored_elements'])} elements"),
+        doc.runs(
+            "logical parameters: ",
+            doc.strong(grouped(j["logical_parameters"])),
+            (
+                f" ({', '.join(q['methods'])}: {grouped(q['quantized_parameters'])} parameters in "
+                f"{grouped(q['quantized_bytes'])} bytes, overhead {grouped(q['overhead_bytes'])} bytes)"
+                if q
+                else None
+            ),
+        ),
+    ]
+    blocks: list = []
+    if j["formula"]:
+        items.append(
+            doc.runs(
+                f"formula, sizes from {j['spec_source']}: ",
+                doc.strong(grouped(j["formula"]["parameters"])),
+                " parameters",
+            )
+        )
+        terms = j.get("terms", [])
+        items.append(
+            doc.runs(
+                f"stored - formula = {_signed(j['difference'])} elements"
+                + ("" if terms else ": every stored element is a parameter of the formula")
+            )
+        )
+        if terms:
+            blocks.append(
+                doc.table(
+                    [doc.runs("term"), doc.Column(doc.runs("elements"), "r"), doc.Column(doc.runs("detail"), wrap=0.5)],
+                    [(t["label"], _signed(t["elements"]), t["detail"]) for t in terms],
+                )
+            )
+    else:
+        items.append(doc.runs(f"not compared with the formula: {j.get('spec_error', '')}"))
+    section = doc.Section(
+        "checkpoint",
+        doc.runs("Checkpoint vs formula"),
+        [doc.Bullets(tuple(items)), *blocks],
+        data={"logical_parameters": j["logical_parameters"]},
+    )
+    return {"section": section, "after": "breakdown"}

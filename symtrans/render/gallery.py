@@ -1,10 +1,10 @@
-"""The report gallery: ``reports/<preset>.md``, ``.tex`` and ``.pdf`` for every preset.
+"""The report gallery: ``reports/<preset>.md``, ``.tex``, ``.html`` and ``.pdf`` for every preset.
 
     python -m symtrans.gallery            # regenerate (PDFs only where TeX is installed)
     python -m symtrans.gallery --check    # exit 1 listing stale or missing files
 
-Markdown and LaTeX are compared as text; a PDF is only checked to exist (its bytes
-depend on the TeX installation).  A PDF is rebuilt when its ``.tex`` changed or is
+Markdown, LaTeX and HTML are compared as text; a PDF is only checked to exist (its bytes
+depend on the TeX installation).  Reports are in English (``--lang en``).  A PDF is rebuilt when its ``.tex`` changed or is
 newer than it, when it is missing, or with ``--force``; builds run in parallel and are reproducible
 (``SOURCE_DATE_EPOCH=0``, ``FORCE_SOURCE_DATE=1``, ``\\pdftrailerid{}``).
 Every file is written atomically, all in one transaction.
@@ -23,8 +23,9 @@ from symtrans.base.atomic import Transaction
 from symtrans.catalog import presets
 from symtrans.catalog.resolve import resolve
 from symtrans.render.report import build_context, build_pdf, make_environment, render_context, tex_available
+from symtrans.render.report.pdf import DEBIAN_PACKAGES, XETEX_PACKAGES
 
-TEXT_FORMATS = (("md", "markdown"), ("tex", "latex"))
+TEXT_FORMATS = (("md", "markdown"), ("tex", "latex"), ("html", "html"))
 
 
 def default_dir() -> Path:
@@ -36,7 +37,7 @@ def default_dir() -> Path:
 
 
 def expected(name: str, envs: dict | None = None) -> dict[str, str]:
-    """The freshly rendered Markdown and LaTeX of preset ``name``: ``{"md": ..., "tex": ...}``.
+    """The freshly rendered reports of preset ``name``: ``{"md": ..., "tex": ..., "html": ...}``.
 
     The same as ``report.render(resolve(name), fmt)``; ``envs`` maps a format to a
     reusable environment so that many presets compile the templates once.
@@ -168,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     want_pdf = not args.no_pdf and tex_available()
     if not args.no_pdf and not want_pdf:
         print(
-            "gallery: no TeX installation, PDFs skipped (install texlive-latex-base, "
-            "texlive-latex-recommended, latexmk)",
+            "gallery: no TeX installation, PDFs skipped (install the Debian packages "
+            f"{', '.join(DEBIAN_PACKAGES + XETEX_PACKAGES)}, fonts-noto-cjk)",
             file=sys.stderr,
         )
     try:

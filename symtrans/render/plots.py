@@ -304,67 +304,74 @@ def chart_files(resolved, stem: str, fmt: str = "png", batch: int = 1, seq_len: 
     return out
 
 
+CHART_TITLES = {
+    "shares": "Share of parameters and forward FLOPs per component",
+    "scaling": "Parameters against d_model, with the published models of the family",
+}
+# The chart files of each report format: PNG beside Markdown, PDF for LaTeX, SVG inlined in HTML.
+CHART_FORMATS = {"markdown": "png", "latex": "pdf", "html": "svg"}
+
+
 def add_chart_section(
-    context: dict, resolved, output: str | None, report_format: str, batch: int = 1, seq_len: int | None = None
+    report, resolved, output: str | None, report_format: str, batch: int = 1, seq_len: int | None = None
 ) -> dict[str, bytes]:
-    """Add a "Charts" section to a report context (``report.add_section``); return the chart files.
+    """Add a "Charts" section to a report (``report.doc.Report``); return the chart files.
 
     ``output`` is the report's path: the charts are named after it and referenced
-    relative to it.  Without an output path, or without matplotlib, the section says
-    how to get the charts and no files are returned.  PNG for Markdown, PDF for LaTeX.
+    relative to it (Markdown, LaTeX), or inlined as SVG (HTML: no files).  Without an
+    output path, or without matplotlib, the section says how to get the charts and no
+    files are returned.
     """
-    from symtrans.render.report import Math, add_section
+    from symtrans.render.report import doc
+    from symtrans.render.report.doc import Section, msg
 
+    title = msg("Charts")
     if not output:
-        add_section(
-            context,
-            "charts",
-            "Charts",
-            "charts",
-            {
-                "charts": [],
-                "message": "Charts are written next to the report: give an output file with -o PATH.",
-                "command": "",
-                "command_text": "",
-            },
+        doc.add_section(
+            report,
+            Section(
+                "charts",
+                title,
+                [doc.Para(msg("Charts are written next to the report: give an output file with -o PATH."))],
+            ),
         )
         return {}
     if not available():
-        # The command is a constant of this module: raw inside a Markdown code span, escaped in LaTeX.
-        add_section(
-            context,
-            "charts",
-            "Charts",
-            "charts",
-            {
-                "charts": [],
-                "message": "Charts need matplotlib; install it with",
-                "command": Math(INSTALL_HINT),
-                "command_text": INSTALL_HINT,
-            },
+        doc.add_section(
+            report,
+            Section(
+                "charts",
+                title,
+                [doc.Para(msg("Charts need matplotlib; install it with {command}", command=doc.Code(INSTALL_HINT)))],
+            ),
         )
         return {}
-    from symtrans.render.report import Math
-
-    # File names symtrans makes itself (the templates print them raw, as Math).
+    # File names symtrans makes itself (the writers check them: [A-Za-z0-9.-] only).
     stem = re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
-    fmt = "png" if report_format == "markdown" else "pdf"
+    fmt = CHART_FORMATS[report_format]
     files = chart_files(resolved, stem, fmt, batch, seq_len)
-    titles = {
-        "shares": "Share of parameters and forward FLOPs per component",
-        "scaling": "Parameters against d_model, with the published models of the family",
-    }
-    charts = [{"path": Math(p), "title": titles[p.rsplit("-", 1)[1].split(".")[0]]} for p in files]
-    add_section(
-        context, "charts", "Charts", "charts", {"charts": charts, "message": "", "command": "", "command_text": ""}
-    )
-    return files
+    charts = []
+    for path, data in files.items():
+        caption = msg(CHART_TITLES[path.rsplit("-", 1)[1].split(".")[0]])
+        if fmt == "svg":
+            charts.append(doc.Chart(caption, svg=data.decode("utf-8")))
+        else:
+            charts.append(doc.Chart(caption, path=path))
+    doc.add_section(report, Section("charts", title, charts))
+    return {} if fmt == "svg" else files
 
 
 def render_report(
-    resolved, fmt: str, output: str | None, title: str | None = None, batch: int = 1, seq_len: int | None = None
+    resolved,
+    fmt: str,
+    output: str | None,
+    title: str | None = None,
+    batch: int = 1,
+    seq_len: int | None = None,
+    lang: str | None = "en",
 ) -> tuple[str, dict[str, bytes]]:
-    """The derivation report (``markdown`` or ``latex``) with its Charts section, and the chart files.
+    """The derivation report (``markdown``, ``latex`` or ``html``) with its Charts section,
+    and the chart files (none for HTML, whose charts are inlined).
 
     The files are ``{file name: bytes}`` to be written next to ``output`` (Markdown,
     LaTeX) or handed to ``report.build_pdf(..., files=...)`` (PDF).
@@ -374,9 +381,9 @@ def render_report(
     """
     from symtrans.render.report import build_context, render_context
 
-    context = build_context(resolved, title=title, batch=batch, seq_len=seq_len)
-    files = add_chart_section(context, resolved, output, fmt, batch, seq_len)
-    return render_context(context, fmt), files
+    report = build_context(resolved, title=title, batch=batch, seq_len=seq_len)
+    files = add_chart_section(report, resolved, output, fmt, batch, seq_len)
+    return render_context(report, fmt, lang=lang), files
 
 
 def beside(output: str, files: Mapping[str, bytes]) -> dict[str, bytes]:

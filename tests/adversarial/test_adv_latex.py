@@ -60,12 +60,26 @@ _PRINTING = re.compile(
 START, END = "QZXSTART", "QZXEND"  # markers around the hostile text, to find it in the output
 
 
+# The PDF metadata (hyperref's pdftitle) holds the title too, escaped for hyperref's PDF
+# strings: \textbackslash{}, \{ \} \$ \& \# \% \_, \textasciicircum{}, \textasciitilde{}.
+_PDF_STRING_PRINTING = re.compile(r"\\textbackslash\{\}|\\textasciicircum\{\}|\\textasciitilde\{\}|\\[{}$&#%_]")
+
+
 def _region(tex: str) -> str:
-    """The text between the markers; it must sit on one line (no newline escaped into TeX)."""
+    """The text between the markers in the body; it must sit on one line (no newline escaped
+    into TeX).  The metadata line (``\\hypersetup``) is checked to be inert here too."""
     lines = [line for line in tex.splitlines() if START in line]
-    assert len(lines) == 1, lines
-    m = re.search(f"{START}(.*){END}", lines[0])
-    assert m, lines[0]
+    meta = [line for line in lines if line.startswith("\\hypersetup")]
+    body = [line for line in lines if not line.startswith("\\hypersetup")]
+    assert len(body) == 1 and len(meta) <= 1, lines
+    for line in meta:
+        m = re.search(f"{START}(.*?){END}", line)
+        assert m, line
+        assert "^^" not in m.group(1)
+        rest = _PDF_STRING_PRINTING.sub("", m.group(1))
+        assert not re.search(r"[\\{}$&#%^_~]", rest), (m.group(1), rest)
+    m = re.search(f"{START}(.*){END}", body[0])
+    assert m, body[0]
     return m.group(1)
 
 

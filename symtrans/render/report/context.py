@@ -1,11 +1,10 @@
-"""The report context: a ``Resolved`` model turned into plain data for the templates.
+"""The report model of a ``Resolved`` model: its sections as plain data (``doc``).
 
-``build_context`` returns a dict of lists, dicts, strings, ints and ``Math`` (trusted,
-SymPy-printed LaTeX).  The report is a list of *sections*, each
-``{"id", "title", "template", "data"}``; the page template renders them in order by
-including ``<template>.<md|tex>.j2`` with ``data`` in scope.  A later feature adds a
-section by appending to ``context["sections"]`` (see ``add_section``); nothing else
-in the page template changes.
+``build_context`` returns a ``doc.Report``: a list of ``Section``s, each a title and
+blocks of inline runs.  The report's prose is written here (and in ``usage_report``,
+``walk_section``) once, as ``doc.Msg`` message ids; the writers print the same model
+as Markdown, LaTeX or HTML in any language of ``i18n``.  A later feature adds a section
+with ``doc.add_section``; nothing else changes.
 
 All prose of a derivation comes from the components (``Step.note``/``Step.source``);
 all formulas from SymPy.  Counts are exact integers; shares are exact fractions rounded
@@ -19,33 +18,22 @@ from typing import Any, Iterator
 
 import sympy as sp
 
-from symtrans.base.escape import Math
 from symtrans.engine import evaluate
 from symtrans.engine.architectures import Workload, build
+from symtrans.engine.conventions import CONVENTIONS
 from symtrans.engine.cost import Cost, Step
 from symtrans.engine.roles import Block
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 from symtrans.engine.symbols import LATEX_NAMES, L, L_src, L_tgt, legend_for
 
-from .mathfmt import equation, latex, percent_shares, ratio_percent
+from . import doc
+from .doc import N_, Column, Row, Section, msg, runs, strong, table
+from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, thousands
 
-FLOP_CONVENTION = "2 FLOPs per multiply-accumulate, matrix products only; bias adds, softmax and norms not counted"
+# The FLOP convention of the forward-FLOPs section (one sentence, kept in conventions.py).
+FLOP_CONVENTION = CONVENTIONS["flops"].description
 # The layer Costs of architectures.build: their closed forms are shown per layer.
-
-
-def add_section(context: dict, id: str, title: str, template: str, data: Any, after: str | None = None) -> None:
-    """Append a section (or insert it after the section ``after``).
-
-    ``template`` names ``templates/<template>.md.j2`` and ``<template>.tex.j2``; the
-    template sees ``data`` and ``section``.
-    """
-    section = {"id": id, "title": title, "template": template, "data": data}
-    ids = [s["id"] for s in context["sections"]]
-    if after is not None and after in ids:
-        context["sections"].insert(ids.index(after) + 1, section)
-    else:
-        context["sections"].append(section)
 
 
 def _costs(
@@ -67,8 +55,8 @@ def _shows_params(step: Step) -> bool:
 
 def _flop_values(
     spec: Spec, batch: int, seq_len: int | None
-) -> tuple[dict[str, int] | None, list[tuple[sp.Symbol, int]], str]:
-    """Sizes for the FLOPs section, the sequence lengths used, and why none (if so)."""
+) -> tuple[dict[str, int] | None, list[tuple[sp.Symbol, int]]]:
+    """Sizes for the FLOPs section and the sequence lengths used (None without a length)."""
     v = dict(spec.values)
     v["B"] = batch
     if spec.family == "encoder-decoder":
@@ -77,16 +65,16 @@ def _flop_values(
         else:
             src, tgt = v.get("L_src", v.get("L")), v.get("L_tgt", v.get("L"))
         if src is None or tgt is None:
-            return None, [], "the model sets no sequence length L; give seq_len (--seq-len) for values"
+            return None, []
         v["L_src"], v["L_tgt"] = src, tgt
         spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens)
-        return v, [(L_src, src), (L_tgt, tgt)], ""
+        return v, [(L_src, src), (L_tgt, tgt)]
     seq = seq_len if seq_len is not None else v.get("L")
     if seq is None:
-        return None, [], "the model sets no sequence length L; give seq_len (--seq-len) for values"
+        return None, []
     v["L"] = seq
     spec.check_sizes(v, workload=True)
-    return v, [(L, seq)], ""
+    return v, [(L, seq)]
 
 
 def _option_text(value: Any) -> str:
@@ -95,7 +83,7 @@ def _option_text(value: Any) -> str:
     return str(value)
 
 
-def _architecture(spec: Spec) -> list[dict[str, str]]:
+def _architecture(spec: Spec) -> list[tuple[str, str]]:
     """Every option (but ``family``) that differs from the Spec default, as text."""
     out = []
     for f in dataclasses.fields(Spec):
@@ -104,7 +92,7 @@ def _architecture(spec: Spec) -> list[dict[str, str]]:
         value = getattr(spec, f.name)
         default = f.default if f.default is not dataclasses.MISSING else None
         if value != default:
-            out.append({"option": f.name, "value": _option_text(value)})
+            out.append((f.name, _option_text(value)))
     return out
 
 
@@ -116,13 +104,35 @@ def _checked(n: int | None, what: str) -> int | None:
     return n
 
 
-def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_len: int | None = None) -> dict:
-    """Plain data for the report templates of ``resolved`` (a ``resolve.Resolved``).
+def setting(sym: sp.Symbol, value: int) -> Formula:
+    """``symbol = value`` as math."""
+    return join([formula(sym), number(value)])
+
+
+def workload(batch: int, lengths: list[tuple[sp.Symbol, int]]) -> tuple:
+    """``B = 1, L = 1024`` as runs."""
+    from symtrans.engine.symbols import B
+
+    parts: list = [setting(B, batch)]
+    for sym, n in lengths:
+        parts += [", ", setting(sym, n)]
+    return runs(*parts)
+
+
+def _share(text: str) -> str:
+    return f"{text}%"
+
+
+NO_LENGTH = N_("the model sets no sequence length L; give seq_len (--seq-len) for values")
+
+
+def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_len: int | None = None) -> doc.Report:
+    """The report of ``resolved`` (a ``resolve.Resolved``) as a ``doc.Report``.
 
     Args:
-        title: the report title; default ``"<name>: parameters and forward FLOPs"``.
-        batch: sequences per batch ``B`` for the FLOPs section.
-        seq_len: tokens per sequence ``L`` for the FLOPs section (``L_src = L_tgt``
+        title: the report title (user text); default ``"<name>: parameters and forward FLOPs"``.
+        batch: sequences per batch ``B`` for the FLOPs sections.
+        seq_len: tokens per sequence ``L`` for the FLOPs sections (``L_src = L_tgt``
             for an encoder-decoder); default the spec's ``L``.
 
     Raises:
@@ -135,7 +145,7 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
     preset = resolved.preset
     model = build(spec, Workload())
     values = dict(spec.values)
-    fvalues, lengths, flops_missing = _flop_values(spec, batch, seq_len)
+    fvalues, lengths = _flop_values(spec, batch, seq_len)
 
     total = evaluate.exact(model.params, values)
     active = evaluate.exact(model.active_params, values) if spec.is_moe else None
@@ -143,229 +153,331 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
     top = list(model.children)
     layers = [(path, mult, c) for path, mult, c in _costs(model) if c.block == Block.LAYER]
 
-    context: dict[str, Any] = {
-        "title": title if title is not None else f"{resolved.name}: parameters and forward FLOPs",
-        "name": resolved.name,
-        "sections": [],
-    }
+    from symtrans.catalog.handcounts import article_of
 
-    # -- overview ------------------------------------------------------------
-    add_section(
-        context,
-        "overview",
-        "Overview",
-        "overview",
-        {
-            "name": resolved.name,
-            "family": spec.family,
-            "params": total,
-            "active": active,
-            "flops": flops_total,
-            "batch": batch,
-            "lengths": [{"symbol": latex(s), "value": n} for s, n in lengths],
-            "source": preset.source if preset else None,
-            "reference": preset.reference if preset else None,
-            "architecture": _architecture(spec),
-        },
+    article = article_of(preset.name) if preset is not None else None
+    # where the sizes come from: a hand count cites its article (title and author, translated)
+    source: tuple = ()
+    if preset is not None:
+        from .handcount_section import citation
+
+        source = citation(article) if article is not None else runs(preset.source)
+    report = doc.Report(
+        title=runs(title) if title is not None else msg("{name}: parameters and forward FLOPs", name=resolved.name),
+        name=resolved.name,
+        subject=msg("Parameters, FLOPs and memory of {model}, derived by symtrans", model=resolved.name),
+        language=article.language if article is not None else None,
+        footer=msg(
+            "Generated by symtrans from the model's Cost tree: every formula is printed by SymPy, every number is exact."
+        ),
     )
 
-    # -- legend ----------------------------------------------------------------
-    flop_exprs = [model.flops]
-    legend = []
-    for info in legend_for(model.params, model.active_params, *flop_exprs):
+    # -- overview (no heading: the headline numbers under the title) ----------------------
+    rows: list[Row] = [Row((msg("parameters"), strong(count(total))))]
+    if active is not None:
+        rows.append(Row((msg("active parameters per token"), strong(count(active)))))
+    if flops_total is not None:
+        rows.append(
+            Row(
+                (
+                    msg("forward FLOPs"),
+                    msg(
+                        "{flops} at {workload}",
+                        flops=strong(count(flops_total, "FLOP")),
+                        workload=workload(batch, lengths),
+                    ),
+                )
+            )
+        )
+    rows.append(Row((msg("family"), runs(spec.family))))
+    if preset is not None:
+        rows.append(Row((msg("sizes from"), source)))
+        rows.append(Row((msg("count reproduces"), runs(preset.reference))))
+    options = "; ".join(f"{name} = {value}" for name, value in _architecture(spec))
+    rows.append(Row((msg("options"), runs(options))))
+    overview = table([Column(()), Column((), wrap=0.8)], rows, header=False)
+    doc.add_section(
+        report,
+        Section(
+            "overview",
+            (),
+            [overview],
+            data={
+                "name": resolved.name,
+                "family": spec.family,
+                "params": total,
+                "active": active,
+                "flops": flops_total,
+                "batch": batch,
+                "lengths": [(str(s), n) for s, n in lengths],
+            },
+        ),
+    )
+
+    # -- legend --------------------------------------------------------------------------
+    legend_rows = []
+    for info in legend_for(model.params, model.active_params, model.flops):
         value = values.get(info.name)
         flop_value = fvalues.get(info.name) if fvalues else None
-        legend.append(
-            {
-                "symbol": Math(info.latex),
-                "name": info.name,
-                "meaning": info.meaning,
-                "unit": info.unit,
-                "value": value if value is not None else flop_value,
-                "flops_value": flop_value
-                if (value is not None and flop_value is not None and flop_value != value)
-                else None,
-            }
-        )
-    add_section(context, "legend", "Symbols", "legend", {"symbols": legend})
-
-    # -- published figure vs exact count -------------------------------------------
-    if preset is not None and preset.published:
-        pv = int(round(preset.published_value)) if preset.published_value is not None else None
-        add_section(
-            context,
-            "published",
-            "Published figure and exact count",
-            "published",
-            {
-                "published": preset.published,
-                "published_value": pv,
-                "exact": total,
-                "active": active,
-                "difference": total - pv if pv is not None else None,
-                "relative": ratio_percent(total - pv, pv) if pv else None,
-                "source": preset.source,
-                "reference": preset.reference,
-                "notes": list(preset.notes),
-            },
-        )
-
-    # -- breakdown -----------------------------------------------------------------
-    counts = [evaluate.exact(c.params, values) for c in top]
-    shares = percent_shares(counts)
-    rows = []
-    for c, n, share in zip(top, counts, shares):
-        rows.append(
-            {
-                "name": c.name,
-                "params": n,
-                "share": share,
-                "active": evaluate.exact(c.active_params, values) if spec.is_moe else None,
-            }
-        )
-    add_section(
-        context,
-        "breakdown",
-        "Parameter breakdown",
-        "breakdown",
-        {"rows": rows, "total": total, "active": active, "moe": spec.is_moe},
+        if value is not None:
+            shown: tuple = runs(thousands(value))
+            if flop_value is not None and flop_value != value:
+                shown = runs(shown, " ", msg("(FLOPs section: {value})", value=thousands(flop_value)))
+        elif flop_value is not None:
+            shown = runs(thousands(flop_value))
+        else:
+            shown = runs("—")
+        legend_rows.append((_symbol(info.name), msg(info.meaning), msg(info.unit), shown))
+    doc.add_section(
+        report,
+        Section(
+            "legend",
+            msg("Symbols"),
+            [
+                table(
+                    [msg("symbol"), Column(msg("meaning"), wrap=0.55), msg("unit"), Column(msg("value"), "r")],
+                    legend_rows,
+                )
+            ],
+        ),
     )
 
-    # -- closed forms ---------------------------------------------------------------
-    layer_rows = []
+    # -- published figure vs exact count -------------------------------------------------
+    if preset is not None and preset.published:
+        items: list[tuple] = []
+        pv = int(round(preset.published_value)) if preset.published_value is not None else None
+        if pv is not None:
+            items.append(
+                msg(
+                    "published: {figure} (read as {value}); {source}",
+                    figure=strong(preset.published),
+                    value=thousands(pv),
+                    source=source,
+                )
+            )
+        else:
+            items.append(msg("published: {figure}; {source}", figure=strong(preset.published), source=source))
+        items.append(
+            msg(
+                "exact count: {count}, the count of {reference}", count=strong(count(total)), reference=preset.reference
+            )
+        )
+        if pv is not None:
+            diff = total - pv
+            text = (
+                N_("the exact count is {difference} parameters above the published figure ({percent}%)")
+                if diff >= 0
+                else N_("the exact count is {difference} parameters below the published figure ({percent}%)")
+            )
+            items.append(msg(text, difference=thousands(abs(diff)), percent=ratio_percent(diff, pv) if pv else "—"))
+        items += [runs(note) for note in preset.notes]
+        doc.add_section(
+            report,
+            Section(
+                "published",
+                msg("Published figure and exact count"),
+                [doc.Bullets(tuple(items))],
+                data={"published": preset.published, "value": pv},
+            ),
+        )
+
+    # -- hand counts: the article's figures next to the exact counts -------------------------
+    if preset is not None and preset.real:
+        from .handcount_section import handcount_section
+
+        doc.add_section(report, handcount_section(preset, spec, article))
+
+    # -- breakdown -----------------------------------------------------------------------
+    counts = [evaluate.exact(c.params, values) for c in top]
+    shares = percent_shares(counts)
+    headers = [msg("component"), Column(msg("parameters"), "r"), Column(msg("share"), "r")]
+    if spec.is_moe:
+        headers.append(Column(msg("active per token"), "r"))
+    brows: list = []
+    for c, n, share in zip(top, counts, shares):
+        cells = [runs(c.name), thousands(n), _share(share)]
+        if spec.is_moe:
+            cells.append(thousands(evaluate.exact(c.active_params, values)))
+        brows.append(cells)
+    total_cells = [msg("total"), thousands(total), "100.00%"]
+    if spec.is_moe:
+        total_cells.append(thousands(active))
+    brows.append(Row(tuple(total_cells), "total"))
+    doc.add_section(
+        report,
+        Section(
+            "breakdown",
+            msg("Parameter breakdown"),
+            [table(headers, brows)],
+            data={"rows": [(c.name, n) for c, n in zip(top, counts)], "total": total, "active": active},
+        ),
+    )
+
+    # -- closed forms --------------------------------------------------------------------
+    blocks: list = []
     for path, mult, c in layers:
         each = evaluate.exact(c.params_each, values)
         n = evaluate.exact(mult, values)
-        layer_rows.append(
-            {
-                "name": c.name,
-                "stack": path[-2] if len(path) >= 2 else "",
-                "multiplicity": latex(mult),
-                "count": n,
-                "params": equation(closed_form(c.params_each), values),
-                "total": each * n,
-                "active": equation(closed_form(c.active_each), values)
-                if spec.is_moe and c.active_each != c.params_each
-                else None,
-            }
+        eq = equation(closed_form(c.params_each), values)
+        lead = runs(
+            msg(
+                "{per_layer}, repeated {multiplicity} times ({count} × {each} = {total}):",
+                per_layer=strong(msg("Parameters per {layer}", layer=c.name)),
+                multiplicity=join([formula(mult), number(n)]),
+                count=thousands(n),
+                each=thousands(eq.value),
+                total=thousands(each * n),
+            )
         )
-    add_section(
-        context,
-        "closed_forms",
-        "Closed forms",
-        "closed_forms",
-        {
-            "layers": layer_rows,
-            "model": equation(closed_form(model.params), values),
-            "active": equation(closed_form(model.active_params), values) if spec.is_moe else None,
-        },
+        blocks.append(doc.Display(eq, lead))
+        if spec.is_moe and c.active_each != c.params_each:
+            blocks.append(
+                doc.Display(
+                    equation(closed_form(c.active_each), values),
+                    msg("Active parameters per token in one {layer}:", layer=c.name),
+                )
+            )
+    blocks.append(
+        doc.Display(equation(closed_form(model.params), values), strong(msg("Parameters of the whole model:")))
     )
+    if spec.is_moe:
+        blocks.append(
+            doc.Display(
+                equation(closed_form(model.active_params), values),
+                strong(msg("Active parameters per token of the whole model:")),
+            )
+        )
+    doc.add_section(report, Section("closed_forms", msg("Closed forms"), blocks))
 
-    # -- derivation -------------------------------------------------------------------
-    components = []
+    # -- derivation ----------------------------------------------------------------------
+    blocks = [
+        doc.Para(
+            msg(
+                "Each line reads formula = substitution = value, in parameters per instance; "
+                "× in a heading gives how many instances the model holds."
+            )
+        )
+    ]
     for comp in top:
-        blocks = []
+        blocks.append(doc.Heading(3, runs(comp.name, ": ", count(evaluate.exact(comp.params, values)))))
         for path, mult, c in _costs(comp):
             steps = [s for s in c.steps if _shows_params(s)]
             if not steps:
                 continue
             each = evaluate.exact(sp.Add(*[s.params for s in c.steps]), values)
             n = evaluate.exact(mult, values)
+            if len(path) > 1:
+                aside = join([formula(mult), number(n)]) if mult != 1 else None
+                blocks.append(doc.Heading(4, runs(" / ".join(path[1:])), aside))
             blocks.append(
-                {
-                    "path": list(path),
-                    "multiplicity": latex(mult) if mult != 1 else None,
-                    "count": n,
-                    "steps": [
-                        {
-                            "label": s.label,
-                            "note": s.note,
-                            "source": s.source,
-                            "params": equation(s.params, values),
-                            "active": equation(s.active, values) if s.active is not None else None,
-                        }
+                doc.Derivation(
+                    tuple(
+                        doc.DerivationStep(
+                            runs(s.label),
+                            runs(s.note),
+                            runs(s.source) if s.source else None,
+                            equation(s.params, values),
+                            equation(s.active, values) if s.active is not None else None,
+                        )
                         for s in steps
-                    ],
-                    "each": each,
-                    "total": each * n,
-                }
+                    ),
+                    msg("active per token:"),
+                )
             )
-        components.append(
-            {
-                "name": comp.name,
-                "blocks": blocks,
-                "params": evaluate.exact(comp.params, values),
-                "equation": equation(closed_form(comp.params), values),
-            }
-        )
-    add_section(context, "derivation", "Derivation", "derivation", {"components": components})
+            if mult != 1:
+                blocks.append(
+                    doc.Para(
+                        msg(
+                            "Subtotal: {each} per instance × {count} = {total}.",
+                            each=thousands(each),
+                            count=thousands(n),
+                            total=thousands(each * n),
+                        )
+                    )
+                )
+    doc.add_section(report, Section("derivation", msg("Derivation"), blocks))
 
-    # -- sinusoidal positions ------------------------------------------------------
+    # -- sinusoidal positions --------------------------------------------------------------
     if spec.positional == "sinusoidal":
-        add_section(context, "positions", "Sinusoidal positions", "positions", _sinusoids())
+        doc.add_section(report, _sinusoids())
 
-    # -- FLOPs -------------------------------------------------------------------------
-    flop_counts = [evaluate.exact(c.flops, fvalues) for c in top] if fvalues else None
-    flop_shares = percent_shares(flop_counts) if flop_counts else None
-    add_section(
-        context,
-        "flops",
-        "Forward FLOPs",
-        "flops",
-        {
-            "convention": FLOP_CONVENTION,
-            "available": fvalues is not None,
-            "missing": flops_missing,
-            "batch": batch,
-            "lengths": [{"symbol": latex(s), "value": n} for s, n in lengths],
-            "components": [
-                {
-                    "name": c.name,
-                    "equation": equation(closed_form(c.flops), fvalues),
-                    "flops": flop_counts[i] if flop_counts else None,
-                    "share": flop_shares[i] if flop_shares else None,
-                }
-                for i, c in enumerate(top)
-            ],
-            "layers": [
-                {
-                    "name": c.name,
-                    "multiplicity": latex(mult),
-                    "count": evaluate.exact(mult, values),
-                    "flops": equation(closed_form(c.flops_each), fvalues),
-                }
-                for path, mult, c in layers
-            ],
-            "model": equation(closed_form(model.flops), fvalues),
-            "total": flops_total,
-        },
+    # -- FLOPs ---------------------------------------------------------------------------
+    blocks = [
+        doc.Para(
+            msg(
+                "Convention: {convention}. Attention scores are counted over every query-key pair "
+                "(no causal discount).",
+                convention=msg(FLOP_CONVENTION),
+            )
+        )
+    ]
+    if fvalues is not None:
+        flop_counts = [evaluate.exact(c.flops, fvalues) for c in top]
+        flop_shares = percent_shares(flop_counts)
+        blocks.append(doc.Para(msg("Workload: {workload}.", workload=workload(batch, lengths))))
+        frows: list = [[runs(c.name), thousands(n), _share(s)] for c, n, s in zip(top, flop_counts, flop_shares)]
+        frows.append(Row((msg("total"), thousands(flops_total), "100.00%"), "total"))
+        blocks.append(table([msg("component"), Column(msg("forward FLOPs"), "r"), Column(msg("share"), "r")], frows))
+    else:
+        blocks.append(doc.Para(msg("No values: {why}.", why=msg(NO_LENGTH))))
+    for c in top:
+        eq = equation(closed_form(c.flops), fvalues)
+        if eq.constant and eq.value == 0:
+            continue
+        blocks.append(doc.Auto(eq, strong(c.name, ":")))
+    for path, mult, c in layers:
+        blocks.append(
+            doc.Display(
+                equation(closed_form(c.flops_each), fvalues),
+                runs(
+                    strong(msg("Forward FLOPs per {layer}", layer=c.name)),
+                    " (× ",
+                    join([formula(mult), number(evaluate.exact(mult, values))]),
+                    "):",
+                ),
+            )
+        )
+    blocks.append(
+        doc.Display(equation(closed_form(model.flops), fvalues), strong(msg("Forward FLOPs of the whole model:")))
     )
+    doc.add_section(report, Section("flops", msg("Forward FLOPs"), blocks))
 
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
     from symtrans.render.report.walk_section import report_section
 
-    add_section(context, "walk", "Shape walk", "walk", report_section(spec, fvalues), after="flops")
+    doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------
     from symtrans.render.usage_report import add_sections as add_usage_sections
 
-    add_usage_sections(context, spec, fvalues, after="walk")
+    add_usage_sections(report, spec, fvalues, after="walk")
 
     # -- sections the caller brings (Resolved.sections: e.g. cli/inspect.py's checkpoint vs formula)
-    for extra in getattr(resolved, "sections", ()):
-        add_section(context, **extra)
+    for extra in resolved.sections:
+        doc.add_section(report, extra["section"], after=extra.get("after"))
 
     # -- assumptions ---------------------------------------------------------------------
-    add_section(context, "assumptions", "Assumptions", "assumptions", {"notes": list(resolved.notes)})
-    return context
+    notes = [msg("A parameter is one scalar of a trainable tensor; tied tensors count once.")]
+    notes += [runs(n) for n in resolved.notes]
+    doc.add_section(report, Section("assumptions", msg("Assumptions"), [doc.Bullets(tuple(notes))]))
+    return report
 
 
-def _sinusoids() -> dict:
+def _symbol(name: str) -> Formula:
+    from symtrans.engine.symbols import SYMBOLS
+
+    return formula(SYMBOLS[name])
+
+
+def _sinusoids() -> Section:
     """PE(pos, 2i) and PE(pos, 2i+1) of Vaswani et al. 2017 §3.5, printed by SymPy.
 
     Built unevaluated, so the angle prints as the paper writes it, pos / 10000^(2i/d_model).
     """
+    from symtrans.base.escape import Math
     from symtrans.engine.symbols import d_model
+
+    from .mathfmt import _MathMLFormulaPrinter
 
     pos, i = sp.Symbol("pos", integer=True, nonnegative=True), sp.Symbol("i", integer=True, nonnegative=True)
     pe = sp.Function("PE")
@@ -374,9 +486,23 @@ def _sinusoids() -> dict:
         eqs = [sp.Eq(pe(pos, 2 * i), sp.sin(angle)), sp.Eq(pe(pos, 2 * i + 1), sp.cos(angle))]
     names = dict(LATEX_NAMES)
     names[pos] = r"\mathit{pos}"
-    return {
-        "formulas": [Math(sp.latex(e, symbol_names=names)) for e in eqs],
-        "pos": Math(names[pos]),
-        "i": Math("i"),
-        "source": "Vaswani et al. 2017 §3.5",
-    }
+
+    def both(e: sp.Basic) -> Formula:
+        return Formula(Math(sp.latex(e, symbol_names=names)), Math(_MathMLFormulaPrinter().doprint(e)))
+
+    return Section(
+        "positions",
+        msg("Sinusoidal positions"),
+        [
+            doc.Para(
+                msg(
+                    "Fixed, not learned, so they add no parameters ({source}); {pos} is the position and {i} "
+                    "the index of the feature pair:",
+                    source="Vaswani et al. 2017 §3.5",
+                    pos=both(pos),
+                    i=both(i),
+                )
+            ),
+            doc.Formulas(tuple(both(e) for e in eqs)),
+        ],
+    )

@@ -1,4 +1,4 @@
-"""Formulas and numbers for reports: SymPy-printed LaTeX, substitution, exact values.
+"""Formulas and numbers for reports: SymPy-printed LaTeX and MathML, substitution, exact values.
 
 A derivation line is ``formula = substitution = value``:
 
@@ -11,18 +11,23 @@ A derivation line is ``formula = substitution = value``:
 * the value is the exact integer from ``evaluate.exact`` (never a float).
 
 Long expressions are broken at the terms of a sum (also inside ``N (...)``) into
-lines of about ``WIDTH`` characters, for ``align*`` in LaTeX and ``aligned`` in Markdown.
+lines of about ``WIDTH`` characters, for ``align*`` in LaTeX, ``aligned`` in Markdown and
+``mtable`` rows in HTML.  Every piece of math is a ``Formula``: the same SymPy expression
+printed twice, by ``sympy.printing.latex`` (LaTeX, Markdown) and by
+``sympy.printing.mathml``'s presentation printer (HTML), with the same line breaks.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.printing.str import StrPrinter
 
 from symtrans.base.escape import Math
@@ -73,9 +78,113 @@ class _PlainSubstitutionPrinter(StrPrinter):
         return super()._print_Symbol(expr)
 
 
+class _MathMLFormulaPrinter(MathMLPresentationPrinter):
+    """Presentation MathML; ``d_model`` prints as d with the upright subscript "model",
+    as ``symbols.LATEX_NAMES`` has it in LaTeX (SymPy splits the name at ``_``)."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+
+class _MathMLSubstitutionPrinter(MathMLPresentationPrinter):
+    """MathML of an expression with each symbol replaced by its value, unevaluated; the
+    factors of a product are separated by a centred dot (numbers side by side would read
+    as one number)."""
+
+    def __init__(self, values: Mapping[sp.Symbol, int]) -> None:
+        super().__init__({"mul_symbol": "dot"})
+        self._values = values
+
+    def _number(self, n: int):
+        x = self.dom.createElement("mn")
+        x.appendChild(self.dom.createTextNode(str(n)))
+        return x
+
+    def _print_Symbol(self, sym, style="plain"):  # noqa: N802
+        if sym in self._values:
+            return self._number(self._values[sym])
+        return super()._print_Symbol(sym, style)
+
+    def _print_Pow(self, expr):  # noqa: N802
+        base, exp = expr.as_base_exp()
+        if base in self._values and exp.is_Integer and 2 <= int(exp) <= _MAX_EXPANDED_POWER:
+            row = self.dom.createElement("mrow")
+            for i in range(int(exp)):
+                if i:
+                    dot = self.dom.createElement("mo")
+                    dot.appendChild(self.dom.createTextNode("\u00b7"))
+                    row.appendChild(dot)
+                row.appendChild(self._number(self._values[base]))
+            return row
+        return super()._print_Pow(expr)
+
+
 def latex(expr: sp.Expr) -> Math:
     """``sympy.latex`` of ``expr`` with the legend's LaTeX names, marked as trusted math."""
     return Math(_FormulaPrinter().doprint(as_expr(expr)))
+
+
+def mathml(expr: sp.Expr) -> Math:
+    """Presentation MathML of ``expr`` (no ``<math>`` wrapper), marked as trusted markup."""
+    return Math(_MathMLFormulaPrinter().doprint(as_expr(expr)))
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A piece of math printed for every format: ``tex`` (LaTeX math mode, for LaTeX and
+    Markdown) and ``mathml`` (presentation MathML content without the ``<math>`` element,
+    for HTML).  Both are trusted markup from SymPy's printers or from ``number``.  A
+    Formula is also an inline run of the report model (``doc``), of kind ``"math"``."""
+
+    tex: Math
+    mathml: Math
+    kind: str = field(default="math", init=False, repr=False, compare=False)
+
+
+def formula(expr: sp.Expr) -> Formula:
+    """``expr`` printed by SymPy as LaTeX and as presentation MathML."""
+    return Formula(latex(expr), mathml(expr))
+
+
+def symbol_formula(name: str) -> Formula:
+    """The symbol ``name`` of ``symbols.SYMBOLS`` (``"d_model"``) as a Formula."""
+    return formula(SYMBOLS[name])
+
+
+def identifier(name: str) -> Formula:
+    """An identifier with a subscript, such as ``W_1``, ``W_Q`` or ``d_model``, as math.
+
+    A legend symbol prints with its legend name; any other name is printed by SymPy's
+    printers as the symbol of that name (``W_1`` -> ``W_{1}``).
+    """
+    if name in SYMBOLS:
+        return symbol_formula(name)
+    sym = sp.Symbol(name)
+    tex = LatexPrinter().doprint(sym)
+    base, _, sub = name.partition("_")
+    if len(sub) > 1 and "_" not in sub and "^" not in sub:  # a word as subscript is set upright, as in the legend
+        tex = LatexPrinter(
+            {"symbol_names": {sym: f"{LatexPrinter().doprint(sp.Symbol(base))}_{{\\mathrm{{{sub}}}}}"}}
+        ).doprint(sym)
+    return Formula(Math(tex), Math(MathMLPresentationPrinter({}).doprint(sym)))
+
+
+def number(n: int) -> Formula:
+    """An exact integer in math: ``124{,}439{,}808`` (LaTeX) and ``<mn>124,439,808</mn>``."""
+    return Formula(math_number(n), Math(f"<mn>{thousands(n)}</mn>"))
+
+
+_OPERATORS = {"=": ("=", "="), "x": (r"\times", "\u00d7"), "->": (r"\to", "\u2192"), ";": (";", ";")}
+
+
+def join(parts: Sequence[Formula], op: str = "=") -> Formula:
+    """Formulas joined by an operator: ``=``, ``x`` (times), ``->`` (maps to) or ``;``."""
+    tex_op, mml_op = _OPERATORS[op]
+    sep = " \\; " if op == ";" else f" {tex_op} "
+    return Formula(
+        Math(sep.join(p.tex for p in parts)),
+        Math("<mrow>" + f"<mo>{mml_op}</mo>".join(p.mathml for p in parts) + "</mrow>"),
+    )
 
 
 # -- numbers -----------------------------------------------------------------
@@ -191,122 +300,165 @@ def width(tex: str) -> int:
     return len(s)
 
 
-def _pieces(expr: sp.Expr, printer) -> list[tuple[str, str]]:
-    """(sign, text) for each term of a sum; a long term ``c (a + b + ...)`` is opened up."""
-    terms = printer._as_ordered_terms(expr, order=None) if expr.is_Add else [expr]
-    out: list[tuple[str, str]] = []
+# A printed line is a list of segments: a SymPy expression (printed by the format's
+# printer) or a literal in both formats.  One layout serves LaTeX and MathML, so the
+# lines break at the same places in every format.
+_Lit = tuple  # ("lit", tex, mathml)
+
+
+def _lit(tex: str, mml: str) -> tuple:
+    return ("lit", tex, mml)
+
+
+_OPEN = _lit(r"\bigl(", "<mo>(</mo>")
+_CLOSE = _lit(r"\bigr)", "<mo>)</mo>")
+_LEAD = _lit("{}", "")  # keeps a line's leading sign binary in TeX
+
+
+def _sign(sign: str) -> tuple:
+    return _lit(f" {sign} ", f"<mo>{sign}</mo>")
+
+
+class _Printers:
+    """The LaTeX printer that decides the layout (its widths) and the MathML printer."""
+
+    def __init__(self, tex: LatexPrinter, mml: MathMLPresentationPrinter) -> None:
+        self.tex, self.mml = tex, mml
+
+    def tex_of(self, segments: list) -> str:
+        return "".join(self.tex.doprint(s) if not isinstance(s, tuple) else s[1] for s in segments)
+
+    def mml_of(self, segments: list) -> str:
+        return "".join(self.mml.doprint(s) if not isinstance(s, tuple) else s[2] for s in segments)
+
+
+def _pieces(expr: sp.Expr, pr: _Printers) -> list[tuple[str, list]]:
+    """(sign, segments) for each term of a sum; a long term ``c (a + b + ...)`` is opened up."""
+    terms = pr.tex._as_ordered_terms(expr, order=None) if expr.is_Add else [expr]
+    out: list[tuple[str, list]] = []
     for term in terms:
         sign = "+"
         if expr.is_Add and term.could_extract_minus_sign():
             sign, term = "-", -term
-        opened = _open_up(term, printer)
+        opened = _open_up(term, pr)
         if opened is None:
-            out.append((sign, printer.doprint(term)))
+            out.append((sign, [term]))
         else:
             (inner_sign, first), rest = opened[0], opened[1:]
-            out.append((sign, first if inner_sign == "+" else first.replace(r"\bigl(", r"\bigl(- ", 1)))
+            if inner_sign == "-":  # "(- a + b)": the sign goes inside the bracket
+                i = first.index(_OPEN) + 1
+                first = first[:i] + [_lit("- ", "<mo>-</mo>")] + first[i:]
+            out.append((sign, first))
             out.extend(rest)
     return out
 
 
-def _open_up(term: sp.Expr, printer) -> list[tuple[str, str]] | None:
+def _open_up(term: sp.Expr, pr: _Printers) -> list[tuple[str, list]] | None:
     """Pieces of ``c*(sum)`` when it prints longer than a line, else ``None``."""
-    if not term.is_Mul or width(printer.doprint(term)) <= WIDTH:
+    if not term.is_Mul or width(pr.tex.doprint(term)) <= WIDTH:
         return None
     adds = [f for f in term.args if f.is_Add]
     if len(adds) != 1:
         return None
     inner = adds[0]
     rest = sp.Mul(*[f for f in term.args if f is not inner])
-    prefix = "" if rest == 1 else printer.doprint(rest) + " "
-    if re.search(r"[0-9] $", prefix):
-        prefix += r"\cdot "
-    parts = _pieces(inner, printer)
-    parts[0] = (parts[0][0], prefix + r"\bigl(" + parts[0][1])
-    parts[-1] = (parts[-1][0], parts[-1][1] + r"\bigr)")
+    prefix: list = []
+    if rest != 1:
+        rest_tex = pr.tex.doprint(rest)
+        dot = re.search(r"[0-9]$", rest_tex) is not None
+        prefix = [rest, _lit(r" \cdot " if dot else " ", "<mo>\u00b7</mo>" if dot else "<mo>&#x2062;</mo>")]
+    parts = _pieces(inner, pr)
+    parts[0] = (parts[0][0], prefix + [_OPEN] + parts[0][1])
+    parts[-1] = (parts[-1][0], parts[-1][1] + [_CLOSE])
     return parts
 
 
-def break_lines(expr: sp.Expr, printer, limit: int = WIDTH) -> list[Math]:
-    """The printed ``expr`` as lines of about ``limit`` characters.
+def _layout(expr: sp.Expr, pr: _Printers, limit: int) -> list[list]:
+    """``expr`` as lines of segments, each about ``limit`` characters wide (LaTeX widths).
 
     The first line is the start of the expression; each further line starts with
-    ``{} + `` or ``{} - `` (the empty group keeps the sign binary in TeX).
+    ``{} + `` or ``{} - ``.
     """
-    whole = printer.doprint(expr)
-    if width(whole) <= limit:
-        return [Math(whole)]
-    pieces = _pieces(expr, printer)
-    lines: list[str] = []
-    cur = ""
-    for i, (sign, text) in enumerate(pieces):
+    if width(pr.tex.doprint(expr)) <= limit:
+        return [[expr]]
+    lines: list[list] = []
+    cur: list = []
+    for i, (sign, segs) in enumerate(_pieces(expr, pr)):
         if i == 0:
-            cur = ("- " if sign == "-" else "") + text
+            cur = ([_lit("- ", "<mo>-</mo>")] if sign == "-" else []) + segs
             continue
-        tok = f" {sign} {text}"
-        if width(cur + tok) > limit:
+        tok = [_sign(sign)] + segs
+        if width(pr.tex_of(cur + tok)) > limit:
             lines.append(cur)
-            cur = "{}" + tok
+            cur = [_LEAD] + tok
         else:
             cur += tok
     lines.append(cur)
-    return [Math(x) for x in lines]
+    return lines
+
+
+def _lines(expr: sp.Expr, pr: _Printers, limit: int) -> list[Formula]:
+    return [
+        Formula(Math(pr.tex_of(segs)), Math(f"<mrow>{pr.mml_of(segs)}</mrow>")) for segs in _layout(expr, pr, limit)
+    ]
+
+
+def break_lines(expr: sp.Expr, printer=None, limit: int = WIDTH) -> list[Math]:
+    """The LaTeX of ``expr`` as lines of about ``limit`` characters (see ``equation``)."""
+    pr = _Printers(printer or _FormulaPrinter(), _MathMLFormulaPrinter())
+    return [f.tex for f in _lines(as_expr(expr), pr, limit)]
 
 
 # -- equations -----------------------------------------------------------------
 
 
-def equation(expr: sp.Expr, values: Mapping[str, int] | None, limit: int = WIDTH) -> dict:
+@dataclass(frozen=True)
+class Equation:
     """A derivation line ``formula = substitution = value`` as plain data.
 
-    Returns a dict with ``formula`` and ``substitution`` (lists of ``Math`` lines; the
-    substitution is ``None`` when ``values`` is ``None`` or the formula is a number),
-    ``value`` (exact ``int``, or ``None`` without values), ``oneline`` (the three
-    parts fit one line), ``constant`` (the formula has no symbols) and ``check`` (the
-    substitution as Python arithmetic, for tests).
+    Attributes:
+        formula: the formula's lines (``Formula``; one line when it fits).
+        substitution: the lines of the same tree with every symbol replaced by its value,
+            or ``None`` without values, for a number, or when it would only repeat the value.
+        value: the exact ``int``, or ``None`` without values.
+        oneline: the three parts fit one line.
+        constant: the formula has no symbols.
+        check: the substitution as Python arithmetic (for tests), or ``None``.
+    """
+
+    formula: tuple[Formula, ...]
+    substitution: tuple[Formula, ...] | None
+    value: int | None
+    oneline: bool
+    constant: bool
+    check: str | None
+
+
+def equation(expr: sp.Expr, values: Mapping[str, int] | None, limit: int = WIDTH) -> Equation:
+    """A derivation line ``formula = substitution = value`` (see ``Equation``).
 
     Raises:
         ValueError: from ``evaluate.exact`` when a size is missing or the value is not
             an integer.
     """
     expr = as_expr(expr)
-    formula = break_lines(expr, _FormulaPrinter(), limit)
+    formula_lines = tuple(_lines(expr, _Printers(_FormulaPrinter(), _MathMLFormulaPrinter()), limit))
     constant = not expr.free_symbols
     if values is None:
-        return {
-            "formula": formula,
-            "substitution": None,
-            "value": int(expr) if constant else None,
-            "oneline": len(formula) == 1,
-            "constant": constant,
-            "check": None,
-        }
+        return Equation(formula_lines, None, int(expr) if constant else None, len(formula_lines) == 1, constant, None)
     value = evaluate.exact(expr, values)
     if constant:
-        return {
-            "formula": formula,
-            "substitution": None,
-            "value": value,
-            "oneline": True,
-            "constant": True,
-            "check": None,
-        }
+        return Equation(formula_lines, None, value, True, True, None)
     subs = {SYMBOLS[n]: int(v) for n, v in values.items() if n in SYMBOLS}
-    substitution = break_lines(expr, _SubstitutionPrinter(subs), limit)
-    if substitution == [Math(str(value))]:  # a bare symbol: "d_model = 768", not "= 768 = 768"
+    pr = _Printers(_SubstitutionPrinter(subs), _MathMLSubstitutionPrinter(subs))
+    substitution: tuple[Formula, ...] | None = tuple(_lines(expr, pr, limit))
+    if [f.tex for f in substitution] == [str(value)]:  # a bare symbol: "d_model = 768", not "= 768 = 768"
         substitution = None
-    oneline = len(formula) == 1 and (
+    oneline = len(formula_lines) == 1 and (
         substitution is None
         or (
             len(substitution) == 1
-            and width(formula[0]) + width(substitution[0]) + len(thousands(value)) + 6 <= limit + 12
+            and width(formula_lines[0].tex) + width(substitution[0].tex) + len(thousands(value)) + 6 <= limit + 12
         )
     )
-    return {
-        "formula": formula,
-        "substitution": substitution,
-        "value": value,
-        "oneline": oneline,
-        "constant": False,
-        "check": _PlainSubstitutionPrinter(subs).doprint(expr),
-    }
+    return Equation(formula_lines, substitution, value, oneline, False, _PlainSubstitutionPrinter(subs).doprint(expr))

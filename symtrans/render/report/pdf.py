@@ -1,4 +1,11 @@
-"""Build a PDF from LaTeX source: latexmk (or pdflatex), sandboxed and time-limited.
+"""Build a PDF from LaTeX source: latexmk (or pdflatex/xelatex), sandboxed and time-limited.
+
+The engine is pdflatex unless the source asks for XeLaTeX with the magic comment
+``%% !TEX program = xelatex`` (the report writer does so when its text has characters
+plain pdflatex cannot set: Polish, Chinese, ...; see ``environment.LatexState``).
+A character that no font of the document has is an error (``\\tracinglostchars=3``)
+reported in one line naming it (``MissingFontError``), as is a missing font or package,
+naming the Debian package to install.
 
 The source is compiled in a fresh temporary directory with shell escape off
 (``-no-shell-escape``), kpathsea's paranoid file access (``openin_any=p``,
@@ -18,11 +25,34 @@ import subprocess
 import tempfile
 import threading
 import time
+import unicodedata
 
-__all__ = ["PDFBuildError", "TeXNotFoundError", "build_pdf", "stop_all", "tex_available"]
+__all__ = [
+    "MissingFontError",
+    "PDFBuildError",
+    "TeXNotFoundError",
+    "build_pdf",
+    "build_pdf_and_log",
+    "engine",
+    "overfull_boxes",
+    "stop_all",
+    "tex_available",
+]
 
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "latexmk")
+# What XeLaTeX reports need beyond DEBIAN_PACKAGES (also installed by .ci/run).
+# (hyperref under XeTeX loads the pzdr font of texlive-fonts-recommended.)
+XETEX_PACKAGES = ("texlive-xetex", "texlive-fonts-recommended")
+# The Debian package of a LaTeX package or font the report's preamble uses.
+_PROVIDERS = {
+    "fontspec.sty": "texlive-latex-recommended",
+    "Noto Serif CJK SC": "fonts-noto-cjk",
+    "Noto Sans CJK SC": "fonts-noto-cjk",
+    "Noto Sans Mono CJK SC": "fonts-noto-cjk",
+    "pzdr": "texlive-fonts-recommended",
+}
 _JOB = "report"
+_XELATEX = re.compile(r"^%+ *!TEX program *= *xelatex *$", re.MULTILINE)
 
 
 class PDFBuildError(RuntimeError):
@@ -33,9 +63,54 @@ class TeXNotFoundError(PDFBuildError):
     """Neither latexmk nor pdflatex is installed."""
 
 
+class MissingFontError(PDFBuildError):
+    """The text has a character no installed font has, or a font the report needs is missing."""
+
+
 def tex_available() -> bool:
     """True when latexmk or pdflatex is on PATH."""
     return bool(shutil.which("latexmk") or shutil.which("pdflatex"))
+
+
+def engine(latex_source: str) -> str:
+    """``"xelatex"`` when the source asks for it (``%% !TEX program = xelatex``), else ``"pdflatex"``."""
+    return "xelatex" if _XELATEX.search(latex_source[:2000]) else "pdflatex"
+
+
+def _named(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"{char!r} (U+{ord(char):04X}{' ' + name if name else ''})"
+
+
+def _known_failure(log: str) -> PDFBuildError | None:
+    """A failure the user can fix (a character no font has, a missing font or package), as
+    an error naming what to do; else None."""
+    m = re.search(r"Missing character: There is no (.+?) \(U\+([0-9A-F]{4,6})\)", log)
+    if m:
+        char = chr(int(m.group(2), 16))
+        return MissingFontError(
+            f"the report text has the character {_named(char)}, which no installed font covers "
+            "(Latin Modern for Latin text, Noto CJK for Chinese, Japanese and Korean); remove it from the title "
+            "or model name, or write the report as HTML (-o NAME.html)"
+        )
+    m = re.search(r'The font "([^"]+)" cannot be found', log)
+    if m:
+        package = _PROVIDERS.get(m.group(1))
+        hint = f"install the Debian package {package}" if package else "install it"
+        return MissingFontError(f"the PDF needs the font {m.group(1)!r}, which is not installed; {hint}")
+    m = re.search(r"Font \\\S+=(\S+) at \S+ not loadable", log)
+    if m and m.group(1) in _PROVIDERS:
+        return TeXNotFoundError(
+            f"the PDF needs the TeX font {m.group(1)}, which is not installed; "
+            f"install the Debian package {_PROVIDERS[m.group(1)]}"
+        )
+    m = re.search(r"File `([^']+)' not found", log)
+    if m and m.group(1) in _PROVIDERS:
+        return TeXNotFoundError(
+            f"the PDF needs the LaTeX package {m.group(1)}, which is not installed; "
+            f"install the Debian package {_PROVIDERS[m.group(1)]}"
+        )
+    return None
 
 
 def _env(workdir: str) -> dict[str, str]:
@@ -192,24 +267,40 @@ def _read_log(workdir: str) -> str:
 
 
 def build_pdf(latex_source: str, timeout: float = 120, files: dict[str, bytes] | None = None) -> bytes:
-    """Compile ``latex_source`` and return the PDF bytes.
+    """Compile ``latex_source`` and return the PDF bytes (see ``build_pdf_and_log``)."""
+    return build_pdf_and_log(latex_source, timeout, files)[0]
+
+
+def build_pdf_and_log(
+    latex_source: str, timeout: float = 120, files: dict[str, bytes] | None = None
+) -> tuple[bytes, str]:
+    """Compile ``latex_source``; return the PDF bytes and TeX's log of the last run.
 
     ``files`` are extra inputs (e.g. chart images, ``{file name: bytes}``) written next
     to the source in the temporary directory; names must be plain file names.
 
-    Uses ``latexmk -pdf -no-shell-escape -interaction=nonstopmode -halt-on-error``,
-    or, without latexmk, ``pdflatex -no-shell-escape`` run until its cross-references
-    settle (at most 4 runs).  Nothing is written outside a temporary directory, which
-    is removed afterwards.
+    Uses ``latexmk -pdf`` (``-xelatex`` for a source that asks for XeLaTeX) with
+    ``-no-shell-escape -interaction=nonstopmode -halt-on-error``, or, without latexmk,
+    the engine itself run until its cross-references settle (at most 4 runs).  Nothing
+    is written outside a temporary directory, which is removed afterwards.
 
     Raises:
-        TeXNotFoundError: neither latexmk nor pdflatex is installed (names the Debian
-            packages to install).
-        PDFBuildError: TeX reported an error (the first one is quoted) or the run
+        TeXNotFoundError: the engine, or a LaTeX package the source needs, is not
+            installed (names the Debian packages to install).
+        MissingFontError: the text has a character no font covers (named), or a font
+            the source needs is missing (names its Debian package).
+        PDFBuildError: TeX reported another error (the first one is quoted) or the run
             exceeded ``timeout`` seconds.
     """
-    latexmk, pdflatex = shutil.which("latexmk"), shutil.which("pdflatex")
-    if not latexmk and not pdflatex:
+    xelatex = engine(latex_source) == "xelatex"
+    program = "xelatex" if xelatex else "pdflatex"
+    latexmk, tex = shutil.which("latexmk"), shutil.which(program)
+    if xelatex and not tex:
+        raise TeXNotFoundError(
+            "this report's text needs XeLaTeX (characters pdflatex cannot set), but xelatex is not installed; "
+            f"install the Debian packages {', '.join(DEBIAN_PACKAGES + XETEX_PACKAGES)}"
+        )
+    if not latexmk and not tex:
         raise TeXNotFoundError(
             "PDF output needs TeX, but neither latexmk nor pdflatex is installed; "
             f"install the Debian packages {', '.join(DEBIAN_PACKAGES)}"
@@ -222,14 +313,14 @@ def build_pdf(latex_source: str, timeout: float = 120, files: dict[str, bytes] |
     with interrupts_as_exceptions():
         workdir = tempfile.mkdtemp(prefix="symtrans-tex-")
         try:
-            return _build(workdir, latex_source, files, latexmk, pdflatex, timeout)
+            return _build(workdir, latex_source, files, latexmk, tex, xelatex, timeout)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
             if os.path.exists(workdir):  # a file appeared while removing: once more
                 shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _build(workdir, latex_source, files, latexmk, pdflatex, timeout) -> bytes:
+def _build(workdir, latex_source, files, latexmk, tex, xelatex, timeout) -> tuple[bytes, str]:
     with open(os.path.join(workdir, _JOB + ".tex"), "w", encoding="utf-8") as f:
         f.write(latex_source)
     for name, data in (files or {}).items():
@@ -239,7 +330,8 @@ def _build(workdir, latex_source, files, latexmk, pdflatex, timeout) -> bytes:
             f.write(data)
     pdf_flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     if latexmk:
-        code, out = _run([latexmk, "-pdf", "-norc", *pdf_flags, _JOB + ".tex"], workdir, timeout)
+        mode = "-xelatex" if xelatex else "-pdf"
+        code, out = _run([latexmk, mode, "-norc", *pdf_flags, _JOB + ".tex"], workdir, timeout)
     else:
         code, out = 0, ""
         deadline = time.monotonic() + timeout
@@ -247,11 +339,23 @@ def _build(workdir, latex_source, files, latexmk, pdflatex, timeout) -> bytes:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped")
-            code, out = _run([pdflatex, *pdf_flags, _JOB + ".tex"], workdir, left)
+            code, out = _run([tex, *pdf_flags, _JOB + ".tex"], workdir, left)
             if code != 0 or not re.search(r"Rerun|rerun", _read_log(workdir)):
                 break
+    log_text = _read_log(workdir) or out
     pdf_path = os.path.join(workdir, _JOB + ".pdf")
     if code != 0 or not os.path.exists(pdf_path):
-        raise PDFBuildError(f"LaTeX failed: {_tex_error(_read_log(workdir), out)}")
+        known = _known_failure(log_text)
+        if known is not None:
+            raise known
+        raise PDFBuildError(f"LaTeX failed: {_tex_error(log_text, out)}")
     with open(pdf_path, "rb") as f:
-        return f.read()
+        return f.read(), log_text
+
+
+_OVERFULL = re.compile(r"^Overfull \\hbox \(([0-9.]+)pt too wide\)(.*)$", re.MULTILINE)
+
+
+def overfull_boxes(log: str, tolerance: float = 0.0) -> list[tuple[float, str]]:
+    """(points, where) of each overfull hbox in a TeX log wider than ``tolerance`` pt."""
+    return [(float(m.group(1)), m.group(2).strip()) for m in _OVERFULL.finditer(log) if float(m.group(1)) > tolerance]

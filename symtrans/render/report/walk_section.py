@@ -1,5 +1,4 @@
-"""The report's "Shape walk" section: the walk of ``analysis.walk`` as plain template data
-(templates ``walk.md.j2``/``walk.tex.j2``)."""
+"""The report's "Shape walk" section: the walk of ``analysis.walk`` as a ``doc.Section``."""
 
 from __future__ import annotations
 
@@ -9,41 +8,81 @@ from symtrans.analysis.walk import Shape, walk
 from symtrans.base.escape import Math
 from symtrans.engine.evaluate import exact
 from symtrans.engine.spec import Spec
-from symtrans.render.report.mathfmt import latex
+
+from . import doc
+from .doc import Column, Row, Section, msg, runs, strong, table
+from .mathfmt import Formula, formula, thousands
+
+RULE = (
+    "a product (... m x k) . (k x n) costs 2 (batch dims) m k n FLOPs; a mask keeps only the "
+    "query-key pairs it allows; lookups, reshapes, norms, softmax and adds cost 0 (matmul convention)"
+)
 
 
-def report_section(spec: Spec, values: Mapping[str, int] | None) -> dict:
-    """Plain data for the report's "Shape walk" section (templates ``walk.md.j2``/``walk.tex.j2``).
+def _shape(shape: Shape) -> Formula:
+    """``B x L x d_model`` as math (SymPy prints each dimension)."""
+    if not shape:
+        return Formula(Math("()"), Math("<mrow><mo>(</mo><mo>)</mo></mrow>"))
+    dims = [formula(d) for d in shape]
+    return Formula(
+        Math(r" \times ".join(d.tex for d in dims)),
+        Math("<mrow>" + "<mo>\u00d7</mo>".join(d.mathml for d in dims) + "</mrow>"),
+    )
 
-    Every step with its operation, shapes (trusted LaTeX from SymPy), FLOPs per instance,
-    repeat, and, when ``values`` (the FLOPs workload) are given, the exact total FLOPs
-    of the step and the sum over the walk (which equals the cost engine's forward FLOPs).
-    """
 
-    def shp(shape: Shape) -> Math:
-        return Math(r" \times ".join(latex(d) for d in shape)) if shape else Math(r"()")
+def _times(a: Formula, b: Formula) -> Formula:
+    return Formula(Math(f"{a.tex} \\times {b.tex}"), Math(f"<mrow>{a.mathml}<mo>\u00d7</mo>{b.mathml}</mrow>"))
 
+
+def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
+    """The "Shape walk" section: every step with its operation, the shapes of its inputs
+    and output (math printed by SymPy), FLOPs per instance and repeat, and, when ``values``
+    (the FLOPs workload) are given, the exact total FLOPs of the step and the sum over the
+    walk (which equals the cost engine's forward FLOPs)."""
     w = walk(spec)
-    rows = []
+    with_total = values is not None
+    rows: list = []
     stage = None
     for i, s in enumerate(w.steps, 1):
-        rows.append(
-            {
-                "index": i,
-                "op": s.op,
-                "kind": s.kind,
-                "stage": s.stage if s.stage != stage else None,
-                "inputs": [shp(x) for x in s.inputs],
-                "output": shp(s.output),
-                "flops": latex(s.flops) if s.flops != 0 else None,
-                "repeat": latex(s.repeat) if s.repeat != 1 else None,
-                "total": exact(s.total_flops, values) if values is not None else None,
-            }
+        if s.stage != stage:
+            rows.append(Row((runs(s.stage),), "group"))
+            stage = s.stage
+        inputs: list = []
+        for j, x in enumerate(s.inputs):
+            if j:
+                inputs.append("; ")
+            inputs.append(_shape(x))
+        if s.flops != 0:
+            f = formula(s.flops)
+            flops = _times(f, formula(s.repeat)) if s.repeat != 1 else f
+        else:
+            flops = "0"
+        cells = [str(i), s.op, runs(*inputs), _shape(s.output), flops]
+        if with_total:
+            cells.append(thousands(exact(s.total_flops, values)))
+        rows.append(cells)
+    columns = [
+        Column(msg("#"), "r"),
+        Column(msg("operation"), wrap=0.18),
+        Column(msg("inputs"), wrap=0.24),
+        Column(msg("output"), wrap=0.14),
+        Column(msg("FLOPs per instance"), wrap=0.22),
+    ]
+    if with_total:
+        columns.append(Column(msg("total FLOPs"), "r"))
+    blocks: list = [
+        doc.Para(
+            msg(
+                "Every step of the forward pass with the shapes of its inputs and output; the FLOPs follow "
+                "from the shapes: {rule}.",
+                rule=msg(RULE),
+            )
+        ),
+        table(columns, rows, long=True, small=True),
+    ]
+    total = exact(w.flops, values) if with_total else None
+    if total is not None:
+        blocks.append(
+            doc.Para(msg("Sum over the steps: {total} FLOPs, the forward FLOPs above.", total=strong(thousands(total))))
         )
-        stage = s.stage
-    return {
-        "rows": rows,
-        "total": exact(w.flops, values) if values is not None else None,
-        "rule": "a product (... m x k) . (k x n) costs 2 (batch dims) m k n FLOPs; a mask keeps only the "
-        "query-key pairs it allows; lookups, reshapes, norms, softmax and adds cost 0 (matmul convention)",
-    }
+    return Section("walk", msg("Shape walk"), blocks, data={"total": total, "steps": len(w.steps)})
