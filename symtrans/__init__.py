@@ -22,7 +22,7 @@ def model(name_or_spec, settings=None, **changes):
 
 def __getattr__(name):
     if name == "assert_identity":
-        from symtrans.accounting.identities import assert_identity
+        from symtrans.accounting.formulas import assert_identity
 
         return assert_identity
     raise AttributeError(f"module 'symtrans' has no attribute {name!r}")

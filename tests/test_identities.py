@@ -11,8 +11,8 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans.accounting import identities as I
-from symtrans.accounting.identities import assert_identity
+from symtrans.accounting import formulas as I
+from symtrans.accounting.formulas import assert_identity
 from symtrans.cli.main import main
 from symtrans.engine.architectures import build
 from symtrans.engine.spec import Spec

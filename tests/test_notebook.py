@@ -68,7 +68,7 @@ def test_cost_objects_display():
 
 
 def test_other_results_display():
-    from symtrans.accounting.identities import get
+    from symtrans.accounting.formulas import get
     from symtrans.analysis.diff import diff, parse_side
     from symtrans.analysis.solve import llama_rule, solve
 

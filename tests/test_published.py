@@ -9,7 +9,7 @@ import json
 import pytest
 import sympy as sp
 
-from symtrans.accounting import published as P
+from symtrans.accounting import formulas as P
 from symtrans.accounting.flops import evaluate, flops_expr, per_sequence
 from symtrans.accounting.hardware import pf_days
 from symtrans.catalog import presets

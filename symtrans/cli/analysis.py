@@ -300,7 +300,7 @@ def _pick(args, side: str) -> dict:
 def _cmd_identities(args, emit) -> int:
     import sympy as sp
 
-    from symtrans.accounting.identities import NAMES, get
+    from symtrans.accounting.formulas import NAMES, get
 
     names = args.names or list(NAMES)
     items = [get(n) for n in names]

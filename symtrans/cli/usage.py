@@ -334,7 +334,7 @@ def flops_command_result(res, args) -> dict:
         out["per_run"] = exact_json(run)
         out["pf_days"] = float(pf_days(run))
     if args.compare:
-        from symtrans.accounting.published import COMPARE_BASIS, compare
+        from symtrans.accounting.formulas import COMPARE_BASIS, compare
 
         D = args.tokens if args.tokens is not None else _tokens(spec, v)
         vals = {k: val for k, val in v.items() if k in ("B", "L")}

@@ -116,7 +116,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
                 lead = runs(lead, ":")
             blocks.append(doc.Display(equation(expr, inf_values), lead))
     if spec.family != "encoder-decoder" and values is not None:
-        from symtrans.accounting.published import compare
+        from symtrans.accounting.formulas import compare
 
         found = compare(spec, {"B": values["B"], "L": values["L"]})
         if found:
