@@ -160,6 +160,11 @@ def _cmd_model_types(args) -> int:
         out = [{"model_type": mt, "counted_as": model, "config_class": cls} for mt, (cls, model) in CLASSES.items()]
         _emit(args, json.dumps(out, indent=2))
         return 0
+    if args.format == "markdown":  # the README's table (tests/test_model_types_table.py keeps it current)
+        from symtrans.render.model_types import markdown_table
+
+        _emit(args, markdown_table())
+        return 0
     width = max(len(mt) for mt in CLASSES)
     lines = [f"{mt:<{width}}  {model} (defaults from {cls}, transformers 5.x)" for mt, (cls, model) in CLASSES.items()]
     lines.append(f"{len(CLASSES)} model types; 'symtrans params path/to/config.json' reads any of them")
@@ -564,7 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_presets)
 
     p = sub.add_parser("model-types", help="list the config.json model types symtrans reads")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("-o", "--output", metavar="PATH")
     p.set_defaults(func=_cmd_model_types)
 
