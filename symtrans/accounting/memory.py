@@ -241,7 +241,9 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
 
 
 def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
-    """Positions a layer caches: all of them, or the last w under a sliding window."""
+    """Positions a layer caches: all of them, or the last w under a sliding window (the w
+    keys a decode step attends to; transformers' sliding-window cache stores w - 1 between
+    steps and appends the new token's during one, tests/test_kv_cache_real.py)."""
     return sp.Min(seq, S.w) if spec.has("w") else seq
 
 
