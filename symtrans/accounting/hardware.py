@@ -29,8 +29,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import sympy as sp
+if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where a Rational is built
+    import sympy as sp
 
 T = 10**12
 G = 10**9
@@ -203,6 +205,8 @@ def fraction(
         f = Fraction(raw[:-1]) / 100 if raw.endswith("%") else Fraction(raw)
     except (TypeError, ValueError, ZeroDivisionError):
         raise ValueError(f"{what} must be a number such as 0.4 or 40%, not {text!r}") from None
+    import sympy as sp
+
     value = sp.Rational(f.numerator, f.denominator)
     low_ok = value >= 0 if allow_zero else value > 0
     if not low_ok or (upper is not None and value > upper):
@@ -232,6 +236,8 @@ def step_time(
     acc = accelerator(acc) if isinstance(acc, str) else acc
     u = fraction(utilisation, "the utilisation (MFU)")
     n = _positive_int(devices, "the number of devices")
+    import sympy as sp
+
     return sp.Rational(flops) / (n * acc.peak(precision) * u)
 
 
@@ -253,6 +259,8 @@ def mfu(
     tps = fraction(tokens_per_second, "the throughput (tokens per second)", upper=None)
     n = _positive_int(devices, "the number of devices")
     prec = acc.default_precision if precision is None else precision
+    import sympy as sp
+
     u = tps * sp.Rational(flops_per_token) / (n * acc.peak(prec))
     if u > 1:
         raise ValueError(
@@ -296,6 +304,8 @@ def roofline(
     """
     acc = accelerator(acc) if isinstance(acc, str) else acc
     n = _positive_int(devices, "the number of devices")
+    import sympy as sp
+
     f, b = sp.Rational(flops), sp.Rational(bytes_moved)
     if b <= 0:
         raise ValueError("a phase must move a positive number of bytes")
@@ -309,4 +319,6 @@ PF_DAY = 10**15 * 86400
 def pf_days(flops) -> sp.Rational:
     """FLOPs in petaflop/s-days (1 PF-day = 10^15 FLOP/s x 86,400 s = 8.64e19 FLOPs;
     Brown et al. 2020 §2.1 / Table D.1)."""
+    import sympy as sp
+
     return sp.Rational(flops) / PF_DAY

@@ -25,12 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy as sp
-
 from symtrans.catalog.preset import Preset
 from symtrans.engine.spec import Spec
 
 if TYPE_CHECKING:  # pragma: no cover
+    import sympy as sp
+
     from symtrans.engine.cost import Cost, Step
 
 KIND = "hand count"
@@ -404,6 +404,8 @@ def item_value(spec: Spec, item: Item) -> int:
     Raises:
         KeyError: if a component path does not exist; ValueError for a bad variant.
     """
+    import sympy as sp
+
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
 
@@ -458,6 +460,8 @@ def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
 
     The terms sum to the difference of the two totals (every Step has a category).
     """
+    import sympy as sp
+
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
 

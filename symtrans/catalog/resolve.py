@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
+from symtrans.engine.legend import LEGEND as SYMBOLS
 from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, Spec
-from symtrans.engine.symbols import SYMBOLS
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
