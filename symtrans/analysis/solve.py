@@ -183,7 +183,12 @@ def _order(rules: list[Rule]) -> list[Rule]:
 
 
 def quantity_expr(
-    spec: Spec, quantity: str, mask: str = "full", convention: str = "flops", memory_options: Mapping | None = None
+    spec: Spec,
+    quantity: str,
+    mask: str = "full",
+    convention: str = "flops",
+    memory_options: Mapping | None = None,
+    simplified: bool = True,
 ) -> sp.Expr:
     """The closed form of ``quantity`` for ``spec``'s structure.
 
@@ -196,7 +201,8 @@ def quantity_expr(
     at B sequences of L tokens (L_tgt target and L_src source tokens for an
     encoder-decoder; ``memory_options`` are passed on: dtype, optimizer, mode, ...),
     rounded up to whole bytes when the formula has fractions (4-bit weights, an
-    inference margin).
+    inference margin).  ``simplified=False`` returns FLOPs as the unsimplified sum over
+    the steps (``flops.flops_sum``, equal in value): for code that only evaluates it.
 
     Raises:
         ValueError: an unknown quantity, convention, mask or memory option.
@@ -220,10 +226,10 @@ def quantity_expr(
         e = memory_terms(spec, batch=S.B, seq_len=seq, **opts)["total_bytes"]
         _, den = sp.fraction(sp.together(e))
         return sp.ceiling(e) if den != 1 else e
-    from symtrans.accounting.flops import flops_expr
+    from symtrans.accounting.flops import flops_expr, flops_sum
 
     mode = "training" if quantity == "training_flops" else "forward"
-    return flops_expr(spec, mode, convention, mask)
+    return (flops_expr if simplified else flops_sum)(spec, mode, convention, mask)
 
 
 LENGTHS = ("L_src", "L_tgt")

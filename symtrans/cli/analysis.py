@@ -11,6 +11,7 @@ partial output over an existing file.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import sys
@@ -206,7 +207,15 @@ def _cmd_solve(args, emit) -> int:
 
 
 def _cmd_sweep(args, emit) -> int:
-    from symtrans.analysis.sweep import grid, parse_grid, read_csv, sweep
+    """``symtrans sweep``: the grid or the CSV file streams through the sweep batch by
+    batch (``sweep.stream``), so memory stays flat in the number of rows; the output is
+    written to a temporary file and only shown (or renamed over -o) once every row is
+    computed, so a failure prints one error and nothing else."""
+    import shutil
+    import tempfile
+
+    from symtrans.analysis.sweep import Sweeper, csv_batches, grid_batches, parse_grid, stream
+    from symtrans.base.atomic import atomic_file
     from symtrans.catalog.resolve import resolve
 
     if args.grid and args.csv:
@@ -214,15 +223,6 @@ def _cmd_sweep(args, emit) -> int:
     if not args.grid and not args.csv:
         raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
     res = resolve(args.model, args.set)
-    if args.csv:
-        try:
-            with open(args.csv, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise ValueError(f"cannot read {args.csv}: {e.strerror or e}") from None
-        columns = read_csv(text)
-    else:
-        columns = grid([parse_grid(g) for g in args.grid])
     defaults = {"B": args.batch}
     if args.seq_len is not None:
         defaults["L"] = args.seq_len
@@ -231,23 +231,61 @@ def _cmd_sweep(args, emit) -> int:
         quantities = [q.strip().replace("-", "_") for q in args.quantity.split(",") if q.strip()]
     invalid = "error" if (args.strict or args.csv) else "skip"
     memory_options = {"mode": args.memory_mode, "dtype": args.dtype}
-    result = sweep(
-        res.spec,
-        columns,
-        quantities,
-        rules=_rules(args),
-        defaults=defaults,
-        mask=args.mask,
-        convention=args.convention,
-        memory_options=memory_options,
-        invalid=invalid,
-        progress=None if args.progress == "auto" else args.progress == "on",
-    )
     progress = None if args.progress == "auto" else args.progress == "on"
-    text = result.to_json(res.name) if args.format == "json" else result.to_csv(progress)
-    emit(args, text)
-    _notes_to_stderr(result.notes)  # after the output: a failed write prints only its error
+    with _open_csv(args.csv) as source:
+        if source is not None:
+            names, batches = csv_batches(source)
+            total = None
+        else:
+            axes = [parse_grid(g) for g in args.grid]
+            total, batches = grid_batches(axes)
+            names = [a for a, _ in axes]
+        sweeper = Sweeper(
+            res.spec,
+            names,
+            quantities,
+            rules=_rules(args),
+            defaults=defaults,
+            mask=args.mask,
+            convention=args.convention,
+            memory_options=memory_options,
+            invalid=invalid,
+        )
+        fmt = "json" if args.format == "json" else "csv"
+        if args.output is not None:
+            with atomic_file(args.output) as out:
+                notes = stream(sweeper, batches, out, fmt, res.name, total, progress)
+        else:
+            with tempfile.TemporaryFile() as out:
+                notes = stream(sweeper, batches, out, fmt, res.name, total, progress)
+                out.seek(0)
+                text = io.TextIOWrapper(out, encoding="utf-8")
+                shutil.copyfileobj(text, sys.stdout, 1 << 20)
+                text.detach()
+    _notes_to_stderr(notes)  # after the output: a failed write prints only its error
     return 0
+
+
+class _open_csv:  # noqa: N801 - a context manager used like open()
+    """The --csv file opened for reading (None without --csv); a one-line error if it cannot be."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.f = None
+
+    def __enter__(self):
+        if self.path is None:
+            return None
+        try:
+            self.f = open(self.path, encoding="utf-8", newline="")
+        except OSError as e:
+            raise ValueError(f"cannot read {self.path}: {e.strerror or e}") from None
+        return self.f
+
+    def __exit__(self, *exc) -> bool:
+        if self.f is not None:
+            self.f.close()
+        return False
 
 
 # ---------------------------------------------------------------------------------
@@ -483,10 +521,11 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
     p = sub.add_parser(
         "sweep",
         help="evaluate parameters, FLOPs and memory over a grid or a CSV of configurations",
-        description="Vectorised exact evaluation (lambdify to NumPy; values past 2^62 fall back to Python "
-        "integers). Grid combinations the model rejects (h not dividing d_model, ...) are skipped "
-        "with a note unless --strict; rows of a CSV must all be valid. The output is written only "
-        "after every row is computed, atomically.",
+        description="Vectorised exact evaluation (integer NumPy code generated from the closed forms, in "
+        "cache-sized chunks; values past 2^62 fall back to Python integers). Grid combinations the model "
+        "rejects (h not dividing d_model, ...) are skipped with a note unless --strict; rows of a CSV must "
+        "all be valid. The grid or the CSV file streams through in batches, so memory does not grow with "
+        "the rows; the output is shown (or written, atomically) only after every row is computed.",
         epilog="examples: symtrans sweep gpt2 --grid d_model=512:8192:512 --grid N=12,24,48 --keep d_ff=4*d_model "
         "--keep h=d_model/64 -o sweep.csv | symtrans sweep llama-2-7b --csv configs.csv --format json",
     )
