@@ -296,17 +296,19 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
 
     out = tmp_path / "out.csv"
     out.write_text("precious\n")
+    from symtrans.analysis.kernel import Kernel
+
     monkeypatch.setattr(sw, "CHUNK", 2)
     calls = {"n": 0}
-    real = sw.Compiled.__call__
+    real = Kernel.run
 
-    def flaky(self, cols, n):
+    def flaky(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] > 3:
             raise ValueError("simulated failure in the middle of the sweep")
-        return real(self, cols, n)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(sw.Compiled, "__call__", flaky)
+    monkeypatch.setattr(Kernel, "run", flaky)
     code, _, err = run(capsys, "sweep", "gpt2", "--grid", "N=1:10", "--quantity", "params", "-o", str(out))
     assert code == 2 and "simulated failure" in err
     assert out.read_text() == "precious\n"

@@ -25,6 +25,7 @@ Sources (translated notation in brackets):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Mapping
 
 import sympy as sp
@@ -160,7 +161,7 @@ def _layer_weights(spec: Spec) -> sp.Expr:
 
 def _per_token_of(spec: Spec, mask: str, select) -> sp.Expr:
     model = build(spec, Workload(mask=mask))
-    return sp.cancel(count(model, "flops", select) / tokens_per_step(spec))
+    return closed_form(count(model, "flops", select) / tokens_per_step(spec))  # as flops.per_token: no cancel
 
 
 def kaplan_forward(spec: Spec) -> Published:
@@ -394,6 +395,13 @@ def formulas(spec: Spec, D: sp.Expr | int = S.D) -> list[Published]:
     ]
 
 
+@lru_cache(maxsize=256)
+def _formulas(spec: Spec) -> tuple[tuple[Published, sp.Expr, sp.Expr], ...]:
+    """``formulas(spec)`` with each residual and assumed residual, cached on the
+    structural spec (closed forms depend on which sizes are present, not their values)."""
+    return tuple((p, p.residual, p.assumed_residual) for p in formulas(spec))
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of ``compare``: formula value against the exact count (same unit)."""
@@ -439,7 +447,7 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
         raise ValueError(f"the token count D must be a positive integer, not {D!r}")
     vals["D"] = D
     rows = []
-    for p in formulas(spec):
+    for p, residual, assumed_residual in _formulas(spec.structure()):
         value = evaluate(p.formula, vals)
         exact = evaluate(p.exact, vals)
         rows.append(
@@ -451,8 +459,8 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
                 value,
                 exact,
                 sp.Rational(value, exact) if exact else sp.nan,
-                p.residual,
-                p.assumed_residual,
+                residual,
+                assumed_residual,
                 p.assumptions,
                 p.source,
             )

@@ -96,10 +96,12 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
             {
                 "label": "prefill of L_pre prompt tokens (logits for the last one)",
                 "equation": equation(F.prefill_expr(spec), inf_values),
+                "sum": None,
             },
             {
                 "label": "decode of T_gen tokens with a KV cache (summed over positions)",
                 "equation": equation(F.decode_expr(spec), inf_values),
+                "sum": _decode_sum(spec),
             },
         ]
         out["inference_values"] = {"L_pre": inf_values["L_pre"], "T_gen": inf_values["T_gen"]} if inf_values else None
@@ -124,6 +126,26 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
                 }
             )
     return out
+
+
+def _decode_sum(spec: Spec) -> dict[str, Any] | None:
+    """The derivation of the decode closed form: the step's FLOPs as a function of t, and
+    the sums of powers that close the sum over t = 1..T_gen (``flops.decode_sum``)."""
+    from symtrans.accounting import flops as F
+    from symtrans.engine import symbols as S
+
+    from .report.mathfmt import equation, latex
+
+    found = F.decode_sum(spec)
+    if found is None:
+        return None
+    step, powers = found
+    return {
+        "step": equation(step, None),
+        "powers": [
+            latex(sp.Eq(sp.Sum(S.t**p, (S.t, 1, S.T_gen)), sp.factor(F.power_sum(p)), evaluate=False)) for p in powers
+        ],
+    }
 
 
 def _memory_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
@@ -177,7 +199,12 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
     from symtrans.accounting import flops as F
     from symtrans.accounting.flops import evaluate
     from symtrans.accounting.hardware import ACCELERATORS, step_time
-    from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
+    from symtrans.accounting.roofline import (
+        inference_lengths,
+        inference_phases,
+        inference_roofline,
+        roofline_assumptions,
+    )
     from symtrans.base.numbers import si
 
     out: dict[str, Any] = {"available": values is not None, "rows": [], "generative": False}
@@ -191,6 +218,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
         v = {**values, "L_pre": pre, "T_gen": gen}
         out["L_pre"], out["T_gen"] = pre, gen
         out["assumptions"] = roofline_assumptions(spec, 1)
+        phases = inference_phases(spec, v)  # the FLOPs and bytes, once; each accelerator sets its roofline
     for acc in ACCELERATORS.values():
         row = {
             "name": acc.name,
@@ -201,7 +229,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
             "decode": "",
         }
         if generative:
-            ph = inference_roofline(spec, v, acc)
+            ph = inference_roofline(spec, v, acc, phases=phases)
             row["prefill"] = f"{ph['prefill'].bound.split('-')[0]}, {_fmt_seconds(ph['prefill'].time)}"
             row["decode"] = f"{ph['decode'].bound.split('-')[0]}, {_fmt_seconds(ph['decode'].time)}/token"
         out["rows"].append(row)

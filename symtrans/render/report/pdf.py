@@ -1,4 +1,10 @@
-"""Build a PDF from LaTeX source: latexmk (or pdflatex), sandboxed and time-limited.
+"""Build a PDF from LaTeX source: pdflatex (or latexmk), sandboxed and time-limited.
+
+pdflatex runs once in ``-draftmode`` (it lays out the document and writes the
+cross-references and longtable widths, but no PDF), then until its log asks for no rerun
+(at most 4 more runs): what latexmk decides for these reports, without latexmk's own
+start-up and without writing a PDF that the next run replaces (a gallery builds dozens of
+PDFs); latexmk is used when pdflatex is not on PATH.
 
 The source is compiled in a fresh temporary directory with shell escape off
 (``-no-shell-escape``), kpathsea's paranoid file access (``openin_any=p``,
@@ -197,10 +203,11 @@ def build_pdf(latex_source: str, timeout: float = 120, files: dict[str, bytes] |
     ``files`` are extra inputs (e.g. chart images, ``{file name: bytes}``) written next
     to the source in the temporary directory; names must be plain file names.
 
-    Uses ``latexmk -pdf -no-shell-escape -interaction=nonstopmode -halt-on-error``,
-    or, without latexmk, ``pdflatex -no-shell-escape`` run until its cross-references
-    settle (at most 4 runs).  Nothing is written outside a temporary directory, which
-    is removed afterwards.
+    Uses ``pdflatex -no-shell-escape -interaction=nonstopmode -halt-on-error``, first in
+    ``-draftmode``, then until its cross-references and table widths settle (at most 4
+    more runs), or, without pdflatex,
+    ``latexmk -pdf`` with the same flags.  Nothing is written outside a temporary
+    directory, which is removed afterwards.
 
     Raises:
         TeXNotFoundError: neither latexmk nor pdflatex is installed (names the Debian
@@ -238,18 +245,23 @@ def _build(workdir, latex_source, files, latexmk, pdflatex, timeout) -> bytes:
         with open(os.path.join(workdir, name), "wb") as f:
             f.write(data)
     pdf_flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
-    if latexmk:
+    if not pdflatex:
         code, out = _run([latexmk, "-pdf", "-norc", *pdf_flags, _JOB + ".tex"], workdir, timeout)
     else:
         code, out = 0, ""
         deadline = time.monotonic() + timeout
-        for _ in range(4):
+        # The first run only measures (tables, cross-references) in -draftmode, which writes
+        # no PDF and is cheaper; the runs after it write the PDF until nothing asks to rerun.
+        draft = True
+        for _ in range(5):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped")
-            code, out = _run([pdflatex, *pdf_flags, _JOB + ".tex"], workdir, left)
-            if code != 0 or not re.search(r"Rerun|rerun", _read_log(workdir)):
+            mode = ["-draftmode"] if draft else []
+            code, out = _run([pdflatex, *mode, *pdf_flags, _JOB + ".tex"], workdir, left)
+            if code != 0 or (not draft and not re.search(r"Rerun|rerun", _read_log(workdir))):
                 break
+            draft = False
     pdf_path = os.path.join(workdir, _JOB + ".pdf")
     if code != 0 or not os.path.exists(pdf_path):
         raise PDFBuildError(f"LaTeX failed: {_tex_error(_read_log(workdir), out)}")
