@@ -237,6 +237,74 @@ def test_fifo_and_socket_targets_are_refused(tmp_path):
     assert stat.S_ISFIFO(os.lstat(tmp_path / "f").st_mode) and stat.S_ISSOCK(os.lstat(tmp_path / "s").st_mode)
 
 
+# -- streamed outputs (a sweep's rows): written in pieces, committed with the rest ----------
+
+
+def test_a_streamed_file_lands_with_the_others_and_its_bytes_as_written(tmp_path):
+    (tmp_path / "s.csv").write_bytes(b"old")
+    (tmp_path / "s.csv").chmod(0o640)
+    t = Transaction()
+    f = t.stream(tmp_path / "s.csv")
+    for i in range(1000):
+        f.write(b"%d\n" % i)
+    t.add(tmp_path / "r.md", "report")
+    assert (tmp_path / "s.csv").read_bytes() == b"old"  # nothing replaced before the commit
+    t.commit()
+    assert (tmp_path / "s.csv").read_bytes() == b"".join(b"%d\n" % i for i in range(1000))
+    assert stat.S_IMODE(os.stat(tmp_path / "s.csv").st_mode) == 0o640  # the earlier file's mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.md", "s.csv"]  # no temporary file left
+
+
+def test_a_discarded_or_failed_stream_leaves_the_earlier_file_and_no_temporary_file(tmp_path):
+    (tmp_path / "s.csv").write_bytes(b"old")
+    t = Transaction()
+    t.stream(tmp_path / "s.csv").write(b"new, half written")
+    assert len(list(tmp_path.iterdir())) == 2  # the temporary file beside the target
+    t.discard()
+    assert _state(tmp_path) == {"s.csv": b"old"}
+    t = Transaction()
+    t.stream(tmp_path / "s.csv").write(b"new")
+    t.add(tmp_path / "gone", "x")
+    (tmp_path / "gone").mkdir()  # a later output fails at the commit: the stream goes too
+    with pytest.raises(IsADirectoryError):
+        t.commit()
+    assert (tmp_path / "s.csv").read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "gone",
+        "s.csv",
+    ]
+
+
+def test_a_stream_to_standard_output_is_copied_after_the_files(tmp_path, capsys):
+    t = Transaction()
+    t.stream(None).write("héllo\n".encode())
+    t.add(tmp_path / "a.md", "x")
+    t.commit()
+    assert capsys.readouterr().out == "héllo\n" and (tmp_path / "a.md").read_text() == "x"
+
+
+def test_a_stream_is_checked_like_any_output(tmp_path):
+    cfg = tmp_path / "cfg.csv"
+    cfg.write_text("N\n1\n")
+    t = Transaction(inputs=[str(cfg)])
+    with pytest.raises(OSError, match="it is the input file"):
+        t.stream(cfg)
+    t.add(tmp_path / "x", "1")
+    with pytest.raises(OSError, match="writes .* there already"):
+        t.stream(tmp_path / "x")
+
+
+def test_atomic_file_commits_on_success_and_removes_on_error(tmp_path):
+    with atomic.atomic_file(tmp_path / "a") as f:
+        f.write(b"one")
+        f.write(b"two")
+    assert (tmp_path / "a").read_bytes() == b"onetwo"
+    with pytest.raises(KeyboardInterrupt):
+        with atomic.atomic_file(tmp_path / "a") as f:
+            f.write(b"three")
+            raise KeyboardInterrupt
+    assert _state(tmp_path) == {"a": b"onetwo"}
+
+
 def test_temp_name_helper_never_exceeds_the_floor_for_short_names():
     for n in range(1, 40):
         assert len(atomic._temp_name("x" * n)) <= max(n, 24)

@@ -108,7 +108,10 @@ def test_markdown_report_embeds_charts(capsys, tmp_path):
 def test_report_without_matplotlib_says_how_to_get_the_charts(capsys, tmp_path, monkeypatch):
     import symtrans.render.plots as plots
 
-    monkeypatch.setattr(plots, "available", lambda: False)
+    def no_matplotlib(*args, **kwargs):  # what _figure raises when matplotlib cannot be imported
+        raise plots.PlotsUnavailable(f"charts need matplotlib; install it with {plots.INSTALL_HINT}")
+
+    monkeypatch.setattr(plots, "_figure", no_matplotlib)
     out = tmp_path / "r.md"
     assert run(capsys, "report", "gpt2", "-o", str(out))[0] == 0
     assert "Charts need matplotlib; install it with `pip install 'symtrans[plots]'`" in out.read_text()
@@ -166,3 +169,39 @@ def test_pdf_report_embeds_the_charts(capsys, tmp_path):
     assert "Share of parameters and forward FLOPs per component" in text
     assert "feed-forward" in text and "share (%)" in text  # text inside the embedded vector chart
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.pdf"]  # charts only inside the PDF
+
+
+def test_charts_have_a_fixed_layout():
+    # No layout engine runs at savefig (constrained layout took most of a chart's time):
+    # the axes are placed once, inside the figure.
+    pytest.importorskip("matplotlib")
+    from symtrans.render.plots import component_shares, scaling
+
+    for fig in (component_shares(GPT2, "gpt2"), scaling(GPT2, "d_model", "params", "gpt2")):
+        assert fig.get_layout_engine() is None
+        for ax in fig.axes:
+            x0, y0, x1, y1 = ax.get_position().extents
+            assert 0 < x0 < x1 < 1 and 0 < y0 < y1 < 1
+
+
+def test_matplotlib_is_imported_only_when_a_chart_is_written(tmp_path):
+    import json as _json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import sys, json, io, contextlib\n"
+        "from symtrans.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    a = main(['report', 'gpt2'])\n"
+        "before = 'matplotlib' in sys.modules\n"
+        f"b = main(['report', 'gpt2', '--no-charts', '-o', {str(tmp_path / 'r.md')!r}])\n"
+        "print(json.dumps([a, b, before, 'matplotlib' in sys.modules]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert _json.loads(p.stdout.strip().splitlines()[-1]) == [0, 0, False, False]

@@ -22,7 +22,7 @@ import pytest
 import sympy as sp
 
 from symtrans.accounting import flops
-from symtrans.analysis.sweep import Compiled, _unique_rows, sweep
+from symtrans.analysis.sweep import Compiled, sweep
 from symtrans.catalog.presets import get
 from symtrans.engine import architectures
 from symtrans.engine.simplify import closed_form
@@ -120,17 +120,20 @@ def test_check_sizes_applies_the_spec_size_rules():
     assert spec.values["d_model"] == 768  # unchanged
 
 
-def test_unique_rows_decodes_negative_zero_and_constant_columns():
-    a = np.array([-3, 5, -3, 0, 5])
-    b = np.array([7, 7, 7, 7, 7])  # constant: set aside
-    c = np.array([2, 1, 2, 2, 1])
-    rows, inverse = _unique_rows([a, b, c])
-    # Distinct (a, b, c): (-3, 7, 2) rows 0, 2; (0, 7, 2) row 3; (5, 7, 1) rows 1, 4.
-    assert sorted(rows) == [(-3, 7, 2), (0, 7, 2), (5, 7, 1)]
-    assert [rows[i] for i in inverse] == [(-3, 7, 2), (5, 7, 1), (-3, 7, 2), (0, 7, 2), (5, 7, 1)]
-    big = np.array([2**70, 1, 2**70], dtype=object)  # beyond int64: hashed rows
-    rows, inverse = _unique_rows([big, np.array([1, 2, 1])])
-    assert [rows[i] for i in inverse] == [(2**70, 1), (1, 2), (2**70, 1)]
+def test_row_rules_check_whole_columns_as_the_spec_checks_one_row():
+    # spec.ROW_RULES are the Spec's own divisibility/order rules; on arrays they hold elementwise.
+    from symtrans.engine.spec import ROW_RULES
+
+    d_k_rule = ROW_RULES[0]
+    cols = {"d_model": np.array([768, 1000, 1536]), "h": np.array([12, 12, 12])}
+    assert d_k_rule.holds(cols).tolist() == [True, False, True]  # 1000 = 12 * 83 + 4
+    spec = get("gpt2").spec
+    for d, ok in zip(cols["d_model"].tolist(), [True, False, True]):
+        try:
+            spec.check_sizes({"d_model": d})
+            assert ok
+        except ValueError as e:
+            assert not ok and str(e) == d_k_rule.message({"d_model": d, "h": 12})
 
 
 def test_unit_denominator_returns_a_fresh_array():

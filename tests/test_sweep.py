@@ -296,17 +296,19 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
 
     out = tmp_path / "out.csv"
     out.write_text("precious\n")
+    from symtrans.analysis.kernel import Kernel
+
     monkeypatch.setattr(sw, "CHUNK", 2)
     calls = {"n": 0}
-    real = sw.Compiled.__call__
+    real = Kernel.run
 
-    def flaky(self, cols, n):
+    def flaky(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] > 3:
             raise ValueError("simulated failure in the middle of the sweep")
-        return real(self, cols, n)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(sw.Compiled, "__call__", flaky)
+    monkeypatch.setattr(Kernel, "run", flaky)
     code, _, err = run(capsys, "sweep", "gpt2", "--grid", "N=1:10", "--quantity", "params", "-o", str(out))
     assert code == 2 and "simulated failure" in err
     assert out.read_text() == "precious\n"
@@ -557,3 +559,69 @@ def test_readme_sweep_example_keeps_every_row(capsys):
         assert v["h"] * 64 == v["d_model"] and v["d_ff"] == 4 * v["d_model"]
         assert v["params"] == gpt2_params(v["d_model"], v["d_ff"], v["N"], 50257, 1024)
     assert re.search(r"--keep 'h=d_model/64'", line)
+
+
+# ------------------------------------------------------------------ option ranges and rule values per row
+
+
+def _moe_spec(**options):
+    # Mixtral-like layout: 1 dense layer, then every 2nd layer is a MoE layer
+    return Spec(
+        family="decoder-only",
+        sizes=dict(d_model=64, d_ff=128, h=4, N=8, V=100, L=16, E=4, k=2),
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        moe_first_dense=1,
+        moe_every=2,
+        **options,
+    )
+
+
+def test_sweep_checks_the_moe_layout_against_every_layer_count():
+    # moe_first_dense + moe_every = 3 layers are needed for one MoE layer: N = 1 and 2 are
+    # invalid configurations (Spec's own range check), N = 3.. are kept, with exact counts.
+    spec = _moe_spec()
+    cols = {"N": np.arange(1, 7)}
+    res = sweep(spec, cols, ["params"], invalid="skip")
+    assert res.columns["N"].tolist() == [3, 4, 5, 6]
+    from symtrans.engine.architectures import build
+
+    params = build(spec).params
+    assert res.columns["params"].tolist() == [exact(params, {**spec.values, "N": n}) for n in (3, 4, 5, 6)]
+    assert "skipped 2 of 6" in res.notes[0] and "N=1" in res.notes[0] and "moe_first_dense" in res.notes[0]
+    with pytest.raises(ValueError, match=r"invalid configuration \(.*N=1.*\): moe_first_dense=1"):
+        sweep(spec, cols, ["params"])
+
+
+def test_sweep_checks_the_global_tokens_against_the_sequence_length():
+    # 3 global tokens need L >= 3: as a column (rows skipped) and as a fixed default (every row).
+    spec = Spec(family="encoder-only", sizes=dict(d_model=8, d_ff=16, h=2, N=1, V=10, L=12, w=4), global_tokens=3)
+    res = sweep(spec, {"L": np.arange(1, 6)}, ["flops"], invalid="skip")
+    assert res.columns["L"].tolist() == [3, 4, 5]
+    assert "global_tokens=3 exceeds" in res.notes[0]
+    with pytest.raises(ValueError, match="every configuration is invalid .*global_tokens=3 exceeds the 2 tokens"):
+        sweep(spec, {"d_model": np.array([8, 16])}, ["flops"], defaults={"L": 2}, invalid="skip")
+
+
+def test_rule_values_that_are_not_positive_integers_are_invalid_rows():
+    # d_ff = d_model/7 is an integer at d_model = 840 and 1680 only (multiples of h = 12 all);
+    # d_ff = d_model - 768 is zero at 768 (not a size): those rows are skipped, or refused
+    # with invalid="error", as solve skips such candidates.
+    cols = {"d_model": np.array([768, 840, 1680])}
+    res = sweep(GPT2, cols, ["params"], rules=[keep_rule("d_ff=d_model/7")], invalid="skip")
+    assert res.columns["d_model"].tolist() == [840, 1680] and res.columns["d_ff"].tolist() == [120, 240]
+    assert res.columns["params"].tolist() == [gpt2_params(d, d // 7, 12, 50257, 1024) for d in (840, 1680)]
+    assert "skipped 1 of 3" in res.notes[0] and "768/7, not a positive integer" in res.notes[0]
+    with pytest.raises(ValueError, match=r"invalid configuration \(d_model=768\): the constraint d_ff = d_model - 768"):
+        sweep(GPT2, {"d_model": np.array([768, 840])}, ["params"], rules=[keep_rule("d_ff=d_model-768")])
+    # past int64 (Python ints) the remainder is checked the same way
+    big = sweep(
+        GPT2,
+        {"d_model": np.array([84 * 2**70, 84 * 2**70 + 12], dtype=object)},
+        ["params"],
+        rules=[keep_rule("d_ff=d_model/7")],
+        invalid="skip",
+    )
+    assert big.columns["d_ff"].tolist() == [12 * 2**70]

@@ -15,7 +15,8 @@ multiply-accumulate) and every element-wise term (``Step.elementwise``); a
 * ``prefill_expr``: inference forward over L_pre prompt tokens, logits for the last one;
 * ``decode_expr``: T_gen tokens, one at a time with a KV cache: step t (1..T_gen) runs
   one token at position L_pre + t whose query attends to all L_pre + t cached keys
-  (itself included), with its logits; the sum over t is done by ``sympy.summation``.
+  (itself included), with its logits; the sum over t is closed with the sum-of-powers
+  formula (``power_sum``: sum_{t=1}^{n} t = n(n+1)/2, ...), term by term.
 
 ``component_flops`` splits ``flops_expr`` by component under the same options (a layer
 stack's share includes its recomputation), so the components add up to the total.
@@ -33,13 +34,18 @@ import sympy as sp
 
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
-from symtrans.engine.conventions import BACKWARD_MULTIPLIER, MASK_MODES, RECOMPUTE, Convention, choice
+from symtrans.engine.conventions import (  # noqa: F401 (TRAINING_MODES re-exported)
+    BACKWARD_MULTIPLIER,
+    MASK_MODES,
+    RECOMPUTE,
+    TRAINING_MODES,
+    Convention,
+    choice,
+)
 from symtrans.engine.conventions import convention as get_convention
 from symtrans.engine.cost import ATTENTION, DENSE, Cost, Node, Step
 from symtrans.engine.roles import HEADS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
-
-TRAINING_MODES = ("forward", "backward", "training")
 
 
 def _step_cost(step: Step, conv: Convention) -> sp.Expr:
@@ -151,11 +157,29 @@ def flops_expr(
 def _flops_expr(spec: Spec, mode: str, convention: str, mask: str, recompute: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
+    return closed_form(_flops_sum(spec, mode, convention, mask, recompute))
+
+
+def flops_sum(
+    spec: Spec, mode: str = "forward", convention: str = "flops", mask: str = "full", recompute: str = "none"
+) -> sp.Expr:
+    """``flops_expr`` before simplification: the sum over the steps, equal to the closed
+    form but not expanded or grouped.  For code that only evaluates it (a sweep), which
+    need not pay for the simplification.
+
+    Raises:
+        ValueError: as ``flops_expr``.
+    """
+    return _flops_sum(spec.structure(), mode, convention, mask, recompute)
+
+
+@lru_cache(maxsize=512)
+def _flops_sum(spec: Spec, mode: str, convention: str, mask: str, recompute: str) -> sp.Expr:
     _check(mode, mask, recompute)
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)
-    return closed_form(_mode_cost(spec, wl, conv, mode, recompute, list(model.nodes())))
+    return _mode_cost(spec, wl, conv, mode, recompute, list(model.nodes()))
 
 
 def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, node: Node) -> sp.Expr:
@@ -275,7 +299,9 @@ def per_token(
     """
     from symtrans.engine.simplify import closed_form
 
-    return closed_form(sp.cancel(flops_expr(spec, mode, convention, mask, recompute) / tokens_per_step(spec)))
+    # Expanding the quotient gives what expanding sympy.cancel's gives (tests/test_numbers.py),
+    # without the cost of cancel's polynomial gcd.
+    return closed_form(flops_expr(spec, mode, convention, mask, recompute) / tokens_per_step(spec))
 
 
 def per_sequence(
@@ -340,6 +366,11 @@ def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> s
     Raises:
         ValueError: unknown convention or mask; an encoder-only model.
     """
+    return _prefill_expr(spec.structure(), convention, mask)
+
+
+@lru_cache(maxsize=512)
+def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
     _check(None, mask, "none")
@@ -368,6 +399,11 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
     Raises:
         ValueError: unknown convention or mask; an encoder-only model.
     """
+    return _decode_step_expr(spec.structure(), convention, mask)
+
+
+@lru_cache(maxsize=512)
+def _decode_step_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
     _check(None, mask, "none")
@@ -389,22 +425,110 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
     return closed_form(count(model, conv) + _embedding_lookups(spec, wl, conv))
 
 
+def power_sum(p: int, n: sp.Expr = S.T_gen) -> sp.Expr:
+    """sum_{t=1}^{n} t**p as a polynomial in ``n`` (Faulhaber's formula, p >= 0):
+    (1/(p+1)) * sum_{j=0}^{p} C(p+1, j) * B_j * n**(p+1-j), with the Bernoulli numbers
+    B_j of the convention B_1 = +1/2.  Written for p = 1: n(n+1)/2.
+
+    The identity is proved in tests/test_speed.py by induction: power_sum(p, 0) = 0 and
+    power_sum(p, n) - power_sum(p, n - 1) = n**p, symbolically.
+
+    Raises:
+        ValueError: a negative p.
+    """
+    if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+        raise ValueError(f"the power of a sum of powers must be a non-negative integer, not {p!r}")
+    return _power_sum(p).xreplace({_N_SUM: n})
+
+
+_N_SUM = sp.Symbol("n", integer=True, nonnegative=True)
+
+
+@lru_cache(maxsize=None)
+def _power_sum(p: int) -> sp.Expr:
+    terms = []
+    for j in range(p + 1):
+        b = sp.bernoulli(j)
+        if j == 1:  # the B_1 = +1/2 convention, whichever SymPy's bernoulli(1) follows
+            b = sp.Rational(1, 2)
+        terms.append(sp.binomial(p + 1, j) * b * _N_SUM ** (p + 1 - j))
+    return sp.expand(sp.Add(*terms) / (p + 1))
+
+
+def sum_over_positions(term: sp.Expr, t: sp.Symbol = S.t, n: sp.Expr = S.T_gen) -> sp.Expr | None:
+    """sum_{t=1}^{n} ``term`` in closed form when ``term`` is a polynomial in ``t``
+    (coefficients free of ``t``: any expression in the other sizes), else None.
+
+    Term by term: c * t**p sums to c * ``power_sum(p, n)``; no ``sympy.summation``
+    (whose telescoping and solving take about a second on a GQA or MoE step)."""
+    out = []
+    for a in sp.Add.make_args(sp.expand(term)):
+        coeff, part = a.as_independent(t, as_Add=False)
+        if part == 1:
+            p = 0
+        elif part == t:
+            p = 1
+        elif part.is_Pow and part.base == t and part.exp.is_Integer and part.exp > 0:
+            p = int(part.exp)
+        else:
+            return None
+        out.append(coeff * power_sum(p, n))
+    return sp.Add(*out)
+
+
 def decode_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
     """Inference decode of T_gen tokens with a KV cache for B sequences: the sum over
-    t = 1..T_gen of ``decode_step_expr``, simplified by ``sympy.summation`` into a
-    closed form in B, L_pre and T_gen (a sum it cannot close, e.g. with a sliding
-    window's Min, stays an exact unevaluated Sum).
+    t = 1..T_gen of ``decode_step_expr``, a closed form in B, L_pre and T_gen.
+
+    The step is a polynomial in t (the context L_pre + t enters the attention terms
+    linearly), so the sum is closed term by term with the sum of powers
+    (``sum_over_positions``: sum_{t=1}^{T_gen} t = T_gen(T_gen+1)/2); a sliding window
+    is closed by ``_windowed_decode``.  A step that is not polynomial in t would fall
+    back to ``sympy.summation`` (an unevaluated Sum where it cannot close it).
+
+    The closed form depends only on ``spec.structure()``; it is cached on it.
 
     Raises:
         ValueError: unknown convention or mask; an encoder-only model.
     """
+    return _decode_expr(spec.structure(), convention, mask)
+
+
+@lru_cache(maxsize=512)
+def _decode_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
     if spec.has("w"):
         return _windowed_decode(spec, convention, mask)
     step = decode_step_expr(spec, convention, mask)
-    total = sp.summation(sp.expand(step), (S.t, 1, S.T_gen))
+    total = sum_over_positions(step)
+    if total is None:
+        total = sp.summation(sp.expand(step), (S.t, 1, S.T_gen))
     return closed_form(total) if not total.has(sp.Sum) else total
+
+
+def decode_sum(spec: Spec, convention: str = "flops", mask: str = "full") -> tuple[sp.Expr, tuple[int, ...]] | None:
+    """The derivation of ``decode_expr`` before the sum is closed: (the FLOPs of decode
+    step t, a polynomial in t; the powers p >= 1 of t it holds, each closed by
+    ``power_sum``).  None under a sliding window (``_windowed_decode`` closes that sum)
+    or when the step is not a polynomial in t.  For the report's derivation text.
+
+    Raises:
+        ValueError: as ``decode_expr``.
+    """
+    if spec.has("w"):
+        return None
+    step = sp.expand(decode_step_expr(spec, convention, mask))
+    powers = set()
+    for a in sp.Add.make_args(step):
+        part = a.as_independent(S.t, as_Add=False)[1]
+        if part == S.t:
+            powers.add(1)
+        elif part.is_Pow and part.base == S.t and part.exp.is_Integer and part.exp > 0:
+            powers.add(int(part.exp))
+        elif part != 1:
+            return None
+    return decode_step_expr(spec, convention, mask), tuple(sorted(powers))
 
 
 def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:

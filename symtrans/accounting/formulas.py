@@ -206,7 +206,7 @@ def _layer_weights(spec: Spec) -> sp.Expr:
 
 def _per_token_of(spec: Spec, mask: str, select) -> sp.Expr:
     model = build(spec, Workload(mask=mask))
-    return sp.cancel(count(model, "flops", select) / tokens_per_step(spec))
+    return closed_form(count(model, "flops", select) / tokens_per_step(spec))  # as flops.per_token: no cancel
 
 
 def kaplan_forward(spec: Spec) -> Published:
@@ -437,6 +437,13 @@ def formulas(spec: Spec, D: sp.Expr | int = S.D) -> list[Published]:
     ]
 
 
+@lru_cache(maxsize=256)
+def _formulas(spec: Spec) -> tuple[tuple[Published, sp.Expr, sp.Expr], ...]:
+    """``formulas(spec)`` with each residual and assumed residual, cached on the
+    structural spec (closed forms depend on which sizes are present, not their values)."""
+    return tuple((p, p.residual, p.assumed_residual) for p in formulas(spec))
+
+
 @dataclass(frozen=True)
 class Row:
     """One line of ``compare``: formula value against the exact count (same unit)."""
@@ -482,7 +489,7 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
         raise ValueError(f"the token count D must be a positive integer, not {D!r}")
     vals["D"] = D
     rows = []
-    for p in formulas(spec):
+    for p, residual, assumed_residual in _formulas(spec.structure()):
         value = evaluate(p.formula, vals)
         exact = evaluate(p.exact, vals)
         rows.append(
@@ -494,8 +501,8 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
                 value,
                 exact,
                 sp.Rational(value, exact) if exact else sp.nan,
-                p.residual,
-                p.assumed_residual,
+                residual,
+                assumed_residual,
                 p.assumptions,
                 p.source,
             )

@@ -33,8 +33,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import sympy as sp
+if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where a Rational is built
+    import sympy as sp
 
 T = 10**12
 G = 10**9
@@ -359,6 +361,8 @@ def fraction(
     Raises:
         ValueError: not a number, or out of range (one sentence naming the range).
     """
+    import sympy as sp
+
     if isinstance(text, (int, Fraction, sp.Rational)) and not isinstance(text, bool):
         # an exact number already (e.g. a value this module parsed before): taken as it is,
         # never re-read from its text, whose p/q form can be long (1/10**300)
@@ -385,7 +389,7 @@ def fraction(
 # The smallest model FLOPs utilisation accepted.  Real runs reach 0.2-0.6 (PaLM App. B,
 # Table 3: 46.2%); a millionth of the peak is far below any measured run, and much smaller
 # values only produce step times of astronomical length (1e-300 gives 10^290 s and more).
-MIN_UTILISATION = sp.Rational(1, 10**6)
+MIN_UTILISATION = Fraction(1, 10**6)  # a Fraction: this module imports SymPy only where a Rational is built
 
 
 def parse_utilisation(text, what: str = "the utilisation (MFU)") -> sp.Rational:
@@ -421,6 +425,8 @@ def step_time(
     acc = accelerator(acc) if isinstance(acc, str) else acc
     u = parse_utilisation(utilisation)
     n = _positive_int(devices, "the number of devices")
+    import sympy as sp
+
     return sp.Rational(flops) / (n * acc.peak(precision) * u)
 
 
@@ -442,6 +448,8 @@ def mfu(
     tps = fraction(tokens_per_second, "the throughput (tokens per second)", upper=None)
     n = _positive_int(devices, "the number of devices")
     prec = acc.default_precision if precision is None else precision
+    import sympy as sp
+
     u = tps * sp.Rational(flops_per_token) / (n * acc.peak(prec))
     if u > 1:
         raise ValueError(
@@ -497,6 +505,8 @@ def roofline(
     """
     acc = accelerator(acc) if isinstance(acc, str) else acc
     n = _positive_int(devices, "the number of devices")
+    import sympy as sp
+
     f, b = sp.Rational(flops), sp.Rational(bytes_moved)
     if b <= 0:
         raise ValueError("a phase must move a positive number of bytes")
@@ -513,4 +523,6 @@ PF_DAY = 10**15 * 86400
 def pf_days(flops) -> sp.Rational:
     """FLOPs in petaflop/s-days (1 PF-day = 10^15 FLOP/s x 86,400 s = 8.64e19 FLOPs;
     Brown et al. 2020 §2.1 / Table D.1)."""
+    import sympy as sp
+
     return sp.Rational(flops) / PF_DAY

@@ -292,7 +292,7 @@ def peft_result(spec: Spec, peft: Peft) -> dict:
     Raises:
         ValueError: see ``lora_terms`` and ``adapter_params``.
     """
-    from symtrans.accounting.variants import rank_warning
+    from symtrans.accounting.spec_warnings import rank_warning
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from symtrans.accounting.dtypes import DTYPES, TRAINING_DTYPES, DType, get_dtype  # noqa: F401 (re-exported)
 from symtrans.accounting.hardware import fraction
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import build
@@ -47,35 +48,6 @@ KEYS = (
     "kv_cache_bytes_per_token",
     "total_bytes",
 )
-
-
-@dataclass(frozen=True)
-class DType:
-    """A number format: bytes per element (exact; 1/2 for 4-bit) and where it is used."""
-
-    name: str
-    bytes: sp.Rational
-    note: str
-
-
-DTYPES: dict[str, DType] = {
-    d.name: d
-    for d in (
-        DType("fp32", sp.Integer(4), "IEEE 754 single precision"),
-        DType("bf16", sp.Integer(2), "bfloat16 (8-bit exponent, 7-bit mantissa)"),
-        DType("fp16", sp.Integer(2), "IEEE 754 half precision"),
-        DType("fp8", sp.Integer(1), "E4M3/E5M2 (Micikevicius et al. 2022)"),
-        DType("int8", sp.Integer(1), "8-bit integer weights (LLM.int8(), Dettmers et al. 2022)"),
-        DType(
-            "int4",
-            sp.Rational(1, 2),
-            "4-bit weights (GPTQ, AWQ, NF4): two parameters per byte, so a packed "
-            "tensor holds half as many uint8 elements as parameters; per-group scales "
-            "are not included",
-        ),
-    )
-}
-TRAINING_DTYPES = ("fp32", "bf16", "fp16")
 
 
 @dataclass(frozen=True)
@@ -150,14 +122,6 @@ OPTIMIZERS: dict[str, Optimizer] = {
 }
 
 ZERO_STAGES = (0, 1, 2, 3)
-
-
-def get_dtype(name: str) -> DType:
-    """The dtype called ``name``; ValueError listing the valid ones otherwise."""
-    try:
-        return DTYPES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown dtype {name!r}; valid dtypes: {', '.join(DTYPES)}") from None
 
 
 def get_optimizer(name: str) -> Optimizer:

@@ -54,11 +54,12 @@ embedding.  Units: bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import sympy as sp
+if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where bytes are counted, not to parse a format
+    import sympy as sp
 
-from symtrans.engine import symbols as S
-from symtrans.engine.cost import Matrix
+    from symtrans.engine.cost import Matrix
 
 # --------------------------------------------------------------------------------- formats
 
@@ -154,6 +155,8 @@ class Quantization:
         if m == "bnb-int8":
             return "bitsandbytes LLM.int8(): int8 K·N + fp32 row scale 4·N bytes per matrix (Dettmers et al. 2022 §3)"
         t = GGUF_TYPES[m]
+        import sympy as sp
+
         return (
             f"GGUF {m.upper()}: {t.type_size} bytes per block of {t.block} weights "
             f"({sp.Rational(8 * t.type_size, t.block)} bits per weight; {t.layout}; {GGUF_SOURCE}); vectors F32"
@@ -161,6 +164,8 @@ class Quantization:
 
     def replaces(self, m: Matrix) -> bool:
         """Whether this method quantizes matrix ``m`` (see the module docstring)."""
+        from symtrans.engine import symbols as S
+
         head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
         if self.method in GGUF_TYPES:
             return (not m.lookup and not router) or (m.lookup and m.rows == S.V)
@@ -172,6 +177,8 @@ class Quantization:
 
     def matrix_terms(self, rows: sp.Expr, cols: sp.Expr) -> dict[str, sp.Expr]:
         """Bytes of one quantized rows x cols matrix (N = rows outputs, K = cols inputs), by term."""
+        import sympy as sp
+
         N, K, b = rows, cols, self.bits
         m = self.method
         if m in ("gptq", "awq"):
@@ -498,7 +505,7 @@ class WeightFormat:
     quantization: Quantization | None = None
 
     def __post_init__(self) -> None:
-        from symtrans.accounting.memory import get_dtype
+        from symtrans.accounting.dtypes import get_dtype
 
         get_dtype(self.dtype)
         if self.quantization is not None and self.dtype in ("int8", "int4"):
@@ -510,17 +517,21 @@ class WeightFormat:
 
     @property
     def base_bytes(self) -> sp.Rational:
-        from symtrans.accounting.memory import get_dtype
+        from symtrans.accounting.dtypes import get_dtype
 
         return get_dtype(self.dtype).bytes
 
     @property
     def vector_bytes(self) -> sp.Rational:
+        import sympy as sp
+
         q = self.quantization
         return sp.Integer(GGUF_VECTOR_BYTES) if q is not None and q.method in GGUF_TYPES else self.base_bytes
 
     def step_terms(self, step) -> dict[str, sp.Expr]:
         """Bytes of one instance of ``step``'s tensors, by term (``TERMS``)."""
+        import sympy as sp
+
         out = dict.fromkeys(TERMS, sp.Integer(0))
         q = self.quantization
         in_matrices = sp.Integer(0)
@@ -536,6 +547,8 @@ class WeightFormat:
 
     def step_bytes(self, step) -> sp.Expr:
         """Total bytes of one instance of ``step``'s tensors."""
+        import sympy as sp
+
         return sp.Add(*self.step_terms(step).values())
 
     def check(self, spec, values: dict[str, int]) -> None:
@@ -544,12 +557,12 @@ class WeightFormat:
         Raises:
             ValueError: naming the matrix and the rule.
         """
-        from symtrans.engine.architectures import build
-        from symtrans.engine.evaluate import exact
-
         q = self.quantization
         if q is None:
             return
+        from symtrans.engine.architectures import build
+        from symtrans.engine.evaluate import exact
+
         seen = set()
         for _, _, step in build(spec).walk():
             for m in step.matrices:
@@ -564,6 +577,8 @@ class WeightFormat:
 def weight_terms(spec, fmt: WeightFormat) -> dict[str, sp.Expr]:
     """Bytes of every stored tensor of ``spec`` in ``fmt``, by term (``TERMS``), as
     exact expressions; their sum is the weight bytes.  Tied tensors count once."""
+    import sympy as sp
+
     from symtrans.engine.architectures import build
 
     out = dict.fromkeys(TERMS, sp.Integer(0))
@@ -576,5 +591,7 @@ def weight_terms(spec, fmt: WeightFormat) -> dict[str, sp.Expr]:
 def matrix_share(spec, fmt: WeightFormat) -> tuple[sp.Expr, sp.Expr]:
     """(bytes of the matrices with their quantization data, bytes of the vectors):
     tensor parallelism splits the first and copies the second to every device."""
+    import sympy as sp
+
     t = weight_terms(spec, fmt)
     return sp.Add(*[v for k, v in t.items() if k != "vectors"]), t["vectors"]

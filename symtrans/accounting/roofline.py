@@ -7,8 +7,6 @@ Units: FLOPs, bytes, seconds.
 
 from __future__ import annotations
 
-import sympy as sp
-
 
 def inference_lengths(spec, v: dict, prefill: int | None = None, generate: int | None = None) -> tuple[int, int]:
     """(L_pre, T_gen) of the prefill/decode workload: the prompt defaults to the sequence
@@ -23,6 +21,58 @@ def default_kv_dtype(dtype: str) -> str:
     return dtype if dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"
 
 
+def inference_phases(spec, v: dict, dtype: str = "bf16", kv_dtype: str | None = None, quantization=None) -> dict:
+    """What prefill and decode of one request cost, whatever the device: FLOPs and bytes
+    moved per phase (B sequences, ``v["L_pre"]`` prompt tokens, ``v["T_gen"]`` generated
+    ones), as ``inference_roofline`` explains.  Computed once per model, workload and
+    weight format, and set against every accelerator by ``inference_roofline(...,
+    phases=...)``.  ``quantization`` (``quantization.Quantization``): the weights are read
+    in their quantized layout (``quantization.WeightFormat.step_bytes``) instead of
+    ``dtype`` bytes per parameter.
+
+    Returns {"prefill_flops", "prefill_bytes", "decode_flops", "decode_bytes",
+    "weights_prefill", "weights_decode" (parameters per step), "kv_bytes_per_token",
+    "resident_bytes"}; exact numbers (FLOPs, bytes, parameters).
+
+    Raises:
+        ValueError: unknown dtype; a model that does not generate.
+    """
+    from symtrans.accounting import flops as F
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
+    from symtrans.engine.architectures import build
+
+    kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
+    B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
+    w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
+    w_dec = evaluate(weights_read(spec, B, "decode"), v)
+    if quantization is None:
+        w_bytes = get_dtype(dtype).bytes
+        wb_pre, wb_dec = w_pre * w_bytes, w_dec * w_bytes
+        weights_total = evaluate(build(spec).params, v) * w_bytes
+    else:
+        import sympy as sp
+
+        from symtrans.accounting.quantization import WeightFormat, weight_terms
+
+        fmt = WeightFormat(dtype, quantization)
+        wb_pre = evaluate(weights_read(spec, B * Lp, "prefill", fmt.step_bytes), v)
+        wb_dec = evaluate(weights_read(spec, B, "decode", fmt.step_bytes), v)
+        weights_total = evaluate(sp.Add(*weight_terms(spec, fmt).values()), v)
+    kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
+    cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
+    return {
+        "prefill_flops": evaluate(F.prefill_expr(spec), v),
+        "prefill_bytes": wb_pre + B * Lp * kv_tok,
+        "decode_flops": evaluate(F.decode_expr(spec), v),
+        "decode_bytes": Tg * wb_dec + kv_moved,
+        "weights_prefill": w_pre,
+        "weights_decode": w_dec,
+        "kv_bytes_per_token": kv_tok,
+        "resident_bytes": weights_total + B * cached * kv_tok,
+    }
+
+
 def inference_roofline(
     spec,
     v: dict,
@@ -34,6 +84,7 @@ def inference_roofline(
     devices: int = 1,
     compute_efficiency=1,
     bandwidth_efficiency=1,
+    phases: dict | None = None,
 ) -> dict:
     """Prefill and decode of one request (B sequences, ``v["L_pre"]`` prompt tokens,
     ``v["T_gen"]`` generated ones) on ONE device, on the roofline (``hardware.roofline``).
@@ -48,6 +99,8 @@ def inference_roofline(
     B tokens pick, ``memory.weights_read``) and the cached positions
     (``memory.kv_positions_read``).  One device is a data-parallel replica: more replicas
     raise the throughput, not a request's speed.  Units: FLOPs, bytes, seconds.
+    ``phases``: ``inference_phases(spec, v, dtype, kv_dtype, quantization)`` when already
+    computed with the same arguments (a report sets one model against every accelerator).
 
     Returns {"prefill": Roofline, "decode": Roofline, "weights_prefill", "weights_decode"
     (parameters per step), "kv_bytes_per_token", "resident_bytes" (weights + cache at the
@@ -56,42 +109,17 @@ def inference_roofline(
     Raises:
         ValueError: unknown dtype or precision; a model that does not generate.
     """
-    from symtrans.accounting import flops as F
-    from symtrans.accounting.flops import evaluate
     from symtrans.accounting.hardware import roofline
-    from symtrans.accounting.memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
-    from symtrans.engine.architectures import build
 
-    kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
-    B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
-    w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
-    w_dec = evaluate(weights_read(spec, B, "decode"), v)
-    if quantization is None:
-        w_bytes = get_dtype(dtype).bytes
-        wb_pre, wb_dec = w_pre * w_bytes, w_dec * w_bytes
-        weights_total = evaluate(build(spec).params, v) * w_bytes
-    else:
-        from symtrans.accounting.quantization import WeightFormat, weight_terms
-
-        fmt = WeightFormat(dtype, quantization)
-        wb_pre = evaluate(weights_read(spec, B * Lp, "prefill", fmt.step_bytes), v)
-        wb_dec = evaluate(weights_read(spec, B, "decode", fmt.step_bytes), v)
-        weights_total = evaluate(sp.Add(*weight_terms(spec, fmt).values()), v)
+    ph = phases if phases is not None else inference_phases(spec, v, dtype, kv_dtype, quantization)
     eff = (compute_efficiency, bandwidth_efficiency)
-    pre = roofline(
-        "prefill", evaluate(F.prefill_expr(spec), v), wb_pre + B * Lp * kv_tok, acc, devices, precision, *eff
-    )
-    kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
-    dec = roofline("decode", evaluate(F.decode_expr(spec), v), Tg * wb_dec + kv_moved, acc, devices, precision, *eff)
-    cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
-    resident = weights_total + B * cached * kv_tok
     return {
-        "prefill": pre,
-        "decode": dec,
-        "weights_prefill": w_pre,
-        "weights_decode": w_dec,
-        "kv_bytes_per_token": kv_tok,
-        "resident_bytes": resident,
+        "prefill": roofline("prefill", ph["prefill_flops"], ph["prefill_bytes"], acc, devices, precision, *eff),
+        "decode": roofline("decode", ph["decode_flops"], ph["decode_bytes"], acc, devices, precision, *eff),
+        "weights_prefill": ph["weights_prefill"],
+        "weights_decode": ph["weights_decode"],
+        "kv_bytes_per_token": ph["kv_bytes_per_token"],
+        "resident_bytes": ph["resident_bytes"],
     }
 
 

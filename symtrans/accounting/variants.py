@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symtrans.accounting.spec_warnings import rank_warning, spec_warnings  # noqa: F401 (re-exported)
 from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
@@ -100,31 +101,6 @@ def _pick(args, length, small):
     if len(with_l) != 1 or len(other) != 1:
         return sp.Min(*args)
     return with_l[0] if small else other[0]
-
-
-def rank_warning(r: int, d_in: int, d_out: int, what: str) -> str | None:
-    """One sentence when a rank-r factorisation of a d_in x d_out matrix saves nothing.
-
-    That is when r*(d_in + d_out) >= d_in*d_out, which includes every r > min(d_in, d_out);
-    ``None`` when it saves parameters.
-    """
-    if r * (d_in + d_out) < d_in * d_out:
-        return None
-    beyond = f" and exceeds min(d_in, d_out) = {min(d_in, d_out)}" if r > min(d_in, d_out) else ""
-    return (
-        f"rank r={r} of {what} ({d_in} x {d_out}) is at or above the break-even "
-        f"{d_in * d_out}/{d_in + d_out} = {d_in * d_out / (d_in + d_out):.1f}{beyond}: "
-        f"the factorisation saves nothing"
-    )
-
-
-def spec_warnings(spec: Spec) -> list[str]:
-    """Warnings for a valid but wasteful spec: a low-rank FFN whose r saves nothing."""
-    if not spec.has("r"):
-        return []
-    v = spec.values
-    msg = rank_warning(v["r"], v["d_model"], v["d_ff"], "the FFN maps")
-    return [msg] if msg else []
 
 
 def _fields(spec: Spec) -> dict:

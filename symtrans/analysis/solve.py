@@ -140,21 +140,16 @@ class Rule:
     @cached_property
     def _integer_form(self):
         """(argument names, numerator, denominator): the rule as two Python functions with
-        integer coefficients (floors as exact floor divisions), so that ``value`` is exact
-        integer arithmetic, thousands of times faster than SymPy substitution.  None for a
-        rule with a root (d_model**0.5), which SymPy evaluates."""
-        import operator
+        integer coefficients (floors as exact floor divisions; ``kernel.integer_functions``),
+        so that ``value`` is exact integer arithmetic, thousands of times faster than SymPy
+        substitution.  None for a rule with a root (d_model**0.5) or a denominator that
+        may change sign, which SymPy evaluates."""
+        from symtrans.analysis import kernel as K
 
-        from symtrans.analysis.sweep import _has_root, _int_form
-
-        if _has_root(self.expr):
+        try:
+            return K.integer_functions(self.expr)
+        except K.NotExact:
             return None
-        num, den = _int_form(self.expr)
-        syms = sorted(num.free_symbols | den.free_symbols, key=lambda x: x.name)
-        mods = [{"FloorDiv": operator.floordiv, "IntMin": min, "IntMax": max}, "math"]
-        f_num = sp.lambdify(syms, num, modules=mods)
-        f_den = sp.lambdify(syms, den, modules=mods)
-        return tuple(x.name for x in syms), f_num, f_den
 
     def text(self) -> str:
         return f"{self.name} = {sp.sstr(self.expr)}"
@@ -215,7 +210,12 @@ def _order(rules: list[Rule]) -> list[Rule]:
 
 
 def quantity_expr(
-    spec: Spec, quantity: str, mask: str = "full", convention: str = "flops", memory_options: Mapping | None = None
+    spec: Spec,
+    quantity: str,
+    mask: str = "full",
+    convention: str = "flops",
+    memory_options: Mapping | None = None,
+    simplified: bool = True,
 ) -> sp.Expr:
     """The closed form of ``quantity`` for ``spec``'s structure.
 
@@ -228,7 +228,8 @@ def quantity_expr(
     at B sequences of L tokens (L_tgt target and L_src source tokens for an
     encoder-decoder; ``memory_options`` are passed on: dtype, optimizer, mode, ...),
     rounded up to whole bytes when the formula has fractions (4-bit weights, an
-    inference margin).
+    inference margin).  ``simplified=False`` returns FLOPs as the unsimplified sum over
+    the steps (``flops.flops_sum``, equal in value): for code that only evaluates it.
 
     Raises:
         ValueError: an unknown quantity, convention, mask or memory option.
@@ -252,10 +253,10 @@ def quantity_expr(
         e = memory_terms(spec, batch=S.B, seq_len=seq, **opts)["total_bytes"]
         _, den = sp.fraction(sp.together(e))
         return sp.ceiling(e) if den != 1 else e
-    from symtrans.accounting.flops import flops_expr
+    from symtrans.accounting.flops import flops_expr, flops_sum
 
     mode = "training" if quantity == "training_flops" else "forward"
-    return flops_expr(spec, mode, convention, mask)
+    return (flops_expr if simplified else flops_sum)(spec, mode, convention, mask)
 
 
 LENGTHS = ("L_src", "L_tgt")

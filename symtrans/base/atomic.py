@@ -9,6 +9,12 @@ backup until the last rename has succeeded, so a failure at any point leaves eve
 file byte-identical and no temporary file behind.  SIGINT, SIGTERM and SIGHUP are held
 back while the renames run (delivered after them).  ``write_atomic`` is the one-file case.
 
+An output too large to hold in memory (a sweep of millions of rows) is *streamed*:
+``Transaction.stream`` returns a binary file that is written in pieces straight into its
+temporary file (standard output: an anonymous temporary file, copied out on commit), and
+takes part in the commit like any other file; ``discard`` (or a commit that fails)
+removes it.  ``atomic_file`` is the one-file streaming case, as a ``with`` block.
+
 A target is refused, with one sentence naming it, when it is not a place a shell ``>``
 would write a regular file: a directory, a device node, a FIFO, a socket, a standard
 stream or file-descriptor alias (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``:
@@ -28,13 +34,15 @@ import errno
 import os
 import re
 import secrets
+import shutil
 import signal
 import stat
 import sys
+import tempfile
 import threading
-from typing import Iterable
+from typing import BinaryIO, Iterable
 
-__all__ = ["Transaction", "check_output", "write_atomic"]
+__all__ = ["Transaction", "atomic_file", "check_output", "write_atomic"]
 
 # Directories whose entries are open file descriptors of a process (Linux).
 _FD_DIR = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/fd$")
@@ -238,12 +246,13 @@ class Transaction:
     def __init__(self, inputs: Iterable[str | os.PathLike] = (), stdout=None) -> None:
         self.inputs = [os.fspath(i) for i in inputs]
         self._files: dict[str, tuple[str, bytes]] = {}  # target path -> (path as given, bytes)
-        self._stdout: list[str | bytes] = []
+        self._streams: dict[str, tuple[str, str, BinaryIO]] = {}  # target -> (as given, temp file, file)
+        self._stdout: list[str | bytes | BinaryIO] = []  # a BinaryIO: a streamed part, copied on commit
         self._out = stdout
         self._done = False
 
     def __len__(self) -> int:
-        return len(self._files) + len(self._stdout)
+        return len(self._files) + len(self._streams) + len(self._stdout)
 
     def add(self, path: str | os.PathLike | None, data: str | bytes) -> None:
         """Queue ``data`` (text is UTF-8 encoded) for ``path``; the target is checked now.
@@ -259,11 +268,61 @@ class Transaction:
         if path is None:
             self._stdout.append(data if isinstance(data, str) else bytes(data))
             return
+        target, shown = self._claim(path)
+        self._files[target] = (shown, data.encode("utf-8") if isinstance(data, str) else bytes(data))
+
+    def _claim(self, path: str | os.PathLike) -> tuple[str, str]:
+        """(target, path as given) of a new output; refuses a second output to one file."""
         target = check_output(path, self.inputs)
         shown = os.fsdecode(os.fspath(path))
-        if target in self._files:
-            raise _refuse(errno.EEXIST, shown, f"the command writes {self._files[target][0]} there already")
-        self._files[target] = (shown, data.encode("utf-8") if isinstance(data, str) else bytes(data))
+        earlier = self._files.get(target, self._streams.get(target))
+        if earlier is not None:
+            raise _refuse(errno.EEXIST, shown, f"the command writes {earlier[0]} there already")
+        return target, shown
+
+    def stream(self, path: str | os.PathLike | None) -> BinaryIO:
+        """A binary file for an output written in pieces (memory does not grow with it):
+        for ``path`` a temporary file beside the target, renamed over it on ``commit``
+        with the other files; for None (standard output) an anonymous temporary file,
+        copied to standard output on ``commit`` (as UTF-8 text where standard output
+        takes only text).  ``discard`` or a failed commit removes the temporary file.
+
+        Raises:
+            ValueError, OSError: as ``add``; also when the temporary file cannot be made.
+        """
+        if self._done:
+            raise RuntimeError("this output transaction is already committed")
+        if path is None:
+            f = tempfile.TemporaryFile()  # no name: nothing to clean up after a crash
+            self._stdout.append(f)
+            return f
+        target, shown = self._claim(path)
+        directory, base = os.path.split(target)
+        try:
+            fd, tmp = _create_temp(directory, base)
+        except PermissionError:
+            raise _refuse(errno.EACCES, shown, f"the directory {directory} is not writable") from None
+        except OSError as e:
+            raise _refuse(e.errno or errno.EIO, shown, f"{e.strerror or e}; any earlier file is unchanged") from None
+        f = os.fdopen(fd, "wb")
+        self._streams[target] = (shown, tmp, f)
+        return f
+
+    def discard(self) -> None:
+        """Give up the transaction: streamed temporary files are closed and removed;
+        nothing is written.  A no-op after ``commit``."""
+        if self._done:
+            return
+        self._done = True
+        self._drop_streams()
+
+    def _drop_streams(self) -> None:
+        for _, tmp, f in self._streams.values():
+            _close(f)
+            _unlink(tmp)
+        for part in self._stdout:
+            if not isinstance(part, (str, bytes)):
+                _close(part)
 
     def commit(self) -> None:
         """Write every queued file, then standard output; on failure nothing has changed.
@@ -277,27 +336,59 @@ class Transaction:
         self._done = True
         staged: list[tuple[str, str, str]] = []  # (path as given, target, temporary file)
         try:
-            for target, (shown, payload) in list(self._files.items()):
+            for target, (shown, tmp, f) in list(self._streams.items()):
                 check_output(shown, self.inputs)  # again: the file system may have changed meanwhile
+                self._finish_stream(shown, target, f)
+                staged.append((shown, target, tmp))
+            for target, (shown, payload) in list(self._files.items()):
+                check_output(shown, self.inputs)
                 staged.append((shown, target, self._stage(shown, target, payload)))
             with _Signals():
                 self._rename_all(staged)
         except BaseException:
             for _, _, tmp in staged:
                 _unlink(tmp)
+            self._drop_streams()
             raise
+        self._streams = {}  # renamed into place: nothing left to remove
         for directory in {os.path.dirname(t) for _, t, _ in staged}:
             _fsync_dir(directory)
         out = self._out if self._out is not None else sys.stdout
-        for part in self._stdout:
-            if isinstance(part, bytes):
+        try:
+            for part in self._stdout:
+                if isinstance(part, bytes):
+                    out.flush()
+                    out.buffer.write(part)
+                    out.buffer.flush()
+                elif isinstance(part, str):
+                    out.write(part)
+                else:
+                    _copy_out(part, out)
+            if self._stdout:
                 out.flush()
-                out.buffer.write(part)
-                out.buffer.flush()
-            else:
-                out.write(part)
-        if self._stdout:
-            out.flush()
+        finally:
+            self._drop_streams()
+
+    @staticmethod
+    def _finish_stream(shown: str, target: str, f: BinaryIO) -> None:
+        """Flush, fsync and close a streamed file, with the target's mode (and owner)."""
+        try:
+            st = os.stat(target)
+            mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
+        except FileNotFoundError:
+            mode, owner = 0o666 & ~_umask(), None
+        try:
+            f.flush()
+            os.fsync(f.fileno())
+            os.fchmod(f.fileno(), mode)
+            if owner is not None and os.geteuid() == 0 and owner != (os.getuid(), os.getgid()):
+                try:  # root replacing someone's file: the new file stays theirs
+                    os.fchown(f.fileno(), *owner)
+                except OSError:
+                    pass
+            f.close()
+        except OSError as e:
+            raise _refuse(e.errno or errno.EIO, shown, f"{e.strerror or e}; any earlier file is unchanged") from None
 
     @staticmethod
     def _stage(shown: str, target: str, payload: bytes) -> str:
@@ -389,6 +480,33 @@ def _backup(target: str) -> str:
     return name
 
 
+def _close(f) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
+def _copy_out(f: BinaryIO, out) -> None:
+    """Copy a streamed standard-output part to ``out``: its bytes to ``out.buffer``, or,
+    where ``out`` takes only text (a StringIO), decoded as UTF-8."""
+    import io
+
+    f.flush()
+    f.seek(0)
+    buffer = getattr(out, "buffer", None)
+    out.flush()
+    if buffer is not None:
+        shutil.copyfileobj(f, buffer, 1 << 20)
+        buffer.flush()
+        return
+    text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+    try:
+        shutil.copyfileobj(text, out, 1 << 20)
+    finally:
+        text.detach()
+
+
 def _unlink(path: str) -> None:
     try:
         os.unlink(path)
@@ -425,3 +543,28 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, inputs: Iterable[st
     t = Transaction(inputs)
     t.add(path, data)
     t.commit()
+
+
+class atomic_file:  # noqa: N801 - used like open()
+    """``with atomic_file(path) as f: f.write(bytes)``: one file written in pieces (a sweep
+    streams its rows), a one-file streaming ``Transaction``: it replaces ``path``
+    atomically when the block ends, and is removed, leaving any earlier file untouched,
+    when the block raises (Ctrl-C and SIGTERM included, as exceptions).
+
+    Raises (on entry): the errors of ``write_atomic``, naming the path; (on exit) the
+    commit's ``OSError``.
+    """
+
+    def __init__(self, path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> None:
+        self.path = path
+        self._t = Transaction(inputs)
+
+    def __enter__(self) -> BinaryIO:
+        return self._t.stream(self.path)
+
+    def __exit__(self, kind, value, tb) -> bool:
+        if kind is None:
+            self._t.commit()
+        else:
+            self._t.discard()
+        return False

@@ -25,13 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy as sp
-
 from symtrans.catalog.preset import Preset
 from symtrans.engine.roles import ATTENTION_BLOCKS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where the counts are built
+    import sympy as sp
+
     from symtrans.engine.cost import Cost, Node
 
 KIND = "hand count"
@@ -427,6 +427,8 @@ def _locate(model: "Cost", path: str) -> sp.Expr:
     Raises:
         KeyError: if no Cost or Step has that path, or a part names no Block or Role.
     """
+    import sympy as sp
+
     *inner, last = path.split("/")
     node = model
     for part in inner:
@@ -456,6 +458,8 @@ def item_value(spec: Spec, item: Item) -> int:
     Raises:
         KeyError: if a component path does not exist; ValueError for a bad variant.
     """
+    import sympy as sp
+
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
 
@@ -509,6 +513,8 @@ def gap_terms(hand: Spec, real: Spec) -> list[tuple[str, int]]:
 
     The terms sum to the difference of the two totals (every Step has a category).
     """
+    import sympy as sp
+
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
 

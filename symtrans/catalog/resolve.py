@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from symtrans.accounting.quantization import Checkpoint
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
+from symtrans.engine.legend import LEGEND as SYMBOLS
 from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
-from symtrans.engine.symbols import SYMBOLS
+
+if TYPE_CHECKING:  # pragma: no cover - imported where a config.json is read (it imports SymPy)
+    from symtrans.accounting.quantization import Checkpoint
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

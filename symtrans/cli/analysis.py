@@ -207,7 +207,13 @@ def _cmd_solve(args, emit) -> int:
 
 
 def _cmd_sweep(args, emit) -> int:
-    from symtrans.analysis.sweep import grid, parse_grid, read_csv_file, sweep
+    """``symtrans sweep``: the grid or the CSV file streams through the sweep batch by
+    batch (``sweep.Sweeper``, ``sweep.stream``), so memory stays flat in the number of
+    rows (a CSV file is read whole: a regular file of at most ``sweep.MAX_CSV_BYTES``);
+    the output streams into the command's output transaction (``emit`` with a writer:
+    ``atomic.Transaction.stream``, a temporary file renamed over -o or copied to standard
+    output only once every row is computed), so a failure prints one error and nothing else."""
+    from symtrans.analysis.sweep import Sweeper, csv_file_batches, grid_batches, parse_grid, stream
     from symtrans.catalog.resolve import resolve
 
     if args.grid and args.csv:
@@ -215,10 +221,6 @@ def _cmd_sweep(args, emit) -> int:
     if not args.grid and not args.csv:
         raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
     res = resolve(args.model, args.set)
-    if args.csv:
-        columns = read_csv_file(args.csv)  # a regular file, size-capped, UTF-8 or UTF-16
-    else:
-        columns = grid([parse_grid(g) for g in args.grid])
     defaults = {"B": args.batch}
     if args.seq_len is not None:
         defaults["L"] = args.seq_len
@@ -227,9 +229,17 @@ def _cmd_sweep(args, emit) -> int:
         quantities = [q.strip().replace("-", "_") for q in args.quantity.split(",") if q.strip()]
     invalid = "error" if (args.strict or args.csv) else "skip"
     memory_options = {"mode": args.memory_mode, "dtype": args.dtype}
-    result = sweep(
+    progress = None if args.progress == "auto" else args.progress == "on"
+    if args.csv:
+        names, batches = csv_file_batches(args.csv)  # a regular file, size-capped, UTF-8 or UTF-16
+        total = None
+    else:
+        axes = [parse_grid(g) for g in args.grid]
+        total, batches = grid_batches(axes)
+        names = [a for a, _ in axes]
+    sweeper = Sweeper(
         res.spec,
-        columns,
+        names,
         quantities,
         rules=_rules(args),
         defaults=defaults,
@@ -237,12 +247,13 @@ def _cmd_sweep(args, emit) -> int:
         convention=args.convention,
         memory_options=memory_options,
         invalid=invalid,
-        progress=None if args.progress == "auto" else args.progress == "on",
     )
-    progress = None if args.progress == "auto" else args.progress == "on"
-    text = result.to_json(res.name) if args.format == "json" else result.to_csv(progress)
-    emit(args, text)
-    _notes_to_stderr(args, result.notes)
+    fmt = "json" if args.format == "json" else "csv"
+    notes: list[str] = []
+    # a streamed output: written into the output transaction's temporary file, committed
+    # by cli.main after the command
+    emit(args, lambda out: notes.extend(stream(sweeper, batches, out, fmt, res.name, total, progress)))
+    _notes_to_stderr(args, notes)
     return 0
 
 
@@ -478,10 +489,11 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
     p = sub.add_parser(
         "sweep",
         help="evaluate parameters, FLOPs and memory over a grid or a CSV of configurations",
-        description="Vectorised exact evaluation (lambdify to NumPy; values past 2^62 fall back to Python "
-        "integers). Grid combinations the model rejects (h not dividing d_model, ...) are skipped "
-        "with a note unless --strict; rows of a CSV must all be valid. The output is written only "
-        "after every row is computed, atomically.",
+        description="Vectorised exact evaluation (integer NumPy code generated from the closed forms, in "
+        "cache-sized chunks; values past 2^62 fall back to Python integers). Grid combinations the model "
+        "rejects (h not dividing d_model, ...) are skipped with a note unless --strict; rows of a CSV must "
+        "all be valid. The grid or the CSV file streams through in batches, so memory does not grow with "
+        "the rows; the output is shown (or written, atomically) only after every row is computed.",
         epilog="examples: symtrans sweep gpt2 --grid d_model=512:8192:512 --grid N=12,24,48 --keep d_ff=4*d_model "
         "--keep h=d_model/64 -o sweep.csv | symtrans sweep llama-2-7b --csv configs.csv --format json",
     )

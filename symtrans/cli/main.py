@@ -43,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _resolve(args):
-    from symtrans.accounting.variants import spec_warnings
+    from symtrans.accounting.spec_warnings import spec_warnings
     from symtrans.catalog.resolve import resolve
 
     res = resolve(args.model, args.set)
@@ -75,12 +75,18 @@ def _output_path(args) -> str | None:
     return None if out == "-" else out  # -o '' stays '': an error (the output path is empty)
 
 
-def _emit(args, data: str | bytes) -> None:
+def _emit(args, data) -> None:
     """Queue ``data`` for ``-o`` (or standard output) in the command's transaction.
 
     Text gets a final newline, and any character a terminal would act on (ESC, other
     controls, lone surrogates) is shown escaped: names come from file names and keys.
+    ``data`` may also be a writer of a streamed output (an output too large to hold, a
+    sweep's rows): a function called at once with the binary file to write into
+    (``atomic.Transaction.stream``); it writes numbers and JSON-escaped text only.
     """
+    if callable(data):
+        data(_outputs(args).stream(_output_path(args)))
+        return
     if isinstance(data, str):
         from symtrans.base.escape import terminal_escape
 
@@ -89,18 +95,33 @@ def _emit(args, data: str | bytes) -> None:
 
 
 def _table(rows, unit_fmt) -> list[str]:
+    """The component table of ``params`` and ``flops`` text: ``rows`` are the JSON rows
+    (name, depth, count, each, total, share)."""
     from symtrans.base.numbers import grouped
 
     width = max(
-        (len(r.name) + 2 * r.depth + (len(f" x {r.multiplicity}") if r.multiplicity != 1 else 0) for r in rows),
+        (len(r["name"]) + 2 * r["depth"] + (len(f" x {r['count']}") if r["count"] != 1 else 0) for r in rows),
         default=10,
     )
     lines = []
     for r in rows:
-        label = "  " * r.depth + r.name + (f" x {r.multiplicity}" if r.multiplicity != 1 else "")
-        each = f"  ({grouped(r.each)} each)" if r.multiplicity not in (0, 1) else ""
-        lines.append(f"  {label:<{width}}  {grouped(r.total):>20}  {float(r.share) * 100:6.2f}%{each}")
+        label = "  " * r["depth"] + r["name"] + (f" x {r['count']}" if r["count"] != 1 else "")
+        each = f"  ({grouped(r['each'])} each)" if r["count"] not in (0, 1) else ""
+        lines.append(f"  {label:<{width}}  {grouped(r['total']):>20}  {r['share'] * 100:6.2f}%{each}")
     return lines
+
+
+def with_numbers(spec, query: tuple, values: dict, assemble, generated: bool = True):
+    """``assemble(numbers)`` with the plan of ``query`` (``cli.numbers``): from generated
+    data when there is some, else (or when the data cannot answer) with SymPy."""
+    from symtrans.cli import numbers as NB
+
+    if generated:
+        try:
+            return assemble(NB.numbers(spec, query, values))
+        except NB.Fallback:
+            pass
+    return assemble(NB.numbers(spec, query, values, generated=False))
 
 
 # ---------------------------------------------------------------------------------
@@ -176,29 +197,33 @@ def _cmd_model_types(args) -> int:
 # params
 
 
-def params_result(res) -> dict:
-    """The JSON object of ``symtrans params``: exact ``total``, ``closed_form``, components."""
-    import sympy as sp
+def params_result(res, generated: bool = True) -> dict:
+    """The JSON object of ``symtrans params``: exact ``total``, ``closed_form``, components.
 
-    from symtrans.engine.architectures import build
-    from symtrans.engine.evaluate import exact
-    from symtrans.engine.simplify import closed_form
-    from symtrans.render.summary import rows, rows_json
+    ``generated``: answer from the data generated from the closed forms when the model's
+    structure has some (no SymPy), else compute with SymPy (``cli.numbers``).
+    """
+    from symtrans.cli import numbers as NB
 
     spec = res.spec
-    model = build(spec)
     values = spec.values
-    out = {
-        "model": res.name,
-        "family": spec.family,
-        "total": exact(model.params, values),
-        "closed_form": sp.sstr(closed_form(model.params)),
-        "sizes": values,
-        "components": rows_json(rows(model, values)),
-    }
-    if spec.is_moe:
-        out["active"] = exact(model.active_params, values)
-        out["active_closed_form"] = sp.sstr(closed_form(model.active_params))
+
+    def assemble(n) -> dict:
+        total = n.integer("total")
+        out = {
+            "model": res.name,
+            "family": spec.family,
+            "total": total,
+            "closed_form": n.text("closed_form"),
+            "sizes": values,
+            "components": _component_rows(n, total),
+        }
+        if spec.is_moe:
+            out["active"] = n.integer("active")
+            out["active_closed_form"] = n.text("active_closed_form")
+        return out
+
+    out = with_numbers(spec, NB.params_query(), values, assemble, generated)
     if res.modified_from:
         out.update(published=None, source=None, reference=None, modified_from=res.modified_from)
         out["changes"] = list(res.changes)
@@ -212,6 +237,30 @@ def params_result(res) -> dict:
             out["hand_count"] = comparison_json(res.preset, spec)
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     return out
+
+
+def _component_rows(n, grand: int) -> list[dict]:
+    """The components of ``summary.rows`` as JSON rows: multiplicity, count per instance,
+    total and exact share of ``grand`` (as a float), and the closed form per instance."""
+    from fractions import Fraction
+
+    rows = []
+    for i, (name, depth) in enumerate(n.layout):
+        mult = n.integer(f"r{i}.count")
+        each = n.integer(f"r{i}.each")
+        total = mult * each
+        rows.append(
+            {
+                "name": name,
+                "depth": depth,
+                "count": mult,
+                "each": each,
+                "total": total,
+                "share": float(Fraction(total, grand) if grand else Fraction(0)),
+                "closed_form": n.text(f"r{i}.formula"),
+            }
+        )
+    return rows
 
 
 def _peft(args, res) -> dict | None:
@@ -270,8 +319,6 @@ def _cmd_params(args) -> int:
         _emit(args, json.dumps(r, indent=2))
         return 0
     from symtrans.base.numbers import count, grouped
-    from symtrans.engine.architectures import build
-    from symtrans.render.summary import rows
 
     lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
     if peft:
@@ -283,7 +330,7 @@ def _cmd_params(args) -> int:
         lines.append(f"  reference: {res.preset.reference}")
     lines.append(f"  closed form: {r['closed_form']}")
     lines.append("  components:")
-    lines += _table(rows(build(res.spec), res.spec.values), grouped)
+    lines += _table(r["components"], grouped)
     if res.preset and res.preset.real:  # a hand count (handcounts.py)
         from symtrans.catalog.comparison import comparison_lines
 
@@ -558,10 +605,37 @@ def _workload(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands in for the parser of a subcommand that this run does not use (see ``build_parser``):
+    every method is a no-op that returns it."""
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self
+
+
+class _OnlySubparsers:
+    """``add_subparsers()`` that builds the parser of one subcommand only: building all
+    fourteen costs more than answering ``symtrans params`` from generated data."""
+
+    def __init__(self, sub, only: str) -> None:
+        self.sub, self.only, self.found = sub, only, False
+
+    def add_parser(self, name: str, **kwargs):
+        if name != self.only:
+            return _Skipped()
+        self.found = True
+        return self.sub.add_parser(name, **kwargs)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; ``only``: build just that subcommand (the one being run; the
+    parse is the same for a command line that starts with it).  An unknown ``only``
+    builds them all."""
     parser = _Parser(prog="symtrans", description="Exact, symbolic parameter counts and FLOPs of Transformer models.")
     parser.add_argument("--version", action=_VersionAction, help="print the version of symtrans and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    if only is not None:
+        sub = _OnlySubparsers(sub, only)
 
     p = sub.add_parser("presets", help="list the presets with their provenance")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -663,6 +737,8 @@ def build_parser() -> argparse.ArgumentParser:
     from symtrans.cli.inspect import add_inspect_parser  # checkpoint headers vs the formula
 
     add_inspect_parser(sub, _emit)
+    if only is not None and not sub.found:
+        return build_parser()
     return parser
 
 
@@ -761,9 +837,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None, say) -> int:
-    parser = build_parser()
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    # only the subcommand being run is built (building all of them costs more than
+    # answering ``symtrans params`` from generated data)
+    parser = build_parser(args_list[0] if args_list and not args_list[0].startswith("-") else None)
+    args = None
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
         _refuse_overwriting_input(args)
         status = args.func(args) or 0
         if status == 0:
@@ -793,6 +873,10 @@ def _main(argv: Sequence[str] | None, say) -> int:
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)
+    finally:  # a command that failed or was stopped: its streamed outputs' temporary files go
+        tx = args.__dict__.get("_outputs") if args is not None else None
+        if tx is not None:
+            tx.discard()  # a no-op after the commit
 
 
 def run() -> None:

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
 from symtrans.catalog.resolve import int_arg
-from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE
+from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE, TRAINING_MODES
 
 _DTYPE_HELP = "fp32, bf16, fp16, fp8, int8, int4"
 _QUANT_HELP = (
@@ -176,17 +176,15 @@ def add_time_parser(sub, common, workload) -> None:
 
 def exact_json(x):
     """An exact number for JSON: int when integral, else the string 'p/q' (never a float)."""
-    import sympy as sp
-
-    r = sp.Rational(x)
-    return int(r) if r.q == 1 else f"{r.p}/{r.q}"
+    f = _frac(x)
+    return f.numerator if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
 def _frac(x) -> Fraction:
-    import sympy as sp
-
-    r = sp.Rational(x)
-    return Fraction(int(r.p), int(r.q))
+    """An exact number (int, float, Fraction, SymPy Rational or an ``exact_json`` 'p/q') as a Fraction."""
+    if isinstance(x, (int, float, Fraction, str)):  # a float converts exactly, as sympy.Rational did
+        return Fraction(x)
+    return Fraction(int(x.p), int(x.q))  # a SymPy Rational
 
 
 def _num(x, unit: str) -> str:
@@ -240,25 +238,21 @@ def _tokens(spec, v) -> int:
     return v["B"] * (v["L_tgt"] if spec.family == "encoder-decoder" else v["L"])
 
 
-def _component_rows(spec, mode: str, convention: str, mask: str, recompute: str, v: dict) -> list[dict]:
+def _component_rows(n) -> list[dict]:
     """Per-component FLOPs (top-level components and their children) under the mode,
-    convention, mask and recomputation (``flops.component_flops``): a layer stack's row
-    includes its recomputed forward pass, so the top-level rows add up exactly to the
-    total, and each share is of that total."""
-    import sympy as sp
-
-    from symtrans.accounting.flops import component_flops, evaluate
-
+    convention, mask and recomputation (``flops.component_flops``, through the plan
+    ``n``): a layer stack's row includes its recomputed forward pass, so the top-level
+    rows add up exactly to the total, and each share is of that total."""
     rows = []
-    for c in component_flops(spec, mode, convention, mask, recompute):
+    for i, (name, depth) in enumerate(n.layout):
         rows.append(
             {
-                "name": c.name,
-                "depth": c.depth,
-                "count": exact_json(evaluate(c.count, v)),
-                "each": exact_json(evaluate(c.each, v)),
-                "total": exact_json(evaluate(c.total, v)),
-                "closed_form": sp.sstr(c.each),
+                "name": name,
+                "depth": depth,
+                "count": exact_json(n.value(f"c{i}.count")),
+                "each": exact_json(n.value(f"c{i}.each")),
+                "total": exact_json(n.value(f"c{i}.total")),
+                "closed_form": n.text(f"c{i}.closed_form"),
             }
         )
     grand = sum(_frac(r["total"]) for r in rows if r["depth"] == 0)
@@ -271,17 +265,18 @@ def _component_rows(spec, mode: str, convention: str, mask: str, recompute: str,
 # flops
 
 
-def flops_command_result(res, args) -> dict:
+def flops_command_result(res, args, generated: bool = True) -> dict:
     """The JSON object of ``symtrans flops`` with the mode/convention options.
 
     Keys: model, mode, convention, convention_note, mask, recompute, batch, seq_len
     (and L_src/L_tgt, or L_pre/T_gen), total, per_token, per_sequence, closed_form,
     components; per_run and pf_days with --tokens; compare with --compare.
+    ``generated``: the closed forms' numbers from generated data when there is some
+    (no SymPy; ``cli.numbers``), else from SymPy.
     """
-    import sympy as sp
-
-    from symtrans.accounting import flops as F
-    from symtrans.accounting.hardware import pf_days
+    from symtrans.accounting.hardware import PF_DAY
+    from symtrans.cli import numbers as NB
+    from symtrans.cli.main import with_numbers
     from symtrans.engine.conventions import choice
     from symtrans.engine.conventions import convention as get_conv
 
@@ -293,7 +288,7 @@ def flops_command_result(res, args) -> dict:
     if args.recompute != "none" and mode != "training":
         raise ValueError(f"--recompute applies to --mode training, not {mode}")
     v = _values(res, args.batch, args.seq_len, args)
-    out = {
+    head = {
         "model": res.name,
         "mode": mode,
         "convention": conv.name,
@@ -305,35 +300,41 @@ def flops_command_result(res, args) -> dict:
         "seq_len": v["L"],
         "seq_len_source": _seq_len_source(res, args),
     }
-    if spec.family == "encoder-decoder" and mode in F.TRAINING_MODES:
-        out["L_src"], out["L_tgt"] = v["L_src"], v["L_tgt"]
-    if mode in F.TRAINING_MODES:
-        expr = F.flops_expr(spec, mode, conv.name, args.mask, args.recompute)
+    if spec.family == "encoder-decoder" and mode in TRAINING_MODES:
+        head["L_src"], head["L_tgt"] = v["L_src"], v["L_tgt"]
+    if mode in TRAINING_MODES:
         tokens = _tokens(spec, v)
-        out["components"] = _component_rows(spec, mode, conv.name, args.mask, args.recompute, v)
     else:
         v["L_pre"], v["T_gen"] = inference_lengths(spec, v, args.prefill, args.generate)
-        out["L_pre"] = v["L_pre"]
+        head["L_pre"] = v["L_pre"]
         if mode == "prefill":
-            expr = F.prefill_expr(spec, conv.name, args.mask)
             tokens = v["B"] * v["L_pre"]
         else:
-            expr = F.decode_expr(spec, conv.name, args.mask)
-            out["T_gen"] = v["T_gen"]
+            head["T_gen"] = v["T_gen"]
             tokens = v["B"] * v["T_gen"]
-    total = F.evaluate(expr, v)
-    out["total"] = exact_json(total)
-    out["per_token"] = exact_json(total / tokens)
-    out["per_sequence"] = exact_json(total / v["B"])
-    out["closed_form"] = sp.sstr(expr)
-    if args.tokens is not None:
-        if mode != "training":
-            raise ValueError("--tokens (FLOPs per run) applies to --mode training")
-        run = total / tokens * args.tokens
-        out["tokens"] = args.tokens
-        out["per_run"] = exact_json(run)
-        out["pf_days"] = float(pf_days(run))
+    if args.tokens is not None and mode != "training":
+        raise ValueError("--tokens (FLOPs per run) applies to --mode training")
+
+    def assemble(n) -> dict:
+        out = dict(head)
+        if mode in TRAINING_MODES:
+            out["components"] = _component_rows(n)
+        total = _frac(n.value("total"))
+        out["total"] = exact_json(total)
+        out["per_token"] = exact_json(total / tokens)
+        out["per_sequence"] = exact_json(total / v["B"])
+        out["closed_form"] = n.text("closed_form")
+        if args.tokens is not None:
+            run = total / tokens * args.tokens
+            out["tokens"] = args.tokens
+            out["per_run"] = exact_json(run)
+            out["pf_days"] = float(run / PF_DAY)  # PF-days (hardware.pf_days), an exact fraction as a float
+        return out
+
+    out = with_numbers(spec, NB.flops_query(mode, conv.name, args.mask, args.recompute), v, assemble, generated)
     if args.compare:
+        import sympy as sp
+
         from symtrans.accounting.formulas import COMPARE_BASIS, compare
 
         D = args.tokens if args.tokens is not None else _tokens(spec, v)
@@ -434,71 +435,56 @@ def cmd_flops(args, res, emit) -> int:
 # memory
 
 
-def memory_command_result(res, args) -> dict:
+def memory_command_result(res, args, generated: bool = True) -> dict:
     """The JSON object of ``symtrans memory``: the seven byte counts (exact), their
-    closed forms and the options used."""
-    import sympy as sp
-
-    from symtrans.accounting.flops import evaluate
-    from symtrans.accounting.memory import KEYS, memory_terms
-    from symtrans.accounting.quantization import weight_format, weight_terms
+    closed forms and the options used (``generated``: as ``flops_command_result``)."""
+    from symtrans.accounting.quantization import weight_format
+    from symtrans.accounting.roofline import default_kv_dtype
+    from symtrans.cli import numbers as NB
+    from symtrans.cli.main import with_numbers
 
     spec = res.spec
     v = _values(res, args.batch, args.seq_len, args)
     mode = "inference" if args.inference else "training"
     seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
+    src = v["L_src"] if spec.family == "encoder-decoder" else None
     # a checkpoint's quantization_config describes inference weights; training counts its dtype only
     quant_arg = args.quantization if (mode == "inference" or args.quantization is not None) else "none"
     fmt, notes = weight_format(getattr(res, "checkpoint", None), args.dtype, quant_arg)
     fmt.check(spec, v)
-    terms = memory_terms(
-        spec,
-        dtype=fmt.dtype,
-        quantization=fmt.quantization,
-        optimizer=args.optimizer,
-        zero_stage=args.zero,
-        dp=args.dp,
-        batch=args.batch,
-        seq_len=seq,
-        recompute=args.recompute,
-        flash_attention=args.flash_attention,
-        eager_attention=args.eager_attention,
-        kv_dtype=args.kv_dtype,
-        mode=mode,
-        dropout=not args.no_dropout,
-        margin=args.margin,
-        src_len=v["L_src"] if spec.family == "encoder-decoder" else None,
-    )
-    out = {
+    head = {
         "model": res.name,
         "mode": mode,
         "unit": "bytes",
         "dtype": fmt.dtype,
         "quantization": fmt.quantization.name if fmt.quantization else None,
-        "kv_dtype": args.kv_dtype or (fmt.dtype if fmt.dtype in ("fp32", "bf16", "fp16", "fp8") else "bf16"),
+        "kv_dtype": args.kv_dtype or default_kv_dtype(fmt.dtype),
         "batch": args.batch,
         "seq_len": seq,
         "seq_len_source": _seq_len_source(res, args),
     }
     if mode == "training":
-        from symtrans.accounting.memory import get_optimizer
+        head.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
 
-        opt = get_optimizer(args.optimizer)
-        out.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
-        out["optimizer_bytes_per_parameter"] = exact_json(opt.bytes_per_parameter(args.dtype))
-        out["optimizer_note"] = opt.description
-    out["flash_attention"] = bool(args.flash_attention)
-    out["eager_attention"] = bool(args.eager_attention)
-    for k in KEYS + ("activations_bytes_per_layer", "margin_bytes"):
-        out[k] = exact_json(evaluate(terms[k], v))
-    out["closed_forms"] = {k: sp.sstr(terms[k]) for k in KEYS}
-    if fmt.quantization is not None:
-        out["quantization_layout"] = fmt.quantization.describe()
-        out["weight_terms"] = {
-            k: exact_json(evaluate(e, v)) for k, e in weight_terms(spec, fmt).items() if evaluate(e, v) != 0
-        }
-    out["notes"] = notes
-    return out
+    def assemble(n) -> dict:
+        out = dict(head)
+        if mode == "training":  # memory.OPTIMIZERS, through the plan (with the weights' dtype)
+            out["optimizer_bytes_per_parameter"] = exact_json(n.value("optimizer_bytes_per_parameter"))
+            out["optimizer_note"] = n.text("optimizer_note")
+        out["flash_attention"] = bool(args.flash_attention)
+        out["eager_attention"] = bool(args.eager_attention)
+        keys = [k for k, depth in n.layout if depth == 0]  # memory.KEYS, in order (the plan's layout)
+        for k in keys + ["activations_bytes_per_layer", "margin_bytes"]:
+            out[k] = exact_json(n.value(k))
+        out["closed_forms"] = {k: n.text(k) for k in keys}
+        if fmt.quantization is not None:  # the weights by term (depth 1 of the layout), those not zero
+            out["quantization_layout"] = fmt.quantization.describe()
+            terms = {k: exact_json(n.value(f"weights.{k}")) for k, depth in n.layout if depth == 1}
+            out["weight_terms"] = {k: t for k, t in terms.items() if t != 0}
+        out["notes"] = notes
+        return out
+
+    return with_numbers(spec, NB.memory_query(args, fmt, args.batch, seq, src), v, assemble, generated)
 
 
 def cmd_memory(args, res=None, emit=None) -> int:

@@ -277,6 +277,9 @@ MODES: dict[str, Choice] = _table(
     ),
 )
 
+# The modes of one step of B sequences (``flops.flops_expr``); prefill and decode are inference.
+TRAINING_MODES = ("forward", "backward", "training")
+
 
 def choice(table: dict[str, Choice], name: str, what: str) -> Choice:
     """``table[name]``, or ValueError listing the valid names of ``what``."""

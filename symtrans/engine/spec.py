@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
-from symtrans.engine.symbols import SYMBOLS
+from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 NORMS = ("layernorm", "rmsnorm", "none")
@@ -306,6 +306,59 @@ def _validate(spec: Spec) -> None:
     _validate_sizes(spec, spec.values)
 
 
+@dataclass(frozen=True)
+class RowRule:
+    """A size rule that relates the values of two sizes: ``a`` divides ``b``
+    (``kind="divides"``) or ``a`` is at most ``b`` (``kind="at_most"``).
+
+    It applies when every size of ``needs`` is present and none of ``unless``.
+    ``holds(v)`` works on ints and, elementwise, on NumPy arrays alike; ``broken(v,
+    buf)`` says whether any row of arrays breaks it, with one array operation into the
+    int64 buffer ``buf`` (a sweep checks a million configurations this way).
+    ``message(v)`` is the error for ints.
+    """
+
+    kind: str
+    a: str
+    b: str
+    needs: tuple[str, ...]
+    unless: tuple[str, ...]
+    message: Any
+
+    def applies(self, names) -> bool:
+        return all(n in names for n in self.needs) and not any(n in names for n in self.unless)
+
+    def holds(self, v):
+        return v[self.b] % v[self.a] == 0 if self.kind == "divides" else v[self.a] <= v[self.b]
+
+    def broken(self, v, buf) -> bool:
+        import numpy as np
+
+        if self.kind == "divides":
+            return bool(np.remainder(v[self.b], v[self.a], out=buf).any())
+        return bool(np.greater(v[self.a], v[self.b]).any())
+
+
+ROW_RULES = (
+    RowRule(
+        "divides",
+        "h",
+        "d_model",
+        ("d_model", "h"),
+        ("d_k",),
+        lambda v: f"h={v['h']} does not divide d_model={v['d_model']}; give d_k (head_dim) explicitly",
+    ),
+    RowRule("divides", "h_kv", "h", ("h", "h_kv"), (), lambda v: f"h={v['h']} is not divisible by h_kv={v['h_kv']}"),
+    RowRule("at_most", "k", "E", ("E", "k"), (), lambda v: f"k={v['k']} experts per token exceeds E={v['E']} experts"),
+)
+_D_K_RULE, _H_KV_RULE, _K_E_RULE = ROW_RULES
+
+
+def _check_row_rule(rule: RowRule, v: dict[str, int]) -> None:
+    if rule.applies(v) and not rule.holds(v):
+        raise ValueError(rule.message(v))
+
+
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
     """The checks of the sizes ``v`` (types, presence per family, divisibility, and the
     option ranges that depend on sizes) for ``spec``'s options.  ``workload``: ``v`` may
@@ -334,16 +387,13 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             raise ValueError("give either N or N_enc and N_dec, not both")
     elif "N" not in v:
         raise ValueError(f"{spec.family} model needs size N")
-    if "d_k" not in v and v["d_model"] % v["h"]:
-        raise ValueError(f"h={v['h']} does not divide d_model={v['d_model']}; give d_k (head_dim) explicitly")
-    if "h_kv" in v and v["h"] % v["h_kv"]:
-        raise ValueError(f"h={v['h']} is not divisible by h_kv={v['h_kv']}")
+    _check_row_rule(_D_K_RULE, v)
+    _check_row_rule(_H_KV_RULE, v)
     if "k" in v and "E" not in v:
         raise ValueError("k (experts per token) needs E (experts)")
     if "E" in v and "k" not in v:
         raise ValueError("E (experts) needs k (experts per token)")
-    if "E" in v and v["k"] > v["E"]:
-        raise ValueError(f"k={v['k']} experts per token exceeds E={v['E']} experts")
+    _check_row_rule(_K_E_RULE, v)
     if "E" not in v:  # the MoE layout options describe MoE layers; without E they would change nothing
         for name, dense in (("n_shared_experts", 0), ("moe_first_dense", 0), ("moe_every", 1)):
             if getattr(spec, name) != dense:

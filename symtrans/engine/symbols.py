@@ -9,55 +9,9 @@ and L for layers; symtrans never does: translate at the boundary (see ``conventi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
-
-@dataclass(frozen=True)
-class SymbolInfo:
-    """Legend entry: the symbol, its LaTeX name, meaning and unit."""
-
-    name: str
-    latex: str
-    meaning: str
-    unit: str
-
-
-_LEGEND = [
-    SymbolInfo("d_model", r"d_{\mathrm{model}}", "model (residual stream) width", "features"),
-    SymbolInfo("d_ff", r"d_{\mathrm{ff}}", "inner width of the feed-forward network", "features"),
-    SymbolInfo("h", "h", "attention (query) heads", "heads"),
-    SymbolInfo("h_kv", r"h_{\mathrm{kv}}", "key/value heads (GQA/MQA)", "heads"),
-    SymbolInfo("d_k", "d_k", "per-head query/key width", "features"),
-    SymbolInfo("d_v", "d_v", "per-head value width", "features"),
-    SymbolInfo("N", "N", "layers in a stack", "layers"),
-    SymbolInfo("N_enc", r"N_{\mathrm{enc}}", "encoder layers", "layers"),
-    SymbolInfo("N_dec", r"N_{\mathrm{dec}}", "decoder layers", "layers"),
-    SymbolInfo("V", "V", "vocabulary size", "tokens"),
-    SymbolInfo("L", "L", "sequence length: tokens per sequence in the workload", "tokens"),
-    SymbolInfo(
-        "L_max",
-        r"L_{\mathrm{max}}",
-        "maximum positions: rows of a learned position table (max_position_embeddings)",
-        "tokens",
-    ),
-    SymbolInfo("L_src", r"L_{\mathrm{src}}", "source (encoder) sequence length", "tokens"),
-    SymbolInfo("L_tgt", r"L_{\mathrm{tgt}}", "target (decoder) sequence length", "tokens"),
-    SymbolInfo("B", "B", "batch size", "sequences"),
-    SymbolInfo("E", "E", "experts per mixture-of-experts layer", "experts"),
-    SymbolInfo("k", "k", "experts active per token", "experts"),
-    SymbolInfo("E_emb", r"E_{\mathrm{emb}}", "factorized embedding width (ALBERT's E)", "features"),
-    SymbolInfo("r", "r", "rank of a low-rank factorisation or LoRA", "features"),
-    SymbolInfo("w", "w", "local attention window", "tokens"),
-    SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
-    SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
-    SymbolInfo("D", "D", "training tokens", "tokens"),
-    SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
-    SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
-]
-
-LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
+from symtrans.engine.legend import _LEGEND, LEGEND, SymbolInfo  # noqa: F401 (re-exported)
 
 # One SymPy symbol per legend entry, positive integers (used by simplification).
 SYMBOLS: dict[str, sp.Symbol] = {s.name: sp.Symbol(s.name, integer=True, positive=True) for s in _LEGEND}

@@ -1,7 +1,7 @@
 """The report gallery: ``reports/<preset>.md``, ``.tex``, ``.html`` and ``.pdf`` for every preset.
 
-    python -m symtrans.gallery            # regenerate (PDFs only where TeX is installed)
-    python -m symtrans.gallery --check    # exit 1 listing stale or missing files
+    python -m symtrans.render.gallery            # regenerate (PDFs only where TeX is installed)
+    python -m symtrans.render.gallery --check    # exit 1 listing stale or missing files
 
 Markdown, LaTeX and HTML are compared as text; a PDF is only checked to exist (its bytes
 depend on the TeX installation).  Reports are in English (``--lang en``).  A PDF is rebuilt when its ``.tex`` changed or is
@@ -91,23 +91,7 @@ def regenerate(
     directory.mkdir(parents=True, exist_ok=True)
     out = Transaction()
     changed: list[str] = []
-    to_build: list[tuple[Path, str]] = []
     envs = environments()
-    for name in names or list(presets.PRESETS):
-        texts = expected(name, envs)
-        tex_changed = False
-        for ext, text in texts.items():
-            path = directory / f"{name}.{ext}"
-            if _read(path) != text:
-                out.add(path, text)
-                changed.append(str(path))
-                tex_changed |= ext == "tex"
-        pdf_path = directory / f"{name}.pdf"
-        tex_path = directory / f"{name}.tex"
-        if pdf and (
-            force or tex_changed or not pdf_path.exists() or pdf_path.stat().st_mtime < tex_path.stat().st_mtime
-        ):
-            to_build.append((pdf_path, texts["tex"]))
 
     def build(item: tuple[Path, str]) -> tuple[Path, bytes | None]:
         path, source = item
@@ -115,25 +99,41 @@ def regenerate(
         old = path.read_bytes() if path.exists() else None
         return path, (data if old != data else None)
 
-    if to_build:
-        workers = jobs or min(len(to_build), os.cpu_count() or 1)
-        pool = ThreadPoolExecutor(max_workers=workers)
-        futures = [pool.submit(build, item) for item in to_build]
-        try:
-            built = [f.result() for f in futures]
-        except BaseException:  # a failed build, or Ctrl-C (which reaches the main thread only)
-            for f in futures:
-                f.cancel()
-            while not all(f.done() for f in futures):  # end the builds running in the other threads
-                stop_all()
-                time.sleep(0.05)
-            raise
-        finally:
-            pool.shutdown(wait=True)
-        for path, data in built:
-            if data is not None:
-                out.add(path, data)
-                changed.append(str(path))
+    # A PDF starts building (a TeX process) as soon as its LaTeX is rendered, while the
+    # next presets render: the rendering and the TeX runs overlap on the cores.
+    workers = jobs or os.cpu_count() or 1
+    pool = ThreadPoolExecutor(max_workers=workers)
+    futures = []
+    try:
+        for name in names or list(presets.PRESETS):
+            texts = expected(name, envs)
+            tex_changed = False
+            for ext, text in texts.items():
+                path = directory / f"{name}.{ext}"
+                if _read(path) != text:
+                    out.add(path, text)
+                    changed.append(str(path))
+                    tex_changed |= ext == "tex"
+            pdf_path = directory / f"{name}.pdf"
+            tex_path = directory / f"{name}.tex"
+            if pdf and (
+                force or tex_changed or not pdf_path.exists() or pdf_path.stat().st_mtime < tex_path.stat().st_mtime
+            ):
+                futures.append(pool.submit(build, (pdf_path, texts["tex"])))
+        built = [f.result() for f in futures]
+    except BaseException:  # a failed build, or Ctrl-C (which reaches the main thread only)
+        for f in futures:
+            f.cancel()
+        while not all(f.done() for f in futures):  # end the builds running in the other threads
+            stop_all()
+            time.sleep(0.05)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+    for path, data in built:
+        if data is not None:
+            out.add(path, data)
+            changed.append(str(path))
     out.commit()
     for p in changed:
         log(f"wrote {p}")
@@ -142,7 +142,7 @@ def regenerate(
 
 def main(argv: list[str] | None = None) -> int:
     """Regenerate or check the gallery; returns the exit status (0, 1 stale, 2 bad use)."""
-    parser = argparse.ArgumentParser(prog="python -m symtrans.gallery", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m symtrans.render.gallery", description=__doc__.split("\n\n")[0])
     parser.add_argument("presets", nargs="*", help="only these presets (default: all)")
     parser.add_argument("--check", action="store_true", help="list stale files and exit 1 if any")
     parser.add_argument("--dir", type=Path, default=None, help="gallery directory (default: reports/)")
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         for p in bad:
             print(f"stale: {p}")
         if bad:
-            print("gallery: regenerate with 'python -m symtrans.gallery'", file=sys.stderr)
+            print("gallery: regenerate with 'python -m symtrans.render.gallery'", file=sys.stderr)
             return 1
         print(f"gallery is up to date ({time.monotonic() - started:.1f} s)")
         return 0

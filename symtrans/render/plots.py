@@ -43,14 +43,33 @@ def available() -> bool:
 
 
 def _figure(width: float, height: float):
+    """An Agg figure of ``width`` x ``height`` inches with a fixed layout: each chart places
+    its axes itself (``_place``), so saving runs no layout solver (constrained layout took
+    most of a chart's time)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotsUnavailable(f"charts need matplotlib; install it with {INSTALL_HINT}") from None
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
     return fig
+
+
+# Approximate width of one character of the default 10-point tick labels, in inches.
+_CHAR_IN = 0.075
+
+
+def _place(fig, left: float, right: float, bottom: float, top: float, wspace_in: float = 0.0, n: int = 1):
+    """``n`` axes side by side with margins given in inches (fixed layout); ``wspace_in``
+    is the gap between two axes.  Returns the axes."""
+    w, h = fig.get_size_inches()
+    panel = (w - left - right - wspace_in * (n - 1)) / n
+    axes = []
+    for i in range(n):
+        x0 = left + i * (panel + wspace_in)
+        axes.append(fig.add_axes((x0 / w, bottom / h, panel / w, (h - bottom - top) / h)))
+    return axes
 
 
 def to_bytes(fig, fmt: str = "png") -> bytes:
@@ -138,7 +157,9 @@ def component_shares(spec: Spec, name: str = "", batch: int = 1, seq_len: int | 
         values.setdefault("L_tgt", L)
         panels.append((f"forward FLOPs (B={batch}, L={L})", shares(spec, values, "flops", mask), si))
     fig = _figure(5.2 * len(panels), 0.45 * max(len(p[1]) for p in panels) + 1.6)
-    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    label_in = 0.2 + _CHAR_IN * max(len(g) for _, data, _ in panels for g, _ in data)  # the longest group name
+    top = 0.75 if name else 0.4  # the panel titles, and the suptitle above them
+    axes = _place(fig, label_in, 0.2, 0.55, top, wspace_in=label_in + 0.2, n=len(panels))
     for ax, (title, data, fmt) in zip(axes, panels):
         total = sum(v for _, v in data)
         labels = [g for g, _ in data][::-1]
@@ -156,7 +177,7 @@ def component_shares(spec: Spec, name: str = "", batch: int = 1, seq_len: int | 
         ax.set_xlabel("share (%)")
         ax.set_title(f"{title}: {fmt(total)}", fontsize=10)
     if name:
-        fig.suptitle(name, fontsize=11)
+        fig.suptitle(name, fontsize=11, y=1 - 0.12 / fig.get_size_inches()[1], va="top")
     return fig
 
 
@@ -239,7 +260,7 @@ def scaling(
         values = [int(v) for v in raw if v > 0]
     defaults = {"B": batch, **({"L": seq_len} if seq_len else {})}
     pts = scaling_points(spec, over, values, quantity, default_rules(spec, over), defaults)
-    ax = fig.subplots()
+    (ax,) = _place(fig, 0.85, 0.2, 0.6, 0.4)
     ax.plot([p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{name or 'model'} ({over} varies)")
     unit = "parameters" if quantity == "params" else f"forward FLOPs (B={batch})"
 
@@ -336,7 +357,12 @@ def add_chart_section(
             ),
         )
         return {}
-    if not available():
+    # File names symtrans makes itself (the writers check them: [A-Za-z0-9.-] only).
+    stem = re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
+    fmt = CHART_FORMATS[report_format]
+    try:  # matplotlib is imported here, when a chart is written, and only then
+        files = chart_files(resolved, stem, fmt, batch, seq_len)
+    except PlotsUnavailable:
         doc.add_section(
             report,
             Section(
@@ -346,10 +372,6 @@ def add_chart_section(
             ),
         )
         return {}
-    # File names symtrans makes itself (the writers check them: [A-Za-z0-9.-] only).
-    stem = re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
-    fmt = CHART_FORMATS[report_format]
-    files = chart_files(resolved, stem, fmt, batch, seq_len)
     charts = []
     for path, data in files.items():
         caption = msg(CHART_TITLES[path.rsplit("-", 1)[1].split(".")[0]])

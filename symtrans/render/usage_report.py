@@ -233,7 +233,12 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
     from symtrans.accounting import flops as F
     from symtrans.accounting.flops import evaluate
     from symtrans.accounting.hardware import ACCELERATORS, step_time
-    from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
+    from symtrans.accounting.roofline import (
+        inference_lengths,
+        inference_phases,
+        inference_roofline,
+        roofline_assumptions,
+    )
     from symtrans.base.numbers import si
     from symtrans.engine.symbols import SYMBOLS
 
@@ -271,6 +276,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
         )
     bound = {"compute": N_("compute, {time}"), "memory": N_("memory, {time}")}
     rows = []
+    phases = inference_phases(spec, v) if generative else None  # FLOPs and bytes once; each accelerator its roofline
     for acc in ACCELERATORS.values():
         row: list = [
             acc.name,
@@ -279,7 +285,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
             _fmt_seconds(step_time(train, acc)),
         ]
         if generative:
-            ph = inference_roofline(spec, v, acc)
+            ph = inference_roofline(spec, v, acc, phases=phases)
             pre_bound = ph["prefill"].bound.split("-")[0]
             dec_bound = ph["decode"].bound.split("-")[0]
             row.append(msg(bound[pre_bound], time=_fmt_seconds(ph["prefill"].time)))

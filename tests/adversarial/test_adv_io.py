@@ -530,6 +530,43 @@ sys.exit(cli.main(sys.argv[2:]))
 """
 
 
+_SIGNAL_MID_SWEEP = """
+import os, signal, sys, time
+import symtrans.analysis.sweep as sw
+sw.grid_batches.__defaults__ = (1000,)  # several batches: the signal comes after the first ones are written
+real, calls = sw.Sweeper.run, []
+def run(self, *a, **k):
+    calls.append(1)
+    if len(calls) == 3:  # the stream's temporary file holds two batches by now
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        time.sleep(30)
+        raise AssertionError("the signal did not stop the command")
+    return real(self, *a, **k)
+sw.Sweeper.run = run
+import symtrans.cli.main as cli
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("sig,status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_signal_in_the_middle_of_a_streamed_sweep_leaves_nothing(tmp_path, sig, status):
+    # The sweep streams its rows into a temporary file beside -o: a signal half-way through
+    # removes it and leaves the earlier file as it was.
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    (tmp_path / "out.csv").write_bytes(SENTINEL)
+    p = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_MID_SWEEP, sig, "sweep", "gpt2", "--grid", "N=1:5000", "-o", "out.csv"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == status, p.stderr
+    assert p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+    assert os.listdir(tmp_path) == ["out.csv"] and (tmp_path / "out.csv").read_bytes() == SENTINEL
+
+
 @pytest.mark.parametrize("sig,status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
 @pytest.mark.parametrize("argv", [["params", "gpt2"], ["report", "gpt2"], ["sweep", "gpt2", "--grid", "N=1:3"]])
 def test_real_signal_is_one_line_and_its_status(tmp_path, sig, status, argv):

@@ -41,12 +41,41 @@ WIDTH = 90
 _MAX_EXPANDED_POWER = 3
 
 
-class _FormulaPrinter(LatexPrinter):
+class _Memo:
+    """Remembers what a printer printed for each (sub)expression: a derivation prints an
+    expression whole, then its terms, then the terms inside ``N (...)`` (``break_lines``),
+    so every subexpression is printed several times.  The output is unchanged: a
+    printer's text of an expression depends only on the expression and its settings."""
+
+    def _print(self, expr, **kwargs):
+        if kwargs or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **kwargs)
+        memo = self.__dict__.setdefault("_memo", {})
+        out = memo.get(expr)
+        if out is None:
+            if len(memo) > 20_000:  # bounded: a long session prints many expressions
+                memo.clear()
+            out = memo[expr] = super()._print(expr)
+        return out
+
+
+class _FormulaPrinter(_Memo, LatexPrinter):
     def __init__(self) -> None:
         super().__init__({"symbol_names": LATEX_NAMES})
 
 
-class _SubstitutionPrinter(LatexPrinter):
+_FORMULA_PRINTER: _FormulaPrinter | None = None
+
+
+def _formula_printer() -> _FormulaPrinter:
+    """One formula printer for the process (its memo serves every report)."""
+    global _FORMULA_PRINTER
+    if _FORMULA_PRINTER is None:
+        _FORMULA_PRINTER = _FormulaPrinter()
+    return _FORMULA_PRINTER
+
+
+class _SubstitutionPrinter(_Memo, LatexPrinter):
     """Prints an expression with each symbol replaced by its value, unevaluated."""
 
     def __init__(self, values: Mapping[sp.Symbol, int]) -> None:
@@ -121,7 +150,7 @@ class _MathMLSubstitutionPrinter(MathMLPresentationPrinter):
 
 def latex(expr: sp.Expr) -> Math:
     """``sympy.latex`` of ``expr`` with the legend's LaTeX names, marked as trusted math."""
-    return Math(_FormulaPrinter().doprint(as_expr(expr)))
+    return Math(_formula_printer().doprint(as_expr(expr)))
 
 
 def mathml(expr: sp.Expr) -> Math:
@@ -442,7 +471,7 @@ def equation(expr: sp.Expr, values: Mapping[str, int] | None, limit: int = WIDTH
             an integer.
     """
     expr = as_expr(expr)
-    formula_lines = tuple(_lines(expr, _Printers(_FormulaPrinter(), _MathMLFormulaPrinter()), limit))
+    formula_lines = tuple(_lines(expr, _Printers(_formula_printer(), _MathMLFormulaPrinter()), limit))
     constant = not expr.free_symbols
     if values is None:
         return Equation(formula_lines, None, int(expr) if constant else None, len(formula_lines) == 1, constant, None)
