@@ -28,6 +28,10 @@ HF_CLASSES = {
     "bart": "BartForConditionalGeneration",
     "opt": "OPTForCausalLM",
     "albert": "AlbertModel",
+    # --- decoder types (types-dec)
+    "granite": "GraniteForCausalLM",
+    "phi3": "Phi3ForCausalLM",
+    "starcoder2": "Starcoder2ForCausalLM",
 }
 
 
@@ -232,6 +236,45 @@ def opt(draw) -> dict:
     return cfg
 
 
+# --- decoder types (types-dec)
+
+
+@st.composite
+def decoder_types(draw, mt: str) -> dict:
+    """granite, phi3, starcoder2, ...: GQA, optional head_dim (read with getattr), biases,
+    tying, the sliding window, the padding row."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 3))
+    cfg = dict(
+        model_type=mt,
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        # a remainder exercises hidden_size // num_attention_heads rounding down
+        hidden_size=h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1)),
+    )
+    if draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))  # even: rotary pairs
+    if draw(st.booleans()) and h_kv == h and mt in ("granite", "phi3"):
+        cfg["num_key_value_heads"] = draw(st.sampled_from([None, h]))
+    else:
+        cfg["num_key_value_heads"] = h_kv
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    if mt == "granite":
+        _maybe(draw, cfg, "attention_bias", st.booleans())
+        _maybe(draw, cfg, "mlp_bias", st.booleans())
+    if mt == "starcoder2":
+        _maybe(draw, cfg, "use_bias", st.booleans())
+    if mt in ("phi3", "starcoder2"):
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    # a padding row anywhere in the vocabulary, or none (phi3's class default 32000 is too large)
+    if mt == "phi3" or draw(st.booleans()):
+        cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -246,4 +289,8 @@ STRATEGIES = {
     "t5": t5(),
     "bart": bart(),
     "opt": opt(),
+    # --- decoder types (types-dec)
+    "granite": decoder_types("granite"),
+    "phi3": decoder_types("phi3"),
+    "starcoder2": decoder_types("starcoder2"),
 }

@@ -165,6 +165,35 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- decoder types (types-dec)
+    "granite": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "phi3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "starcoder2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -236,6 +265,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("opt", "num_attention_heads"): [4, 5],
     ("gemma", "use_bidirectional_attention"): [True],
     ("albert", "num_hidden_layers"): [3],
+    # --- decoder types (types-dec)
+    ("phi3", "sliding_window"): [8, 3],
+    ("starcoder2", "sliding_window"): [8, 3],
+    ("granite", "head_dim"): [6, 4, None],
+    ("phi3", "head_dim"): [6, 4, None],
+    ("starcoder2", "head_dim"): [6, 4, None],
+    ("phi3", "original_max_position_embeddings"): [8],
+    ("phi3", "rope_parameters"): [
+        {"rope_type": "default", "rope_theta": 500.0},
+        {"rope_type": "longrope", "short_factor": [1.0, 1.0], "long_factor": [2.0, 2.0], "rope_theta": 10000.0},
+        {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [2.0], "rope_theta": 10000.0},
+    ],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -696,3 +737,34 @@ def test_model_types_command_lists_the_table(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [row["model_type"] for row in listed] == list(SUPPORTED)
     assert [row["counted_as"] for row in listed] == [CLASSES[mt][1] for mt in SUPPORTED]
+
+
+# --------------------------------------------------------------------------- decoder types (types-dec)
+
+# Phi-3-mini-4k-instruct's config.json (the keys that size it).
+PHI3_MINI_4K = dict(
+    model_type="phi3",
+    hidden_size=3072,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=32,
+    intermediate_size=8192,
+    vocab_size=32064,
+    max_position_embeddings=4096,
+    pad_token_id=32000,
+    tie_word_embeddings=False,
+)
+
+
+def test_phi3_mini_4k_must_show(hf):
+    """Issue 11: Phi-3-mini-4k = 3,821,079,552 parameters.  Phi3ForCausalLM, per layer:
+    qkv_proj 3072 x 9216 = 28,311,552, o_proj 3072 x 3072 = 9,437,184, gate_up_proj
+    3072 x 16384 = 50,331,648, down_proj 8192 x 3072 = 25,165,824, two RMSNorms 6,144:
+    113,252,352; x 32 = 3,624,075,264; + embed_tokens 32064 x 3072 = 98,500,608, the
+    untied lm_head as much again, and the final norm 3,072."""
+    layer = 3072 * 9216 + 3072 * 3072 + 3072 * 16384 + 8192 * 3072 + 2 * 3072
+    assert layer == 113_252_352
+    by_hand = 32 * layer + 2 * 32064 * 3072 + 3072
+    assert by_hand == 3_821_079_552
+    spec, _ = spec_from_config(PHI3_MINI_4K, "phi-3-mini-4k")
+    assert exact(build(spec).params, spec.values) == by_hand == hf.count(hf.build("phi3", PHI3_MINI_4K))

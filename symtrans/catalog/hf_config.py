@@ -20,6 +20,9 @@ gemma       GemmaForCausalLM                    GemmaConfig
 t5          T5ForConditionalGeneration          T5Config
 bart        BartForConditionalGeneration        BartConfig
 opt         OPTForCausalLM                      OPTConfig
+granite     GraniteForCausalLM                  GraniteConfig
+phi3        Phi3ForCausalLM                     Phi3Config
+starcoder2  Starcoder2ForCausalLM               Starcoder2Config
 ==========  ==================================  =============================
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
@@ -110,6 +113,10 @@ CLASSES: dict[str, tuple[str, str]] = {
     "t5": ("T5Config", "T5ForConditionalGeneration"),
     "bart": ("BartConfig", "BartForConditionalGeneration"),
     "opt": ("OPTConfig", "OPTForCausalLM"),
+    # --- decoder types (types-dec: norms, parallel blocks, QK norms, per-layer windows)
+    "granite": ("GraniteConfig", "GraniteForCausalLM"),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM"),
+    "starcoder2": ("Starcoder2Config", "Starcoder2ForCausalLM"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -252,6 +259,37 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "layer_norm_elementwise_affine": True,
         "tie_word_embeddings": True,
     },
+    # --- decoder types (types-dec)
+    "granite": {
+        **_DECODER,
+        "intermediate_size": 11008,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "attention_bias": False,
+        "mlp_bias": False,
+    },
+    "phi3": {
+        **_DECODER,
+        "vocab_size": 32064,
+        "hidden_size": 3072,
+        "intermediate_size": 8192,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 4096,
+        "sliding_window": None,
+    },
+    "starcoder2": {
+        **_DECODER,
+        "vocab_size": 49152,
+        "hidden_size": 3072,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 30,
+        "num_attention_heads": 24,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 4096,
+        "use_bias": True,
+        "sliding_window": None,
+        "tie_word_embeddings": True,
+    },
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -339,6 +377,19 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "enable_bias eos_token_id ffn_dim hidden_size init_std layer_norm_elementwise_affine layerdrop "
         "max_position_embeddings num_attention_heads num_hidden_layers pad_token_id tie_word_embeddings use_cache "
         "vocab_size word_embed_proj_dim",
+        # --- decoder types (types-dec)
+        "granite": "attention_bias attention_dropout attention_multiplier bos_token_id embedding_multiplier eos_token_id "
+        "hidden_act hidden_size initializer_range intermediate_size logits_scaling max_position_embeddings mlp_bias "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id residual_multiplier rms_norm_eps "
+        "rope_parameters tie_word_embeddings use_cache vocab_size",
+        "phi3": "attention_dropout bos_token_id embd_pdrop eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "original_max_position_embeddings pad_token_id resid_pdrop rms_norm_eps rope_parameters sliding_window "
+        "tie_word_embeddings use_cache vocab_size",
+        "starcoder2": "attention_dropout bos_token_id embedding_dropout eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings norm_epsilon num_attention_heads "
+        "num_hidden_layers num_key_value_heads pad_token_id residual_dropout rope_parameters sliding_window "
+        "tie_word_embeddings use_bias use_cache vocab_size",
     }.items()
 }
 
@@ -481,6 +532,27 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="init_std",
         cache="use_cache",
     ),
+    # --- decoder types (types-dec)
+    "granite": _no_effect(
+        **_DECODER_NO_EFFECT,
+        scale="attention_multiplier embedding_multiplier logits_scaling residual_multiplier",
+    ),
+    "phi3": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "dropout": "attention_dropout embd_pdrop resid_pdrop",
+            "rope": "rope_parameters original_max_position_embeddings",
+        },
+        window="sliding_window",
+    ),
+    "starcoder2": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "eps": "norm_epsilon",
+            "dropout": "attention_dropout embedding_dropout residual_dropout",
+        },
+        window="sliding_window",
+    ),
 }
 
 # Keys that are not fields of the config class but that the modeling file reads with
@@ -488,6 +560,8 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
 # ``getattr(config, "head_dim", hidden_size // num_attention_heads)``).  The key audit of
 # tests/test_model_types.py changes these too.
 GETATTR_KEYS: dict[str, tuple[str, ...]] = {"qwen2": ("head_dim",)}
+# --- decoder types (types-dec): the attention reads getattr(config, "head_dim", d // h)
+GETATTR_KEYS.update({mt: ("head_dim",) for mt in ("granite", "phi3", "starcoder2")})
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
 # has: such a key is never taken for a typo, whichever model_type it appears in.
@@ -833,6 +907,10 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "gemma": 0,
     "bart": 1,
     "opt": 1,
+    # --- decoder types (types-dec)
+    "granite": None,
+    "phi3": 32000,
+    "starcoder2": None,
 }
 
 
@@ -1258,6 +1336,146 @@ def _opt(r: _Reader) -> Spec:
     )
 
 
+# --- decoder types (types-dec): granite, phi3, starcoder2, ...
+
+# Types whose num_key_value_heads field is ``int | None`` (null, or missing with a None
+# default, means num_attention_heads); the others' strict int field refuses null.
+_DEC_KV_NULLABLE = ("granite", "phi3")
+# Types whose attention reads ``getattr(config, "head_dim", hidden_size // num_attention_heads)``:
+# a null head_dim reaches nn.Linear as None (transformers fails); starcoder2 reads
+# ``getattr(config, "head_dim", None) or hidden_size // num_attention_heads`` (null is d // h).
+_DEC_HEAD_DIM_PLAIN = ("granite", "phi3")
+_DEC_HEAD_DIM_OR = ("starcoder2",)
+
+
+def _dec_heads(r: _Reader, h: int) -> int:
+    """num_key_value_heads of a decoder type, checked against h."""
+    given_null = "num_key_value_heads" in r.cfg and r.cfg["num_key_value_heads"] is None
+    if r.mt in _DEC_KV_NULLABLE and (given_null or r.defaults["num_key_value_heads"] is None):
+        h_kv = r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
+    else:
+        h_kv = r.size("num_key_value_heads")
+    if h_kv > h:
+        raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds num_attention_heads ({h})")
+    if h % h_kv:
+        raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
+    return h_kv
+
+
+def _dec_head_dim(r: _Reader, d: int, h: int) -> int | None:
+    """The head width d_k when it is not d_model / h (None when it is): ``head_dim`` when
+    the file gives it (read with getattr by the attention), else hidden_size // heads,
+    rounded down (the output map is then h * (d // h) -> d)."""
+    if r.given("head_dim"):
+        return r.size("head_dim")
+    if "head_dim" in r.cfg and r.mt in _DEC_HEAD_DIM_PLAIN:
+        raise ConfigError(
+            f"head_dim must be a positive integer, not null ({r.model}'s attention reads it with getattr "
+            "and has no fallback for null)"
+        )
+    if d % h:
+        r.notes.append(
+            f"head_dim not given: {r.model} uses hidden_size // num_attention_heads = {d // h} "
+            f"(rounded down: the query map is {d} x {h * (d // h)})"
+        )
+        return d // h
+    return None
+
+
+def _dec_window_all(r: _Reader) -> int | None:
+    """``sliding_window`` on every layer (Phi3Config, Starcoder2Config: null, the default,
+    means none): the Spec's window ``w`` (FLOPs and KV cache, no parameters)."""
+    k, w = r._lookup("sliding_window")
+    if k is None or w is None:
+        return None
+    w = check_size("sliding_window", w)
+    r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
+    return w
+
+
+def _dec_phi3_rope(r: _Reader, d: int, h: int) -> None:
+    """Phi3Config.validate_rope: rope_type default or longrope ("su" and "yarn" are read as
+    longrope), and short_factor / long_factor lists of (d // h * partial_rotary_factor) // 2
+    numbers.  Rotary settings change no parameter; a config transformers refuses is refused."""
+    rope = r.cfg.get("rope_parameters")
+    if rope is None:
+        rope = r.cfg.get("rope_scaling")
+    if rope is None:
+        return
+    if not isinstance(rope, dict):
+        raise ConfigError(f"rope_parameters must be an object, not {_show(rope)}")
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind in ("su", "yarn"):
+        kind = "longrope"
+    if kind not in ("default", "longrope"):
+        raise ConfigError(f"rope_parameters rope_type must be default or longrope for Phi3Config, not {_show(kind)}")
+    factor = rope.get("partial_rotary_factor", r.cfg.get("partial_rotary_factor", 1.0))
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise ConfigError(f"partial_rotary_factor must be a number, not {_show(factor)}")
+    half = int(d // h * factor) // 2
+    for key in ("short_factor", "long_factor"):
+        v = rope.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
+            raise ConfigError(f"rope_parameters {key} must be a list of numbers")
+        if len(v) != half:
+            raise ConfigError(
+                f"rope_parameters {key} has {len(v)} numbers; Phi3Config requires "
+                f"(hidden_size // num_attention_heads * partial_rotary_factor) // 2 = {half}"
+            )
+
+
+def _decoder(r: _Reader) -> Spec:
+    """GraniteForCausalLM, Phi3ForCausalLM, Starcoder2ForCausalLM, ...: rotary decoders
+    with one norm before each sublayer (transformers 5.24 modeling files).
+
+    granite: LlamaForCausalLM's shapes (``attention_bias`` on q, k, v, o; ``mlp_bias`` on
+    the three GLU maps); its multipliers are constants.  phi3: fused ``qkv_proj``
+    (d x (h + 2 h_kv) d_k) and ``gate_up_proj`` (d x 2 d_ff), the same parameters and
+    FLOPs as separate maps; no biases.  starcoder2: ``use_bias`` on q, k, v, o and the
+    two-map MLP (c_fc, c_proj); LayerNorm with bias.
+    """
+    mt = r.mt
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    h_kv = _dec_heads(r, h)
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    if h_kv != h:
+        sizes["h_kv"] = h_kv
+    d_k = _dec_head_dim(r, d, h)
+    if d_k is not None:
+        sizes["d_k"] = d_k
+    opts: dict[str, Any] = dict(
+        norm="rmsnorm", bias=False, ffn="swiglu", positional="rotary", final_norm=True, norm_position="pre"
+    )
+    if mt == "granite":
+        if r.flag("attention_bias"):
+            opts["attention_bias"] = True
+        if r.flag("mlp_bias"):
+            opts["ffn_bias"] = True
+    elif mt == "phi3":
+        _dec_phi3_rope(r, d, h)
+        r.notes.append(
+            "Phi3Attention's fused qkv_proj and Phi3MLP's fused gate_up_proj are counted as their parts "
+            "(the same parameters and FLOPs)"
+        )
+    elif mt == "starcoder2":
+        opts.update(norm="layernorm", bias=r.flag("use_bias"), ffn="mlp")
+    if mt in ("phi3", "starcoder2"):
+        w = _dec_window_all(r)
+        if w is not None:
+            sizes["w"] = w
+    return Spec(family="decoder-only", sizes=sizes, tie_output=r.flag("tie_word_embeddings"), **opts)
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -1272,6 +1490,10 @@ _FAMILIES = {
     "t5": _t5,
     "bart": _bart,
     "opt": _opt,
+    # --- decoder types (types-dec)
+    "granite": _decoder,
+    "phi3": _decoder,
+    "starcoder2": _decoder,
 }
 
 _NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet
