@@ -79,7 +79,10 @@ Parts of a config that change no parameter are listed per type, with the reason,
 and checks that table).  Sliding windows change no parameter but the workload: Mistral's and
 Mixtral's ``sliding_window``, and Qwen2/Qwen3's when ``use_sliding_window`` puts it on every
 layer (``layer_types`` / ``max_window_layers``), become the Spec's window ``w``, as in the
-``mistral-7b`` preset (a stack with some windowed and some full layers is refused).
+``mistral-7b`` preset (a Qwen stack with some windowed and some full layers is refused).
+Phi3's and Starcoder2's ``sliding_window`` is ``w`` on every layer; Gemma-2's and Gemma-3's
+``layer_types`` (alternating, and 5 sliding layers in 6 by default) give ``w`` and ``N_w``,
+the number of windowed layers (the Spec's per-layer attention pattern).
 ``pad_token_id`` must be a row of the token embedding where the model uses it as
 ``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
 only when it is a near miss of a key that changes the count and is no real key of any
@@ -803,8 +806,11 @@ GETATTR_KEYS: dict[str, tuple[str, ...]] = {"qwen2": ("head_dim",)}
 GETATTR_KEYS.update({mt: ("head_dim",) for mt in ("granite", "phi3", "starcoder2", "olmo", "olmo2", "cohere", "phi")})
 GETATTR_KEYS["falcon"] = ("n_embed",)  # FalconConfig.__post_init__ pops the legacy n_embed over hidden_size
 # Keys read with getattr that change no parameter but the workload (gemma3_text: the kwarg
-# sliding_window_pattern builds layer_types); known, so never reported as unknown.
-WORKLOAD_GETATTR_KEYS: dict[str, tuple[str, ...]] = {"gemma3_text": ("sliding_window_pattern",)}
+# sliding_window_pattern builds layer_types; to_dict() writes it back as _sliding_window_pattern,
+# which __post_init__ does not read); known, so never reported as unknown.
+WORKLOAD_GETATTR_KEYS: dict[str, tuple[str, ...]] = {
+    "gemma3_text": ("sliding_window_pattern", "_sliding_window_pattern")
+}
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
 # has: such a key is never taken for a typo, whichever model_type it appears in.
