@@ -28,6 +28,20 @@ HF_CLASSES = {
     "bart": "BartForConditionalGeneration",
     "opt": "OPTForCausalLM",
     "albert": "AlbertModel",
+    # --- decoder types (types-dec)
+    "granite": "GraniteForCausalLM",
+    "phi3": "Phi3ForCausalLM",
+    "starcoder2": "Starcoder2ForCausalLM",
+    "gemma2": "Gemma2ForCausalLM",
+    "gemma3_text": "Gemma3ForCausalLM",
+    "olmo": "OlmoForCausalLM",
+    "olmo2": "Olmo2ForCausalLM",
+    "cohere": "CohereForCausalLM",
+    "stablelm": "StableLmForCausalLM",
+    "phi": "PhiForCausalLM",
+    "gpt_neox": "GPTNeoXForCausalLM",
+    "gptj": "GPTJForCausalLM",
+    "falcon": "FalconForCausalLM",
 }
 
 
@@ -232,6 +246,92 @@ def opt(draw) -> dict:
     return cfg
 
 
+# --- decoder types (types-dec)
+
+
+# Types whose num_key_value_heads may be null (int | None), read with getattr head_dim, or
+# that require hidden_size divisible by the heads (independent of symtrans's own tables).
+_KV_NULLABLE = ("granite", "phi3", "olmo", "olmo2", "cohere", "phi")
+_GETATTR_HEAD_DIM = ("granite", "phi3", "starcoder2", "olmo", "olmo2", "cohere", "phi")
+_DIVIDES = ("gemma2", "gemma3_text", "stablelm", "gpt_neox", "gptj", "falcon")
+
+
+@st.composite
+def decoder_types(draw, mt: str) -> dict:
+    """granite, phi3, starcoder2, gemma2, gemma3_text, olmo, olmo2, cohere, stablelm, phi,
+    gpt_neox, gptj, falcon: GQA, head_dim (a field or read with getattr), biases, norm
+    layouts, QK norms, parallel blocks, tying, sliding windows and layer types, the padding row."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 3))
+    n = draw(LAYERS)
+    # a remainder exercises hidden_size // num_attention_heads rounding down where it is allowed
+    rest = 0 if mt in _DIVIDES else draw(st.integers(0, h - 1))
+    names = (
+        dict(hidden_size="n_embd", num_attention_heads="n_head", num_hidden_layers="n_layer") if mt == "gptj" else {}
+    )
+    cfg = {
+        "model_type": mt,
+        names.get("num_attention_heads", "num_attention_heads"): h,
+        names.get("num_hidden_layers", "num_hidden_layers"): n,
+        "vocab_size": draw(VOCAB),
+        names.get("hidden_size", "hidden_size"): h * 2 * draw(st.integers(1, 3)) + rest,
+        "n_positions" if mt == "gptj" else "max_position_embeddings": draw(st.integers(1, 64)),
+    }
+    if mt == "gptj":
+        _maybe(draw, cfg, "n_inner", st.one_of(st.none(), SIZE))
+    elif mt == "falcon":
+        _maybe(draw, cfg, "ffn_hidden_size", st.one_of(st.none(), SIZE))
+    else:
+        cfg["intermediate_size"] = draw(SIZE)
+    if mt in _GETATTR_HEAD_DIM or mt in ("gemma2", "gemma3_text"):
+        if mt in ("gemma2", "gemma3_text") or draw(st.booleans()):
+            cfg["head_dim"] = 2 * draw(st.integers(1, 4))  # even: rotary pairs
+    if mt == "falcon":
+        cfg["new_decoder_architecture"] = draw(st.booleans())
+        _maybe(draw, cfg, "multi_query", st.booleans())
+        _maybe(draw, cfg, "parallel_attn", st.booleans())
+        _maybe(draw, cfg, "num_ln_in_parallel_attn", st.sampled_from([None, 1, 2]))
+        _maybe(draw, cfg, "num_kv_heads", st.sampled_from([None, h_kv]))
+        _maybe(draw, cfg, "bias", st.booleans())
+        _maybe(draw, cfg, "alibi", st.booleans())
+    elif mt not in ("gpt_neox", "gptj"):
+        if draw(st.booleans()) and h_kv == h and mt in _KV_NULLABLE:
+            cfg["num_key_value_heads"] = draw(st.sampled_from([None, h]))
+        else:
+            cfg["num_key_value_heads"] = h_kv
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    flags = {
+        "granite": ("attention_bias", "mlp_bias"),
+        "starcoder2": ("use_bias",),
+        "gemma2": ("attention_bias",),
+        "gemma3_text": ("attention_bias",),
+        "olmo": ("attention_bias",),
+        "olmo2": ("attention_bias",),
+        "cohere": ("attention_bias", "use_qk_norm"),
+        "stablelm": ("use_qkv_bias", "qk_layernorm", "use_parallel_residual"),
+        "phi": ("qk_layernorm",),
+        "gpt_neox": ("attention_bias", "use_parallel_residual"),
+    }
+    for key in flags.get(mt, ()):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "phi" and cfg.get("qk_layernorm") and "head_dim" in cfg:
+        cfg["head_dim"] = cfg["hidden_size"] // h  # PhiAttention's q/k LayerNorms are d // h wide
+    if mt in ("phi3", "starcoder2"):
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt in ("gemma2", "gemma3_text"):
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        _maybe(
+            draw,
+            cfg,
+            "layer_types",
+            st.lists(st.sampled_from(["sliding_attention", "full_attention"]), min_size=n, max_size=n),
+        )
+    # a padding row anywhere in the vocabulary, or none (class defaults such as phi3's 32000 are too large)
+    if mt in ("phi3", "olmo", "olmo2") or draw(st.booleans()):
+        cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -246,4 +346,18 @@ STRATEGIES = {
     "t5": t5(),
     "bart": bart(),
     "opt": opt(),
+    # --- decoder types (types-dec)
+    "granite": decoder_types("granite"),
+    "phi3": decoder_types("phi3"),
+    "starcoder2": decoder_types("starcoder2"),
+    "gemma2": decoder_types("gemma2"),
+    "gemma3_text": decoder_types("gemma3_text"),
+    "olmo": decoder_types("olmo"),
+    "olmo2": decoder_types("olmo2"),
+    "cohere": decoder_types("cohere"),
+    "stablelm": decoder_types("stablelm"),
+    "phi": decoder_types("phi"),
+    "gpt_neox": decoder_types("gpt_neox"),
+    "gptj": decoder_types("gptj"),
+    "falcon": decoder_types("falcon"),
 }

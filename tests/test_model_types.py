@@ -6,7 +6,8 @@ For each type in ``hf_config.SUPPORTED`` (the table ``hf_config.CLASSES``):
    "ci" profile, see conftest.py) built with the transformers class on the meta device;
    ``sum(p.numel())`` must equal symtrans's exact count;
 2. the key audit: every key of the config class (``hf_config.CONFIG_KEYS``, itself checked
-   against the installed class) is changed in turn from ``AUDIT_BASE``.  Either transformers
+   against the installed class) and every key its modeling file reads with getattr
+   (``hf_config.GETATTR_KEYS``) is changed in turn from ``AUDIT_BASE``.  Either transformers
    and symtrans both refuse the change, or both build and their counts move by the same
    amount, or neither moves and the key is in ``hf_config.NO_PARAM_EFFECT`` with a reason.
    A change transformers builds and symtrans refuses must be a declared engine gap (GAPS);
@@ -164,6 +165,121 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- decoder types (types-dec)
+    "granite": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "phi3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "starcoder2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "gemma2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        head_dim=6,
+        sliding_window=64,
+    ),
+    "gemma3_text": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        head_dim=6,
+        sliding_window=64,
+    ),
+    "olmo": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "olmo2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "cohere": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "stablelm": dict(
+        hidden_size=32,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "phi": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "gpt_neox": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "gptj": dict(n_embd=16, n_head=4, n_layer=2, n_inner=10, vocab_size=23, n_positions=17, rotary_dim=4),
+    "falcon": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_hidden_layers=2,
+        ffn_hidden_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -235,6 +351,54 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("opt", "num_attention_heads"): [4, 5],
     ("gemma", "use_bidirectional_attention"): [True],
     ("albert", "num_hidden_layers"): [3],
+    # --- decoder types (types-dec)
+    ("phi3", "sliding_window"): [8, 3],
+    ("starcoder2", "sliding_window"): [8, 3],
+    ("granite", "head_dim"): [6, 4, None],
+    ("phi3", "head_dim"): [6, 4, None],
+    ("starcoder2", "head_dim"): [6, 4, None],
+    ("phi3", "original_max_position_embeddings"): [8],
+    ("olmo", "head_dim"): [6, 4, None],
+    ("olmo2", "head_dim"): [6, 4, None],
+    ("cohere", "head_dim"): [6, 4, None],
+    ("phi", "head_dim"): [6, 4, None],
+    ("gemma2", "head_dim"): [4],
+    ("gemma3_text", "head_dim"): [4],
+    ("gemma2", "sliding_window"): [None, 8],
+    ("gemma3_text", "sliding_window"): [None, 8],
+    ("gemma2", "layer_types"): [
+        ["full_attention", "full_attention"],
+        ["sliding_attention"] * 3,
+        ["chunked_attention"] * 2,
+    ],
+    ("gemma3_text", "layer_types"): [["full_attention", "sliding_attention"], ["sliding_attention"]],
+    ("gemma2", "use_bidirectional_attention"): [True, False],
+    ("gemma3_text", "use_bidirectional_attention"): [True],
+    ("gemma2", "hidden_activation"): ["relu"],
+    ("gemma3_text", "hidden_activation"): ["relu"],
+    ("gemma2", "attn_logit_softcapping"): [None, 10.0],
+    ("gemma2", "final_logit_softcapping"): [None, 10.0],
+    ("gemma3_text", "attn_logit_softcapping"): [10.0],
+    ("gemma3_text", "final_logit_softcapping"): [10.0],
+    ("olmo", "clip_qkv"): [8.0],
+    ("falcon", "num_kv_heads"): [2, 3, None],
+    ("falcon", "num_ln_in_parallel_attn"): [2, 1],
+    ("falcon", "ffn_hidden_size"): [None, 14],
+    ("falcon", "n_embed"): [24],
+    ("falcon", "activation"): ["relu"],
+    ("gptj", "n_inner"): [None, 14],
+    ("gptj", "n_embd"): [24],
+    ("gptj", "hidden_size"): [24],
+    ("gptj", "n_head"): [2, 8, 5],
+    ("gptj", "num_attention_heads"): [2, 8, 5],
+    ("gptj", "rotary_dim"): [None, 2, 0],
+    ("gpt_neox", "num_attention_heads"): [2, 8, 5],
+    ("stablelm", "num_attention_heads"): [2, 8, 5],
+    ("phi3", "rope_parameters"): [
+        {"rope_type": "default", "rope_theta": 500.0},
+        {"rope_type": "longrope", "short_factor": [1.0, 1.0], "long_factor": [2.0, 2.0], "rope_theta": 10000.0},
+        {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [2.0], "rope_theta": 10000.0},
+    ],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -252,6 +416,12 @@ GAPS: dict[tuple[str, str], str] = {
     ("opt", "word_embed_proj_dim"): "project_in / project_out are not modelled",
     ("qwen2", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
+    # --- decoder types (types-dec)
+    ("gemma2", "use_bidirectional_attention"): "bidirectional attention in a decoder (FLOPs, cache) is not modelled",
+    ("gemma2", "layer_types"): "a layer type Gemma2 has no attention mask for (chunked_attention): builds, cannot run",
+    ("gemma3_text", "use_bidirectional_attention"): "bidirectional attention in a decoder is not modelled",
+    ("falcon", "num_kv_heads"): "num_kv_heads not dividing the heads: FalconAttention builds but cannot split "
+    "query_key_value in a forward pass",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "
     "for Q, K, V (h * (d // h) wide) but keeps a d x d output map",
 }
@@ -260,6 +430,11 @@ GAPS: dict[tuple[str, str], str] = {
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
     ("albert", "num_hidden_layers"): "one layer shared by all (num_hidden_groups = 1): N layers, one copy of weights",
+    # --- decoder types (types-dec)
+    (
+        "falcon",
+        "num_kv_heads",
+    ): "read only with new_decoder_architecture (multi_query and the default 3d map ignore it)",
 }
 
 _GENERIC_NONE = {"classifier_dropout": 0.25, "bos_token_id": 3, "eos_token_id": 3, "pad_token_id": 3}
@@ -360,10 +535,9 @@ def check(hf, cfg: dict) -> None:
 # --------------------------------------------------------------------------- coverage of the tables
 
 
-def test_one_table_of_supported_types():
-    """CLASSES is the table; every per-type table and the test tables have exactly its keys."""
-    from hf_reference import HF_CLASSES
-
+def test_one_table_of_supported_types(hf):
+    """CLASSES is the table; every per-type table and the test tables have exactly its keys,
+    and hf_reference.HF_CLASSES names the reference class of each (``hf.model_class``)."""
     assert SUPPORTED == tuple(CLASSES)
     for name, table in [
         ("DEFAULTS", hf_config.DEFAULTS),
@@ -374,7 +548,8 @@ def test_one_table_of_supported_types():
         ("AUDIT_BASE", AUDIT_BASE),
     ]:
         assert set(table) == set(SUPPORTED), name
-    assert set(SUPPORTED) <= set(HF_CLASSES)
+    for mt in SUPPORTED:
+        assert hf.model_class(mt).config_class.__name__ == CLASSES[mt][0], mt
 
 
 def test_unsupported_type_lists_the_table():
@@ -437,7 +612,11 @@ def test_random_configs_match_transformers(hf, model_type, data):
 
 # --------------------------------------------------------------------------- 2. the key audit
 
-AUDIT = [(mt, key) for mt in SUPPORTED for key in sorted(CONFIG_KEYS[mt] | set(NO_PARAM_EFFECT["*"]))]
+AUDIT = [
+    (mt, key)
+    for mt in SUPPORTED
+    for key in sorted(CONFIG_KEYS[mt] | set(NO_PARAM_EFFECT["*"]) | set(hf_config.GETATTR_KEYS.get(mt, ())))
+]
 
 
 @pytest.mark.parametrize(("model_type", "key"), AUDIT, ids=[f"{mt}-{k}" for mt, k in AUDIT])
@@ -474,10 +653,14 @@ def test_key_audit(hf, model_type, key):
 
 
 def test_gaps_and_mutations_name_real_keys():
+    def real(mt: str, key: str) -> bool:
+        return key in CONFIG_KEYS[mt] or key in hf_config.GETATTR_KEYS.get(mt, ())
+
+    assert set(hf_config.GETATTR_KEYS) <= set(SUPPORTED)
     for mt, key in [*GAPS, *NO_EFFECT_FROM_BASE]:
-        assert key in CONFIG_KEYS[mt], (mt, key)
+        assert real(mt, key), (mt, key)
     for mt, key in MUTATIONS:
-        assert mt == "*" or key in CONFIG_KEYS[mt], (mt, key)
+        assert mt == "*" or real(mt, key), (mt, key)
 
 
 # --------------------------------------------------------------------------- 3. FLOPs
@@ -687,3 +870,254 @@ def test_model_types_command_lists_the_table(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [row["model_type"] for row in listed] == list(SUPPORTED)
     assert [row["counted_as"] for row in listed] == [CLASSES[mt][1] for mt in SUPPORTED]
+
+
+# --------------------------------------------------------------------------- decoder types (types-dec)
+
+# Phi-3-mini-4k-instruct's config.json (the keys that size it).
+PHI3_MINI_4K = dict(
+    model_type="phi3",
+    hidden_size=3072,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=32,
+    intermediate_size=8192,
+    vocab_size=32064,
+    max_position_embeddings=4096,
+    pad_token_id=32000,
+    tie_word_embeddings=False,
+)
+
+
+def test_phi3_mini_4k_must_show(hf):
+    """Issue 11: Phi-3-mini-4k = 3,821,079,552 parameters.  Phi3ForCausalLM, per layer:
+    qkv_proj 3072 x 9216 = 28,311,552, o_proj 3072 x 3072 = 9,437,184, gate_up_proj
+    3072 x 16384 = 50,331,648, down_proj 8192 x 3072 = 25,165,824, two RMSNorms 6,144:
+    113,252,352; x 32 = 3,624,075,264; + embed_tokens 32064 x 3072 = 98,500,608, the
+    untied lm_head as much again, and the final norm 3,072."""
+    layer = 3072 * 9216 + 3072 * 3072 + 3072 * 16384 + 8192 * 3072 + 2 * 3072
+    assert layer == 113_252_352
+    by_hand = 32 * layer + 2 * 32064 * 3072 + 3072
+    assert by_hand == 3_821_079_552
+    spec, _ = spec_from_config(PHI3_MINI_4K, "phi-3-mini-4k")
+    assert exact(build(spec).params, spec.values) == by_hand == hf.count(hf.build("phi3", PHI3_MINI_4K))
+
+
+# Gemma-2-2b's config.json (the keys that size it).
+GEMMA2_2B = dict(
+    model_type="gemma2",
+    hidden_size=2304,
+    num_hidden_layers=26,
+    num_attention_heads=8,
+    num_key_value_heads=4,
+    head_dim=256,
+    intermediate_size=9216,
+    vocab_size=256000,
+    tie_word_embeddings=True,
+)
+
+
+def test_gemma2_2b_must_show(hf):
+    """Issue 11: Gemma-2-2b = 2,614,341,888 parameters.  Gemma2ForCausalLM, per layer:
+    q_proj and o_proj 2304 x 2048 each (8 heads x 256), k_proj and v_proj 2304 x 1024 each
+    (4 KV heads), gate, up and down 2304 x 9216 each, four RMSNorms of 2304 (before and
+    after attention and MLP); x 26; + the token embedding 256000 x 2304, tied to the LM
+    head, and the final norm."""
+    layer = 2 * 2304 * 2048 + 2 * 2304 * 1024 + 3 * 2304 * 9216 + 4 * 2304
+    assert layer == 77_865_984
+    by_hand = 26 * layer + 256000 * 2304 + 2304
+    assert by_hand == 2_614_341_888
+    spec, _ = spec_from_config(GEMMA2_2B, "gemma-2-2b")
+    assert exact(build(spec).params, spec.values) == by_hand == hf.count(hf.build("gemma2", GEMMA2_2B))
+    # Gemma2Config's layer_types alternate sliding (4096) and full attention: 13 windowed layers.
+    assert (spec.size("w"), spec.size("N_w")) == (4096, 13)
+
+
+_SMALL = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=32,
+    pad_token_id=0,
+)
+# Windowed decoders with a window (3) shorter than the prefill (5): every layer windowed
+# (phi3, starcoder2), alternating (gemma2), and an explicit layer_types (gemma3_text).
+WINDOWED = [
+    dict(model_type="phi3", num_hidden_layers=2, sliding_window=3, **_SMALL),
+    dict(model_type="starcoder2", num_hidden_layers=2, sliding_window=3, **_SMALL),
+    dict(model_type="gemma2", num_hidden_layers=3, head_dim=4, sliding_window=3, **_SMALL),
+    dict(
+        model_type="gemma3_text",
+        num_hidden_layers=3,
+        head_dim=4,
+        sliding_window=3,
+        layer_types=["sliding_attention", "full_attention", "full_attention"],
+        **_SMALL,
+    ),
+]
+
+
+@pytest.mark.parametrize("cfg", WINDOWED, ids=[c["model_type"] for c in WINDOWED])
+def test_windowed_decode_step_matches_transformers(hf, cfg):
+    """One token after a prefill of 5 with a window of 3: transformers' sliding layers attend
+    to 3 keys, its full layers to 6; symtrans's decode FLOPs (w, and N_w for a mixed stack)
+    agree with FlopCounterMode."""
+    from symtrans.accounting.flops import decode_expr
+
+    spec, _ = spec_from_config(cfg, "windowed")
+    assert spec.size("w") == 3
+    counted = _decode_step_flops(hf, _flop_model(hf, cfg["model_type"], cfg), 5)
+    assert counted == _engine_flops(spec, decode_expr, B=1, L_pre=5, T_gen=1)
+
+
+def _cache_tensor_bytes(hf, cfg: dict, tokens: int) -> tuple[int, int]:
+    """(bytes of every K and V tensor the cache holds after a forward of ``tokens`` tokens,
+    positions of the windowed layers that were dropped in the meantime: one per
+    sliding layer once tokens >= w, see below)."""
+    torch = hf.torch
+    model = _flop_model(hf, cfg["model_type"], cfg)
+    with torch.no_grad():
+        cache = model(input_ids=torch.ones(1, tokens, dtype=torch.long), use_cache=True).past_key_values
+    total, short = 0, 0
+    for layer in cache.layers:
+        total += sum(t.numel() * t.element_size() for t in (layer.keys, layer.values))
+        if type(layer).__name__ == "DynamicSlidingWindowLayer" and tokens >= layer.sliding_window:
+            short += 1
+    return total, short
+
+
+DEC_TYPES = [
+    "granite",
+    "phi3",
+    "starcoder2",
+    "gemma2",
+    "gemma3_text",
+    "olmo",
+    "olmo2",
+    "cohere",
+    "stablelm",
+    "phi",
+    "gpt_neox",
+    "gptj",
+    "falcon",
+]
+
+
+@pytest.mark.parametrize("model_type", DEC_TYPES)
+def test_kv_cache_bytes_per_token_match_the_cache_tensors(hf, model_type):
+    """memory.kv_cache_per_token (fp32) x T = the bytes of the K and V tensors transformers'
+    cache holds after a forward of T = 8 tokens (no window shorter than 8 in AUDIT_BASE)."""
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    real, short = _cache_tensor_bytes(hf, cfg, T)
+    assert short == 0
+    assert real == T * evaluate(kv_cache_per_token(spec, "fp32"), spec.values)
+    assert real == evaluate(kv_cache_bytes(spec, 1, T, "fp32"), spec.values)
+
+
+@pytest.mark.parametrize("cfg", WINDOWED, ids=[c["model_type"] for c in WINDOWED])
+def test_windowed_kv_cache_matches_the_cache_tensors(hf, cfg):
+    """With a window w = 3 < T = 8: symtrans counts w positions in each windowed layer and T
+    in the others.  transformers' DynamicSlidingWindowLayer keeps w - 1 between steps and
+    appends the new token's K and V while it attends, so at its peak (and as the attention
+    reads it) a windowed layer holds w: the real tensors plus one position per windowed layer."""
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import kv_cache_bytes
+
+    spec, _ = spec_from_config(cfg, "kv")
+    real, short = _cache_tensor_bytes(hf, cfg, T)
+    windowed = spec.values.get("N_w", spec.size("N"))
+    assert short == windowed
+    h_kv, d_k = spec.size("h_kv"), spec.values.get("d_k", spec.size("d_model") // spec.size("h"))
+    position = 2 * h_kv * d_k * 4  # K and V of one position in one layer, fp32
+    assert evaluate(kv_cache_bytes(spec, 1, T, "fp32"), spec.values) == real + windowed * position
+
+
+def test_qk_norm_true_is_head_and_set_accepts_both_spellings():
+    """qk_norm was a boolean: True (presets, --set qk_norm=true) still means one norm of width
+    d_k shared by the heads, so Qwen3's counts do not move."""
+    from symtrans.catalog.resolve import parse_setting
+    from symtrans.engine.spec import Spec
+
+    sizes = dict(d_model=8, d_ff=6, h=2, N=1, V=5)
+    assert Spec(sizes=sizes, qk_norm=True) == Spec(sizes=sizes, qk_norm="head")
+    assert Spec(sizes=sizes, qk_norm=False).qk_norm == "none"
+    assert parse_setting("qk_norm=true") == ("qk_norm", "head")
+    assert parse_setting("qk_norm=per_head") == ("qk_norm", "per_head")
+    with pytest.raises(ValueError, match="qk_norm must be one of"):
+        parse_setting("qk_norm=wide")
+
+
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [
+        # LayerNorm with beta, d_k = 4, h = 2, h_kv = 1: written out per kind
+        ("head", 2 * (2 * 4)),  # one LayerNorm(d_k) for the queries, one for the keys
+        ("per_head", (2 + 1) * (2 * 4)),  # one LayerNorm(d_k) per query head and per key head
+        ("full", 2 * (2 * 4) + 2 * (1 * 4)),  # LayerNorm(h d_k) and LayerNorm(h_kv d_k)
+        ("l2", 0),
+    ],
+)
+def test_qk_norm_kinds_by_hand(kind, params):
+    from symtrans.engine.spec import Spec
+
+    base = dict(sizes=dict(d_model=8, d_ff=6, h=2, h_kv=1, N=1, V=5), positional="rotary", norm_position="pre")
+    with_norm, without = Spec(**base, qk_norm=kind), Spec(**base)
+    assert exact(build(with_norm).params, with_norm.values) - exact(build(without).params, without.values) == params
+
+
+def test_layer_norm_layouts_by_hand():
+    """sandwich: 4 LayerNorms (2 d each) per layer; shared: 1; the parallel block moves no count."""
+    from symtrans.engine.spec import Spec
+
+    base = dict(sizes=dict(d_model=8, d_ff=6, h=2, N=3, V=5), positional="rotary", norm_position="pre")
+
+    def count(**o):
+        s = Spec(**base, **o)
+        return exact(build(s).params, s.values)
+
+    plain = count()
+    assert count(layer_norms="sandwich") - plain == 3 * 2 * (2 * 8)
+    assert count(parallel_block=True) == plain
+    assert plain - count(parallel_block=True, layer_norms="shared") == 3 * (2 * 8)
+    with pytest.raises(ValueError, match="parallel_block"):
+        Spec(**base, layer_norms="shared")
+
+
+def test_windowed_layers_reach_flops_cache_and_decode():
+    """N_w of N layers windowed: each count is the windowed model's share plus the full one's."""
+    from symtrans.accounting.flops import decode_expr, evaluate, flops_expr
+    from symtrans.accounting.memory import kv_cache_bytes
+    from symtrans.engine import symbols as S
+    from symtrans.engine.spec import Spec
+
+    sizes = dict(d_model=8, d_ff=6, h=2, N=5, V=11, w=4)
+    mixed, windowed, full = (
+        Spec(sizes={**sizes, "N_w": 2}, positional="rotary"),
+        Spec(sizes=sizes, positional="rotary"),
+        Spec(sizes={k: v for k, v in sizes.items() if k != "w"}, positional="rotary"),
+    )
+    at = dict(B=1, L=16, L_pre=9, T_gen=7)
+
+    def split(expr_of):  # 2/5 of the windowed model's layers and 3/5 of the full one's, per layer
+        parts = [evaluate(expr_of(s), {**s.values, **at}) for s in (windowed, full)]
+        emb = evaluate(expr_of(Spec(sizes={**sizes, "N": 1}, positional="rotary")), {**sizes, "N": 1, **at})
+        per = [(p - emb) / 5 for p in parts]  # what one layer adds (N layers = N x per + the rest)
+        rest = parts[0] - 5 * per[0]
+        return rest + 2 * per[0] + 3 * per[1]
+
+    for expr_of in (lambda s: flops_expr(s, "forward", mask="causal"), decode_expr):
+        assert evaluate(expr_of(mixed), {**mixed.values, **at}) == split(expr_of)
+    cache = evaluate(kv_cache_bytes(mixed, S.B, S.L), {**mixed.values, **at})
+    assert cache == (2 * 4 + 3 * 16) * 2 * 2 * 4 * 2  # positions x (K and V) x h x d_k x bf16 bytes
+    for bad, message in [
+        (dict(sizes={**sizes, "N_w": 6}), "exceed"),
+        (dict(sizes={k: v for k, v in {**sizes, "N_w": 2}.items() if k != "w"}), "needs the window"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Spec(positional="rotary", **bad)

@@ -93,7 +93,8 @@ def _attention_params(spec):
     out_bias = _first(spec.out_bias, spec.attention_bias, spec.bias)
     p = d * h * dk + 2 * d * hkv * dk + h * dk * d
     p += (h * dk + 2 * hkv * dk if qkv_bias else 0) + (d if out_bias else 0)
-    if spec.qk_norm:
+    assert spec.qk_norm in ("none", "head")  # strategies.py draws true/false, read as head/none
+    if spec.qk_norm == "head":
         p += 2 * (_norm_params(spec, dk) if spec.norm != "none" else dk)
     return p
 

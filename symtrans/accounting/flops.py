@@ -536,12 +536,16 @@ def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
     context c attends to min(c, w) keys.  With the unwindowed step A + K*c (c = P + t,
     P = L_pre for a decoder-only model, 0 for an encoder-decoder's self-attention), the sum
     over t = 1..T_gen is T_gen*A + K*(m*P + m*(m+1)/2 + (T_gen - m)*w), where
-    m = Min(Max(w - P, 0), T_gen) steps still fit in the window."""
+    m = Min(Max(w - P, 0), T_gen) steps still fit in the window.
+
+    With ``N_w`` (only N_w of the N layers windowed, see ``Spec``) the context slope K,
+    which every layer contributes to equally, is split: K*N_w/N follows the windowed sum
+    and K*(N - N_w)/N the full one, T_gen*P + T_gen*(T_gen + 1)/2."""
     import dataclasses
 
     if mask == "half":
         raise ValueError("the half-square mask is not defined for sliding-window decode; use full or causal")
-    plain = dataclasses.replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n != "w"))
+    plain = dataclasses.replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n not in ("w", "N_w")))
     step = sp.expand(decode_step_expr(plain, convention, mask))
     P = S.L_pre if spec.family == "decoder-only" else sp.Integer(0)
     K = sp.diff(step, S.t)
@@ -549,7 +553,12 @@ def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
     if A.has(S.t) or K.has(S.t):
         raise ValueError("a decode step is not linear in the context length; cannot close the windowed sum")
     m = sp.Min(sp.Max(S.w - P, 0), S.T_gen)
-    return sp.expand(S.T_gen * A) + K * (m * P + m * (m + 1) / 2 + (S.T_gen - m) * S.w)
+    windowed = m * P + m * (m + 1) / 2 + (S.T_gen - m) * S.w
+    if spec.has("N_w"):  # --- types-dec: N_w windowed layers, N - N_w full ones (decoder-only)
+        full = S.T_gen * P + S.T_gen * (S.T_gen + 1) / 2
+        K_w = sp.expand(K * S.N_w / S.N)
+        return sp.expand(S.T_gen * A) + K_w * windowed + sp.expand(K - K_w) * full
+    return sp.expand(S.T_gen * A) + K * windowed
 
 
 def inference_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:

@@ -207,8 +207,14 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
 def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
     """Positions a layer caches: all of them, or the last w under a sliding window (the w
     keys a decode step attends to; transformers' sliding-window cache stores w - 1 between
-    steps and appends the new token's during one, tests/test_kv_cache_real.py)."""
-    return sp.Min(seq, S.w) if spec.has("w") else seq
+    steps and appends the new token's during one, tests/test_kv_cache_real.py).  With
+    ``N_w`` windowed layers of N (the others cache everything), the mean over the layers,
+    (N_w*Min(seq, w) + (N - N_w)*seq)/N, which ``kv_cache_per_token`` (N layers) scales back."""
+    if not spec.has("w"):
+        return seq
+    if spec.has("N_w"):  # --- types-dec: per-layer attention pattern
+        return (S.N_w * sp.Min(seq, S.w) + (S.N - S.N_w) * seq) / S.N
+    return sp.Min(seq, S.w)
 
 
 def kv_cache_bytes(
@@ -282,13 +288,21 @@ def kv_positions_read(spec: Spec, l_pre: int, t_gen: int) -> int:
     counts the L_pre cached source positions of cross-attention plus the t target
     positions of self-attention, whose per-position bytes are equal.
 
+    With ``N_w`` windowed layers of N, the mean over the layers (a Rational; times
+    ``kv_cache_per_token``, which counts N layers, it is the exact byte count).
+
     Units: positions (multiply by ``kv_cache_per_token`` for bytes).
     """
+    full = t_gen * l_pre + t_gen * (t_gen + 1) // 2
     if spec.family == "decoder-only" and spec.has("w"):
         w = spec.values["w"]
         m = min(max(w - l_pre, 0), t_gen)
-        return m * l_pre + m * (m + 1) // 2 + (t_gen - m) * w
-    return t_gen * l_pre + t_gen * (t_gen + 1) // 2
+        windowed = m * l_pre + m * (m + 1) // 2 + (t_gen - m) * w
+        if spec.has("N_w"):  # --- types-dec: the mean over N_w windowed and N - N_w full layers
+            n, n_w = spec.values["N"], spec.values["N_w"]
+            return sp.Rational(n_w * windowed + (n - n_w) * full, n)
+        return windowed
+    return full
 
 
 def _layer_activations(
@@ -320,7 +334,7 @@ def _layer_activations(
         x += a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_k  # K, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
-        if spec.qk_norm:
+        if spec.qk_norm != "none":
             x += a_bytes * (q_tokens * D.h + kv_tokens * D.h_kv) * D.d_k  # inputs of the QK norms
         if scores:
             x += a_bytes * b * D.h * pairs  # softmax output

@@ -142,5 +142,10 @@ def roofline_assumptions(spec, devices: int) -> list[str]:
     if spec.family == "encoder-decoder":
         out.append("prefill reads the encoder and the cross-attention K/V weights; decode reads the rest")
     if spec.family == "decoder-only" and spec.has("w"):
-        out.append("decode reads at most w cached positions per layer (sliding window)")
+        out.append(
+            "decode reads at most w cached positions per layer (sliding window)"
+            if not spec.has("N_w")
+            else "decode reads at most w cached positions in each of the N_w sliding-window layers, "
+            "and every cached position in the others"
+        )
     return out

@@ -427,8 +427,8 @@ _COMPONENTS = (
     _Component(
         "query/key norms",
         lambda e: e.role in (Role.Q_NORM, Role.K_NORM),
-        lambda s: s.qk_norm,
-        lambda s: s.replace(qk_norm=False),
+        lambda s: s.qk_norm != "none",
+        lambda s: s.replace(qk_norm="none", qk_norm_bias=None),
     ),
 )
 

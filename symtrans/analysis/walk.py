@@ -377,7 +377,9 @@ def moe_layers(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return n - moe, moe
 
 
-def _groups(spec: Spec, n: sp.Expr) -> list[tuple[sp.Expr, bool]]:
+def _groups(spec: Spec, n: sp.Expr) -> list[tuple]:
+    if spec.has("N_w"):  # --- types-dec: N_w sliding-window layers, N - N_w full ones (Spec)
+        return [(S.N_w, spec.is_moe, True), (n - S.N_w, spec.is_moe, False)]
     dense, moe = moe_layers(spec, n)
     out = []
     if dense != 0:
@@ -434,29 +436,61 @@ def _stack(
     context: sp.Expr,
     memory: Shape | None = None,
 ) -> None:
-    for n, moe in groups:
-        name = f"{'MoE ' if moe else ''}{stage} layer"
-        sub = [("attention", lambda st, r: _attention(b, spec, st, x, x, kind, mask, context, r))]
+    for group in groups:
+        n, moe, window = (*group, None)[:3]  # window: None = whenever the spec has w
+        name = (
+            f"{'MoE ' if moe else ''}{stage} layer"
+            + {None: "", True: " (sliding window w)", False: " (full attention)"}[window]
+        )
+        sub = [
+            (
+                "attention",
+                lambda st, r, window=window: _attention(b, spec, st, x, x, kind, mask, context, r, window),
+            )
+        ]
         if memory is not None:
             sub.append(
                 ("cross-attention", lambda st, r: _attention(b, spec, st, x, memory, "cross", mask, memory[1], r))
             )
         sub.append(("feed-forward", lambda st, r, moe=moe: (_moe if moe else _ffn)(b, spec, st, x, r)))
         shared = f" (weights shared: {spec.share_layers})" if spec.share_layers != "none" else ""
+        st = f"{name} x {sp.sstr(n)}{shared}" if n != 1 else name + shared
+        norms = spec.norm != "none"
+        if norms and spec.layer_norms == "shared":  # one norm feeds both branches (parallel block)
+            b.op(st, "input norm (shared by attention and feed-forward)", [x], x, n)
         for label, fn in sub:
-            st = f"{name} x {sp.sstr(n)}{shared}" if n != 1 else name + shared
-            if spec.norm_position == "pre" and spec.norm != "none":
+            if norms and spec.layer_norms == "sandwich":
+                b.op(st, f"{label} norm (before)", [x], x, n)
+            elif norms and spec.layer_norms == "sublayer" and spec.norm_position == "pre":
                 b.op(st, f"{label} norm", [x], x, n)
             fn(st, n)
-            b.op(st, "residual add", [x, x], x, n)
-            if spec.norm_position == "post" and spec.norm != "none":
+            if norms and spec.layer_norms == "sandwich":
+                b.op(st, f"{label} norm (after)", [x], x, n)
+            b.op(
+                st,
+                "residual add"
+                + (" (both branches read the layer input: parallel block)" if spec.parallel_block else ""),
+                [x, x],
+                x,
+                n,
+            )
+            if norms and spec.layer_norms == "sublayer" and spec.norm_position == "post":
                 b.op(st, f"{label} norm", [x], x, n)
     if spec.final_norm and spec.norm != "none":
         b.op(stage, "final norm", [x], x)
 
 
 def _attention(
-    b: _Builder, spec: Spec, st: str, x: Shape, src: Shape, kind: str, mask: str, context: sp.Expr, n: sp.Expr
+    b: _Builder,
+    spec: Spec,
+    st: str,
+    x: Shape,
+    src: Shape,
+    kind: str,
+    mask: str,
+    context: sp.Expr,
+    n: sp.Expr,
+    window: bool | None = None,
 ) -> None:
     D = dims(spec)
     Bt, q, _ = x
@@ -470,8 +504,9 @@ def _attention(
     Q = b.op(st, "split heads", [q_], (Bt, D.h, q, D.d_k), n, kind="reshape")
     K = b.op(st, "split K heads", [k_], (Bt, D.h_kv, kv_rows, D.d_k), n, kind="reshape")
     Vv = b.op(st, "split V heads", [v_], (Bt, D.h_kv, kv_rows, D.d_v), n, kind="reshape")
-    if spec.qk_norm:
-        b.op(st, "query and key norms (width d_k)", [Q, K], Q, n)
+    if spec.qk_norm != "none":
+        width = {"head": "width d_k", "per_head": "width d_k, one per head", "full": "over all heads", "l2": "L2"}
+        b.op(st, f"query and key norms ({width[spec.qk_norm]})", [Q, K], Q, n)
     if spec.positional == "rotary" and kind != "cross":
         b.op(st, "rotate Q and K (RoPE)", [Q, K], Q, n, note="Su et al. 2021: elementwise rotations")
     if not _same(kv_rows, kv):
@@ -497,7 +532,7 @@ def _attention(
         )
         Vv = b.op(st, "repeat V heads h/h_kv times", [Vv], (Bt, D.h, kv, D.d_v), n, kind="reshape")
     Kt = b.op(st, "K^T", [K], (Bt, D.h, D.d_k, kv), n, kind="reshape")
-    if spec.has("w") and kind != "cross":
+    if (spec.has("w") if window is None else window) and kind != "cross":
         pairs = kept_pairs(q, kv, mask, kind == "causal", S.w, spec.global_tokens)
         why = (
             f"local window w ({'causal, ' + mask + ' count' if kind == 'causal' else 'w/2 keys each side'})"

@@ -20,6 +20,19 @@ gemma       GemmaForCausalLM                    GemmaConfig
 t5          T5ForConditionalGeneration          T5Config
 bart        BartForConditionalGeneration        BartConfig
 opt         OPTForCausalLM                      OPTConfig
+granite     GraniteForCausalLM                  GraniteConfig
+phi3        Phi3ForCausalLM                     Phi3Config
+starcoder2  Starcoder2ForCausalLM               Starcoder2Config
+gemma2      Gemma2ForCausalLM                   Gemma2Config
+gemma3_text Gemma3ForCausalLM                   Gemma3TextConfig
+olmo        OlmoForCausalLM                     OlmoConfig
+olmo2       Olmo2ForCausalLM                    Olmo2Config
+cohere      CohereForCausalLM                   CohereConfig
+stablelm    StableLmForCausalLM                 StableLmConfig
+phi         PhiForCausalLM                      PhiConfig
+gpt_neox    GPTNeoXForCausalLM                  GPTNeoXConfig
+gptj        GPTJForCausalLM                     GPTJConfig
+falcon      FalconForCausalLM                   FalconConfig
 ==========  ==================================  =============================
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
@@ -66,7 +79,10 @@ Parts of a config that change no parameter are listed per type, with the reason,
 and checks that table).  Sliding windows change no parameter but the workload: Mistral's and
 Mixtral's ``sliding_window``, and Qwen2/Qwen3's when ``use_sliding_window`` puts it on every
 layer (``layer_types`` / ``max_window_layers``), become the Spec's window ``w``, as in the
-``mistral-7b`` preset (a stack with some windowed and some full layers is refused).
+``mistral-7b`` preset (a Qwen stack with some windowed and some full layers is refused).
+Phi3's and Starcoder2's ``sliding_window`` is ``w`` on every layer; Gemma-2's and Gemma-3's
+``layer_types`` (alternating, and 5 sliding layers in 6 by default) give ``w`` and ``N_w``,
+the number of windowed layers (the Spec's per-layer attention pattern).
 ``pad_token_id`` must be a row of the token embedding where the model uses it as
 ``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
 only when it is a near miss of a key that changes the count and is no real key of any
@@ -110,6 +126,20 @@ CLASSES: dict[str, tuple[str, str]] = {
     "t5": ("T5Config", "T5ForConditionalGeneration"),
     "bart": ("BartConfig", "BartForConditionalGeneration"),
     "opt": ("OPTConfig", "OPTForCausalLM"),
+    # --- decoder types (types-dec: norms, parallel blocks, QK norms, per-layer windows)
+    "granite": ("GraniteConfig", "GraniteForCausalLM"),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM"),
+    "starcoder2": ("Starcoder2Config", "Starcoder2ForCausalLM"),
+    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM"),
+    "gemma3_text": ("Gemma3TextConfig", "Gemma3ForCausalLM"),
+    "olmo": ("OlmoConfig", "OlmoForCausalLM"),
+    "olmo2": ("Olmo2Config", "Olmo2ForCausalLM"),
+    "cohere": ("CohereConfig", "CohereForCausalLM"),
+    "stablelm": ("StableLmConfig", "StableLmForCausalLM"),
+    "phi": ("PhiConfig", "PhiForCausalLM"),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM"),
+    "gptj": ("GPTJConfig", "GPTJForCausalLM"),
+    "falcon": ("FalconConfig", "FalconForCausalLM"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -252,6 +282,151 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "layer_norm_elementwise_affine": True,
         "tie_word_embeddings": True,
     },
+    # --- decoder types (types-dec)
+    "granite": {
+        **_DECODER,
+        "intermediate_size": 11008,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "attention_bias": False,
+        "mlp_bias": False,
+    },
+    "phi3": {
+        **_DECODER,
+        "vocab_size": 32064,
+        "hidden_size": 3072,
+        "intermediate_size": 8192,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 4096,
+        "sliding_window": None,
+    },
+    "starcoder2": {
+        **_DECODER,
+        "vocab_size": 49152,
+        "hidden_size": 3072,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 30,
+        "num_attention_heads": 24,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 4096,
+        "use_bias": True,
+        "sliding_window": None,
+        "tie_word_embeddings": True,
+    },
+    "gemma2": {
+        **_DECODER,
+        "vocab_size": 256000,
+        "hidden_size": 2304,
+        "intermediate_size": 9216,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "max_position_embeddings": 8192,
+        "attention_bias": False,
+        "sliding_window": 4096,
+        "tie_word_embeddings": True,
+    },
+    "gemma3_text": {
+        **_DECODER,
+        "vocab_size": 262208,
+        "hidden_size": 2304,
+        "intermediate_size": 9216,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "max_position_embeddings": 131072,
+        "attention_bias": False,
+        "sliding_window": 4096,
+        "tie_word_embeddings": True,
+    },
+    "olmo": {
+        **_DECODER,
+        "vocab_size": 50304,
+        "intermediate_size": 11008,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "attention_bias": False,
+    },
+    "olmo2": {
+        **_DECODER,
+        "vocab_size": 50304,
+        "intermediate_size": 11008,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "attention_bias": False,
+    },
+    "cohere": {
+        **_DECODER,
+        "vocab_size": 256000,
+        "hidden_size": 8192,
+        "intermediate_size": 22528,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 64,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 8192,
+        "attention_bias": False,
+        "use_qk_norm": False,
+        "tie_word_embeddings": True,
+    },
+    "stablelm": {
+        **_DECODER,
+        "vocab_size": 50304,
+        "hidden_size": 2560,
+        "intermediate_size": 6912,
+        "num_key_value_heads": 32,
+        "max_position_embeddings": 4096,
+        "use_qkv_bias": False,
+        "qk_layernorm": False,
+        "use_parallel_residual": False,
+    },
+    "phi": {
+        **_DECODER,
+        "vocab_size": 51200,
+        "hidden_size": 2048,
+        "intermediate_size": 8192,
+        "num_hidden_layers": 24,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "qk_layernorm": False,
+    },
+    "gpt_neox": {
+        **_DECODER,
+        "vocab_size": 50432,
+        "hidden_size": 6144,
+        "num_hidden_layers": 44,
+        "num_attention_heads": 64,
+        "intermediate_size": 24576,
+        "max_position_embeddings": 2048,
+        "attention_bias": True,
+        "use_parallel_residual": True,
+    },
+    "gptj": {
+        "vocab_size": 50400,
+        "n_positions": 2048,
+        "n_embd": 4096,
+        "n_layer": 28,
+        "n_head": 16,
+        "n_inner": None,
+        "tie_word_embeddings": False,
+    },
+    "falcon": {
+        "vocab_size": 65024,
+        "hidden_size": 4544,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 71,
+        "num_ln_in_parallel_attn": None,
+        "num_kv_heads": None,
+        "alibi": False,
+        "new_decoder_architecture": False,
+        "multi_query": True,
+        "parallel_attn": True,
+        "bias": False,
+        "max_position_embeddings": 2048,
+        "ffn_hidden_size": None,
+        "tie_word_embeddings": True,
+    },
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -274,6 +449,13 @@ ALIASES: dict[str, dict[str, str]] = {
         "num_hidden_layers": "encoder_layers",
     },
     "mixtral": {"num_experts": "num_local_experts"},
+    # --- decoder types (types-dec)
+    "gptj": {
+        "hidden_size": "n_embd",
+        "max_position_embeddings": "n_positions",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    },
 }
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
@@ -282,6 +464,13 @@ ALIASES: dict[str, dict[str, str]] = {
 # and the keys symtrans reads is unknown: an error when it is a near miss of a known key
 # (a typo such as num_key_value_head, which would silently fall back to a default), else
 # a note.  ``tests/test_hf_config.py`` checks the table against the installed transformers.
+# --- decoder types (types-dec): Gemma2Config and Gemma3TextConfig have the same keys
+_GEMMA2_KEYS = (
+    "attention_bias attention_dropout attn_logit_softcapping bos_token_id eos_token_id final_logit_softcapping "
+    "head_dim hidden_activation hidden_size initializer_range intermediate_size layer_types max_position_embeddings "
+    "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id query_pre_attn_scalar rms_norm_eps "
+    "rope_parameters sliding_window tie_word_embeddings use_bidirectional_attention use_cache vocab_size"
+)
 CONFIG_KEYS: dict[str, frozenset[str]] = {
     mt: frozenset(keys.split())
     for mt, keys in {
@@ -339,6 +528,50 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "enable_bias eos_token_id ffn_dim hidden_size init_std layer_norm_elementwise_affine layerdrop "
         "max_position_embeddings num_attention_heads num_hidden_layers pad_token_id tie_word_embeddings use_cache "
         "vocab_size word_embed_proj_dim",
+        # --- decoder types (types-dec)
+        "granite": "attention_bias attention_dropout attention_multiplier bos_token_id embedding_multiplier eos_token_id "
+        "hidden_act hidden_size initializer_range intermediate_size logits_scaling max_position_embeddings mlp_bias "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id residual_multiplier rms_norm_eps "
+        "rope_parameters tie_word_embeddings use_cache vocab_size",
+        "phi3": "attention_dropout bos_token_id embd_pdrop eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "original_max_position_embeddings pad_token_id resid_pdrop rms_norm_eps rope_parameters sliding_window "
+        "tie_word_embeddings use_cache vocab_size",
+        "starcoder2": "attention_dropout bos_token_id embedding_dropout eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings norm_epsilon num_attention_heads "
+        "num_hidden_layers num_key_value_heads pad_token_id residual_dropout rope_parameters sliding_window "
+        "tie_word_embeddings use_bias use_cache vocab_size",
+        "gemma2": _GEMMA2_KEYS,
+        "gemma3_text": _GEMMA2_KEYS,
+        "olmo": "attention_bias attention_dropout bos_token_id clip_qkv eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id rope_parameters tie_word_embeddings use_cache vocab_size",
+        "olmo2": "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size",
+        "cohere": "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size layer_norm_eps logit_scale max_position_embeddings num_attention_heads "
+        "num_hidden_layers num_key_value_heads pad_token_id rope_parameters tie_word_embeddings use_cache "
+        "use_qk_norm vocab_size",
+        "stablelm": "attention_dropout bos_token_id eos_token_id hidden_act hidden_dropout hidden_size "
+        "initializer_range intermediate_size layer_norm_eps max_position_embeddings num_attention_heads "
+        "num_hidden_layers num_key_value_heads pad_token_id qk_layernorm rope_parameters tie_word_embeddings "
+        "use_cache use_parallel_residual use_qkv_bias vocab_size",
+        "phi": "attention_dropout bos_token_id embd_pdrop eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size layer_norm_eps max_position_embeddings num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id qk_layernorm resid_pdrop rope_parameters tie_word_embeddings use_cache "
+        "vocab_size",
+        "gpt_neox": "attention_bias attention_dropout bos_token_id classifier_dropout eos_token_id hidden_act "
+        "hidden_dropout hidden_size initializer_range intermediate_size is_decoder layer_norm_eps "
+        "max_position_embeddings num_attention_heads num_hidden_layers pad_token_id rope_parameters "
+        "tie_word_embeddings use_cache use_parallel_residual vocab_size",
+        "gptj": "activation_function attn_pdrop bos_token_id embd_pdrop eos_token_id hidden_size initializer_range "
+        "layer_norm_epsilon max_position_embeddings n_embd n_head n_inner n_layer n_positions num_attention_heads "
+        "num_hidden_layers pad_token_id resid_pdrop rotary_dim tie_word_embeddings use_cache vocab_size",
+        "falcon": "activation alibi attention_dropout bias bos_token_id eos_token_id ffn_hidden_size hidden_dropout "
+        "hidden_size initializer_range layer_norm_epsilon max_position_embeddings multi_query "
+        "new_decoder_architecture num_attention_heads num_hidden_layers num_kv_heads num_ln_in_parallel_attn "
+        "pad_token_id parallel_attn rope_parameters tie_word_embeddings use_cache vocab_size",
     }.items()
 }
 
@@ -391,6 +624,10 @@ _WHY = {
     "tp": "tensor-parallel slicing of the same matrices at training time",
     "buckets": "the largest bucketed distance: bucket boundaries, not the number of buckets",
     "positions": "the longest sequence: rotary positions have no table, so no weights (read as L)",
+    # --- decoder types (types-dec)
+    "clip": "a clamp on the query, key and value activations in the forward pass, no weights",
+    "parallel": "the parallel residual block: the same maps and norms, summed in parallel (FLOPs unchanged)",
+    "alibi": "ALiBi or rotary positions: neither has weights",
 }
 
 
@@ -418,6 +655,21 @@ _BERT_NO_EFFECT = dict(
     mask="is_decoder",
 )
 _QWEN_WINDOW = "sliding_window use_sliding_window max_window_layers layer_types"
+
+# --- decoder types (types-dec)
+_GEMMA2_NO_EFFECT = dict(
+    positions="max_position_embeddings",
+    dropout="attention_dropout",
+    token="bos_token_id eos_token_id pad_token_id",
+    act="hidden_activation",
+    init="initializer_range",
+    eps="rms_norm_eps",
+    rope="rope_parameters",
+    cache="use_cache",
+    scale="attn_logit_softcapping final_logit_softcapping query_pre_attn_scalar",
+    window="sliding_window layer_types",
+    mask="use_bidirectional_attention",
+)
 
 NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "*": _no_effect(
@@ -481,6 +733,83 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="init_std",
         cache="use_cache",
     ),
+    # --- decoder types (types-dec)
+    "granite": _no_effect(
+        **_DECODER_NO_EFFECT,
+        scale="attention_multiplier embedding_multiplier logits_scaling residual_multiplier",
+    ),
+    "phi3": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "dropout": "attention_dropout embd_pdrop resid_pdrop",
+            "rope": "rope_parameters original_max_position_embeddings",
+        },
+        window="sliding_window",
+    ),
+    "starcoder2": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "eps": "norm_epsilon",
+            "dropout": "attention_dropout embedding_dropout residual_dropout",
+        },
+        window="sliding_window",
+    ),
+    "gemma2": _no_effect(**_GEMMA2_NO_EFFECT),
+    "gemma3_text": _no_effect(**_GEMMA2_NO_EFFECT),
+    "olmo": _no_effect(**{k: v for k, v in _DECODER_NO_EFFECT.items() if k != "eps"}, clip="clip_qkv"),
+    "olmo2": _no_effect(**_DECODER_NO_EFFECT),
+    "cohere": _no_effect(**{**_DECODER_NO_EFFECT, "eps": "layer_norm_eps"}, scale="logit_scale"),
+    "stablelm": _no_effect(
+        **{**_DECODER_NO_EFFECT, "eps": "layer_norm_eps", "dropout": "attention_dropout hidden_dropout"}
+    ),
+    "phi": _no_effect(
+        **{**_DECODER_NO_EFFECT, "eps": "layer_norm_eps", "dropout": "attention_dropout embd_pdrop resid_pdrop"}
+    ),
+    "gpt_neox": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "eps": "layer_norm_eps",
+            "dropout": "attention_dropout classifier_dropout hidden_dropout",
+        },
+        mask="is_decoder",
+        parallel="use_parallel_residual",
+    ),
+    "gptj": _no_effect(
+        positions="max_position_embeddings n_positions",
+        dropout="attn_pdrop embd_pdrop resid_pdrop",
+        token="bos_token_id eos_token_id pad_token_id",
+        act="activation_function",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        rope="rotary_dim",
+        cache="use_cache",
+    ),
+    "falcon": _no_effect(
+        positions="max_position_embeddings",
+        dropout="attention_dropout hidden_dropout",
+        token="bos_token_id eos_token_id pad_token_id",
+        act="activation",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        rope="rope_parameters",
+        alibi="alibi",
+        cache="use_cache",
+    ),
+}
+
+# Keys that are not fields of the config class but that the modeling file reads with
+# getattr, changing the parameter count when a config.json gives them (Qwen2Attention:
+# ``getattr(config, "head_dim", hidden_size // num_attention_heads)``).  The key audit of
+# tests/test_model_types.py changes these too.
+GETATTR_KEYS: dict[str, tuple[str, ...]] = {"qwen2": ("head_dim",)}
+# --- decoder types (types-dec): the attention reads getattr(config, "head_dim", d // h)
+GETATTR_KEYS.update({mt: ("head_dim",) for mt in ("granite", "phi3", "starcoder2", "olmo", "olmo2", "cohere", "phi")})
+GETATTR_KEYS["falcon"] = ("n_embed",)  # FalconConfig.__post_init__ pops the legacy n_embed over hidden_size
+# Keys read with getattr that change no parameter but the workload (gemma3_text: the kwarg
+# sliding_window_pattern builds layer_types; to_dict() writes it back as _sliding_window_pattern,
+# which __post_init__ does not read); known, so never reported as unknown.
+WORKLOAD_GETATTR_KEYS: dict[str, tuple[str, ...]] = {
+    "gemma3_text": ("sliding_window_pattern", "_sliding_window_pattern")
 }
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
@@ -827,6 +1156,17 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "gemma": 0,
     "bart": 1,
     "opt": 1,
+    # --- decoder types (types-dec)
+    "granite": None,
+    "phi3": 32000,
+    "starcoder2": None,
+    "gemma2": 0,
+    "gemma3_text": 0,
+    "olmo": 1,
+    "olmo2": 1,
+    "cohere": 0,
+    "stablelm": None,
+    "phi": None,
 }
 
 
@@ -1252,6 +1592,338 @@ def _opt(r: _Reader) -> Spec:
     )
 
 
+# --- decoder types (types-dec): granite, phi3, starcoder2, gemma2, gemma3_text, olmo, olmo2,
+# cohere, stablelm, phi, gpt_neox, gptj, falcon
+
+# Types whose num_key_value_heads field is ``int | None`` (null, or missing with a None
+# default, means num_attention_heads); the others' strict int field refuses null.
+_DEC_KV_NULLABLE = ("granite", "phi3", "olmo", "olmo2", "cohere", "phi")
+# Types whose attention reads ``getattr(config, "head_dim", hidden_size // num_attention_heads)``:
+# a null head_dim reaches nn.Linear as None (transformers fails); starcoder2 reads
+# ``getattr(config, "head_dim", None) or hidden_size // num_attention_heads`` (null is d // h).
+_DEC_HEAD_DIM_PLAIN = ("granite", "phi3", "olmo", "olmo2", "cohere", "phi")
+_DEC_HEAD_DIM_OR = ("starcoder2",)
+# Types whose attention (or config) refuses hidden_size not divisible by the heads.
+_DEC_DIVIDES = ("gemma2", "gemma3_text", "stablelm", "gpt_neox", "gptj", "falcon")
+# Types whose head width is always hidden_size // heads (head_dim, if given, is not read by the attention).
+_DEC_NO_HEAD_DIM = ("stablelm", "gpt_neox", "gptj", "falcon")
+
+
+def _dec_heads(r: _Reader, h: int) -> int:
+    """num_key_value_heads of a decoder type, checked against h."""
+    given_null = "num_key_value_heads" in r.cfg and r.cfg["num_key_value_heads"] is None
+    if r.mt in _DEC_KV_NULLABLE and (given_null or r.defaults["num_key_value_heads"] is None):
+        h_kv = r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
+    else:
+        h_kv = r.size("num_key_value_heads")
+    if h_kv > h:
+        raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds num_attention_heads ({h})")
+    if h % h_kv:
+        raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
+    return h_kv
+
+
+def _dec_head_dim(r: _Reader, d: int, h: int) -> int | None:
+    """The head width d_k when it is not d_model / h (None when it is): ``head_dim`` when
+    the file gives it (read with getattr by the attention), else hidden_size // heads,
+    rounded down (the output map is then h * (d // h) -> d)."""
+    if r.mt in ("gemma2", "gemma3_text"):
+        return r.size("head_dim")  # a field with a class default (256)
+    if r.mt in _DEC_NO_HEAD_DIM:
+        if r.given("head_dim") and r.cfg["head_dim"] * h != d:
+            r.notes.append(
+                f"head_dim {_show(r.cfg['head_dim'])} ignored: {r.model} always uses hidden_size // "
+                f"num_attention_heads = {d // h}"
+            )
+        return None
+    if r.given("head_dim"):
+        return r.size("head_dim")
+    if "head_dim" in r.cfg and r.mt in _DEC_HEAD_DIM_PLAIN:
+        raise ConfigError(
+            f"head_dim must be a positive integer, not null ({r.model}'s attention reads it with getattr "
+            "and has no fallback for null)"
+        )
+    if d % h:
+        r.notes.append(
+            f"head_dim not given: {r.model} uses hidden_size // num_attention_heads = {d // h} "
+            f"(rounded down: the query map is {d} x {h * (d // h)})"
+        )
+        return d // h
+    return None
+
+
+def _dec_window_all(r: _Reader) -> int | None:
+    """``sliding_window`` on every layer (Phi3Config, Starcoder2Config: null, the default,
+    means none): the Spec's window ``w`` (FLOPs and KV cache, no parameters)."""
+    k, w = r._lookup("sliding_window")
+    if k is None or w is None:
+        return None
+    w = check_size("sliding_window", w)
+    r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
+    return w
+
+
+def _dec_layer_pattern(r: _Reader, n_layers: int) -> tuple[int, int] | None:
+    """(w, N_w): the window and how many layers use it (Gemma2Config, Gemma3TextConfig), or None.
+
+    ``layer_types`` (a list of "sliding_attention" / "full_attention", one per layer) or, when
+    null, the class rule: gemma2 alternates (layer i slides iff i + 1 is odd), gemma3_text
+    slides unless (i + 1) is a multiple of ``sliding_window_pattern`` (a kwarg, default 6:
+    5 sliding layers in 6).  A null ``sliding_window`` means no window on any layer.
+    ``use_bidirectional_attention`` (every layer attends both ways; Gemma-3 also halves the
+    window) is refused: symtrans counts these as causal decoders.
+
+    Raises:
+        ConfigError: a malformed key, or use_bidirectional_attention true.
+    """
+    bidi = r.cfg.get("use_bidirectional_attention")
+    if bidi is not None and not isinstance(bidi, bool):
+        raise ConfigError(f"use_bidirectional_attention must be true, false or null, not {_show(bidi)}")
+    if bidi:
+        raise ConfigError(
+            f"use_bidirectional_attention is true: {r.model} then attends both ways on every layer, which "
+            "symtrans does not model for a decoder (its FLOPs, KV cache and window differ)"
+        )
+    k, w = r._lookup("sliding_window")
+    if k is None:
+        w = r.defaults["sliding_window"]
+    types = r.cfg.get("layer_types")
+    if types is None:
+        if r.mt == "gemma2":
+            types = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n_layers)]
+        else:
+            pattern = r.cfg.get("sliding_window_pattern", 6)
+            if isinstance(pattern, bool) or not isinstance(pattern, int) or pattern <= 0:
+                raise ConfigError(f"sliding_window_pattern must be a positive integer, not {_show(pattern)}")
+            types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(n_layers)]
+    elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
+        raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
+    elif len(types) != n_layers:
+        raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
+    if w is None:
+        return None
+    w = check_size("sliding_window", w)
+    n_w = sum(t == "sliding_attention" for t in types)
+    if n_w == 0:
+        return None
+    r.notes.append(
+        f"sliding_window {w} on {n_w} of the {n_layers} layers (layer_types), the others attend to every "
+        "position: FLOPs and KV cache"
+    )
+    return w, n_w
+
+
+def _dec_phi3_rope(r: _Reader, d: int, h: int) -> None:
+    """Phi3Config.validate_rope: rope_type default or longrope ("su" and "yarn" are read as
+    longrope), and short_factor / long_factor lists of (d // h * partial_rotary_factor) // 2
+    numbers.  Rotary settings change no parameter; a config transformers refuses is refused."""
+    rope = r.cfg.get("rope_parameters")
+    if rope is None:
+        rope = r.cfg.get("rope_scaling")
+    if rope is None:
+        return
+    if not isinstance(rope, dict):
+        raise ConfigError(f"rope_parameters must be an object, not {_show(rope)}")
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind in ("su", "yarn"):
+        kind = "longrope"
+    if kind not in ("default", "longrope"):
+        raise ConfigError(f"rope_parameters rope_type must be default or longrope for Phi3Config, not {_show(kind)}")
+    factor = rope.get("partial_rotary_factor", r.cfg.get("partial_rotary_factor", 1.0))
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        raise ConfigError(f"partial_rotary_factor must be a number, not {_show(factor)}")
+    half = int(d // h * factor) // 2
+    for key in ("short_factor", "long_factor"):
+        v = rope.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
+            raise ConfigError(f"rope_parameters {key} must be a list of numbers")
+        if len(v) != half:
+            raise ConfigError(
+                f"rope_parameters {key} has {len(v)} numbers; Phi3Config requires "
+                f"(hidden_size // num_attention_heads * partial_rotary_factor) // 2 = {half}"
+            )
+
+
+def _dec_falcon(r: _Reader, d: int, h: int, opts: dict[str, Any]) -> int:
+    """FalconForCausalLM's attention and layer layout; returns h_kv.
+
+    query_key_value: new_decoder_architecture: (2 num_kv_heads + h) d_k (num_kv_heads
+    null -> h); else multi_query: d + 2 d_k (one K/V head); else 3 d.  Norms: not
+    parallel_attn: input and post-attention LayerNorms; parallel: ln_attn and ln_mlp when
+    num_ln_in_parallel_attn is 2 (null becomes 2 with the new architecture, in
+    FalconDecoderLayer) else one input_layernorm shared by both branches.  The new
+    architecture always adds attention and MLP in parallel.
+    """
+    new = r.flag("new_decoder_architecture")
+    mq = r.flag("multi_query")
+    par = r.flag("parallel_attn")
+    n_ln = r.cfg.get("num_ln_in_parallel_attn")
+    if n_ln is not None and (isinstance(n_ln, bool) or not isinstance(n_ln, int)):
+        raise ConfigError(f"num_ln_in_parallel_attn must be an integer or null, not {_show(n_ln)}")
+    if n_ln is None and new:
+        n_ln = 2
+    if new:
+        h_kv = r.size("num_kv_heads", h, f"num_attention_heads = {h}", nullable=True)
+        if h_kv > h or h % h_kv:
+            raise ConfigError(
+                f"num_kv_heads ({h_kv}) does not divide num_attention_heads ({h}): FalconAttention splits the "
+                "fused query_key_value into num_attention_heads // num_kv_heads query heads per K/V head"
+            )
+    else:
+        h_kv = 1 if mq else h
+    opts.update(norm="layernorm", bias=r.flag("bias"), ffn="mlp")
+    opts["positional"] = "alibi" if r.flag("alibi") else "rotary"
+    if par or new:
+        opts.update(parallel_block=True, layer_norms="sublayer" if (not par or n_ln == 2) else "shared")
+    return h_kv
+
+
+def _decoder(r: _Reader) -> Spec:
+    """The decoder types of transformers 5.24 that differ from Llama in norms, blocks, biases
+    or attention pattern (each modeling file's shapes, checked on the meta device):
+
+    * granite: LlamaForCausalLM's shapes (``attention_bias`` on q, k, v, o; ``mlp_bias`` on
+      the three GLU maps); its multipliers are constants.
+    * phi3: fused ``qkv_proj`` (d x (h + 2 h_kv) d_k) and ``gate_up_proj`` (d x 2 d_ff), the
+      same parameters and FLOPs as separate maps; no biases.
+    * starcoder2: ``use_bias`` on q, k, v, o and the two-map MLP; LayerNorm with β.
+    * gemma2: four RMSNorms per layer (before and after attention and FFN: ``sandwich``),
+      GeGLU, ``head_dim`` a field; sliding window on the layers ``layer_types`` marks.
+    * gemma3_text: gemma2 plus q_norm, k_norm RMSNorm(head_dim) (``qk_norm=head``).
+    * olmo: OlmoLayerNorm has no weights (norm none, final norm included).
+    * olmo2: RMSNorms after attention and FFN (post-norm), q_norm RMSNorm(h d_k) and
+      k_norm RMSNorm(h_kv d_k) (``qk_norm=full``).
+    * cohere: parallel block, one weight-only LayerNorm; ``use_qk_norm``: weight-only
+      LayerNorms of shape (heads, d_k) (``per_head``).
+    * stablelm: LayerNorm with β; q, k, v biased by ``use_qkv_bias``, o never;
+      ``use_parallel_residual``: one norm, parallel block; ``qk_layernorm``: a β-free
+      LayerNorm(d_k) per head.
+    * phi: parallel block with one LayerNorm; every Linear biased, the LM head too;
+      ``qk_layernorm``: LayerNorm(d_k) with β for queries and keys (``head``).
+    * gpt_neox: fused query_key_value (d x 3d) and dense biased by ``attention_bias``, MLP
+      always biased, two LayerNorms per layer also when ``use_parallel_residual``.
+    * gptj: parallel block with one LayerNorm (ln_1); q, k, v, out without bias; MLP biased
+      (n_inner null -> 4d); the LM head has a bias.
+    * falcon: see ``_dec_falcon``.
+    """
+    mt = r.mt
+    gptj = mt == "gptj"
+    if mt == "falcon" and r.cfg.get("n_embed") is not None:
+        d = check_size("n_embed", r.cfg["n_embed"])
+        r.notes.append(f"n_embed {d} read as hidden_size (FalconConfig's legacy name, which wins)")
+    else:
+        d = r.size("n_embd" if gptj else "hidden_size")
+    h = r.size("n_head" if gptj else "num_attention_heads")
+    if mt in _DEC_DIVIDES:  # Gemma2/3 configs check it; the others' attention raises
+        _check_divides("hidden_size", d, "num_attention_heads", h, r.cls if mt.startswith("gemma") else r.model)
+    if gptj:
+        d_ff = r.size("n_inner", 4 * d, f"4 * n_embd = {4 * d}", nullable=True)
+        if "rotary_dim" in r.cfg:  # a strict int field (rotary positions held in a buffer: no weights)
+            check_size("rotary_dim", r.cfg["rotary_dim"], zero_ok=True)
+    elif mt == "falcon":
+        d_ff = r.size("ffn_hidden_size", 4 * d, f"4 * hidden_size = {4 * d}", nullable=True)
+    else:
+        d_ff = r.size("intermediate_size")
+    sizes = dict(
+        d_model=d,
+        d_ff=d_ff,
+        h=h,
+        N=r.size("n_layer" if gptj else "num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("n_positions" if gptj else "max_position_embeddings"),
+    )
+    opts: dict[str, Any] = dict(
+        norm="rmsnorm", bias=False, ffn="swiglu", positional="rotary", final_norm=True, norm_position="pre"
+    )
+    if mt == "falcon":
+        h_kv = _dec_falcon(r, d, h, opts)
+    elif mt in ("gpt_neox", "gptj"):
+        h_kv = h
+    else:
+        h_kv = _dec_heads(r, h)
+    if h_kv != h:
+        sizes["h_kv"] = h_kv
+    d_k = _dec_head_dim(r, d, h)
+    if d_k is not None:
+        sizes["d_k"] = d_k
+    if mt == "granite":
+        if r.flag("attention_bias"):
+            opts["attention_bias"] = True
+        if r.flag("mlp_bias"):
+            opts["ffn_bias"] = True
+    elif mt == "phi3":
+        _dec_phi3_rope(r, d, h)
+        r.notes.append(
+            "Phi3Attention's fused qkv_proj and Phi3MLP's fused gate_up_proj are counted as their parts "
+            "(the same parameters and FLOPs)"
+        )
+    elif mt == "starcoder2":
+        opts.update(norm="layernorm", bias=r.flag("use_bias"), ffn="mlp")
+    elif mt in ("gemma2", "gemma3_text"):
+        opts.update(ffn="geglu", layer_norms="sandwich", attention_bias=r.flag("attention_bias"))
+        if mt == "gemma3_text":
+            opts["qk_norm"] = "head"
+    elif mt == "olmo":
+        opts.update(norm="none", attention_bias=r.flag("attention_bias"))
+        r.notes.append("OlmoLayerNorm has no weights: the layer and final norms add no parameters")
+    elif mt == "olmo2":
+        opts.update(norm_position="post", qk_norm="full", attention_bias=r.flag("attention_bias"))
+    elif mt == "cohere":
+        opts.update(
+            norm="layernorm",
+            norm_bias=False,
+            parallel_block=True,
+            layer_norms="shared",
+            attention_bias=r.flag("attention_bias"),
+        )
+        if r.flag("use_qk_norm"):
+            opts["qk_norm"] = "per_head"
+    elif mt == "stablelm":
+        opts.update(norm="layernorm", qkv_bias=r.flag("use_qkv_bias"), out_bias=False)
+        if r.flag("use_parallel_residual"):
+            opts.update(parallel_block=True, layer_norms="shared")
+        if r.flag("qk_layernorm"):
+            opts.update(qk_norm="per_head", qk_norm_bias=False)
+    elif mt == "phi":
+        opts.update(norm="layernorm", bias=True, ffn="mlp", parallel_block=True, layer_norms="shared", head_bias=True)
+        if r.flag("qk_layernorm"):
+            opts["qk_norm"] = "head"
+            if d_k is not None and d_k != d // h:
+                raise ConfigError(
+                    f"qk_layernorm with head_dim {d_k} unlike hidden_size // num_attention_heads = {d // h}: "
+                    "PhiAttention builds its q/k LayerNorms at d // h, which its forward cannot apply"
+                )
+    elif mt == "gpt_neox":
+        opts.update(norm="layernorm", attention_bias=r.flag("attention_bias"), ffn_bias=True, ffn="mlp")
+        if r.flag("use_parallel_residual"):
+            opts["parallel_block"] = True
+    elif gptj:
+        opts.update(
+            norm="layernorm",
+            attention_bias=False,
+            ffn_bias=True,
+            ffn="mlp",
+            parallel_block=True,
+            layer_norms="shared",
+            head_bias=True,
+        )
+    if mt in ("phi3", "starcoder2"):
+        w = _dec_window_all(r)
+        if w is not None:
+            sizes["w"] = w
+    if mt in ("gemma2", "gemma3_text"):
+        pattern = _dec_layer_pattern(r, sizes["N"])
+        if pattern is not None:
+            sizes["w"] = pattern[0]
+            if pattern[1] != sizes["N"]:
+                sizes["N_w"] = pattern[1]
+    if opts.get("head_bias"):
+        r.notes.append(f"{r.model}'s lm_head has a bias of V = {sizes['V']} entries (never tied)")
+    return Spec(family="decoder-only", sizes=sizes, tie_output=r.flag("tie_word_embeddings"), **opts)
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -1266,6 +1938,20 @@ _FAMILIES = {
     "t5": _t5,
     "bart": _bart,
     "opt": _opt,
+    # --- decoder types (types-dec)
+    "granite": _decoder,
+    "phi3": _decoder,
+    "starcoder2": _decoder,
+    "gemma2": _decoder,
+    "gemma3_text": _decoder,
+    "olmo": _decoder,
+    "olmo2": _decoder,
+    "cohere": _decoder,
+    "stablelm": _decoder,
+    "phi": _decoder,
+    "gpt_neox": _decoder,
+    "gptj": _decoder,
+    "falcon": _decoder,
 }
 
 _NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet
@@ -1336,6 +2022,8 @@ def known_keys(model_type: str) -> frozenset[str]:
         | frozenset(DEFAULTS[model_type])
         | frozenset(ALIASES.get(model_type, {}))
         | {"head_dim", "attention_bias", "mlp_bias", "scale_embedding"}
+        | frozenset(GETATTR_KEYS.get(model_type, ()))
+        | frozenset(WORKLOAD_GETATTR_KEYS.get(model_type, ()))
     )
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
 from symtrans.engine.legend import LEGEND as SYMBOLS
-from symtrans.engine.spec import OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
+from symtrans.engine.spec import BOOL_SPELLINGS, OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
 
 if TYPE_CHECKING:  # pragma: no cover - imported where a config.json is read (it imports SymPy)
     from symtrans.accounting.quantization import Checkpoint
@@ -148,6 +148,8 @@ def parse_setting(item: str) -> tuple[str, object]:
     if name in OPTION_NAMES:
         kind = OPTION_TYPES[name]
         if isinstance(kind, tuple):
+            if name in BOOL_SPELLINGS and raw.lower() in _TRUE | _FALSE:  # qk_norm=true is qk_norm=head
+                return name, BOOL_SPELLINGS[name][raw.lower() in _TRUE]
             if raw not in kind:
                 raise ValueError(f"{name} must be one of {', '.join(kind)}, not {raw!r}")
             return name, raw

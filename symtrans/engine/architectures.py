@@ -75,21 +75,38 @@ def _norms(spec: Spec, label: str, tokens: sp.Expr) -> Cost | None:
 def _layer(
     spec: Spec, name: str, blocks: list[Cost], n_norms: list[str], tokens: sp.Expr, multiplicity: sp.Expr
 ) -> Cost:
-    """Interleave sublayers with their norms in the order of ``spec.norm_position``."""
+    """Interleave sublayers with their norms in the order of ``spec.norm_position``;
+    ``layer_norms=sandwich`` puts one before and one after each sublayer (Gemma-2/3),
+    ``shared`` one norm before the two branches of a ``parallel_block`` (GPT-J)."""
     children: list[Cost] = []
+    if spec.layer_norms == "shared":  # one norm feeds attention and FFN (parallel block)
+        nrm = _norms(spec, "input norm (shared by attention and feed-forward)", tokens)
+        return _layer_cost(spec, name, ([nrm] if nrm else []) + list(blocks), len(blocks), tokens, multiplicity)
     for block, label in zip(blocks, n_norms):
+        if spec.layer_norms == "sandwich":
+            before, after = _norms(spec, f"{label} (before)", tokens), _norms(spec, f"{label} (after)", tokens)
+            children += [c for c in (before, block, after) if c]
+            continue
         nrm = _norms(spec, label, tokens)
         if spec.norm_position == "pre" and nrm:
             children.append(nrm)
         children.append(block)
         if spec.norm_position == "post" and nrm:
             children.append(nrm)
+    return _layer_cost(spec, name, children, len(blocks), tokens, multiplicity)
+
+
+def _layer_cost(
+    spec: Spec, name: str, children: list[Cost], n_blocks: int, tokens: sp.Expr, multiplicity: sp.Expr
+) -> Cost:
     residual = Step(
         label="residual adds",
         role=Role.RESIDUAL,
-        elementwise=per_element("residual") * len(blocks) * tokens * S.d_model,
-        note="x + Sublayer(x) after each sublayer (all-ops only)",
-        source="Vaswani et al. 2017 §3.1",
+        elementwise=per_element("residual") * n_blocks * tokens * S.d_model,
+        note="x + Attn(norm(x)) + FFN(norm(x)): both branches added to the layer input (all-ops only)"
+        if spec.parallel_block
+        else "x + Sublayer(x) after each sublayer (all-ops only)",
+        source="Wang & Komatsuzaki 2021 (GPT-J parallel block)" if spec.parallel_block else "Vaswani et al. 2017 §3.1",
     )
     return Cost(
         name=name,
@@ -97,7 +114,8 @@ def _layer(
         steps=(residual,),
         children=tuple(children),
         multiplicity=multiplicity,
-        note="one layer; the stack repeats it",
+        note="one layer; the stack repeats it"
+        + ("; attention and feed-forward read the same input (parallel block)" if spec.parallel_block else ""),
     )
 
 
@@ -128,10 +146,12 @@ def decoder_layer(
     multiplicity: sp.Expr = ONE,
     name: str = "decoder layer",
     moe: bool | None = None,
+    window: bool | None = None,
 ) -> Cost:
-    """Causal self-attention (+ cross-attention when ``src``) + FFN, each with its norm."""
+    """Causal self-attention (+ cross-attention when ``src``) + FFN, each with its norm;
+    ``window``: whether the self-attention attends within ``w`` (None: when the spec has w)."""
     t = batch * q
-    blocks = [attention(spec, "causal", batch, q, context, mask)]
+    blocks = [attention(spec, "causal", batch, q, context, mask, window)]
     labels = ["attention norm"]
     if src is not None:
         blocks.append(attention(spec, "cross", batch, q, src))
@@ -340,6 +360,30 @@ def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 
 def _decoder_layers(spec: Spec, batch, q, context, src, mask, n) -> list[Cost]:
+    if spec.has("N_w"):  # the per-layer attention pattern: N_w windowed layers, N - N_w full ones
+        moe = spec.is_moe  # a stack of dense and MoE layers with N_w is refused by Spec
+        prefix = "MoE decoder layer" if moe else "decoder layer"
+        out = [
+            decoder_layer(
+                spec, batch, q, context, src, mask, S.N_w, name=f"{prefix} (sliding window w)", moe=moe, window=True
+            )
+        ]
+        if n - S.N_w != 0:
+            out.append(
+                decoder_layer(
+                    spec,
+                    batch,
+                    q,
+                    context,
+                    src,
+                    mask,
+                    n - S.N_w,
+                    name=f"{prefix} (full attention)",
+                    moe=moe,
+                    window=False,
+                )
+            )
+        return out
     dense, moe = _layer_counts(spec, n)
     out = []
     if dense != 0:

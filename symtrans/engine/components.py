@@ -17,6 +17,7 @@ model files (BERT, GPT-2, Llama, Mistral, Mixtral, Qwen2/3, Gemma, T5, BART, OPT
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import sympy as sp
@@ -118,19 +119,27 @@ def linear(
 
 
 def norm(
-    spec: Spec, label: str, width: sp.Expr, tokens: sp.Expr, role: Role = Role.NORM, kind: str | None = None
+    spec: Spec,
+    label: str,
+    width: sp.Expr,
+    tokens: sp.Expr,
+    role: Role = Role.NORM,
+    kind: str | None = None,
+    bias: bool | None = None,
 ) -> list[Step]:
     """LayerNorm (γ and, with ``norm_bias``, β: 2*width) or RMSNorm (γ: width); none -> [].
 
-    ``kind`` overrides ``spec.norm`` (the QK norms are RMSNorms in a model without norms);
-    an override, not ``spec.replace``, because the spec here may be the unvalidated
-    structural one (every size 1) that a new Spec would check again."""
+    ``kind`` overrides ``spec.norm`` (the QK norms are RMSNorms in a model without norms)
+    and ``bias`` overrides ``spec.norm_bias`` (``qk_norm_bias``); overrides, not
+    ``spec.replace``, because the spec here may be the unvalidated structural one (every
+    size 1) that a new Spec would check again."""
     kind = spec.norm if kind is None else kind
+    beta = spec.norm_bias if bias is None else bias
     if kind == "none":
         return []
     if kind == "layernorm":
-        params = 2 * width if spec.norm_bias else width
-        note = "LayerNorm scale γ and shift β" if spec.norm_bias else "LayerNorm scale γ (no β)"
+        params = 2 * width if beta else width
+        note = "LayerNorm scale γ and shift β" if beta else "LayerNorm scale γ (no β)"
         src = "Ba et al. 2016; torch.nn.LayerNorm"
     else:
         params = width
@@ -244,7 +253,63 @@ def _global_union(n: sp.Expr, a: sp.Expr, g: sp.Expr) -> sp.Expr:
     return _band_pairs(n, a) + 2 * (g * n - r) - (g**2 - _band_pairs(g, a))
 
 
-def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
+def qk_norms(spec: Spec, tq: sp.Expr, tkv: sp.Expr) -> list[Step]:
+    """The query and key norms of ``spec.qk_norm`` on tq query and tkv key tokens.
+
+    ``head``: one norm of width d_k for all query heads and one for all key heads
+    (Qwen3RMSNorm(head_dim), Gemma-3; PhiAttention's LayerNorm(head_dim) with β):
+    2 norms of width d_k.  ``per_head``: a norm of width d_k per head, h for the queries and
+    h_kv for the keys (StableLmLayerNormPerHead; CohereLayerNorm((h, d_k)) holds the same
+    h*d_k weights): (h + h_kv) norms of width d_k.  ``full``: one norm over all h*d_k query
+    features and one over the h_kv*d_k key features (Olmo2RMSNorm(h*d_k)).  ``l2``: a
+    weightless L2 normalisation (Llama4TextL2Norm).  The norm is ``spec.norm``'s kind
+    (RMSNorm when the model has none), with β as ``qk_norm_bias`` (else ``norm_bias``).
+    Elementwise work is the same for every kind: every query and key feature once.
+    """
+    D = dims(spec)
+    kind = spec.qk_norm
+    if kind == "none":
+        return []
+    nk = "rmsnorm" if spec.norm == "none" or kind == "l2" else spec.norm
+    steps: list[Step] = []
+    for label, role, tokens, heads in (
+        ("query norm", Role.Q_NORM, tq, D.h),
+        ("key norm", Role.K_NORM, tkv, D.h_kv),
+    ):
+        if kind in ("head", "per_head", "l2"):
+            step = norm(spec, label, D.d_k, tokens * heads, role, nk, spec.qk_norm_bias)[0]
+        else:
+            step = norm(spec, label, heads * D.d_k, tokens, role, nk, spec.qk_norm_bias)[0]
+        if kind == "per_head":
+            step = dataclasses.replace(
+                step, params=heads * step.params, note=step.note + f", one per head ({_fmt(heads)} norms of width d_k)"
+            )
+        elif kind == "l2":
+            step = dataclasses.replace(step, params=ZERO, note="L2 normalisation per head: no weights")
+        elif kind == "full":
+            step = dataclasses.replace(step, note=step.note + f" over all {_fmt(heads)} heads at once")
+        if kind != "head":  # head: the norm's own source, as before the other kinds existed
+            step = dataclasses.replace(step, source=_QK_NORM_SOURCES[kind])
+        steps.append(step)
+    return steps
+
+
+_QK_NORM_SOURCES = {
+    "per_head": "StableLmLayerNormPerHead; CohereLayerNorm((num_heads, head_dim))",
+    "full": "OLMo 2 (2024); Olmo2Attention q_norm RMSNorm(h*head_dim), k_norm RMSNorm(h_kv*head_dim)",
+    "l2": "Llama4TextL2Norm (use_qk_norm): x / ||x|| per head, no weights",
+}
+
+
+def attention(
+    spec: Spec,
+    kind: str,
+    batch: sp.Expr,
+    q: sp.Expr,
+    kv: sp.Expr,
+    mask: str = "full",
+    window: bool | None = None,
+) -> Cost:
     """Multi-head attention: W_Q, W_K, W_V, W_O, QK^T and the weighted sum of V.
 
     Args:
@@ -253,6 +318,9 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         batch, q, kv: B sequences, q query positions, kv key positions each.
         mask: how a causal mask counts (see ``attention_pairs``); only ``causal``
             attention is masked.
+        window: whether this layer attends within the window ``w``; None means
+            whenever the spec has ``w`` (with ``N_w`` the architecture builds the
+            windowed and the full layers separately, see ``Spec``).
 
     Parameters: W_Q d_model x h*d_k, W_K and W_V d_model x h_kv*d_k (d_v for V),
     W_O h*d_v x d_model, plus the biases the spec asks for (Vaswani 2017 §3.2.2;
@@ -288,11 +356,9 @@ def attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, ma
         "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
         role=Role.V_PROJ,
     )
-    if spec.qk_norm:
-        qk = "rmsnorm" if spec.norm == "none" else spec.norm
-        steps += norm(spec, "query norm", D.d_k, tq * D.h, Role.Q_NORM, qk)
-        steps += norm(spec, "key norm", D.d_k, tkv * D.h_kv, Role.K_NORM, qk)
-    if spec.has("w") and kind != "cross":  # local / sliding-window self-attention
+    steps += qk_norms(spec, tq, tkv)
+    windowed = spec.has("w") if window is None else window
+    if windowed and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:
         pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")

@@ -46,6 +46,7 @@ _LEGEND = [
     SymbolInfo("E_emb", r"E_{\mathrm{emb}}", "factorized embedding width (ALBERT's E)", "features"),
     SymbolInfo("r", "r", "rank of a low-rank factorisation or LoRA", "features"),
     SymbolInfo("w", "w", "local attention window", "tokens"),
+    SymbolInfo("N_w", r"N_{w}", "layers that attend within the window w (the others attend to everything)", "layers"),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

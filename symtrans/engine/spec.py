@@ -28,6 +28,11 @@ POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "
 FFNS = ("mlp", "swiglu", "geglu")
 NORM_POSITIONS = ("post", "pre")
 SHARE_LAYERS = ("none", "all", "attention", "ffn")
+# --- decoder types (types-dec): norm layouts and QK-norm kinds
+LAYER_NORMS = ("sublayer", "sandwich", "shared")
+QK_NORMS = ("none", "head", "per_head", "full", "l2")
+# Options that also accept a boolean (an older spelling): the value each boolean means.
+BOOL_SPELLINGS: dict[str, dict[bool, str]] = {"qk_norm": {False: "none", True: "head"}}
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -53,6 +58,7 @@ MODEL_SIZES = (
     "E_emb",
     "r",
     "w",
+    "N_w",
 )
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
@@ -99,7 +105,13 @@ class Spec:
         lm_head: whether the model has an LM head at all (decoder-only and
             encoder-decoder default True).
         ffn: ``mlp`` (two maps) | ``swiglu`` | ``geglu`` (three maps).
-        qk_norm: a norm of width d_k on queries and on keys (Qwen3, OLMo-2).
+        qk_norm: norms on the queries and keys after their projections: ``none`` |
+            ``head`` (one norm of width d_k shared by all heads: Qwen3, Gemma-3, Phi's
+            LayerNorm) | ``per_head`` (a width-d_k norm of its own per head: h + h_kv
+            norms, StableLM, Cohere) | ``full`` (one norm over all h*d_k query and
+            h_kv*d_k key features: OLMo-2) | ``l2`` (no weights: Llama 4).  ``true`` and
+            ``false`` are read as ``head`` and ``none``.  The norm is ``norm``'s kind
+            (RMSNorm when ``norm`` is none); ``qk_norm_bias`` overrides ``norm_bias``.
         n_shared_experts: dense experts every MoE layer always runs (DeepSeekMoE).
         moe_first_dense, moe_every: of N layers, the first ``moe_first_dense`` are
             dense and then every ``moe_every``-th is a MoE layer.  These three need
@@ -114,8 +126,29 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        layer_norms: the norms of a layer: ``sublayer`` (one per sublayer, before
+            or after it by ``norm_position``), ``sandwich`` (one before and one after
+            each sublayer: Gemma-2/3, four per decoder layer) or ``shared`` (one norm
+            feeding both branches of a ``parallel_block``: GPT-J, Phi, Cohere).
+        parallel_block: attention and FFN read the same layer input and their outputs
+            are added to it together, x + Attn(norm(x)) + FFN(norm'(x)) (GPT-J, GPT-NeoX
+            ``use_parallel_residual``, Falcon ``parallel_attn``; Wang & Komatsuzaki 2021).
+            No count changes (the same maps run on as many tokens); pre-norm only, and
+            not in an encoder-decoder.
+        qk_norm_bias: LayerNorm β in the QK norms; None follows ``norm_bias``.
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
+
+    Per-layer attention pattern (sizes ``w`` and ``N_w``): with ``w`` alone every
+    self-attention layer attends within the window w (Mistral).  With ``N_w`` as well,
+    ``N_w`` of the N decoder layers attend within w and the other N - N_w attend to the
+    full context (Gemma-2 alternates, Gemma-3 has 5 sliding layers in 6, GPT-OSS and
+    GPT-Neo alternate): the window reaches the attention FLOPs of those layers, the
+    decode sum, the KV cache (a windowed layer keeps the last w positions, the others
+    all of them) and the time estimates; parameters do not change.  Which layers are
+    windowed does not matter to any count, only how many.  ``N_w`` needs ``w``, a
+    decoder-only model and 0 < N_w <= N; in a mixture-of-experts stack of dense and MoE
+    layers it is refused (the count of windowed layers of each kind would be needed).
     """
 
     family: str = "decoder-only"
@@ -142,16 +175,24 @@ class Spec:
     mlm_head: bool = False
     lm_head: bool = True
     ffn: str = "mlp"
-    qk_norm: bool = False
+    qk_norm: str = "none"
     n_shared_experts: int = 0
     moe_first_dense: int = 0
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    # --- decoder types (types-dec)
+    layer_norms: str = "sublayer"
+    parallel_block: bool = False
+    qk_norm_bias: bool | None = None
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
         object.__setattr__(self, "sizes", tuple(sorted(dict(self.sizes).items())))
+        for name, spelling in BOOL_SPELLINGS.items():  # qk_norm=True is qk_norm="head"
+            value = getattr(self, name)
+            if isinstance(value, bool):
+                object.__setattr__(self, name, spelling[value])
         _validate(self)
 
     # -- sizes -------------------------------------------------------------
@@ -264,7 +305,7 @@ OPTION_TYPES: dict[str, Any] = {
     "pooler_bias": bool,
     "mlm_head": bool,
     "lm_head": bool,
-    "qk_norm": bool,
+    "qk_norm": QK_NORMS,
     "position_offset": int,
     "relative_buckets": int,
     "token_types": int,
@@ -273,6 +314,10 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    # --- decoder types (types-dec)
+    "layer_norms": LAYER_NORMS,
+    "parallel_block": bool,
+    "qk_norm_bias": bool,
 }
 _NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
@@ -287,7 +332,7 @@ def _validate(spec: Spec) -> None:
         elif kind is bool:
             if not (
                 isinstance(value, bool)
-                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias"))
+                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "qk_norm_bias"))
             ):
                 raise ValueError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
@@ -303,6 +348,15 @@ def _validate(spec: Spec) -> None:
             raise ValueError(
                 f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; set {name}=false"
             )
+    # --- decoder types (types-dec)
+    if spec.layer_norms == "shared" and not spec.parallel_block:
+        raise ValueError("layer_norms=shared is one norm feeding both branches of a parallel block: set parallel_block")
+    if spec.parallel_block and spec.family == "encoder-decoder":
+        raise ValueError("parallel_block applies to one-stack models; an encoder-decoder layer has cross-attention too")
+    if spec.parallel_block and spec.norm_position != "pre":
+        raise ValueError("parallel_block reads one normed input in both branches: set norm_position=pre")
+    if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
+        raise ValueError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
     _validate_sizes(spec, spec.values)
 
 
@@ -403,6 +457,18 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 )
     if spec.positional == "learned" and "L_max" not in v:
         raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
+    if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
+        if "w" not in v:
+            raise ValueError("N_w (windowed layers) needs the window w")
+        if spec.family != "decoder-only":
+            raise ValueError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+        if "N" in v and v["N_w"] > v["N"]:
+            raise ValueError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
+        if "E" in v and (spec.moe_first_dense or spec.moe_every != 1):
+            raise ValueError(
+                "N_w (windowed layers) in a stack of dense and mixture-of-experts layers is not modelled: "
+                "the windowed layers of each kind would be needed"
+            )
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":

@@ -115,6 +115,20 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
             else:
                 lead = runs(lead, ":")
             blocks.append(doc.Display(equation(expr, inf_values), lead))
+        found = F.decode_sum(spec)  # how the decode sum closes: the step as a function of t, sums of powers
+        if found is not None:
+            from symtrans.engine import symbols as S
+
+            from .report.mathfmt import formula
+
+            step, powers = found
+            blocks.append(doc.Display(equation(step, None), msg("one decode step at position t (context L_pre + t):")))
+            sums = [
+                runs(formula(sp.Eq(sp.Sum(S.t**p, (S.t, 1, S.T_gen)), sp.factor(F.power_sum(p)), evaluate=False)))
+                for p in powers
+            ]
+            blocks.append(doc.Para(msg("The sum over t = 1 … T_gen closes with the sums of powers:")))
+            blocks.append(doc.Bullets(tuple(sums)))
     if spec.family != "encoder-decoder" and values is not None:
         from symtrans.accounting.formulas import compare
 
