@@ -34,7 +34,7 @@ import pytest
 from conftest import require  # noqa: E402
 
 require("hypothesis")
-from hf_reference import STRATEGIES, reference_active, reference_total  # noqa: E402
+from hf_reference import STRATEGIES, experts_of, reference_active, reference_total  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -165,6 +165,103 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- types-moe: three layers, the first dense, so every width and the MoE layout can move
+    "qwen2_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        shared_expert_intermediate_size=8,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mlp_only_layers=[0],
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "qwen3_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mlp_only_layers=[0],
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "deepseek_v2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        n_routed_experts=3,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        q_lora_rank=7,
+        kv_lora_rank=12,  # even, and qk_nope_head_dim too: DeepSeek-V2's complex rotary (view_as_complex)
+        qk_rope_head_dim=4,  # needs the rotary slices at even strides
+        qk_nope_head_dim=8,
+        v_head_dim=9,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "deepseek_v3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        n_routed_experts=3,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        n_group=1,
+        topk_group=1,
+        q_lora_rank=7,
+        kv_lora_rank=5,
+        qk_rope_head_dim=4,
+        qk_nope_head_dim=3,
+        v_head_dim=9,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "gpt_oss": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        layer_types=["sliding_attention", "sliding_attention"],  # one window on every layer (alternating: refused)
+        sliding_window=64,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "llama4_text": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        intermediate_size_mlp=8,
+        interleave_moe_layer_step=2,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        attention_chunk_size=None,  # full attention everywhere (chunked layers: refused)
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -236,6 +333,32 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("opt", "num_attention_heads"): [4, 5],
     ("gemma", "use_bidirectional_attention"): [True],
     ("albert", "num_hidden_layers"): [3],
+    # --- types-moe
+    ("qwen2_moe", "mlp_only_layers"): [None, [0, 1], [5]],
+    ("qwen3_moe", "mlp_only_layers"): [None, [0, 1], [5]],
+    ("qwen2_moe", "layer_types"): [["sliding_attention"] * 3, ["full_attention"] * 3],
+    ("qwen2_moe", "sliding_window"): [None, 8],
+    ("qwen3_moe", "sliding_window"): [None, 8],
+    ("qwen2_moe", "max_window_layers"): [0],
+    ("qwen2_moe", "num_experts"): [0, 4],
+    ("qwen3_moe", "num_experts"): [4],
+    ("qwen3_moe", "num_local_experts"): [4],
+    ("deepseek_v2", "q_lora_rank"): [None, 8],
+    ("deepseek_v3", "q_lora_rank"): [None, 8],
+    ("deepseek_v2", "num_experts_per_tok"): [3],  # null: refused (test_deepseek_v2_needs_experts_per_token)
+    ("deepseek_v2", "n_group"): [3],
+    ("deepseek_v2", "topk_group"): [1],
+    ("deepseek_v2", "topk_method"): ["group_limited_greedy"],
+    ("deepseek_v2", "head_dim"): [6],
+    ("deepseek_v3", "head_dim"): [6],
+    ("deepseek_v2", "first_k_dense_replace"): [0, 2, 3],
+    ("deepseek_v3", "first_k_dense_replace"): [0, 2, 3],
+    ("gpt_oss", "layer_types"): [["full_attention", "full_attention"], ["sliding_attention", "full_attention"]],
+    ("gpt_oss", "sliding_window"): [None, 8],
+    ("llama4_text", "moe_layers"): [[], [0], [0, 1]],
+    ("llama4_text", "attention_chunk_size"): [8],
+    ("llama4_text", "layer_types"): [["full_attention", "chunked_attention"]],
+    ("llama4_text", "no_rope_layers"): [[1, 0]],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -317,7 +440,7 @@ def _hf_count(hf, cfg: dict):
             _HF_COUNTS[frozen] = e
         else:
             total = reference_total(hf, cfg["model_type"], cfg, model)
-            E = getattr(model.config, "num_local_experts", None)
+            E = experts_of(model)
             active = reference_active(hf, model, E, model.config.num_experts_per_tok) if E else total
             _HF_COUNTS[frozen] = (total, active)
     return _HF_COUNTS[frozen]
@@ -544,8 +667,25 @@ def test_forward_and_training_flops(hf, model_type):
         forward = _counted(hf, lambda: model(**inputs))
     training = _counted(hf, lambda: _loss(model(**inputs)).backward())
     values = dict(B=B, L=T, L_src=T, L_tgt=T)
-    assert forward == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
-    assert training == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+    idle = _idle_expert_flops(hf, model_type, model, B * T)
+    assert forward - idle == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
+    assert training - 3 * idle == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+
+
+# --- types-moe: Llama4TextMoe runs every expert on every token (the router's sigmoid scores
+# scale the unpicked experts' outputs by 0), so the counter sees E experts' matmuls where the
+# model's arithmetic needs k; symtrans counts the k experts a token uses.  The idle experts'
+# FLOPs, read from the model's own expert tensors: 2 per weight per token for each of the
+# E - k unpicked experts (x 3 for forward + backward).
+DENSE_EXPERTS = ("llama4_text",)
+
+
+def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
+    if model_type not in DENSE_EXPERTS:
+        return 0
+    E, k = experts_of(model), model.config.num_experts_per_tok
+    weights = sum(p.numel() for name, p in model.named_parameters() if ".experts." in name)
+    return 2 * tokens * (weights // E) * (E - k)
 
 
 DECODERS = [mt for mt in SUPPORTED if CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2"]
@@ -567,7 +707,8 @@ def test_decode_step_flops(hf, model_type):
 
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "decode")
-    counted = _decode_step_flops(hf, _flop_model(hf, model_type, cfg), P)
+    model = _flop_model(hf, model_type, cfg)
+    counted = _decode_step_flops(hf, model, P) - _idle_expert_flops(hf, model_type, model, 1)
     assert counted == _engine_flops(spec, decode_expr, B=1, L_pre=P, T_gen=1)
 
 

@@ -131,7 +131,10 @@ def decoder_layer(
 ) -> Cost:
     """Causal self-attention (+ cross-attention when ``src``) + FFN, each with its norm."""
     t = batch * q
-    blocks = [attention(spec, "causal", batch, q, context, mask)]
+    self_attention = attention
+    if spec.mla:  # multi-head latent attention (DeepSeek-V2/V3)
+        from symtrans.engine.mla import mla_attention as self_attention
+    blocks = [self_attention(spec, "causal", batch, q, context, mask)]
     labels = ["attention norm"]
     if src is not None:
         blocks.append(attention(spec, "cross", batch, q, src))
@@ -335,6 +338,8 @@ def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """(dense layers, MoE layers) of a stack of n layers."""
     if not spec.is_moe:
         return n, sp.Integer(0)
+    if spec.has("N_moe"):  # the config lists its MoE layers: how many there are (types-moe)
+        return n - S.N_moe, S.N_moe
     moe = sp.floor((n - spec.moe_first_dense) / spec.moe_every) if (spec.moe_first_dense or spec.moe_every != 1) else n
     return n - moe, moe
 

@@ -28,6 +28,10 @@ POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "
 FFNS = ("mlp", "swiglu", "geglu")
 NORM_POSITIONS = ("post", "pre")
 SHARE_LAYERS = ("none", "all", "attention", "ffn")
+# --- types-moe: whether every layer attends alike (one window w or none) or the layers differ
+ATTENTION_PATTERNS = ("uniform", "per-layer")
+# Sizes of multi-head latent attention (DeepSeek-V2 §2.1); r_q is optional (no query compression).
+MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -53,6 +57,14 @@ MODEL_SIZES = (
     "E_emb",
     "r",
     "w",
+    # --- mixture of experts and multi-head latent attention (types-moe)
+    "d_ff_e",
+    "d_ff_s",
+    "N_moe",
+    "r_q",
+    "r_kv",
+    "d_nope",
+    "d_rope",
 )
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
@@ -114,6 +126,23 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        shared_expert_gate: a sigmoid gate Linear(d_model, 1), no bias, scales the shared
+            expert's output in every MoE layer (Qwen2-MoE ``shared_expert_gate``); needs
+            n_shared_experts >= 1.
+        router_bias: the router has an E-vector bias (gpt-oss ``GptOssTopKRouter.bias``).
+        expert_bias: whether the routed experts' maps have biases (gpt-oss ``gate_up_proj_bias``,
+            ``down_proj_bias``: true; DeepSeek-V2 with mlp_bias: false); None follows ``ffn_bias``.
+        mla: multi-head latent attention (DeepSeek-V2 §2.1, ``symtrans.engine.mla``): needs
+            sizes r_kv, d_nope, d_rope, d_v (r_q optional); h_kv and d_k do not apply.
+        sinks: attention sinks (gpt-oss): one learned logit per head and layer (h
+            parameters) joins every query's softmax.
+        attention_pattern: ``uniform`` (every layer attends alike: fully, or in the window
+            w) or ``per-layer`` (some layers use a sliding window or chunks and others not,
+            e.g. gpt-oss's alternating layers): parameters are exact, but FLOPs, the KV
+            cache and time refuse a ``per-layer`` spec (``check_workload``).
+    MoE sizes: ``d_ff_e`` (a routed expert's width when it differs from the dense layers'
+    d_ff), ``d_ff_s`` (the shared expert's width; default d_ff_e, else d_ff), ``N_moe``
+    (how many of the N layers are MoE layers, from a config's list of them).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     """
@@ -148,6 +177,13 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    # --- types-moe (issue 11): MoE details, multi-head latent attention, sinks, layer patterns
+    shared_expert_gate: bool = False
+    router_bias: bool = False
+    expert_bias: bool | None = None
+    mla: bool = False
+    sinks: bool = False
+    attention_pattern: str = "uniform"
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -226,6 +262,21 @@ class Spec:
         merged = self.values
         merged.update(sizes)
         _validate_sizes(self, merged, workload)
+        if workload:
+            self.check_workload()
+
+    def check_workload(self) -> None:
+        """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern.
+
+        Raises:
+            ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
+        """
+        if self.attention_pattern != "uniform":
+            raise ValueError(
+                "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
+                "and others to every position, and symtrans does not yet model FLOPs, KV cache or time per "
+                "kind of layer (parameters are exact); make every layer alike to count them"
+            )
 
 
 def _first(*vals: bool | None) -> bool:
@@ -273,6 +324,13 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    # --- types-moe
+    "shared_expert_gate": bool,
+    "router_bias": bool,
+    "expert_bias": bool,
+    "mla": bool,
+    "sinks": bool,
+    "attention_pattern": ATTENTION_PATTERNS,
 }
 _NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
@@ -287,7 +345,7 @@ def _validate(spec: Spec) -> None:
         elif kind is bool:
             if not (
                 isinstance(value, bool)
-                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias"))
+                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "expert_bias"))
             ):
                 raise ValueError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
@@ -303,7 +361,20 @@ def _validate(spec: Spec) -> None:
             raise ValueError(
                 f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; set {name}=false"
             )
+    _validate_moe_mla_options(spec)
     _validate_sizes(spec, spec.values)
+
+
+def _validate_moe_mla_options(spec: Spec) -> None:
+    """--- types-moe: the options of MoE details and MLA that need a kind of model."""
+    if spec.shared_expert_gate and not spec.n_shared_experts:
+        raise ValueError("shared_expert_gate gates a shared expert: set n_shared_experts >= 1, or drop it")
+    if spec.mla and spec.family != "decoder-only":
+        raise ValueError(
+            f"mla (multi-head latent attention) applies to decoder-only models, not to a {spec.family} model"
+        )
+    if spec.sinks and spec.family != "decoder-only":
+        raise ValueError(f"sinks (attention sinks) apply to decoder-only models, not to a {spec.family} model")
 
 
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
@@ -334,7 +405,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             raise ValueError("give either N or N_enc and N_dec, not both")
     elif "N" not in v:
         raise ValueError(f"{spec.family} model needs size N")
-    if "d_k" not in v and v["d_model"] % v["h"]:
+    if "d_k" not in v and not spec.mla and v["d_model"] % v["h"]:  # MLA's heads have widths of their own
         raise ValueError(f"h={v['h']} does not divide d_model={v['d_model']}; give d_k (head_dim) explicitly")
     if "h_kv" in v and v["h"] % v["h_kv"]:
         raise ValueError(f"h={v['h']} is not divisible by h_kv={v['h_kv']}")
@@ -351,6 +422,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                     f"{name} applies to mixture-of-experts models, and this one has no experts: "
                     f"give E and k as well, or drop {name}"
                 )
+    _validate_moe_mla_sizes(spec, v)
     if spec.positional == "learned" and "L_max" not in v:
         raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
     if spec.global_tokens and "w" not in v:
@@ -358,6 +430,45 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if spec.global_tokens and spec.family == "decoder-only":
         raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
     _validate_ranges(spec, v)
+
+
+def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """--- types-moe: expert widths, the MoE layer count and MLA's sizes need their model."""
+    if "E" not in v:
+        for name in ("d_ff_e", "d_ff_s", "N_moe"):
+            if name in v:
+                raise ValueError(
+                    f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
+                )
+        for name in ("router_bias", "expert_bias", "shared_expert_gate"):
+            if getattr(spec, name):
+                raise ValueError(
+                    f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
+                )
+    if "d_ff_s" in v and not spec.n_shared_experts:
+        raise ValueError("d_ff_s is the shared expert's width: set n_shared_experts >= 1, or drop d_ff_s")
+    if "N_moe" in v:
+        if spec.family != "decoder-only":
+            raise ValueError("N_moe lays out the layers of a decoder-only model")
+        if spec.moe_first_dense or spec.moe_every != 1:
+            raise ValueError(
+                "give either N_moe (how many layers are MoE layers) or moe_first_dense/moe_every, not both"
+            )
+        if "N" in v and v["N_moe"] > v["N"]:
+            raise ValueError(f"N_moe={v['N_moe']} MoE layers exceed the N={v['N']} layers")
+    if spec.mla:
+        missing = [n for n in MLA_SIZES if n not in v]
+        if missing:
+            raise ValueError(f"mla (multi-head latent attention) needs sizes {', '.join(missing)}")
+        for name in ("h_kv", "d_k"):
+            if name in v:
+                raise ValueError(
+                    f"{name} does not apply to mla (its heads are h, of width d_nope + d_rope): drop {name}"
+                )
+    else:
+        for name in ("r_q", "r_kv", "d_nope", "d_rope"):
+            if name in v:
+                raise ValueError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

@@ -55,6 +55,14 @@ _LEGEND = [
     SymbolInfo("D", "D", "training tokens", "tokens"),
     SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
     SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
+    # --- mixture of experts and multi-head latent attention (issue 11, types-moe)
+    SymbolInfo("d_ff_e", r"d_{\mathrm{ff},e}", "inner width of a routed expert (moe_intermediate_size)", "features"),
+    SymbolInfo("d_ff_s", r"d_{\mathrm{ff},s}", "inner width of the shared expert", "features"),
+    SymbolInfo("N_moe", r"N_{\mathrm{moe}}", "mixture-of-experts layers among the N layers", "layers"),
+    SymbolInfo("r_q", "r_q", "rank of the compressed query (MLA q_lora_rank)", "features"),
+    SymbolInfo("r_kv", r"r_{\mathrm{kv}}", "rank of the compressed key-value latent (MLA kv_lora_rank)", "features"),
+    SymbolInfo("d_nope", r"d_{\mathrm{nope}}", "per-head query/key width without rotary (MLA)", "features"),
+    SymbolInfo("d_rope", r"d_{\mathrm{rope}}", "per-head rotary query/key width, one shared key (MLA)", "features"),
 ]
 
 LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
@@ -87,6 +95,13 @@ T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
 t = SYMBOLS["t"]
 N_d = SYMBOLS["N_d"]
+d_ff_e = SYMBOLS["d_ff_e"]
+d_ff_s = SYMBOLS["d_ff_s"]
+N_moe = SYMBOLS["N_moe"]
+r_q = SYMBOLS["r_q"]
+r_kv = SYMBOLS["r_kv"]
+d_nope = SYMBOLS["d_nope"]
+d_rope = SYMBOLS["d_rope"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
