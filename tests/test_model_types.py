@@ -837,3 +837,173 @@ def test_model_types_command_lists_the_table(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [row["model_type"] for row in listed] == list(SUPPORTED)
     assert [row["counted_as"] for row in listed] == [CLASSES[mt][1] for mt in SUPPORTED]
+
+
+# --------------------------------------------------------------------------- types-moe: KV cache, full sizes, refusals
+
+MOE_TYPES = ("qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text")
+
+
+def _cache_bytes_per_token(hf, model, tokens: int, bytes_per_element: int = 2) -> int:
+    """Bytes per token of the cache tensors transformers creates in a forward with use_cache=True
+    (every layer's keys and values; bf16 = 2 bytes an element)."""
+    ids = hf.torch.ones(1, tokens, dtype=hf.torch.long)
+    with hf.torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+    elements = sum(layer.keys.numel() + layer.values.numel() for layer in cache.layers)
+    assert elements % tokens == 0
+    return elements // tokens * bytes_per_element
+
+
+@pytest.mark.parametrize("model_type", MOE_TYPES)
+def test_kv_cache_per_token_matches_the_cache_tensors(hf, model_type):
+    """symtrans's KV cache bytes per token = the elements of the cache a real forward creates:
+    h_kv*(d_k + d_v) per layer for standard attention, r_kv + d_rope for MLA."""
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    counted = _cache_bytes_per_token(hf, _flop_model(hf, model_type, cfg), 5)
+    assert counted == exact(kv_cache_per_token(spec, "bf16"), spec.values)
+
+
+def test_deepseek_v3_kv_cache_is_the_latent(hf):
+    """Issue 11's must-show: DeepSeek-V3 caches (kv_lora_rank 512 + qk_rope_head_dim 64) elements
+    per token and layer: (512 + 64) x 61 layers x 2 bytes (bf16) = 70,272 bytes, not 2*N*d_c and not
+    full multi-head K/V (2 x 61 x 128 x 192 x 2 = 5,996,544).  Checked on the full-size config and on
+    the cache tensors of a DeepSeek-V3 with the same 61 layers, r_kv and d_rope (the other sizes
+    shrunk so it runs on a CPU): transformers 5.x caches keys (B, 1, T, 512), values (B, 1, T, 64)."""
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    spec, _ = spec_from_config({"model_type": "deepseek_v3"}, "deepseek-v3")  # the class defaults are V3
+    assert (spec.size("r_kv"), spec.size("d_rope"), spec.size("N")) == (512, 64, 61)
+    assert exact(kv_cache_per_token(spec, "bf16"), spec.values) == (512 + 64) * 61 * 2 == 70_272
+    small = dict(
+        model_type="deepseek_v3",
+        hidden_size=8,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        num_hidden_layers=61,
+        intermediate_size=8,
+        moe_intermediate_size=4,
+        n_routed_experts=2,
+        num_experts_per_tok=1,
+        n_group=1,
+        topk_group=1,
+        first_k_dense_replace=60,
+        q_lora_rank=4,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        qk_nope_head_dim=2,
+        v_head_dim=2,
+        vocab_size=7,
+        max_position_embeddings=16,
+    )
+    model = _flop_model(hf, "deepseek_v3", small)
+    layer = None
+    with hf.torch.no_grad():
+        layer = model(input_ids=hf.torch.ones(1, 3, dtype=hf.torch.long), use_cache=True).past_key_values.layers[0]
+    assert tuple(layer.keys.shape) == (1, 1, 3, 512) and tuple(layer.values.shape) == (1, 1, 3, 64)
+    assert _cache_bytes_per_token(hf, model, 3) == 70_272
+    spec, _ = spec_from_config(small, "small")
+    assert exact(kv_cache_per_token(spec, "bf16"), spec.values) == 70_272
+
+
+# Full-size configs (the published config.json values that change a count).
+QWEN3_30B_A3B = dict(
+    model_type="qwen3_moe",
+    hidden_size=2048,
+    intermediate_size=6144,
+    moe_intermediate_size=768,
+    num_hidden_layers=48,
+    num_attention_heads=32,
+    num_key_value_heads=4,
+    head_dim=128,  # not hidden_size // heads = 64: Qwen3MoeAttention reads it with getattr
+    vocab_size=151936,
+    num_experts=128,
+    num_experts_per_tok=8,
+    decoder_sparse_step=1,
+    mlp_only_layers=[],
+    max_position_embeddings=40960,
+    tie_word_embeddings=False,
+)
+GPT_OSS_20B = dict(
+    model_type="gpt_oss",
+    hidden_size=2880,
+    intermediate_size=2880,
+    num_hidden_layers=24,
+    num_attention_heads=64,
+    num_key_value_heads=8,
+    head_dim=64,
+    num_local_experts=32,
+    num_experts_per_tok=4,
+    vocab_size=201088,
+    sliding_window=128,
+    max_position_embeddings=131072,
+    tie_word_embeddings=False,
+)
+
+
+@pytest.mark.parametrize(
+    ("cfg", "total", "active"),
+    [
+        # DeepseekV3Config's defaults are DeepSeek-V3 (671B published, with the 14B multi-token-prediction
+        # layer that transformers does not build); transformers on the meta device: 671,026,404,352.
+        ({"model_type": "deepseek_v3"}, 671_026_404_352, 37_552_282_624),
+        # Qwen3-30B-A3B: transformers on the meta device: 30,532,122,624 (3.3B active: "A3B").
+        (QWEN3_30B_A3B, 30_532_122_624, 3_353_032_704),
+        # gpt-oss-20b: 20,914,757,184; active 4,187,440,704 with the embedding and the LM head (the model
+        # card's 3.6B active leaves the embedding out: 4,187,440,704 - 201,088 x 2,880 = 3,608,307,264).
+        (GPT_OSS_20B, 20_914_757_184, 4_187_440_704),
+    ],
+    ids=["deepseek-v3", "qwen3-30b-a3b", "gpt-oss-20b"],
+)
+def test_full_size_moe_counts(hf, cfg, total, active):
+    """Full-size totals, each equal to transformers' count on the meta device (the figures written
+    here are those counts); the active count is transformers' total less the E - k idle experts."""
+    spec, _ = spec_from_config(cfg, "full-size")
+    cost = build(spec)
+    assert exact(cost.params, spec.values) == total
+    assert exact(cost.active_params, spec.values) == active
+    model = hf.build(cfg["model_type"], cfg)
+    assert hf.count(model) == total
+    assert reference_active(hf, model, spec.size("E"), spec.size("k")) == active
+
+
+def test_alternating_windows_count_parameters_and_refuse_flops():
+    """gpt-oss's default layer_types alternate sliding (w = 128) and full layers: the parameters are
+    exact, while FLOPs, the KV cache and memory are refused with one line (not silently counted with
+    one pattern for every layer)."""
+    from symtrans.accounting.flops import decode_expr, flops_expr
+    from symtrans.accounting.memory import kv_cache_per_token, memory_terms
+
+    spec, notes = spec_from_config(GPT_OSS_20B, "gpt-oss-20b")
+    assert spec.attention_pattern == "per-layer" and not spec.has("w")
+    assert any("12 of 24 layers sliding-window (128)" in n for n in notes)
+    assert exact(build(spec).params, spec.values) == 20_914_757_184
+    for refused in (
+        lambda: flops_expr(spec),
+        lambda: decode_expr(spec),
+        lambda: kv_cache_per_token(spec),
+        lambda: memory_terms(spec, mode="inference", batch=1, seq_len=8),
+        lambda: spec.check_sizes({"B": 1, "L": 8}, workload=True),
+    ):
+        with pytest.raises(ValueError, match="attention_pattern is per-layer") as e:
+            refused()
+        assert "\n" not in str(e.value)
+    uniform, _ = spec_from_config({**GPT_OSS_20B, "layer_types": ["sliding_attention"] * 24}, "gpt-oss-20b")
+    assert uniform.size("w") == 128 and uniform.attention_pattern == "uniform"
+    assert exact(build(uniform).params, uniform.values) == 20_914_757_184
+
+
+def test_moe_cli_params_and_refused_flops(tmp_path, capsys):
+    """The command line: params of a per-layer config work; flops exits 2 with one line."""
+    from symtrans.cli.main import main
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(GPT_OSS_20B))
+    assert main(["params", str(path)]) == 0
+    assert "20,914,757,184" in capsys.readouterr().out
+    assert main(["flops", str(path), "--seq-len", "8"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "attention_pattern is per-layer" in err and "\n" not in err

@@ -277,7 +277,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "decoder_sparse_step": 1,
         "mlp_only_layers": None,
         "use_sliding_window": False,
-        "sliding_window": 4096,
         "max_window_layers": 28,
     },
     "qwen3_moe": {
@@ -296,7 +295,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "decoder_sparse_step": 1,
         "mlp_only_layers": None,
         "use_sliding_window": False,
-        "sliding_window": 4096,
     },
     "deepseek_v2": {
         **_DECODER,
@@ -1543,8 +1541,8 @@ def _moe_pattern(r: _Reader, n: int) -> tuple[int | None, str]:
     mt = r.mt
     window_key = "attention_chunk_size" if mt == "llama4_text" else "sliding_window"
     k, w = r._lookup(window_key)
-    if k is None:
-        w = r.defaults[window_key]
+    if k is None:  # Qwen2/3MoeConfig: 4096, used only with use_sliding_window (the instance nulls it)
+        w = _QWEN_WINDOW_DEFAULT if mt in ("qwen2_moe", "qwen3_moe") else r.defaults[window_key]
     elif w is not None:
         w = check_size(window_key, w)
     use = True
