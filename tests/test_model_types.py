@@ -1007,3 +1007,24 @@ def test_moe_cli_params_and_refused_flops(tmp_path, capsys):
     assert main(["flops", str(path), "--seq-len", "8"]) == 2
     err = capsys.readouterr().err.strip()
     assert "attention_pattern is per-layer" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("model_type", MOE_TYPES)
+def test_moe_walk_equals_the_engine(model_type):
+    """The shape walk (derived from the Spec on its own: MLA's latent and its expansion, expert and
+    shared widths, the shared-expert gate, the MoE layer count) sums to the engine's FLOPs, forward
+    and for one decode step, symbolically."""
+    import sympy as sp
+
+    from symtrans.analysis.walk import walk
+    from symtrans.engine import symbols as S
+    from symtrans.engine.architectures import Workload
+
+    spec, _ = spec_from_config(_cfg(model_type), "walk")
+    for wl in (Workload(), Workload(mask="causal"), Workload(seq=1, context=S.L, mask="causal")):
+        w, e = walk(spec, wl).flops, build(spec, wl).flops
+        if not spec.has("w"):
+            assert sp.expand(w - e) == 0, wl
+        for L in (1, 2, 3, 17, 63, 64, 65, 131):  # a window's pairs are counted row by row, at numbers
+            v = {**spec.values, "B": 2, "L": L}
+            assert exact(w, v) == exact(e, v), (wl, L)
