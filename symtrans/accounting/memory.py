@@ -363,6 +363,8 @@ def _layer_activations(
         x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
         if spec.qk_norm:
             x += a_bytes * (q_tokens * D.h + kv_tokens * D.h_kv) * D.d_k  # inputs of the QK norms
+        if spec.mla:  # --- types-moe: the latents, inputs of W_UQ and W_UKV (MLA, DeepSeek-V2 §2.1)
+            x += a_bytes * kv_tokens * S.r_kv + (a_bytes * q_tokens * S.r_q if spec.has("r_q") else 0)
         if scores:
             x += a_bytes * b * D.h * pairs  # softmax output
             if dropout:
