@@ -42,6 +42,13 @@ HF_CLASSES = {
     "gpt_neox": "GPTNeoXForCausalLM",
     "gptj": "GPTJForCausalLM",
     "falcon": "FalconForCausalLM",
+    # --- types-moe
+    "qwen2_moe": "Qwen2MoeForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v2": "DeepseekV2ForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+    "gpt_oss": "GptOssForCausalLM",
+    "llama4_text": "Llama4ForCausalLM",
 }
 
 
@@ -68,6 +75,15 @@ def reference_active(hf, model, E: int, k: int) -> int:
             tensors += 1
     assert tensors > 0
     return hf.count(model) - idle
+
+
+def experts_of(model) -> int | None:
+    """E, read from the stacked expert tensors (dim 0 of every tensor under ``.experts.``), or
+    None for a model without experts (whatever the config calls E: num_experts,
+    num_local_experts, n_routed_experts)."""
+    sizes = {p.shape[0] for name, p in model.named_parameters() if ".experts." in name}
+    assert len(sizes) <= 1, sizes
+    return sizes.pop() if sizes else None
 
 
 SIZE = st.integers(1, 24)
@@ -332,6 +348,139 @@ def decoder_types(draw, mt: str) -> dict:
     return cfg
 
 
+# --- types-moe: strategies of qwen2_moe, qwen3_moe, deepseek_v2/v3, gpt_oss, llama4_text
+
+
+def _heads(draw, cfg: dict, head_dim_key: str = "head_dim") -> None:
+    """num_attention_heads, num_key_value_heads, hidden_size and (sometimes) head_dim."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 3))
+    cfg.update(num_attention_heads=h, num_key_value_heads=h_kv)
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1))
+    if draw(st.booleans()):  # hidden_size // h is even too: rotary rotates pairs
+        cfg[head_dim_key] = 2 * draw(st.integers(1, 4))
+
+
+def _pad(draw, cfg: dict) -> None:
+    if draw(st.booleans()):
+        cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+
+
+@st.composite
+def qwen_moe(draw, mt: str) -> dict:
+    n = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _heads(draw, cfg)
+    E = draw(st.integers(0 if mt == "qwen2_moe" else 1, 5))
+    cfg.update(num_experts=E, num_experts_per_tok=draw(st.integers(1, max(E, 1))))
+    _maybe(draw, cfg, "decoder_sparse_step", st.integers(1, 3))
+    _maybe(draw, cfg, "mlp_only_layers", st.one_of(st.none(), st.lists(st.integers(0, n), max_size=n)))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    if mt == "qwen2_moe":
+        _maybe(draw, cfg, "shared_expert_intermediate_size", SIZE)
+        _maybe(draw, cfg, "qkv_bias", st.booleans())
+        _maybe(draw, cfg, "max_window_layers", st.integers(0, n))
+    else:
+        _maybe(draw, cfg, "attention_bias", st.booleans())
+    _maybe(draw, cfg, "use_sliding_window", st.booleans())
+    _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def deepseek(draw, mt: str) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_attention_heads=h,
+        hidden_size=h * draw(st.integers(1, 6)) + (0 if mt == "deepseek_v2" else draw(st.integers(0, h - 1))),
+        num_hidden_layers=draw(st.integers(1, 3)),
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        kv_lora_rank=draw(st.integers(1, 8)),
+        q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 8))),
+        qk_rope_head_dim=2 * draw(st.integers(1, 3)),
+        qk_nope_head_dim=draw(st.integers(1, 6)),
+        v_head_dim=draw(st.integers(1, 6)),
+        first_k_dense_replace=draw(st.integers(0, 3)),
+        n_shared_experts=draw(st.integers(0, 2)),
+    )
+    E = draw(st.integers(1, 5))
+    cfg.update(n_routed_experts=E, num_experts_per_tok=draw(st.integers(1, E)))
+    _maybe(
+        draw,
+        cfg,
+        "num_key_value_heads",
+        st.one_of(st.none(), st.integers(1, 4)) if mt == "deepseek_v2" else st.integers(1, 4),
+    )
+    _maybe(draw, cfg, "attention_bias", st.booleans())
+    if mt == "deepseek_v2" and cfg["n_shared_experts"]:  # mlp_bias without shared experts: refused
+        _maybe(draw, cfg, "mlp_bias", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def gpt_oss(draw) -> dict:
+    n = draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="gpt_oss",
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _heads(draw, cfg)
+    E = draw(st.integers(1, 5))
+    cfg.update(num_local_experts=E, num_experts_per_tok=draw(st.integers(1, E)))
+    _maybe(draw, cfg, "attention_bias", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    _maybe(
+        draw,
+        cfg,
+        "layer_types",
+        st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=n, max_size=n),
+    )
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def llama4_text(draw) -> dict:
+    n = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="llama4_text",
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        intermediate_size_mlp=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _heads(draw, cfg)
+    E = draw(st.integers(1, 5))
+    cfg.update(num_local_experts=E, num_experts_per_tok=draw(st.integers(1, E)))
+    _maybe(draw, cfg, "interleave_moe_layer_step", st.integers(1, 3))
+    _maybe(draw, cfg, "moe_layers", st.one_of(st.none(), st.lists(st.integers(0, n), max_size=n, unique=True)))
+    _maybe(draw, cfg, "attention_bias", st.booleans())
+    _maybe(draw, cfg, "use_qk_norm", st.booleans())
+    _maybe(draw, cfg, "attention_chunk_size", st.one_of(st.none(), st.integers(1, 64)))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -360,4 +509,11 @@ STRATEGIES = {
     "gpt_neox": decoder_types("gpt_neox"),
     "gptj": decoder_types("gptj"),
     "falcon": decoder_types("falcon"),
+    # --- types-moe
+    "qwen2_moe": qwen_moe("qwen2_moe"),
+    "qwen3_moe": qwen_moe("qwen3_moe"),
+    "deepseek_v2": deepseek("deepseek_v2"),
+    "deepseek_v3": deepseek("deepseek_v3"),
+    "gpt_oss": gpt_oss(),
+    "llama4_text": llama4_text(),
 }

@@ -34,7 +34,7 @@ import pytest
 from conftest import require  # noqa: E402
 
 require("hypothesis")
-from hf_reference import STRATEGIES, reference_active, reference_total  # noqa: E402
+from hf_reference import STRATEGIES, experts_of, reference_active, reference_total  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -280,6 +280,103 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- types-moe: three layers, the first dense, so every width and the MoE layout can move
+    "qwen2_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        shared_expert_intermediate_size=8,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mlp_only_layers=[0],
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "qwen3_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mlp_only_layers=[0],
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "deepseek_v2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        n_routed_experts=3,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        q_lora_rank=7,
+        kv_lora_rank=12,  # even, and qk_nope_head_dim too: DeepSeek-V2's complex rotary (view_as_complex)
+        qk_rope_head_dim=4,  # needs the rotary slices at even strides
+        qk_nope_head_dim=8,
+        v_head_dim=9,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "deepseek_v3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        n_routed_experts=3,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        n_group=1,
+        topk_group=1,
+        q_lora_rank=7,
+        kv_lora_rank=5,
+        qk_rope_head_dim=4,
+        qk_nope_head_dim=3,
+        v_head_dim=9,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "gpt_oss": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        layer_types=["sliding_attention", "sliding_attention"],  # one window on every layer (alternating: refused)
+        sliding_window=64,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "llama4_text": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        intermediate_size_mlp=8,
+        interleave_moe_layer_step=2,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        attention_chunk_size=None,  # full attention everywhere (chunked layers: refused)
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -399,6 +496,32 @@ MUTATIONS: dict[tuple[str, str], list] = {
         {"rope_type": "longrope", "short_factor": [1.0, 1.0], "long_factor": [2.0, 2.0], "rope_theta": 10000.0},
         {"rope_type": "longrope", "short_factor": [1.0], "long_factor": [2.0], "rope_theta": 10000.0},
     ],
+    # --- types-moe
+    ("qwen2_moe", "mlp_only_layers"): [None, [0, 1], [5]],
+    ("qwen3_moe", "mlp_only_layers"): [None, [0, 1], [5]],
+    ("qwen2_moe", "layer_types"): [["sliding_attention"] * 3, ["full_attention"] * 3],
+    ("qwen2_moe", "sliding_window"): [None, 8],
+    ("qwen3_moe", "sliding_window"): [None, 8],
+    ("qwen2_moe", "max_window_layers"): [0],
+    ("qwen2_moe", "num_experts"): [0, 4],
+    ("qwen3_moe", "num_experts"): [4],
+    ("qwen3_moe", "num_local_experts"): [4],
+    ("deepseek_v2", "q_lora_rank"): [None, 8],
+    ("deepseek_v3", "q_lora_rank"): [None, 8],
+    ("deepseek_v2", "num_experts_per_tok"): [3],  # null: refused (test_deepseek_v2_needs_experts_per_token)
+    ("deepseek_v2", "n_group"): [3],
+    ("deepseek_v2", "topk_group"): [1],
+    ("deepseek_v2", "topk_method"): ["group_limited_greedy"],
+    ("deepseek_v2", "head_dim"): [6],
+    ("deepseek_v3", "head_dim"): [6],
+    ("deepseek_v2", "first_k_dense_replace"): [0, 2, 3],
+    ("deepseek_v3", "first_k_dense_replace"): [0, 2, 3],
+    ("gpt_oss", "layer_types"): [["full_attention", "full_attention"], ["sliding_attention", "full_attention"]],
+    ("gpt_oss", "sliding_window"): [None, 8],
+    ("llama4_text", "moe_layers"): [[], [0], [0, 1]],
+    ("llama4_text", "attention_chunk_size"): [8],
+    ("llama4_text", "layer_types"): [["full_attention", "chunked_attention"]],
+    ("llama4_text", "no_rope_layers"): [[1, 0]],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -491,7 +614,7 @@ def _hf_count(hf, cfg: dict):
             _HF_COUNTS[frozen] = e
         else:
             total = reference_total(hf, cfg["model_type"], cfg, model)
-            E = getattr(model.config, "num_local_experts", None)
+            E = experts_of(model)
             active = reference_active(hf, model, E, model.config.num_experts_per_tok) if E else total
             _HF_COUNTS[frozen] = (total, active)
     return _HF_COUNTS[frozen]
@@ -718,8 +841,25 @@ def test_forward_and_training_flops(hf, model_type):
         forward = _counted(hf, lambda: model(**inputs))
     training = _counted(hf, lambda: _loss(model(**inputs)).backward())
     values = dict(B=B, L=T, L_src=T, L_tgt=T)
-    assert forward == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
-    assert training == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+    idle = _idle_expert_flops(hf, model_type, model, B * T)
+    assert forward - idle == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
+    assert training - 3 * idle == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+
+
+# --- types-moe: Llama4TextMoe runs every expert on every token (the router's sigmoid scores
+# scale the unpicked experts' outputs by 0), so the counter sees E experts' matmuls where the
+# model's arithmetic needs k; symtrans counts the k experts a token uses.  The idle experts'
+# FLOPs, read from the model's own expert tensors: 2 per weight per token for each of the
+# E - k unpicked experts (x 3 for forward + backward).
+DENSE_EXPERTS = ("llama4_text",)
+
+
+def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
+    if model_type not in DENSE_EXPERTS:
+        return 0
+    E, k = experts_of(model), model.config.num_experts_per_tok
+    weights = sum(p.numel() for name, p in model.named_parameters() if ".experts." in name)
+    return 2 * tokens * (weights // E) * (E - k)
 
 
 DECODERS = [mt for mt in SUPPORTED if CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2"]
@@ -741,7 +881,8 @@ def test_decode_step_flops(hf, model_type):
 
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "decode")
-    counted = _decode_step_flops(hf, _flop_model(hf, model_type, cfg), P)
+    model = _flop_model(hf, model_type, cfg)
+    counted = _decode_step_flops(hf, model, P) - _idle_expert_flops(hf, model_type, model, 1)
     assert counted == _engine_flops(spec, decode_expr, B=1, L_pre=P, T_gen=1)
 
 
@@ -885,6 +1026,111 @@ PHI3_MINI_4K = dict(
     vocab_size=32064,
     max_position_embeddings=4096,
     pad_token_id=32000,
+    tie_word_embeddings=False,
+)
+
+
+# --------------------------------------------------------------------------- types-moe: KV cache, full sizes, refusals
+
+MOE_TYPES = ("qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "gpt_oss", "llama4_text")
+
+
+def _cache_bytes_per_token(hf, model, tokens: int, bytes_per_element: int = 2) -> int:
+    """Bytes per token of the cache tensors transformers creates in a forward with use_cache=True
+    (every layer's keys and values; bf16 = 2 bytes an element)."""
+    ids = hf.torch.ones(1, tokens, dtype=hf.torch.long)
+    with hf.torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+    elements = sum(layer.keys.numel() + layer.values.numel() for layer in cache.layers)
+    assert elements % tokens == 0
+    return elements // tokens * bytes_per_element
+
+
+@pytest.mark.parametrize("model_type", MOE_TYPES)
+def test_kv_cache_per_token_matches_the_cache_tensors(hf, model_type):
+    """symtrans's KV cache bytes per token = the elements of the cache a real forward creates:
+    h_kv*(d_k + d_v) per layer for standard attention, r_kv + d_rope for MLA."""
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    counted = _cache_bytes_per_token(hf, _flop_model(hf, model_type, cfg), 5)
+    assert counted == exact(kv_cache_per_token(spec, "bf16"), spec.values)
+
+
+def test_deepseek_v3_kv_cache_is_the_latent(hf):
+    """Issue 11's must-show: DeepSeek-V3 caches (kv_lora_rank 512 + qk_rope_head_dim 64) elements
+    per token and layer: (512 + 64) x 61 layers x 2 bytes (bf16) = 70,272 bytes, not 2*N*d_c and not
+    full multi-head K/V (2 x 61 x 128 x 192 x 2 = 5,996,544).  Checked on the full-size config and on
+    the cache tensors of a DeepSeek-V3 with the same 61 layers, r_kv and d_rope (the other sizes
+    shrunk so it runs on a CPU): transformers 5.x caches keys (B, 1, T, 512), values (B, 1, T, 64)."""
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    spec, _ = spec_from_config({"model_type": "deepseek_v3"}, "deepseek-v3")  # the class defaults are V3
+    assert (spec.size("r_kv"), spec.size("d_rope"), spec.size("N")) == (512, 64, 61)
+    assert exact(kv_cache_per_token(spec, "bf16"), spec.values) == (512 + 64) * 61 * 2 == 70_272
+    small = dict(
+        model_type="deepseek_v3",
+        hidden_size=8,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        num_hidden_layers=61,
+        intermediate_size=8,
+        moe_intermediate_size=4,
+        n_routed_experts=2,
+        num_experts_per_tok=1,
+        n_group=1,
+        topk_group=1,
+        first_k_dense_replace=60,
+        q_lora_rank=4,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        qk_nope_head_dim=2,
+        v_head_dim=2,
+        vocab_size=7,
+        max_position_embeddings=16,
+    )
+    model = _flop_model(hf, "deepseek_v3", small)
+    layer = None
+    with hf.torch.no_grad():
+        layer = model(input_ids=hf.torch.ones(1, 3, dtype=hf.torch.long), use_cache=True).past_key_values.layers[0]
+    assert tuple(layer.keys.shape) == (1, 1, 3, 512) and tuple(layer.values.shape) == (1, 1, 3, 64)
+    assert _cache_bytes_per_token(hf, model, 3) == 70_272
+    spec, _ = spec_from_config(small, "small")
+    assert exact(kv_cache_per_token(spec, "bf16"), spec.values) == 70_272
+
+
+# Full-size configs (the published config.json values that change a count).
+QWEN3_30B_A3B = dict(
+    model_type="qwen3_moe",
+    hidden_size=2048,
+    intermediate_size=6144,
+    moe_intermediate_size=768,
+    num_hidden_layers=48,
+    num_attention_heads=32,
+    num_key_value_heads=4,
+    head_dim=128,  # not hidden_size // heads = 64: Qwen3MoeAttention reads it with getattr
+    vocab_size=151936,
+    num_experts=128,
+    num_experts_per_tok=8,
+    decoder_sparse_step=1,
+    mlp_only_layers=[],
+    max_position_embeddings=40960,
+    tie_word_embeddings=False,
+)
+GPT_OSS_20B = dict(
+    model_type="gpt_oss",
+    hidden_size=2880,
+    intermediate_size=2880,
+    num_hidden_layers=24,
+    num_attention_heads=64,
+    num_key_value_heads=8,
+    head_dim=64,
+    num_local_experts=32,
+    num_experts_per_tok=4,
+    vocab_size=201088,
+    sliding_window=128,
+    max_position_embeddings=131072,
     tie_word_embeddings=False,
 )
 
@@ -1121,3 +1367,79 @@ def test_windowed_layers_reach_flops_cache_and_decode():
     ]:
         with pytest.raises(ValueError, match=message):
             Spec(positional="rotary", **bad)
+
+
+@pytest.mark.parametrize(
+    ("cfg", "total", "active"),
+    [
+        # DeepseekV3Config's defaults are DeepSeek-V3 (671B published, with the 14B multi-token-prediction
+        # layer that transformers does not build); transformers on the meta device: 671,026,404,352.
+        ({"model_type": "deepseek_v3"}, 671_026_404_352, 37_552_282_624),
+        # Qwen3-30B-A3B: transformers on the meta device: 30,532,122,624 (3.3B active: "A3B").
+        (QWEN3_30B_A3B, 30_532_122_624, 3_353_032_704),
+        # gpt-oss-20b: 20,914,757,184; active 4,187,440,704 with the embedding and the LM head (the model
+        # card's 3.6B active leaves the embedding out: 4,187,440,704 - 201,088 x 2,880 = 3,608,307,264).
+        (GPT_OSS_20B, 20_914_757_184, 4_187_440_704),
+    ],
+    ids=["deepseek-v3", "qwen3-30b-a3b", "gpt-oss-20b"],
+)
+def test_full_size_moe_counts(hf, cfg, total, active):
+    """Full-size totals, each equal to transformers' count on the meta device (the figures written
+    here are those counts); the active count is transformers' total less the E - k idle experts."""
+    spec, _ = spec_from_config(cfg, "full-size")
+    cost = build(spec)
+    assert exact(cost.params, spec.values) == total
+    assert exact(cost.active_params, spec.values) == active
+    model = hf.build(cfg["model_type"], cfg)
+    assert hf.count(model) == total
+    assert reference_active(hf, model, spec.size("E"), spec.size("k")) == active
+
+
+def test_alternating_windows_count_parameters_and_reach_flops():
+    """gpt-oss's default layer_types alternate sliding (w = 128) and full layers: N_w = 12 of the
+    24 layers attend within 128 positions (Spec's per-layer windows); the KV cache per layer
+    holds min(L, 128) positions on those and L on the others."""
+    from symtrans.accounting.memory import kv_cache_bytes
+
+    spec, notes = spec_from_config(GPT_OSS_20B, "gpt-oss-20b")
+    assert spec.size("w") == 128 and spec.size("N_w") == 12
+    assert any("12 of 24 layers sliding-window (128)" in n for n in notes)
+    assert exact(build(spec).params, spec.values) == 20_914_757_184
+    # per token and layer: 2 (K, V) x h_kv 8 x d_k 64 x 2 bytes = 2,048; at L = 1000:
+    # 12 layers x 128 positions + 12 layers x 1000 positions
+    assert exact(kv_cache_bytes(spec, 1, 1000, "bf16"), spec.values) == 2048 * (12 * 128 + 12 * 1000)
+    uniform, _ = spec_from_config({**GPT_OSS_20B, "layer_types": ["sliding_attention"] * 24}, "gpt-oss-20b")
+    assert uniform.size("w") == 128 and not uniform.has("N_w")
+    assert exact(build(uniform).params, uniform.values) == 20_914_757_184
+
+
+def test_moe_cli_params_and_flops(tmp_path, capsys):
+    """The command line: params and flops of gpt-oss's alternating layers both answer."""
+    from symtrans.cli.main import main
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(GPT_OSS_20B))
+    assert main(["params", str(path)]) == 0
+    assert "20,914,757,184" in capsys.readouterr().out
+    assert main(["flops", str(path), "--seq-len", "8"]) == 0
+
+
+@pytest.mark.parametrize("model_type", MOE_TYPES)
+def test_moe_walk_equals_the_engine(model_type):
+    """The shape walk (derived from the Spec on its own: MLA's latent and its expansion, expert and
+    shared widths, the shared-expert gate, the MoE layer count) sums to the engine's FLOPs, forward
+    and for one decode step, symbolically."""
+    import sympy as sp
+
+    from symtrans.analysis.walk import walk
+    from symtrans.engine import symbols as S
+    from symtrans.engine.architectures import Workload
+
+    spec, _ = spec_from_config(_cfg(model_type), "walk")
+    for wl in (Workload(), Workload(mask="causal"), Workload(seq=1, context=S.L, mask="causal")):
+        w, e = walk(spec, wl).flops, build(spec, wl).flops
+        if not spec.has("w"):
+            assert sp.expand(w - e) == 0, wl
+        for L in (1, 2, 3, 17, 63, 64, 65, 131):  # a window's pairs are counted row by row, at numbers
+            v = {**spec.values, "B": 2, "L": L}
+            assert exact(w, v) == exact(e, v), (wl, L)

@@ -255,6 +255,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     replicas = o.devices // tp
     kv_dev = _kv_heads_per_device(spec, tp)
     kv_total = values.get("h_kv", values["h"])
+    if spec.mla:  # --- types-moe: the latent is one "head" that every tensor-parallel rank keeps whole
+        kv_dev = kv_total = 1
     kv_tok_expr = kv_cache_per_token(spec, kv_dtype)
     kv_tok = int(evaluate(kv_tok_expr, values) * kv_dev / kv_total)
     if spec.family == "encoder-decoder":

@@ -150,6 +150,7 @@ def flops_expr(
 
     The closed form depends only on ``spec.structure()``; it is cached on it.
     """
+    spec.check_workload()  # a per-layer attention pattern is refused (types-moe)
     return _flops_expr(spec.structure(), mode, convention, mask, recompute)
 
 
@@ -263,6 +264,7 @@ def component_flops(
     from symtrans.engine.simplify import closed_form
 
     _check(mode, mask, recompute)
+    spec.check_workload()
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)
@@ -375,6 +377,7 @@ def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
 
     _check(None, mask, "none")
     _require_generation(spec)
+    spec.check_workload()
     conv = get_convention(convention)
     if spec.family == "encoder-decoder":
         wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
@@ -408,6 +411,7 @@ def _decode_step_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
 
     _check(None, mask, "none")
     _require_generation(spec)
+    spec.check_workload()
     conv = get_convention(convention)
     one = sp.Integer(1)
     if spec.family == "encoder-decoder":
@@ -498,6 +502,7 @@ def decode_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp
 def _decode_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
+    spec.check_workload()
     if spec.has("w"):
         return _windowed_decode(spec, convention, mask)
     step = decode_step_expr(spec, convention, mask)

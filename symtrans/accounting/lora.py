@@ -142,11 +142,19 @@ def lora_terms(spec: Spec, targets: tuple[str, ...] | list[str]) -> list[Term]:
 
     Raises:
         ValueError: unknown target (listing the valid names), or FFN targets on a
-            low-rank FFN (its rank would share the symbol r).
+            low-rank FFN (its rank would share the symbol r); multi-head latent attention
+            or experts of their own width (not modelled yet).
     """
     names = expand_targets(tuple(targets), spec)
     if spec.has("r"):
         raise ValueError("LoRA's rank and the low-rank FFN's rank share the symbol r; drop the spec's r to add LoRA")
+    # --- types-moe: maps LoRA's q/k/v and FFN shapes do not describe
+    if spec.mla:
+        raise ValueError("LoRA on multi-head latent attention (q_a/q_b, kv_a/kv_b maps) is not modelled yet")
+    if spec.has("d_ff_e") or spec.has("d_ff_s") or spec.shared_expert_gate:
+        raise ValueError(
+            "LoRA on experts whose width differs from the dense FFN's (d_ff_e, d_ff_s) is not modelled yet"
+        )
     D = _dims(spec)
     att, ffn = _blocks(spec)
     shapes = {

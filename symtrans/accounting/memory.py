@@ -191,16 +191,23 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
     layers of h_kv·(d_k + d_v)·bytes, i.e. 2·N·h_kv·d_k·bytes when d_v = d_k.
 
     GQA/MQA use h_kv (not h) and an explicit head_dim d_k (Ainslie et al. 2023;
-    Pope et al. 2022 §3.3).  An encoder-only model keeps no cache (0).
+    Pope et al. 2022 §3.3).  An encoder-only model keeps no cache (0).  Multi-head latent
+    attention caches one latent of r_kv and one shared rotary key of d_rope per token and
+    layer, N·(r_kv + d_rope)·bytes (DeepSeek-V2 §2.1.2; transformers 5.x's cache layer holds
+    keys (B, 1, T, r_kv) and values (B, 1, T, d_rope)): DeepSeek-V3 at bf16,
+    (512 + 64)·61·2 = 70,272 bytes.
 
     Raises:
-        ValueError: unknown dtype.
+        ValueError: unknown dtype; a ``per-layer`` attention pattern (``Spec.check_workload``).
     """
     b = get_dtype(kv_dtype).bytes
+    spec.check_workload()
     if spec.family == "encoder-only":
         return sp.Integer(0)
     D = dims(spec)
     n = S.N if spec.has("N") else S.N_dec
+    if spec.mla:
+        return n * (S.r_kv + S.d_rope) * b
     return n * D.h_kv * (D.d_k + D.d_v) * b
 
 
@@ -336,6 +343,8 @@ def _layer_activations(
         x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
         if spec.qk_norm != "none":
             x += a_bytes * (q_tokens * D.h + kv_tokens * D.h_kv) * D.d_k  # inputs of the QK norms
+        if spec.mla:  # --- types-moe: the latents, inputs of W_UQ and W_UKV (MLA, DeepSeek-V2 §2.1)
+            x += a_bytes * kv_tokens * S.r_kv + (a_bytes * q_tokens * S.r_q if spec.has("r_q") else 0)
         if scores:
             x += a_bytes * b * D.h * pairs  # softmax output
             if dropout:
@@ -347,10 +356,11 @@ def _layer_activations(
     total = attn(t, t, s, s) + norms * a_bytes * t * d
     if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
         total += attn(t, b * cross_src, s, cross_src) + norms * a_bytes * t * d
+    width = S.d_ff_e if moe and spec.has("d_ff_e") else D.d_ff  # a routed expert's own width (types-moe)
     if spec.ffn == "mlp":
-        inner = 2 * a_bytes * t * D.d_ff  # activation input, and input of W_2
+        inner = 2 * a_bytes * t * width  # activation input, and input of W_2
     else:
-        inner = 4 * a_bytes * t * D.d_ff  # gate out, act(gate), up out, and input of W_down
+        inner = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
     ffn = a_bytes * t * d + inner
     if moe:
         ffn = S.k * ffn + a_bytes * t * S.E  # k experts' copies of the input and their inner terms; router logits
@@ -489,6 +499,7 @@ def memory_terms(
         src = (
             _positive(src_len, "the source length") if src_len is not None else (s if seq_len is not None else S.L_src)
         )
+    spec.check_workload()  # a per-layer attention pattern is refused (types-moe)
     if kv_dtype is None:
         kv_dtype = dtype if dtype in TRAINING_DTYPES or dtype == "fp8" else "bf16"
     get_dtype(kv_dtype)

@@ -23,7 +23,7 @@ as SymPy values with decimals beside them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import sympy as sp
@@ -371,6 +371,8 @@ def moe_layers(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """(dense layers, MoE layers) of a stack of ``n`` layers of ``spec``."""
     if not spec.is_moe:
         return n, ZERO
+    if spec.has("N_moe"):  # the config's list of MoE layers, counted when read (types-moe)
+        return n - S.N_moe, S.N_moe
     if spec.moe_first_dense == 0 and spec.moe_every == 1:
         return ZERO, n  # every layer
     moe = MoELayers(n, spec.moe_first_dense, spec.moe_every)
@@ -492,6 +494,8 @@ def _attention(
     n: sp.Expr,
     window: bool | None = None,
 ) -> None:
+    if spec.mla:
+        return _mla_attention(b, spec, st, x, mask, context, n)
     D = dims(spec)
     Bt, q, _ = x
     kv_rows = src[1]  # rows the K and V projections see
@@ -565,14 +569,50 @@ def _attention(
         b.op(st, "S + shift(P) (relative shift), + (u K^T)", [scores, pos], scores, n)
     if spec.positional in ("relative", "alibi") and kind != "cross":
         b.op(st, "S + position bias", [scores], scores, n)
+    if spec.sinks:
+        b.op(st, "append one sink logit per head to every row of S", [scores], scores, n, note="gpt-oss: h parameters")
     A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
     out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
     cat = b.op(st, "concatenate heads", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
     b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
 
 
-def _ffn(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr, label: str = "") -> None:
+def _mla_attention(b: _Builder, spec: Spec, st: str, x: Shape, mask: str, context: sp.Expr, n: sp.Expr) -> None:
+    """Multi-head latent attention (DeepSeek-V2 §2.1) as transformers 5.x runs it
+    (DeepseekV3Attention): the latent c (r_kv) and the shared rotary key (d_rope) of the new
+    tokens are cached, and W_UKV expands every cached latent into h keys and values each step."""
+    Bt, q, _ = x
+    kv = context
+    dk = S.d_nope + S.d_rope
+    if spec.has("r_q"):
+        cq = b.linear(st, "C_Q = X W_DQ (query latent)", x, S.d_model, S.r_q, n)
+        b.op(st, "norm of C_Q", [cq], cq, n)
+        q_ = b.linear(st, "Q = C_Q W_UQ", cq, S.r_q, S.h * dk, n)
+    else:
+        q_ = b.linear(st, "Q = X W_Q", x, S.d_model, S.h * dk, n)
+    Q = b.op(st, "split heads", [q_], (Bt, S.h, q, dk), n, kind="reshape")
+    ckv = b.linear(st, "[C_KV, k_rope] = X W_DKV", x, S.d_model, S.r_kv + S.d_rope, n)
+    b.op(st, "norm of C_KV; rotate Q and k_rope (RoPE)", [ckv], ckv, n)
+    latent = (Bt, kv, S.r_kv)
+    if not _same(q, kv):
+        b.op(st, "append C_KV and k_rope to the cache", [ckv], (Bt, kv, S.r_kv + S.d_rope), n, kind="reshape")
+    kv_ = b.linear(st, "[K_nope, V] = C_KV W_UKV (every cached position)", latent, S.r_kv, S.h * (S.d_nope + S.d_v), n)
+    K = b.op(st, "split heads, append the shared k_rope to every head", [kv_], (Bt, S.h, kv, dk), n, kind="reshape")
+    Vv = b.op(st, "split V heads", [kv_], (Bt, S.h, kv, S.d_v), n, kind="reshape")
+    Kt = b.op(st, "K^T", [K], (Bt, S.h, dk, kv), n, kind="reshape")
+    pairs = kept_pairs(q, kv, mask, True, S.w) if spec.has("w") else kept_pairs(q, kv, mask, True)
+    why = "causal self-attention over the expanded keys"
+    scores = b.mm(st, "S = Q K^T / sqrt(d_nope + d_rope)", Q, Kt, n, why, pairs=pairs, masked="out")
+    A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
+    out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
+    cat = b.op(st, "concatenate heads", [out], (Bt, q, S.h * S.d_v), n, kind="reshape")
+    b.linear(st, "X' = O W_O", cat, S.h * S.d_v, S.d_model, n)
+
+
+def _ffn(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr, label: str = "", width=None) -> None:
     D = dims(spec)
+    if width is not None:  # a routed or shared expert's own width (types-moe)
+        D = replace(D, d_ff=width)
     lr = spec.has("r")
     *lead, _ = x
     hid = tuple(lead) + (D.d_ff,)
@@ -601,10 +641,14 @@ def _moe(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr) -> None:
         kind="reshape",
         note="the E experts together see k*B*L token rows",
     )
-    _ffn(b, spec, st, routed, n, "experts: ")
+    width_e = S.d_ff_e if spec.has("d_ff_e") else S.d_ff
+    _ffn(b, spec, st, routed, n, "experts: ", width_e)
     b.op(st, "combine: gate-weighted sum of the k outputs", [routed], x, n)
     if spec.n_shared_experts:
-        _ffn(b, spec, st, x, n * spec.n_shared_experts, "shared expert: ")
+        _ffn(b, spec, st, x, n * spec.n_shared_experts, "shared expert: ", S.d_ff_s if spec.has("d_ff_s") else width_e)
+    if spec.shared_expert_gate:
+        g = b.linear(st, "shared expert gate g = X W_g", x, S.d_model, ONE, n)
+        b.op(st, "sigmoid(g) * shared expert output", [g, x], x, n)
 
 
 def _lm_head(b: _Builder, spec: Spec, x: Shape) -> None:

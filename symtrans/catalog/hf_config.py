@@ -140,6 +140,13 @@ CLASSES: dict[str, tuple[str, str]] = {
     "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM"),
     "gptj": ("GPTJConfig", "GPTJForCausalLM"),
     "falcon": ("FalconConfig", "FalconForCausalLM"),
+    # --- types-moe (issue 11 §2.C): mixture of experts, multi-head latent attention
+    "qwen2_moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM"),
+    "qwen3_moe": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM"),
+    "deepseek_v2": ("DeepseekV2Config", "DeepseekV2ForCausalLM"),
+    "deepseek_v3": ("DeepseekV3Config", "DeepseekV3ForCausalLM"),
+    "gpt_oss": ("GptOssConfig", "GptOssForCausalLM"),
+    "llama4_text": ("Llama4TextConfig", "Llama4ForCausalLM"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -427,6 +434,116 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "ffn_hidden_size": None,
         "tie_word_embeddings": True,
     },
+    # --- types-moe
+    "qwen2_moe": {
+        **_DECODER,
+        "vocab_size": 151936,
+        "hidden_size": 2048,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "max_position_embeddings": 32768,
+        "qkv_bias": True,
+        "num_experts": 60,
+        "num_experts_per_tok": 4,
+        "moe_intermediate_size": 1408,
+        "shared_expert_intermediate_size": 5632,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": None,
+        "use_sliding_window": False,
+        "max_window_layers": 28,
+    },
+    "qwen3_moe": {
+        **_DECODER,
+        "vocab_size": 151936,
+        "hidden_size": 2048,
+        "intermediate_size": 6144,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "max_position_embeddings": 32768,
+        "attention_bias": False,
+        "num_experts": 128,
+        "num_experts_per_tok": 8,
+        "moe_intermediate_size": 768,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": None,
+        "use_sliding_window": False,
+    },
+    "deepseek_v2": {
+        **_DECODER,
+        "vocab_size": 102400,
+        "intermediate_size": 11008,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "first_k_dense_replace": 0,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 1536,
+        "n_routed_experts": 64,
+        "n_shared_experts": 2,
+        "num_experts_per_tok": None,
+        "moe_intermediate_size": 1407,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+    },
+    "deepseek_v3": {
+        **_DECODER,
+        "vocab_size": 129280,
+        "hidden_size": 7168,
+        "intermediate_size": 18432,
+        "num_hidden_layers": 61,
+        "num_attention_heads": 128,
+        "num_key_value_heads": 128,
+        "max_position_embeddings": 4096,
+        "attention_bias": False,
+        "first_k_dense_replace": 3,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 1536,
+        "n_routed_experts": 256,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 8,
+        "moe_intermediate_size": 2048,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+    },
+    "gpt_oss": {
+        **_DECODER,
+        "vocab_size": 201088,
+        "hidden_size": 2880,
+        "intermediate_size": 2880,
+        "num_hidden_layers": 36,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "head_dim": 64,
+        "max_position_embeddings": 131072,
+        "attention_bias": True,
+        "num_local_experts": 128,
+        "num_experts_per_tok": 4,
+        "sliding_window": 128,
+    },
+    "llama4_text": {
+        **_DECODER,
+        "vocab_size": 202048,
+        "hidden_size": 5120,
+        "intermediate_size": 8192,
+        "intermediate_size_mlp": 16384,
+        "num_hidden_layers": 48,
+        "num_attention_heads": 40,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "attention_bias": False,
+        "num_local_experts": 16,
+        "num_experts_per_tok": 1,
+        "moe_layers": None,
+        "interleave_moe_layer_step": 1,
+        "attention_chunk_size": 8192,
+    },
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -456,6 +573,11 @@ ALIASES: dict[str, dict[str, str]] = {
         "num_attention_heads": "n_head",
         "num_hidden_layers": "n_layer",
     },
+    # --- types-moe
+    "qwen3_moe": {"num_local_experts": "num_experts"},  # Qwen3MoeConfig maps num_experts to num_local_experts
+    "deepseek_v2": {"num_experts": "n_routed_experts"},
+    "deepseek_v3": {"num_local_experts": "n_routed_experts", "num_mtp_layers": "num_nextn_predict_layers"},
+    "gpt_oss": {"num_experts": "num_local_experts"},
 }
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
@@ -572,6 +694,43 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "hidden_size initializer_range layer_norm_epsilon max_position_embeddings multi_query "
         "new_decoder_architecture num_attention_heads num_hidden_layers num_kv_heads num_ln_in_parallel_attn "
         "pad_token_id parallel_attn rope_parameters tie_word_embeddings use_cache vocab_size",
+        # --- types-moe
+        "qwen2_moe": "attention_dropout bos_token_id decoder_sparse_step eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size layer_types max_position_embeddings max_window_layers mlp_only_layers "
+        "moe_intermediate_size norm_topk_prob num_attention_heads num_experts num_experts_per_tok num_hidden_layers "
+        "num_key_value_heads output_router_logits pad_token_id qkv_bias rms_norm_eps rope_parameters "
+        "router_aux_loss_coef shared_expert_intermediate_size sliding_window tie_word_embeddings use_cache "
+        "use_sliding_window vocab_size",
+        "qwen3_moe": "attention_bias attention_dropout bos_token_id decoder_sparse_step eos_token_id hidden_act "
+        "hidden_size initializer_range intermediate_size max_position_embeddings mlp_only_layers "
+        "moe_intermediate_size norm_topk_prob num_attention_heads num_experts num_experts_per_tok num_hidden_layers "
+        "num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps rope_parameters "
+        "router_aux_loss_coef sliding_window tie_word_embeddings use_cache use_sliding_window vocab_size",
+        "deepseek_v2": "attention_bias attention_dropout bos_token_id eos_token_id first_k_dense_replace head_dim "
+        "hidden_act hidden_size initializer_range intermediate_size kv_lora_rank max_position_embeddings mlp_bias "
+        "moe_intermediate_size n_group n_routed_experts n_shared_experts norm_topk_prob num_attention_heads "
+        "num_experts num_experts_per_tok num_hidden_layers num_key_value_heads output_router_logits pad_token_id "
+        "pretraining_tp q_lora_rank qk_head_dim qk_nope_head_dim qk_rope_head_dim rms_norm_eps rope_parameters "
+        "routed_scaling_factor tie_word_embeddings topk_group topk_method use_cache v_head_dim vocab_size",
+        "deepseek_v3": "attention_bias attention_dropout bos_token_id eos_token_id first_k_dense_replace head_dim "
+        "hidden_act hidden_size initializer_range intermediate_size kv_lora_rank max_position_embeddings "
+        "moe_intermediate_size n_group n_routed_experts n_shared_experts norm_topk_prob num_attention_heads "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts num_mtp_layers "
+        "num_nextn_predict_layers output_router_logits pad_token_id pretraining_tp q_lora_rank qk_head_dim "
+        "qk_nope_head_dim qk_rope_head_dim rms_norm_eps rope_interleave rope_parameters routed_scaling_factor "
+        "tie_word_embeddings topk_group use_cache v_head_dim vocab_size",
+        "gpt_oss": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size layer_types max_position_embeddings num_attention_heads num_experts "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id rms_norm_eps rope_parameters router_aux_loss_coef sliding_window swiglu_alpha swiglu_limit "
+        "tie_word_embeddings use_cache vocab_size",
+        "llama4_text": "attention_bias attention_chunk_size attention_dropout attn_scale attn_temperature_tuning "
+        "bos_token_id eos_token_id floor_scale head_dim hidden_act hidden_size initializer_range "
+        "interleave_moe_layer_step intermediate_size intermediate_size_mlp layer_types max_position_embeddings "
+        "moe_layers no_rope_layer_interval no_rope_layers num_attention_heads num_experts_per_tok "
+        "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps "
+        "rope_parameters router_aux_loss_coef router_jitter_noise tie_word_embeddings use_cache use_qk_norm "
+        "vocab_size",
     }.items()
 }
 
@@ -628,6 +787,13 @@ _WHY = {
     "clip": "a clamp on the query, key and value activations in the forward pass, no weights",
     "parallel": "the parallel residual block: the same maps and norms, summed in parallel (FLOPs unchanged)",
     "alibi": "ALiBi or rotary positions: neither has weights",
+    # --- types-moe
+    "routing": "how the router picks and weighs experts (top-k method, groups, scaling, normalisation): no weights",
+    "mtp": "DeepSeek-V3's multi-token-prediction layer: in the checkpoint, not built by transformers 5.x",
+    "mla dims": "MLA's post-init bookkeeping (qk_head_dim, head_dim = qk_rope_head_dim): derived, never read for shapes",
+    "kv heads": "multi-head latent attention expands keys and values for all h heads: num_key_value_heads sets no shape",
+    "l2 norm": "Llama 4's QK norm is an L2 norm without weights",
+    "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
 }
 
 
@@ -795,6 +961,52 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         alibi="alibi",
         cache="use_cache",
     ),
+    # --- types-moe
+    "qwen2_moe": _no_effect(
+        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        window=_QWEN_WINDOW,
+        loss="router_aux_loss_coef",
+        routing="norm_topk_prob",
+    ),
+    "qwen3_moe": _no_effect(
+        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        window="sliding_window use_sliding_window",
+        loss="router_aux_loss_coef",
+        routing="norm_topk_prob",
+    ),
+    "deepseek_v2": _no_effect(
+        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        tp="pretraining_tp",
+        routing="n_group topk_group topk_method routed_scaling_factor norm_topk_prob",
+        **{"mla dims": "head_dim qk_head_dim", "kv heads": "num_key_value_heads"},
+    ),
+    "deepseek_v3": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "cache": "use_cache output_router_logits",
+            "rope": "rope_parameters rope_interleave",
+        },
+        tp="pretraining_tp",
+        routing="n_group topk_group routed_scaling_factor norm_topk_prob",
+        mtp="num_mtp_layers num_nextn_predict_layers",
+        **{"mla dims": "head_dim qk_head_dim", "kv heads": "num_key_value_heads"},
+    ),
+    "gpt_oss": _no_effect(
+        **{
+            **_DECODER_NO_EFFECT,
+            "cache": "use_cache output_router_logits",
+            "act": "hidden_act swiglu_alpha swiglu_limit",
+        },
+        window="sliding_window layer_types",
+        loss="router_aux_loss_coef",
+    ),
+    "llama4_text": _no_effect(
+        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        window="attention_chunk_size layer_types",
+        loss="router_aux_loss_coef router_jitter_noise",
+        scale="attn_temperature_tuning floor_scale attn_scale",
+        **{"l2 norm": "use_qk_norm", "rope layers": "no_rope_layers no_rope_layer_interval"},
+    ),
 }
 
 # Keys that are not fields of the config class but that the modeling file reads with
@@ -802,6 +1014,8 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
 # ``getattr(config, "head_dim", hidden_size // num_attention_heads)``).  The key audit of
 # tests/test_model_types.py changes these too.
 GETATTR_KEYS: dict[str, tuple[str, ...]] = {"qwen2": ("head_dim",)}
+# --- types-moe (Qwen2MoeAttention, Qwen3MoeAttention: getattr(config, "head_dim", d // h))
+GETATTR_KEYS.update({"qwen2_moe": ("head_dim",), "qwen3_moe": ("head_dim",)})
 # --- decoder types (types-dec): the attention reads getattr(config, "head_dim", d // h)
 GETATTR_KEYS.update({mt: ("head_dim",) for mt in ("granite", "phi3", "starcoder2", "olmo", "olmo2", "cohere", "phi")})
 GETATTR_KEYS["falcon"] = ("n_embed",)  # FalconConfig.__post_init__ pops the legacy n_embed over hidden_size
@@ -1167,6 +1381,13 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "cohere": 0,
     "stablelm": None,
     "phi": None,
+    # --- types-moe
+    "qwen2_moe": None,
+    "qwen3_moe": None,
+    "deepseek_v2": None,
+    "deepseek_v3": None,
+    "gpt_oss": None,
+    "llama4_text": None,
 }
 
 
@@ -1924,6 +2145,388 @@ def _decoder(r: _Reader) -> Spec:
     return Spec(family="decoder-only", sizes=sizes, tie_output=r.flag("tie_word_embeddings"), **opts)
 
 
+# --------------------------------------------------------------------------- types-moe
+
+
+def _int_list(r: _Reader, key: str) -> list[int] | None:
+    """A JSON list of integers (layer indices), or None when missing or null."""
+    v = r.cfg.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
+        raise ConfigError(f"{key} must be a list of integers (layer indices) or null, not {_show(v)}")
+    return v
+
+
+def _layer_types(r: _Reader, n_layers: int) -> list[str] | None:
+    """``layer_types`` as given (None when missing or null), checked as PreTrainedConfig does:
+    entries from ALLOWED_ATTN_LAYER_TYPES, one per layer."""
+    types = r.cfg.get("layer_types")
+    if types is None:
+        return None
+    if not isinstance(types, list) or any(t not in _ATTN_LAYER_TYPES for t in types):
+        raise ConfigError(f"layer_types must be a list of {', '.join(_ATTN_LAYER_TYPES)}")
+    if len(types) != n_layers:
+        raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
+    return types
+
+
+# transformers 5.x configuration_utils.ALLOWED_ATTN_LAYER_TYPES
+_ATTN_LAYER_TYPES = (
+    "full_attention",
+    "sliding_attention",
+    "chunked_attention",
+    "window_attention",
+    "indexed_attention",
+    "compressed_sparse_attention",
+    "heavily_compressed_attention",
+    "minimax_m3_sparse",
+    "conv",
+    "moe",
+    "hybrid",
+    "hybrid_sliding",
+    "reference_sliding_attention",
+    "linear_attention",
+)
+
+
+def _moe_pattern(r: _Reader, n: int) -> tuple[int | None, str]:
+    """(the window w every layer uses or None, the Spec's attention_pattern) of a MoE type.
+
+    Qwen2MoeConfig: ``sliding_window`` only with ``use_sliding_window`` (else 0), on the
+    layers ``layer_types`` marks sliding (default: even layers below ``max_window_layers``).
+    Qwen3MoeConfig: ``sliding_window`` on every layer with ``use_sliding_window``.
+    GptOssConfig: ``sliding_window`` (128) on the ``layer_types`` sliding layers (default: the
+    even layers).  Llama4TextConfig: ``attention_chunk_size`` on the ``layer_types`` chunked
+    layers (default: every layer with rotary positions, ``no_rope_layers``).  One window on
+    every layer, or none, is the Spec's ``w``; any other mix is ``per-layer`` (parameters
+    exact, FLOPs/KV cache/time refused), noted here with the key that makes it."""
+    mt = r.mt
+    window_key = "attention_chunk_size" if mt == "llama4_text" else "sliding_window"
+    k, w = r._lookup(window_key)
+    if k is None:  # Qwen2/3MoeConfig: 4096, used only with use_sliding_window (the instance nulls it)
+        w = _QWEN_WINDOW_DEFAULT if mt in ("qwen2_moe", "qwen3_moe") else r.defaults[window_key]
+    elif w is not None:
+        w = check_size(window_key, w)
+    use = True
+    if mt in ("qwen2_moe", "qwen3_moe"):
+        use = r.flag("use_sliding_window", note=False)
+        if not use:
+            w = None
+    if mt == "qwen3_moe":
+        return (w, "uniform") if w is None else _note_window(r, w, n, n)
+    types = _layer_types(r, n)
+    if mt == "qwen2_moe" and types is None:
+        first = r.cfg.get("max_window_layers", 28)
+        if isinstance(first, bool) or not isinstance(first, int):
+            raise ConfigError(f"max_window_layers must be an integer, not {_show(first)}")
+        types = ["sliding_attention" if (i + 1) % 2 and i < first and use else "full_attention" for i in range(n)]
+    elif mt == "gpt_oss" and types is None:
+        types = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(n)]
+    elif mt == "llama4_text" and types is None:
+        rope = r.cfg.get("no_rope_layers")
+        if rope is not None and (
+            not isinstance(rope, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in rope)
+        ):
+            raise ConfigError(
+                f"no_rope_layers must be a list of integers (1: the layer uses rotary positions) or null, not {_show(rope)}"
+            )
+        interval = r.cfg.get("no_rope_layer_interval", 4)
+        if isinstance(interval, bool) or not isinstance(interval, int) or interval == 0:
+            raise ConfigError(f"no_rope_layer_interval must be a non-zero integer, not {_show(interval)}")
+        rope = rope or [int((i + 1) % interval != 0) for i in range(n)]
+        types = ["chunked_attention" if x and w is not None else "full_attention" for x in rope]
+    if mt == "llama4_text":
+        chunked = sum(t == "chunked_attention" for t in types) if w is not None else 0
+        others = sum(t not in ("full_attention", "chunked_attention") for t in types)
+        if chunked == 0 and others == 0:
+            return None, "uniform"
+        r.notes.append(
+            f"layer_types makes {chunked} of {n} layers attend in chunks of attention_chunk_size {w}: "
+            "chunked attention is not modelled yet, so FLOPs, KV cache and time are refused (parameters are exact)"
+        )
+        return None, "per-layer"
+    sliding = sum(t == "sliding_attention" for t in types)
+    others = sum(t not in ("full_attention", "sliding_attention") for t in types)
+    if others:
+        r.notes.append(
+            "layer_types holds attention kinds other than full and sliding: FLOPs, KV cache and time are refused "
+            "(parameters are exact)"
+        )
+        return None, "per-layer"
+    if sliding == 0 or w is None:
+        return None, "uniform"
+    if mt == "qwen2_moe" and w == 0:  # use_sliding_window false: Qwen2MoeConfig sets sliding_window to 0
+        w = None
+    if w is None:
+        r.notes.append(
+            "layer_types marks sliding layers but use_sliding_window is false (sliding_window 0): FLOPs, KV cache "
+            "and time are refused (parameters are exact)"
+        )
+        return None, "per-layer"
+    return _note_window(r, w, sliding, n)
+
+
+def _note_window(r: _Reader, w: int, sliding: int, n: int) -> tuple[int | None, str]:
+    """The window on ``sliding`` of ``n`` layers: all of them (``w``), or some (``w`` and the
+    per-layer window count ``N_w``, read by ``_moe_decoder``: Spec's per-layer windows)."""
+    if sliding == n:
+        r.notes.append(
+            f"sliding_window {w} on every layer: every layer attends to the last {w} positions (FLOPs and KV cache)"
+        )
+        return w, "uniform"
+    r.notes.append(
+        f"layer_types makes {sliding} of {n} layers sliding-window ({w}) and the rest full (N_w = {sliding})"
+    )
+    return w, f"N_w={sliding}"
+
+
+def _check_rotary_head(r: _Reader, key: str, hd: int) -> None:
+    """transformers 5.x's RoPE validation: a fully rotated head of odd width above 4 cannot
+    rotate in pairs (``RotaryEmbeddingConfigMixin.validate_rope``)."""
+    rope = r.cfg.get("rope_parameters")
+    factor = rope.get("partial_rotary_factor", 1.0) if isinstance(rope, dict) else 1.0
+    if not isinstance(factor, (int, float)) or isinstance(factor, bool):
+        return  # rope_parameters is not modelled further; a bad factor is transformers' to refuse
+    if hd > 4 and hd % 2 and int(hd * factor) == hd:
+        raise ConfigError(
+            f"{key} ({hd}) is odd: rotary positions rotate pairs of features, so {r.cls} requires it even"
+        )
+
+
+def _moe_layout(
+    r: _Reader, sizes: dict[str, int], opts: dict[str, Any], n_moe: int, E: int, k: int, dense_ff: int, expert_ff: int
+) -> None:
+    """Put the experts into ``sizes``/``opts``: E, k, and the layout of n_moe MoE layers among N.
+
+    No MoE layer: a dense model (d_ff = dense_ff).  Every layer a MoE layer: d_ff is the
+    expert width (the dense width is unused).  Otherwise d_ff is the dense width, d_ff_e
+    the expert width when it differs, and N_moe the number of MoE layers."""
+    n = sizes["N"]
+    if n_moe == 0:
+        sizes["d_ff"] = dense_ff
+        r.notes.append(f"no layer is a mixture-of-experts layer: {r.model} is counted as a dense model")
+        return
+    if k > E:
+        raise ConfigError(f"num_experts_per_tok ({k}) exceeds the {E} experts")
+    sizes.update(E=E, k=k)
+    if n_moe == n:
+        sizes["d_ff"] = expert_ff
+        return
+    sizes["d_ff"] = dense_ff
+    if expert_ff != dense_ff:
+        sizes["d_ff_e"] = expert_ff
+    sizes["N_moe"] = n_moe
+    r.notes.append(
+        f"{n_moe} of {n} layers are mixture-of-experts layers, the other {n - n_moe} dense (width {dense_ff})"
+    )
+
+
+def _moe_decoder(r: _Reader) -> Spec:
+    """Qwen2-MoE, Qwen3-MoE, gpt-oss and Llama 4 (text): Llama-shaped attention, MoE layers.
+
+    Formulas: arch-notes §2.C, checked against transformers 5.x on the meta device by
+    tests/test_model_types.py.  Qwen2-MoE: q/k/v biases (``qkv_bias``), a shared expert of
+    ``shared_expert_intermediate_size`` with its sigmoid gate; Qwen3-MoE: QK-norm of width
+    head_dim; gpt-oss: biased router and experts, attention sinks; Llama 4: a shared expert of
+    the expert width, dense layers of ``intermediate_size_mlp``, an L2 QK-norm (no weights).
+    MoE layers: Qwen ``(i + 1) % decoder_sparse_step == 0`` and i not in ``mlp_only_layers``;
+    Llama 4 ``moe_layers`` (default every ``interleave_moe_layer_step``-th); gpt-oss all.
+    """
+    mt = r.mt
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    n = r.size("num_hidden_layers")
+    h_kv = _heads(r, h)
+    sizes: dict[str, int] = dict(d_model=d, h=h, N=n, V=r.size("vocab_size"), L_max=r.size("max_position_embeddings"))
+    if h_kv != h:
+        sizes["h_kv"] = h_kv
+    if mt in ("gpt_oss", "llama4_text") and r._lookup("head_dim")[0] is None:  # the class default (64, 128)
+        hd = r.size("head_dim")
+    elif mt in ("gpt_oss", "llama4_text"):  # a head_dim field: null -> hidden_size // heads
+        hd = r.size("head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", nullable=True)
+    elif r.given("head_dim"):  # Qwen2MoeAttention / Qwen3MoeAttention read it with getattr
+        hd = r.size("head_dim")
+    elif "head_dim" in r.cfg:
+        raise ConfigError(
+            f"head_dim must be a positive integer, not null ({r.model}'s attention reads it when present)"
+        )
+    else:
+        hd = d // h
+        if d % h:
+            r.notes.append(f"head_dim not given: hidden_size // num_attention_heads = {hd} (rounded down)")
+    if hd == 0:
+        raise ConfigError(
+            f"num_attention_heads ({h}) exceeds hidden_size ({d}): the heads would be 0 wide; give head_dim"
+        )
+    if hd * h != d or "head_dim" in r.cfg:
+        sizes["d_k"] = hd
+    if mt in ("gpt_oss", "llama4_text") or "head_dim" in r.cfg:  # validate_rope reads config.head_dim
+        _check_rotary_head(r, "head_dim", hd)
+    opts: dict[str, Any] = {}
+    if mt == "qwen2_moe":
+        if r.flag("qkv_bias"):
+            opts["qkv_bias"] = True
+            r.notes.append("Qwen2MoeAttention: q_proj, k_proj and v_proj have biases (qkv_bias), o_proj has none")
+    elif r.flag("attention_bias"):
+        opts["attention_bias"] = True
+    if mt == "qwen3_moe":
+        opts["qk_norm"] = True
+    if mt == "llama4_text" and r.flag("use_qk_norm", True, note=False):
+        r.notes.append("use_qk_norm: Llama 4's QK norm is an L2 norm without weights (no parameters)")
+    # experts and their layers
+    if mt in ("qwen2_moe", "qwen3_moe"):
+        E = r.size("num_experts", zero_ok=True)
+        k = r.size("num_experts_per_tok")
+        step = r.size("decoder_sparse_step")
+        dense_only = set(_int_list(r, "mlp_only_layers") or [])
+        n_moe = sum(1 for i in range(n) if i not in dense_only and E > 0 and (i + 1) % step == 0)
+        dense_ff, expert_ff = r.size("intermediate_size"), r.size("moe_intermediate_size")
+    elif mt == "gpt_oss":
+        E, k = r.size("num_local_experts"), r.size("num_experts_per_tok")
+        n_moe = n
+        dense_ff = expert_ff = r.size("intermediate_size")
+    else:  # llama4_text
+        E, k = r.size("num_local_experts"), r.size("num_experts_per_tok")
+        layers = _int_list(r, "moe_layers")
+        if layers is None:
+            step = r.size("interleave_moe_layer_step")
+            layers = list(range(step - 1, n, step))
+        n_moe = sum(1 for i in range(n) if i in set(layers))
+        dense_ff, expert_ff = r.size("intermediate_size_mlp"), r.size("intermediate_size")
+    _moe_layout(r, sizes, opts, n_moe, E, k, dense_ff, expert_ff)
+    if "E" in sizes:
+        if mt == "qwen2_moe":
+            shared = r.size("shared_expert_intermediate_size")
+            opts.update(n_shared_experts=1, shared_expert_gate=True)
+            if shared != sizes.get("d_ff_e", sizes["d_ff"]):  # the routed experts' width
+                sizes["d_ff_s"] = shared
+            r.notes.append(
+                "Qwen2MoeSparseMoeBlock: one shared expert with a sigmoid gate (Linear d_model -> 1, no bias)"
+            )
+        elif mt == "llama4_text":
+            opts["n_shared_experts"] = 1
+            r.notes.append("Llama4TextMoe: one shared expert of the routed experts' width (intermediate_size)")
+        elif mt == "gpt_oss":
+            opts.update(router_bias=True, expert_bias=True)
+            r.notes.append("GptOssMLP: the router and every expert's maps have biases")
+    if mt == "gpt_oss":
+        opts["sinks"] = True
+        r.notes.append("GptOssAttention: attention sinks, one learned logit per head and layer (h parameters)")
+    w, pattern = _moe_pattern(r, n)
+    if w is not None:
+        sizes["w"] = w
+    if pattern.startswith("N_w=") and "N_moe" not in sizes:  # some layers windowed, the rest full (Spec's N_w)
+        sizes["N_w"] = int(pattern[4:])
+    elif pattern.startswith("N_w="):  # windows over a dense + MoE stack: not modelled (Spec refuses N_w there)
+        sizes.pop("w", None)
+        opts["attention_pattern"] = "per-layer"
+    elif pattern != "uniform":
+        opts["attention_pattern"] = pattern
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+        **opts,
+    )
+
+
+def _deepseek(r: _Reader) -> Spec:
+    """DeepSeek-V2 and -V3: multi-head latent attention (``engine.mla``) and DeepSeekMoE.
+
+    Layers i < ``first_k_dense_replace`` are dense (``intermediate_size``); the rest have a
+    router E x d_model (V3's ``e_score_correction_bias`` is a buffer: not counted), E routed
+    experts of ``moe_intermediate_size`` and one shared MLP of ``n_shared_experts`` x that
+    width (counted as n_shared_experts experts of the routed width: the same parameters and
+    FLOPs).  transformers 5.x does not build V3's multi-token-prediction layer
+    (``num_nextn_predict_layers``): the published 671B includes it, this count does not."""
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    n = r.size("num_hidden_layers")
+    if r.mt == "deepseek_v2" and d % h:  # DeepseekV2Config.validate_architecture
+        raise ConfigError(
+            f"num_attention_heads ({h}) does not divide hidden_size ({d}), which DeepseekV2Config requires"
+        )
+    if "num_key_value_heads" in r.cfg and r.cfg["num_key_value_heads"] is not None:
+        check_size("num_key_value_heads", r.cfg["num_key_value_heads"])  # a strict int field; MLA ignores it
+    if "head_dim" in r.cfg and r.cfg["head_dim"] is not None:
+        check_size("head_dim", r.cfg["head_dim"])
+    sizes: dict[str, int] = dict(
+        d_model=d,
+        h=h,
+        N=n,
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+        r_kv=r.size("kv_lora_rank"),
+        d_nope=r.size("qk_nope_head_dim"),
+        d_rope=r.size("qk_rope_head_dim"),
+        d_v=r.size("v_head_dim"),
+    )
+    _check_rotary_head(r, "qk_rope_head_dim", sizes["d_rope"])  # post-init: head_dim = qk_rope_head_dim
+    if r.given("q_lora_rank") or ("q_lora_rank" not in r.cfg and r.defaults["q_lora_rank"] is not None):
+        sizes["r_q"] = r.size("q_lora_rank")
+    else:
+        r.notes.append("q_lora_rank is null: queries use one q_proj (d_model x h*(d_nope + d_rope)), no compression")
+    opts: dict[str, Any] = {"mla": True}
+    if r.flag("attention_bias"):
+        opts["attention_bias"] = True
+    if r.mt == "deepseek_v2" and r.flag("mlp_bias"):
+        opts.update(ffn_bias=True, expert_bias=False)  # dense and shared MLPs; the stacked experts have none
+    E = r.size("n_routed_experts")
+    k_key, k = r._lookup("num_experts_per_tok")
+    if k_key is None:
+        k = r.defaults["num_experts_per_tok"]
+    if k is None:
+        raise ConfigError(
+            f"num_experts_per_tok is null ({r.cls}'s default): {r.model}'s router cannot pick experts "
+            "(torch.topk needs k); give num_experts_per_tok"
+        )
+    k = check_size("num_experts_per_tok", k)
+    first = r.size("first_k_dense_replace", zero_ok=True)
+    _moe_layout(r, sizes, opts, max(n - first, 0), E, k, r.size("intermediate_size"), r.size("moe_intermediate_size"))
+    if "E" in sizes:
+        shared = r.size("n_shared_experts", zero_ok=True)
+        if not shared and opts.get("ffn_bias"):
+            raise ConfigError(
+                "n_shared_experts is 0 with mlp_bias true: DeepseekV2MLP still builds a zero-width shared MLP "
+                "whose down_proj keeps a d_model bias, which symtrans does not model"
+            )
+        if shared:  # one MLP of width n_shared_experts x moe_intermediate_size (one down_proj bias, if any)
+            opts["n_shared_experts"] = 1
+            width = shared * sizes.get("d_ff_e", sizes["d_ff"])
+            if width != sizes.get("d_ff_e", sizes["d_ff"]):
+                sizes["d_ff_s"] = width
+            r.notes.append(
+                f"shared_experts: one MLP of n_shared_experts x moe_intermediate_size = {shared} x "
+                f"{sizes.get('d_ff_e', sizes['d_ff'])} = {width} wide, always active"
+            )
+    if r.mt == "deepseek_v3":
+        r.notes.append(
+            "DeepSeek-V3's multi-token-prediction layer (num_nextn_predict_layers) is in its checkpoints but "
+            "not built by transformers 5.x: not counted (the published 671B includes it); the router's "
+            "e_score_correction_bias is a buffer, not a parameter"
+        )
+    r.notes.append("multi-head latent attention: the KV cache holds r_kv + d_rope elements per token and layer")
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+        **opts,
+    )
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -1952,6 +2555,13 @@ _FAMILIES = {
     "gpt_neox": _decoder,
     "gptj": _decoder,
     "falcon": _decoder,
+    # --- types-moe
+    "qwen2_moe": _moe_decoder,
+    "qwen3_moe": _moe_decoder,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "gpt_oss": _moe_decoder,
+    "llama4_text": _moe_decoder,
 }
 
 _NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet

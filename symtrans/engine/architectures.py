@@ -151,7 +151,12 @@ def decoder_layer(
     """Causal self-attention (+ cross-attention when ``src``) + FFN, each with its norm;
     ``window``: whether the self-attention attends within ``w`` (None: when the spec has w)."""
     t = batch * q
-    blocks = [attention(spec, "causal", batch, q, context, mask, window)]
+    if spec.mla:  # multi-head latent attention (DeepSeek-V2/V3; no sliding window)
+        from symtrans.engine.mla import mla_attention
+
+        blocks = [mla_attention(spec, "causal", batch, q, context, mask)]
+    else:
+        blocks = [attention(spec, "causal", batch, q, context, mask, window)]
     labels = ["attention norm"]
     if src is not None:
         blocks.append(attention(spec, "cross", batch, q, src))
@@ -355,6 +360,8 @@ def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """(dense layers, MoE layers) of a stack of n layers."""
     if not spec.is_moe:
         return n, sp.Integer(0)
+    if spec.has("N_moe"):  # the config lists its MoE layers: how many there are (types-moe)
+        return n - S.N_moe, S.N_moe
     moe = sp.floor((n - spec.moe_first_dense) / spec.moe_every) if (spec.moe_first_dense or spec.moe_every != 1) else n
     return n - moe, moe
 

@@ -46,7 +46,12 @@ class Dims:
 
 
 def dims(spec: Spec) -> Dims:
-    """Symbols for ``spec``: ``d_k`` defaults to d_model/h, ``d_v`` to d_k, ``h_kv`` to h."""
+    """Symbols for ``spec``: ``d_k`` defaults to d_model/h, ``d_v`` to d_k, ``h_kv`` to h.
+
+    Multi-head latent attention (``spec.mla``): every one of the h heads has its own key
+    and value once the latent is expanded, keys of width d_nope + d_rope and values d_v."""
+    if spec.mla:
+        return Dims(d_model=S.d_model, d_ff=S.d_ff, h=S.h, h_kv=S.h, d_k=S.d_nope + S.d_rope, d_v=S.d_v, V=S.V, L=S.L)
     d_k = S.d_k if spec.has("d_k") else S.d_model / S.h
     return Dims(
         d_model=S.d_model,
@@ -383,6 +388,8 @@ def attention(
             source="Hoffmann et al. 2022 (Chinchilla) App. F",
         )
     )
+    if spec.sinks:
+        steps.append(sinks_step(batch, q, D.h))
     steps.append(
         Step(
             label="scores V",
@@ -412,6 +419,21 @@ def attention(
         "cross": ("cross-attention", Block.CROSS_ATTENTION),
     }[kind]
     return Cost(name=name, block=block, steps=tuple(steps), source=src)
+
+
+def sinks_step(batch: sp.Expr, q: sp.Expr, h: sp.Expr) -> Step:
+    """Attention sinks (gpt-oss; Xiao et al. 2024 for the idea): one learned logit per head,
+    h parameters per layer, joins every query's softmax and is dropped after it; no matrix
+    product (0 FLOPs), one more softmax entry per query and head under all-ops.
+    Implementation: ``GptOssAttention.sinks`` (h,) and ``eager_attention_forward``."""
+    return Step(
+        label="attention sinks",
+        role=Role.ATTENTION_SINKS,
+        params=h,
+        elementwise=per_element("softmax") * batch * h * q,
+        note="one learned logit per head in every query's softmax (h parameters)",
+        source="OpenAI 2025 (gpt-oss model card); GptOssAttention.sinks",
+    )
 
 
 def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Expr, D: "Dims") -> list[Step]:
@@ -496,9 +518,15 @@ def low_rank_linear(
     return steps
 
 
-def _ffn_steps(spec: Spec, tokens: sp.Expr, prefix: str = "") -> list[Step]:
+def _ffn_steps(
+    spec: Spec, tokens: sp.Expr, prefix: str = "", width: sp.Expr | None = None, bias: bool | None = None
+) -> list[Step]:
+    """``width`` (default d_ff) is the inner width, ``bias`` (default ``ffn_bias``) the maps' biases:
+    a routed or shared expert's own (d_ff_e, d_ff_s; gpt-oss's expert biases)."""
     D = dims(spec)
-    b = spec.ffn_bias_on
+    if width is not None:
+        D = Dims(**{**D.__dict__, "d_ff": width})
+    b = spec.ffn_bias_on if bias is None else bias
     linear_ = low_rank_linear if spec.has("r") else linear  # low-rank FFN: every map factorised
     if spec.ffn == "mlp":
         src = "Vaswani et al. 2017 §3.3, FFN(x) = max(0, xW_1 + b_1)W_2 + b_2"
@@ -552,9 +580,18 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     """
     D = dims(spec)
     src = "Shazeer et al. 2017; Mixtral (Jiang et al. 2024); MixtralSparseMoeBlock"
-    router = linear("router", D.d_model, S.E, tokens, False, src, "gating logits over E experts", role=Role.ROUTER)
-    one = feed_forward(spec, tokens)
-    expert = Cost(name="expert", block=Block.FFN, steps=one.steps)
+    router = linear(
+        "router", D.d_model, S.E, tokens, spec.router_bias, src, "gating logits over E experts", role=Role.ROUTER
+    )
+    # A routed expert's width d_ff_e (moe_intermediate_size) when it differs from the dense
+    # layers' d_ff; the shared expert's d_ff_s, else the routed width (DeepSeekMoE, Llama 4).
+    width_e = S.d_ff_e if spec.has("d_ff_e") else D.d_ff
+    width_s = S.d_ff_s if spec.has("d_ff_s") else width_e
+    expert = Cost(
+        name="expert",
+        block=Block.FFN,
+        steps=tuple(_ffn_steps(spec, tokens, width=width_e, bias=spec.expert_bias)),
+    )
     steps = list(router)
     steps.append(
         Step(
@@ -572,13 +609,34 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
             matrices=tuple(m._replace(count=S.E * m.count) for s in expert.steps for m in s.matrices),
         )
     )
+    if spec.shared_expert_gate:
+        qsrc = "Qwen2-MoE (Qwen Team 2024); Qwen2MoeSparseMoeBlock.shared_expert_gate"
+        steps += linear(
+            "shared expert gate",
+            D.d_model,
+            ONE,
+            tokens,
+            False,
+            qsrc,
+            "a d_model x 1 map; its sigmoid scales the shared expert's output",
+            role=Role.SHARED_EXPERT_GATE,
+        )
+        steps.append(
+            Step(
+                label="sigmoid gate on the shared expert",
+                role=Role.ACTIVATION,
+                elementwise=per_element("activation") * tokens + per_element("gate") * tokens * D.d_model,
+                note="sigmoid of the gate logit, times the shared expert's output (all-ops only)",
+                source=qsrc,
+            )
+        )
     children = []
     if spec.n_shared_experts:
         children.append(
             Cost(
                 name="shared expert",
                 block=Block.SHARED_EXPERT,
-                steps=one.steps,
+                steps=tuple(_ffn_steps(spec, tokens, width=width_s)),
                 multiplicity=sp.Integer(spec.n_shared_experts),
                 note="always active",
                 source="Dai et al. 2024 (DeepSeekMoE)",

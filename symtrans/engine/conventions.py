@@ -140,6 +140,11 @@ _APP_F_MATMULS = frozenset(
         Role.ROUTER,
         Role.EXPERTS,
         Role.LM_HEAD,
+        # --- types-moe: MLA's projections are its Q/K/V maps
+        Role.Q_DOWN,
+        Role.Q_UP,
+        Role.KV_DOWN,
+        Role.KV_UP,
     }
 )
 

@@ -54,6 +54,14 @@ class Role(str, Enum):
     HEAD_TRANSFORM = "head_transform"  # the dense map before the logits (BERT MLM, ALBERT head)
     MLM_BIAS = "mlm_bias"
     ADAPTER = "adapter"
+    # --- types-moe: multi-head latent attention (DeepSeek-V2 §2.1), sinks, shared-expert gate
+    Q_DOWN = "q_down"  # MLA q_a_proj: d_model -> r_q
+    Q_UP = "q_up"  # MLA q_b_proj: r_q -> h*(d_nope + d_rope)
+    KV_DOWN = "kv_down"  # MLA kv_a_proj_with_mqa: d_model -> r_kv + d_rope (latent and shared rotary key)
+    KV_UP = "kv_up"  # MLA kv_b_proj: r_kv -> h*(d_nope + d_v), keys and values of every head
+    LATENT_NORM = "latent_norm"  # MLA q_a_layernorm / kv_a_layernorm on the compressed latents
+    ATTENTION_SINKS = "attention_sinks"  # gpt-oss: one learned logit per head in every softmax
+    SHARED_EXPERT_GATE = "shared_expert_gate"  # Qwen2-MoE: sigmoid(x W_g), W_g d_model x 1
 
 
 class Block(str, Enum):

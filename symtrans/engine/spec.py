@@ -33,6 +33,10 @@ LAYER_NORMS = ("sublayer", "sandwich", "shared")
 QK_NORMS = ("none", "head", "per_head", "full", "l2")
 # Options that also accept a boolean (an older spelling): the value each boolean means.
 BOOL_SPELLINGS: dict[str, dict[bool, str]] = {"qk_norm": {False: "none", True: "head"}}
+# --- types-moe: whether every layer attends alike (one window w or none) or the layers differ
+ATTENTION_PATTERNS = ("uniform", "per-layer")
+# Sizes of multi-head latent attention (DeepSeek-V2 §2.1); r_q is optional (no query compression).
+MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -59,6 +63,14 @@ MODEL_SIZES = (
     "r",
     "w",
     "N_w",
+    # --- mixture of experts and multi-head latent attention (types-moe)
+    "d_ff_e",
+    "d_ff_s",
+    "N_moe",
+    "r_q",
+    "r_kv",
+    "d_nope",
+    "d_rope",
 )
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
@@ -136,6 +148,23 @@ class Spec:
             No count changes (the same maps run on as many tokens); pre-norm only, and
             not in an encoder-decoder.
         qk_norm_bias: LayerNorm β in the QK norms; None follows ``norm_bias``.
+        shared_expert_gate: a sigmoid gate Linear(d_model, 1), no bias, scales the shared
+            expert's output in every MoE layer (Qwen2-MoE ``shared_expert_gate``); needs
+            n_shared_experts >= 1.
+        router_bias: the router has an E-vector bias (gpt-oss ``GptOssTopKRouter.bias``).
+        expert_bias: whether the routed experts' maps have biases (gpt-oss ``gate_up_proj_bias``,
+            ``down_proj_bias``: true; DeepSeek-V2 with mlp_bias: false); None follows ``ffn_bias``.
+        mla: multi-head latent attention (DeepSeek-V2 §2.1, ``symtrans.engine.mla``): needs
+            sizes r_kv, d_nope, d_rope, d_v (r_q optional); h_kv and d_k do not apply.
+        sinks: attention sinks (gpt-oss): one learned logit per head and layer (h
+            parameters) joins every query's softmax.
+        attention_pattern: ``uniform`` (every layer attends alike: fully, or in the window
+            w) or ``per-layer`` (some layers use a sliding window or chunks and others not,
+            e.g. gpt-oss's alternating layers): parameters are exact, but FLOPs, the KV
+            cache and time refuse a ``per-layer`` spec (``check_workload``).
+    MoE sizes: ``d_ff_e`` (a routed expert's width when it differs from the dense layers'
+    d_ff), ``d_ff_s`` (the shared expert's width; default d_ff_e, else d_ff), ``N_moe``
+    (how many of the N layers are MoE layers, from a config's list of them).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
 
@@ -185,6 +214,13 @@ class Spec:
     layer_norms: str = "sublayer"
     parallel_block: bool = False
     qk_norm_bias: bool | None = None
+    # --- types-moe (issue 11): MoE details, multi-head latent attention, sinks, layer patterns
+    shared_expert_gate: bool = False
+    router_bias: bool = False
+    expert_bias: bool | None = None
+    mla: bool = False
+    sinks: bool = False
+    attention_pattern: str = "uniform"
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -267,6 +303,21 @@ class Spec:
         merged = self.values
         merged.update(sizes)
         _validate_sizes(self, merged, workload)
+        if workload:
+            self.check_workload()
+
+    def check_workload(self) -> None:
+        """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern.
+
+        Raises:
+            ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
+        """
+        if self.attention_pattern != "uniform":
+            raise ValueError(
+                "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
+                "and others to every position, and symtrans does not yet model FLOPs, KV cache or time per "
+                "kind of layer (parameters are exact); make every layer alike to count them"
+            )
 
 
 def _first(*vals: bool | None) -> bool:
@@ -318,6 +369,13 @@ OPTION_TYPES: dict[str, Any] = {
     "layer_norms": LAYER_NORMS,
     "parallel_block": bool,
     "qk_norm_bias": bool,
+    # --- types-moe
+    "shared_expert_gate": bool,
+    "router_bias": bool,
+    "expert_bias": bool,
+    "mla": bool,
+    "sinks": bool,
+    "attention_pattern": ATTENTION_PATTERNS,
 }
 _NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
@@ -332,7 +390,10 @@ def _validate(spec: Spec) -> None:
         elif kind is bool:
             if not (
                 isinstance(value, bool)
-                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "qk_norm_bias"))
+                or (
+                    value is None
+                    and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "qk_norm_bias", "expert_bias")
+                )
             ):
                 raise ValueError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
@@ -357,6 +418,7 @@ def _validate(spec: Spec) -> None:
         raise ValueError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise ValueError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+    _validate_moe_mla_options(spec)
     _validate_sizes(spec, spec.values)
 
 
@@ -413,6 +475,18 @@ def _check_row_rule(rule: RowRule, v: dict[str, int]) -> None:
         raise ValueError(rule.message(v))
 
 
+def _validate_moe_mla_options(spec: Spec) -> None:
+    """--- types-moe: the options of MoE details and MLA that need a kind of model."""
+    if spec.shared_expert_gate and not spec.n_shared_experts:
+        raise ValueError("shared_expert_gate gates a shared expert: set n_shared_experts >= 1, or drop it")
+    if spec.mla and spec.family != "decoder-only":
+        raise ValueError(
+            f"mla (multi-head latent attention) applies to decoder-only models, not to a {spec.family} model"
+        )
+    if spec.sinks and spec.family != "decoder-only":
+        raise ValueError(f"sinks (attention sinks) apply to decoder-only models, not to a {spec.family} model")
+
+
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
     """The checks of the sizes ``v`` (types, presence per family, divisibility, and the
     option ranges that depend on sizes) for ``spec``'s options.  ``workload``: ``v`` may
@@ -441,7 +515,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             raise ValueError("give either N or N_enc and N_dec, not both")
     elif "N" not in v:
         raise ValueError(f"{spec.family} model needs size N")
-    _check_row_rule(_D_K_RULE, v)
+    if not spec.mla:  # MLA's heads have widths of their own (d_nope, d_rope, d_v)
+        _check_row_rule(_D_K_RULE, v)
     _check_row_rule(_H_KV_RULE, v)
     if "k" in v and "E" not in v:
         raise ValueError("k (experts per token) needs E (experts)")
@@ -455,6 +530,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                     f"{name} applies to mixture-of-experts models, and this one has no experts: "
                     f"give E and k as well, or drop {name}"
                 )
+    _validate_moe_mla_sizes(spec, v)
     if spec.positional == "learned" and "L_max" not in v:
         raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
@@ -464,7 +540,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             raise ValueError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
         if "N" in v and v["N_w"] > v["N"]:
             raise ValueError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
-        if "E" in v and (spec.moe_first_dense or spec.moe_every != 1):
+        if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
             raise ValueError(
                 "N_w (windowed layers) in a stack of dense and mixture-of-experts layers is not modelled: "
                 "the windowed layers of each kind would be needed"
@@ -474,6 +550,45 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if spec.global_tokens and spec.family == "decoder-only":
         raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
     _validate_ranges(spec, v)
+
+
+def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """--- types-moe: expert widths, the MoE layer count and MLA's sizes need their model."""
+    if "E" not in v:
+        for name in ("d_ff_e", "d_ff_s", "N_moe"):
+            if name in v:
+                raise ValueError(
+                    f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
+                )
+        for name in ("router_bias", "expert_bias", "shared_expert_gate"):
+            if getattr(spec, name):
+                raise ValueError(
+                    f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
+                )
+    if "d_ff_s" in v and not spec.n_shared_experts:
+        raise ValueError("d_ff_s is the shared expert's width: set n_shared_experts >= 1, or drop d_ff_s")
+    if "N_moe" in v:
+        if spec.family != "decoder-only":
+            raise ValueError("N_moe lays out the layers of a decoder-only model")
+        if spec.moe_first_dense or spec.moe_every != 1:
+            raise ValueError(
+                "give either N_moe (how many layers are MoE layers) or moe_first_dense/moe_every, not both"
+            )
+        if "N" in v and v["N_moe"] > v["N"]:
+            raise ValueError(f"N_moe={v['N_moe']} MoE layers exceed the N={v['N']} layers")
+    if spec.mla:
+        missing = [n for n in MLA_SIZES if n not in v]
+        if missing:
+            raise ValueError(f"mla (multi-head latent attention) needs sizes {', '.join(missing)}")
+        for name in ("h_kv", "d_k"):
+            if name in v:
+                raise ValueError(
+                    f"{name} does not apply to mla (its heads are h, of width d_nope + d_rope): drop {name}"
+                )
+    else:
+        for name in ("r_q", "r_kv", "d_nope", "d_rope"):
+            if name in v:
+                raise ValueError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

@@ -42,6 +42,13 @@ T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
 t = SYMBOLS["t"]
 N_d = SYMBOLS["N_d"]
+d_ff_e = SYMBOLS["d_ff_e"]
+d_ff_s = SYMBOLS["d_ff_s"]
+N_moe = SYMBOLS["N_moe"]
+r_q = SYMBOLS["r_q"]
+r_kv = SYMBOLS["r_kv"]
+d_nope = SYMBOLS["d_nope"]
+d_rope = SYMBOLS["d_rope"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
