@@ -6,7 +6,8 @@ For each type in ``hf_config.SUPPORTED`` (the table ``hf_config.CLASSES``):
    "ci" profile, see conftest.py) built with the transformers class on the meta device;
    ``sum(p.numel())`` must equal symtrans's exact count;
 2. the key audit: every key of the config class (``hf_config.CONFIG_KEYS``, itself checked
-   against the installed class) is changed in turn from ``AUDIT_BASE``.  Either transformers
+   against the installed class) and every key its modeling file reads with getattr
+   (``hf_config.GETATTR_KEYS``) is changed in turn from ``AUDIT_BASE``.  Either transformers
    and symtrans both refuse the change, or both build and their counts move by the same
    amount, or neither moves and the key is in ``hf_config.NO_PARAM_EFFECT`` with a reason.
    A change transformers builds and symtrans refuses must be a declared engine gap (GAPS);
@@ -360,10 +361,9 @@ def check(hf, cfg: dict) -> None:
 # --------------------------------------------------------------------------- coverage of the tables
 
 
-def test_one_table_of_supported_types():
-    """CLASSES is the table; every per-type table and the test tables have exactly its keys."""
-    from hf_reference import HF_CLASSES
-
+def test_one_table_of_supported_types(hf):
+    """CLASSES is the table; every per-type table and the test tables have exactly its keys,
+    and hf_reference.HF_CLASSES names the reference class of each (``hf.model_class``)."""
     assert SUPPORTED == tuple(CLASSES)
     for name, table in [
         ("DEFAULTS", hf_config.DEFAULTS),
@@ -374,7 +374,8 @@ def test_one_table_of_supported_types():
         ("AUDIT_BASE", AUDIT_BASE),
     ]:
         assert set(table) == set(SUPPORTED), name
-    assert set(SUPPORTED) <= set(HF_CLASSES)
+    for mt in SUPPORTED:
+        assert hf.model_class(mt).config_class.__name__ == CLASSES[mt][0], mt
 
 
 def test_unsupported_type_lists_the_table():
@@ -437,7 +438,11 @@ def test_random_configs_match_transformers(hf, model_type, data):
 
 # --------------------------------------------------------------------------- 2. the key audit
 
-AUDIT = [(mt, key) for mt in SUPPORTED for key in sorted(CONFIG_KEYS[mt] | set(NO_PARAM_EFFECT["*"]))]
+AUDIT = [
+    (mt, key)
+    for mt in SUPPORTED
+    for key in sorted(CONFIG_KEYS[mt] | set(NO_PARAM_EFFECT["*"]) | set(hf_config.GETATTR_KEYS.get(mt, ())))
+]
 
 
 @pytest.mark.parametrize(("model_type", "key"), AUDIT, ids=[f"{mt}-{k}" for mt, k in AUDIT])
@@ -474,10 +479,14 @@ def test_key_audit(hf, model_type, key):
 
 
 def test_gaps_and_mutations_name_real_keys():
+    def real(mt: str, key: str) -> bool:
+        return key in CONFIG_KEYS[mt] or key in hf_config.GETATTR_KEYS.get(mt, ())
+
+    assert set(hf_config.GETATTR_KEYS) <= set(SUPPORTED)
     for mt, key in [*GAPS, *NO_EFFECT_FROM_BASE]:
-        assert key in CONFIG_KEYS[mt], (mt, key)
+        assert real(mt, key), (mt, key)
     for mt, key in MUTATIONS:
-        assert mt == "*" or key in CONFIG_KEYS[mt], (mt, key)
+        assert mt == "*" or real(mt, key), (mt, key)
 
 
 # --------------------------------------------------------------------------- 3. FLOPs

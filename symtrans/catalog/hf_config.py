@@ -483,6 +483,12 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     ),
 }
 
+# Keys that are not fields of the config class but that the modeling file reads with
+# getattr, changing the parameter count when a config.json gives them (Qwen2Attention:
+# ``getattr(config, "head_dim", hidden_size // num_attention_heads)``).  The key audit of
+# tests/test_model_types.py changes these too.
+GETATTR_KEYS: dict[str, tuple[str, ...]] = {"qwen2": ("head_dim",)}
+
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
 # has: such a key is never taken for a typo, whichever model_type it appears in.
 REAL_KEYS = frozenset().union(*CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values())
