@@ -55,6 +55,13 @@ _LEGEND = [
     SymbolInfo("D", "D", "training tokens", "tokens"),
     SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
     SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
+    # --- encoders (types-enc)
+    SymbolInfo(
+        "L_rel",
+        r"L_{\mathrm{rel}}",
+        "relative span: DeBERTa's relative position table has 2 L_rel rows (position_buckets)",
+        "tokens",
+    ),
 ]
 
 LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
@@ -87,6 +94,7 @@ T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
 t = SYMBOLS["t"]
 N_d = SYMBOLS["N_d"]
+L_rel = SYMBOLS["L_rel"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
