@@ -15,7 +15,8 @@ the content projections (``share_att_key``).  Counted exactly as transformers 5.
   (c2p) and ``pos_query_proj`` (p2c), Linear(d_model, h*d_k) with bias.  Forward: the
   projection runs on the 2*L_rel table rows once per layer (not per sequence: the result
   is repeated over the batch), 2*(2 L_rel)*d_model*h*d_k FLOPs each; with share_att_key
-  both query_proj and key_proj run on the table whatever pos_att_type says.  c2p is
+  both query_proj and key_proj run on the table whatever pos_att_type says (one that no term
+  reads is ``Role.UNUSED_OUTPUT``: no gradient flows back through it).  c2p is
   ``bmm(Q, pos_key^T)``: 2*B*h*L*(2 L_rel)*d_k FLOPs; p2c ``bmm(K, pos_query^T)``: the
   same.  The gathers that pick each pair's bucket cost no FLOPs.
 * ``ConvLayer`` (``conv_kernel_size`` > 0, DeBERTa-v2 xlarge/xxlarge): Conv1d(d_model,
@@ -87,9 +88,14 @@ def disentangled_steps(spec: Spec, batch: sp.Expr, q: sp.Expr, D: Dims) -> list[
     rows = relative_rows()
     terms = spec.disentangled.split("|") if spec.disentangled != "none" else []
     steps: list[Step] = []
-    if spec.share_att_key:
-        steps.append(_shared_projection("W_Q on the relative table", Role.POS_QUERY_PROJ, D))
-        steps.append(_shared_projection("W_K on the relative table", Role.POS_KEY_PROJ, D))
+    if spec.share_att_key:  # both run whatever pos_att_type says; one a term does not read has no backward
+        unused = Role.UNUSED_OUTPUT
+        steps.append(
+            _shared_projection("W_Q on the relative table", Role.POS_QUERY_PROJ if "p2c" in terms else unused, D)
+        )
+        steps.append(
+            _shared_projection("W_K on the relative table", Role.POS_KEY_PROJ if "c2p" in terms else unused, D)
+        )
     else:
         if "c2p" in terms:
             steps += linear(

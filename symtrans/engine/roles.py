@@ -60,6 +60,7 @@ class Role(str, Enum):
     POS_QUERY_PROJ = "pos_query_proj"  # p2c: the relative table projected to queries
     DISENTANGLED_SCORES = "disentangled_scores"  # Q (P_K)^T (c2p) and K (P_Q)^T (p2c)
     CONV = "conv"  # a convolution's kernel (DeBERTa-v2's ConvLayer)
+    UNUSED_OUTPUT = "unused_output"  # a product the forward computes and never uses: no backward
 
 
 class Block(str, Enum):
