@@ -142,3 +142,17 @@ def test_deberta_flops_match_flop_counter(hf, cfg):
     g, k, d = spec.conv_groups, spec.conv_kernel, spec.size("d_model")
     overcount = (g - 1) * 2 * B * L * d * (d // g) * k if k else 0
     assert training == int(evaluate(flops_expr(spec, "training"), values)) + overcount
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [*DEBERTA_FLOPS.values(), dict(_D, pos_att_type="p2c|c2p", embedding_size=7)],
+    ids=[*DEBERTA_FLOPS, "both terms, embed_proj"],
+)
+def test_deberta_walk_equals_engine(cfg):
+    """The shape walk (its own derivation from shapes) sums to the engine's forward FLOPs."""
+    from symtrans.analysis.walk import walk
+
+    spec, _ = spec_from_config(cfg, "deberta")
+    values = {**spec.values, "B": 3, "L": 11}
+    assert exact(walk(spec).flops, values) == exact(build(spec).flops, values)
