@@ -403,7 +403,7 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
 # Keys every config may carry: PretrainedConfig's in transformers 5.x, those of 4.x
 # (generation settings, torch_dtype, ...), and keys published checkpoints still hold that
 # the 5.x classes fold into others or drop (rope_theta and rope_scaling -> rope_parameters,
-# GPT-2's n_ctx, T5's n_positions and output_past, BART's and ALBERT's legacy switches).
+# GPT-2's n_ctx, T5's n_positions and output_past, BART's and ALBERT's legacy switches, DistilBERT's tie_weights_).
 COMMON_KEYS = frozenset(
     """
     _name_or_path architectures chunk_size_feed_forward dtype id2label is_encoder_decoder label2id model_type
@@ -422,6 +422,7 @@ COMMON_KEYS = frozenset(
     add_bias_logits add_final_layer_norm classif_dropout extra_pos_embeddings force_bos_token_to_be_generated
     normalize_before normalize_embedding static_position_embeddings
     down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
+    tie_weights_
 """.split()
 )
 
