@@ -49,6 +49,11 @@ HF_CLASSES = {
     "deepseek_v3": "DeepseekV3ForCausalLM",
     "gpt_oss": "GptOssForCausalLM",
     "llama4_text": "Llama4ForCausalLM",
+    # --- encoders (types-enc)
+    "distilbert": "DistilBertModel",
+    "xlm-roberta": "XLMRobertaModel",
+    "electra": "ElectraModel",
+    "deberta-v2": "DebertaV2Model",
 }
 
 
@@ -431,6 +436,31 @@ def deepseek(draw, mt: str) -> dict:
     return cfg
 
 
+# --- encoders (types-enc)
+
+
+@st.composite
+def distilbert(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="distilbert",
+        n_heads=h,
+        n_layers=draw(LAYERS),
+        hidden_dim=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+    )
+    d = h * draw(st.integers(1, 6))
+    if draw(st.booleans()):  # the attribute_map aliases
+        cfg.update(hidden_size=d, num_attention_heads=cfg.pop("n_heads"), num_hidden_layers=cfg.pop("n_layers"))
+    else:
+        cfg["dim"] = d
+    _maybe(draw, cfg, "sinusoidal_pos_embds", st.booleans())
+    if draw(st.booleans()):
+        cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    return cfg
+
+
 @st.composite
 def gpt_oss(draw) -> dict:
     n = draw(st.integers(1, 3))
@@ -458,6 +488,13 @@ def gpt_oss(draw) -> dict:
 
 
 @st.composite
+def electra(draw) -> dict:
+    cfg = draw(encoder("electra"))
+    _maybe(draw, cfg, "embedding_size", st.one_of(st.integers(1, 12), st.just(cfg["hidden_size"])))
+    return cfg
+
+
+@st.composite
 def llama4_text(draw) -> dict:
     n = draw(st.integers(1, 4))
     cfg = dict(
@@ -478,6 +515,37 @@ def llama4_text(draw) -> dict:
     _maybe(draw, cfg, "attention_chunk_size", st.one_of(st.none(), st.integers(1, 64)))
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def xlm_roberta(draw) -> dict:
+    cfg = draw(encoder("xlm-roberta"))
+    if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
+        cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
+def deberta_v2(draw) -> dict:
+    cfg = draw(encoder("deberta-v2"))
+    d = cfg["hidden_size"]
+    _maybe(draw, cfg, "embedding_size", st.one_of(st.integers(1, 12), st.just(d)))
+    _maybe(draw, cfg, "position_biased_input", st.booleans())
+    _maybe(draw, cfg, "relative_attention", st.booleans())
+    _maybe(draw, cfg, "max_relative_positions", st.integers(-1, 9))
+    _maybe(draw, cfg, "position_buckets", st.integers(-1, 6))
+    _maybe(
+        draw,
+        cfg,
+        "pos_att_type",
+        st.one_of(st.none(), st.sampled_from(["p2c|c2p", "c2p", "P2C", "none"]), st.just(["c2p", "p2c"])),
+    )
+    _maybe(draw, cfg, "share_att_key", st.booleans())
+    _maybe(draw, cfg, "norm_rel_ebd", st.sampled_from(["layer_norm", "none"]))
+    if draw(st.booleans()):
+        cfg["conv_kernel_size"] = draw(st.sampled_from([0, 1, 3]))
+        cfg["conv_groups"] = draw(st.sampled_from([g for g in (1, 2, 3) if d % g == 0]))
     return cfg
 
 
@@ -516,4 +584,9 @@ STRATEGIES = {
     "deepseek_v3": deepseek("deepseek_v3"),
     "gpt_oss": gpt_oss(),
     "llama4_text": llama4_text(),
+    # --- encoders (types-enc)
+    "distilbert": distilbert(),
+    "xlm-roberta": xlm_roberta(),
+    "electra": electra(),
+    "deberta-v2": deberta_v2(),
 }

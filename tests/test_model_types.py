@@ -377,6 +377,42 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- encoders (types-enc)
+    "distilbert": dict(dim=12, n_heads=2, n_layers=2, hidden_dim=10, vocab_size=23, max_position_embeddings=17),
+    "xlm-roberta": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        type_vocab_size=3,
+    ),
+    "electra": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        embedding_size=6,
+        vocab_size=23,
+        max_position_embeddings=17,
+        type_vocab_size=3,
+    ),
+    # relative attention with both terms, separate position projections and the ConvLayer on, so
+    # each DeBERTa key (fields and the getattr ones of hf_config.GETATTR_KEYS) has something to move
+    "deberta-v2": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        type_vocab_size=3,
+        relative_attention=True,
+        max_relative_positions=5,
+        pos_att_type="p2c|c2p",
+        conv_kernel_size=3,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -389,6 +425,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("*", "dtype"): ["float16"],
     ("*", "transformers_version"): ["0.0.1"],
     ("*", "hidden_act"): ["relu"],
+    ("*", "activation"): ["relu"],  # DistilBERT
+    ("*", "summary_activation"): ["tanh"],
+    ("*", "summary_type"): ["last"],
+    ("*", "pooler_hidden_act"): ["tanh"],
     ("*", "activation_function"): ["relu"],
     ("*", "rope_parameters"): [{"rope_type": "default", "rope_theta": 500.0}],
     ("*", "classifier_dropout"): [0.25],
@@ -522,6 +562,30 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("llama4_text", "attention_chunk_size"): [8],
     ("llama4_text", "layer_types"): [["full_attention", "chunked_attention"]],
     ("llama4_text", "no_rope_layers"): [[1, 0]],
+    # --- encoders (types-enc)
+    ("distilbert", "dim"): [16],
+    ("distilbert", "hidden_size"): [16],
+    ("distilbert", "n_heads"): [4, 5],
+    ("distilbert", "num_attention_heads"): [4, 5],
+    ("xlm-roberta", "hidden_size"): [16],
+    ("xlm-roberta", "num_attention_heads"): [4, 5],
+    ("xlm-roberta", "add_cross_attention"): [True],
+    ("xlm-roberta", "pad_token_id"): [None, 2, 17],  # 17: outside the position table (padding_idx)
+    ("electra", "hidden_size"): [16, 6],  # 6: the embedding width, so no embeddings_project
+    ("electra", "num_attention_heads"): [4, 5],
+    ("electra", "add_cross_attention"): [True],
+    ("electra", "embedding_size"): [12, 4],
+    ("deberta-v2", "hidden_size"): [16],
+    ("deberta-v2", "num_attention_heads"): [4, 5],
+    ("deberta-v2", "pos_att_type"): [None, "c2p", "p2c", ["c2p"], "C2P|P2C", "none"],
+    ("deberta-v2", "max_relative_positions"): [-1, 7],
+    ("deberta-v2", "embedding_size"): [12, 8],
+    ("deberta-v2", "position_buckets"): [-1, 4],
+    ("deberta-v2", "norm_rel_ebd"): ["layer_norm", "none", "layer_norm|none"],
+    ("deberta-v2", "share_att_key"): [True],
+    ("deberta-v2", "conv_kernel_size"): [0, 5],
+    ("deberta-v2", "conv_groups"): [2, 5],  # 5 does not divide hidden_size 12: torch refuses
+    ("deberta-v2", "attention_head_size"): [6, 4],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -547,6 +611,11 @@ GAPS: dict[tuple[str, str], str] = {
     "query_key_value in a forward pass",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "
     "for Q, K, V (h * (d // h) wide) but keeps a d x d output map",
+    # --- encoders (types-enc)
+    ("electra", "num_attention_heads"): "h not dividing hidden_size: ElectraSelfAttention floors the head width "
+    "for Q, K, V but keeps a d x d output map (its forward fails)",
+    ("deberta-v2", "attention_head_size"): "attention_head_size != hidden_size / h: Q, K, V are h * a wide but the "
+    "output map stays d x d (the forward fails)",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
@@ -818,7 +887,8 @@ def _inputs(hf, spec, n: int = T) -> dict:
 def _loss(out):
     if hasattr(out, "logits"):
         return out.logits.sum()
-    return out.last_hidden_state.sum() + (out.pooler_output.sum() if out.pooler_output is not None else 0)
+    pooled = getattr(out, "pooler_output", None)  # DistilBERT, ELECTRA, DeBERTa return no pooler output
+    return out.last_hidden_state.sum() + (pooled.sum() if pooled is not None else 0)
 
 
 def _engine_flops(spec, expr_of, **values) -> int:
@@ -837,8 +907,10 @@ def test_forward_and_training_flops(hf, model_type):
     spec, _ = spec_from_config(cfg, "flops")
     model = _flop_model(hf, model_type, cfg)
     inputs = _inputs(hf, spec)
-    with hf.torch.no_grad():
-        forward = _counted(hf, lambda: model(**inputs))
+    # Forward counted with autograd on (the same matmuls): after a counted forward under no_grad,
+    # FlopCounterMode's module tracker (torch 2.13) finds no grad_fn on DeBERTa's relative-table
+    # slice in any later counted pass and raises "Expected gradient function to be set".
+    forward = _counted(hf, lambda: model(**inputs))
     training = _counted(hf, lambda: _loss(model(**inputs)).backward())
     values = dict(B=B, L=T, L_src=T, L_tgt=T)
     idle = _idle_expert_flops(hf, model_type, model, B * T)

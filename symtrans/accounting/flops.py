@@ -213,13 +213,18 @@ def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute:
         )
     if mode == "forward":
         return fwd
+    # A product nothing reads gets no gradient: forward FLOPs only (DeBERTa's share_att_key
+    # projects the relative table with both W_Q and W_K even when one term is off).
+    dead = _sum_steps(walked, conv, lambda n: n.step.role == Role.UNUSED_OUTPUT)
     if mode == "backward":
-        return BACKWARD_MULTIPLIER * fwd
+        return BACKWARD_MULTIPLIER * (fwd - dead)
     extra = sp.Integer(0)
     if recompute == "full":
         extra = _sum_steps(walked, conv, _in_stack)
     elif recompute == "selective":
         extra = _sum_steps(walked, conv, _attention_scores)
+    if dead != 0:
+        return fwd + BACKWARD_MULTIPLIER * (fwd - dead) + extra
     return (1 + BACKWARD_MULTIPLIER) * fwd + extra
 
 

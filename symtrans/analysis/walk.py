@@ -218,7 +218,23 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     elif fam == "encoder-only":
         _embed(b, spec, "embeddings", B, wl.seq)
         x = (B, wl.seq, S.d_model)
+        if spec.has("L_rel"):  # DeBERTa (types-enc): the table every layer reads
+            table = (2 * S.L_rel, S.d_model)
+            b.op("relative positions", "R = rel_embeddings (all 2 L_rel rows)", [table], table, kind="lookup")
+            if spec.rel_norm:
+                b.op("relative positions", "norm(R)", [table], table)
         _stack(b, spec, "encoder", x, [(S.N, spec.is_moe)], kind="self", mask=wl.mask, context=wl.seq)
+        if spec.conv_kernel:  # DeBERTa-v2's ConvLayer after the first layer, as an unfolded matmul
+            k, g = spec.conv_kernel, spec.conv_groups
+            cols = b.op(
+                "ConvLayer",
+                f"unfold {k} neighbouring positions (same padding), per group of d_model/{g}",
+                [x],
+                (B, wl.seq, k * S.d_model / g),
+                kind="reshape",
+            )
+            y = b.mm("ConvLayer", "X_unfolded W_conv", cols, (k * S.d_model / g, S.d_model), note="Conv1d + bias")
+            b.op("ConvLayer", "activation, residual add, norm", [y, x], x)
         if spec.pooler:
             first = b.op("pooler", "x[:, 0, :] (first token)", [x], (B, S.d_model), kind="reshape")
             b.mm("pooler", "x_0 W_pool", first, (S.d_model, S.d_model), note="dense + tanh (BertPooler)")
@@ -415,16 +431,21 @@ def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
         b.op(stage, "X + PE", [x, (q, width)], x, note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), cos for 2i+1")
     if spec.token_types:
         b.op(stage, "X + T[token types]", [x, (spec.token_types, width)], x, note="segment embedding, added")
-    if spec.embedding_norm:
+    deberta = spec.embedding_projection == "deberta"  # DeBERTa: project, then the norm at d_model
+    if spec.embedding_norm and not deberta:
         b.op(stage, "norm", [x], x)
     if spec.has("E_emb"):
-        b.mm(
+        y = b.mm(
             stage,
             "X W_proj (E_emb -> d_model)",
             x,
             (S.E_emb, S.d_model),
-            note="ALBERT's factorized embedding projection (Lan et al. 2020 §3.1)",
+            note="DeBERTa's embed_proj (no bias)"
+            if deberta
+            else "ALBERT's factorized embedding projection (Lan et al. 2020 §3.1)",
         )
+        if spec.embedding_norm and deberta:
+            b.op(stage, "norm", [y], y)
 
 
 def _stack(
@@ -571,6 +592,8 @@ def _attention(
         b.op(st, "S + position bias", [scores], scores, n)
     if spec.sinks:
         b.op(st, "append one sink logit per head to every row of S", [scores], scores, n, note="gpt-oss: h parameters")
+    if spec.has("L_rel") and kind == "self":
+        _disentangled(b, spec, st, Q, K, scores, n)
     A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
     out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
     cat = b.op(st, "concatenate heads", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
@@ -607,6 +630,27 @@ def _mla_attention(b: _Builder, spec: Spec, st: str, x: Shape, mask: str, contex
     out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
     cat = b.op(st, "concatenate heads", [out], (Bt, q, S.h * S.d_v), n, kind="reshape")
     b.linear(st, "X' = O W_O", cat, S.h * S.d_v, S.d_model, n)
+
+
+def _disentangled(b: _Builder, spec: Spec, st: str, Q: Shape, K: Shape, scores: Shape, n: sp.Expr) -> None:
+    """DeBERTa's c2p and p2c terms (He et al. 2021 §3.1; HF DisentangledSelfAttention): the
+    2 L_rel table rows projected once per layer (not per sequence), then each term's product
+    against every table row, gathered per query-key pair."""
+    D = dims(spec)
+    Bt = Q[0]
+    table = (2 * S.L_rel, D.d_model)
+    terms = spec.disentangled.split("|") if spec.disentangled != "none" else []
+    for term, w, rows, what in (("p2c", "Q", K, "K"), ("c2p", "K", Q, "Q")):
+        if not (spec.share_att_key or term in terms):
+            continue
+        name = f"W_{w}" if spec.share_att_key else f"W_pos_{w}"
+        used = "" if term in terms else " (share_att_key: computed, not used)"
+        P = b.mm(st, f"R {name}{used}", table, (D.d_model, D.h * D.d_k), n, "the relative table, once per layer")
+        if term not in terms:
+            continue
+        Pt = b.op(st, "split heads, transpose, repeat over B", [P], (Bt, D.h, D.d_k, 2 * S.L_rel), n, kind="reshape")
+        prod = b.mm(st, f"{term} = {what} (R {name})^T", rows, Pt, n, "every token against all 2 L_rel distances")
+        b.op(st, f"gather {term} per pair, scale, add to S", [prod, scores], scores, n)
 
 
 def _ffn(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr, label: str = "", width=None) -> None:

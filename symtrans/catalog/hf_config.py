@@ -147,6 +147,11 @@ CLASSES: dict[str, tuple[str, str]] = {
     "deepseek_v3": ("DeepseekV3Config", "DeepseekV3ForCausalLM"),
     "gpt_oss": ("GptOssConfig", "GptOssForCausalLM"),
     "llama4_text": ("Llama4TextConfig", "Llama4ForCausalLM"),
+    # --- encoders (types-enc)
+    "distilbert": ("DistilBertConfig", "DistilBertModel"),
+    "xlm-roberta": ("XLMRobertaConfig", "XLMRobertaModel"),
+    "electra": ("ElectraConfig", "ElectraModel"),
+    "deberta-v2": ("DebertaV2Config", "DebertaV2Model"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -544,6 +549,39 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "interleave_moe_layer_step": 1,
         "attention_chunk_size": 8192,
     },
+    # --- encoders (types-enc)
+    "distilbert": {
+        "vocab_size": 30522,
+        "max_position_embeddings": 512,
+        "sinusoidal_pos_embds": False,
+        "n_layers": 6,
+        "n_heads": 12,
+        "dim": 768,
+        "hidden_dim": 3072,  # 4 * 768 written out: not derived from dim
+        "pad_token_id": 0,
+    },
+    "xlm-roberta": {**_BERT, "pad_token_id": 1},  # vocab_size 30522 like BERT, not XLM-R's 250002
+    "electra": {
+        **_BERT,
+        "embedding_size": 128,
+        "hidden_size": 256,
+        "num_attention_heads": 4,
+        "intermediate_size": 1024,
+    },
+    "deberta-v2": {
+        "vocab_size": 128100,
+        "hidden_size": 1536,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 24,
+        "intermediate_size": 6144,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 0,
+        "relative_attention": False,
+        "max_relative_positions": -1,
+        "position_biased_input": True,
+        "pos_att_type": None,
+        "pad_token_id": 0,
+    },
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -578,6 +616,8 @@ ALIASES: dict[str, dict[str, str]] = {
     "deepseek_v2": {"num_experts": "n_routed_experts"},
     "deepseek_v3": {"num_local_experts": "n_routed_experts", "num_mtp_layers": "num_nextn_predict_layers"},
     "gpt_oss": {"num_experts": "num_local_experts"},
+    # --- encoders (types-enc)
+    "distilbert": {"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
 }
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
@@ -731,13 +771,31 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps "
         "rope_parameters router_aux_loss_coef router_jitter_noise tie_word_embeddings use_cache use_qk_norm "
         "vocab_size",
+        # --- encoders (types-enc)
+        "distilbert": "activation attention_dropout bos_token_id dim dropout eos_token_id hidden_dim hidden_size "
+        "initializer_range max_position_embeddings n_heads n_layers num_attention_heads num_hidden_layers "
+        "pad_token_id qa_dropout seq_classif_dropout sinusoidal_pos_embds tie_word_embeddings vocab_size",
+        "xlm-roberta": "add_cross_attention attention_probs_dropout_prob bos_token_id classifier_dropout "
+        "eos_token_id hidden_act hidden_dropout_prob hidden_size initializer_range intermediate_size is_decoder "
+        "layer_norm_eps max_position_embeddings num_attention_heads num_hidden_layers pad_token_id "
+        "tie_word_embeddings type_vocab_size use_cache vocab_size",
+        "electra": "add_cross_attention attention_probs_dropout_prob bos_token_id classifier_dropout "
+        "embedding_size eos_token_id hidden_act hidden_dropout_prob hidden_size initializer_range "
+        "intermediate_size is_decoder layer_norm_eps max_position_embeddings num_attention_heads "
+        "num_hidden_layers pad_token_id summary_activation summary_last_dropout summary_type summary_use_proj "
+        "tie_word_embeddings type_vocab_size use_cache vocab_size",
+        "deberta-v2": "attention_probs_dropout_prob bos_token_id eos_token_id hidden_act hidden_dropout_prob "
+        "hidden_size initializer_range intermediate_size layer_norm_eps legacy max_position_embeddings "
+        "max_relative_positions num_attention_heads num_hidden_layers pad_token_id pooler_dropout "
+        "pooler_hidden_act pos_att_type position_biased_input relative_attention tie_word_embeddings "
+        "type_vocab_size vocab_size",
     }.items()
 }
 
 # Keys every config may carry: PretrainedConfig's in transformers 5.x, those of 4.x
 # (generation settings, torch_dtype, ...), and keys published checkpoints still hold that
 # the 5.x classes fold into others or drop (rope_theta and rope_scaling -> rope_parameters,
-# GPT-2's n_ctx, T5's n_positions and output_past, BART's and ALBERT's legacy switches).
+# GPT-2's n_ctx, T5's n_positions and output_past, BART's and ALBERT's legacy switches, DistilBERT's tie_weights_).
 COMMON_KEYS = frozenset(
     """
     _name_or_path architectures chunk_size_feed_forward dtype id2label is_encoder_decoder label2id model_type
@@ -756,6 +814,7 @@ COMMON_KEYS = frozenset(
     add_bias_logits add_final_layer_norm classif_dropout extra_pos_embeddings force_bos_token_to_be_generated
     normalize_before normalize_embedding static_position_embeddings
     down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
+    tie_weights_
 """.split()
 )
 
@@ -794,6 +853,9 @@ _WHY = {
     "kv heads": "multi-head latent attention expands keys and values for all h heads: num_key_value_heads sets no shape",
     "l2 norm": "Llama 4's QK norm is an L2 norm without weights",
     "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
+    # --- encoders (types-enc)
+    "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
+    "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
 }
 
 
@@ -1007,6 +1069,28 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         scale="attn_temperature_tuning floor_scale attn_scale",
         **{"l2 norm": "use_qk_norm", "rope layers": "no_rope_layers no_rope_layer_interval"},
     ),
+    # --- encoders (types-enc)
+    "distilbert": _no_effect(
+        dropout="attention_dropout dropout qa_dropout seq_classif_dropout",
+        act="activation",
+        init="initializer_range",
+        token="bos_token_id eos_token_id pad_token_id",
+        frozen="sinusoidal_pos_embds",
+        **{"no head": "tie_word_embeddings"},
+    ),
+    "xlm-roberta": _no_effect(**_BERT_NO_EFFECT, **{"no head": "tie_word_embeddings"}),
+    "electra": _no_effect(
+        **{**_BERT_NO_EFFECT, "dropout": _BERT_NO_EFFECT["dropout"] + " summary_last_dropout"},
+        **{"no head": "tie_word_embeddings summary_activation summary_type summary_use_proj"},
+    ),
+    "deberta-v2": _no_effect(
+        dropout="attention_probs_dropout_prob hidden_dropout_prob",
+        act="hidden_act",
+        init="initializer_range",
+        eps="layer_norm_eps",
+        token="bos_token_id eos_token_id pad_token_id",
+        **{"no head": "tie_word_embeddings legacy", "pooler head": "pooler_dropout pooler_hidden_act"},
+    ),
 }
 
 # Keys that are not fields of the config class but that the modeling file reads with
@@ -1025,10 +1109,30 @@ GETATTR_KEYS["falcon"] = ("n_embed",)  # FalconConfig.__post_init__ pops the leg
 WORKLOAD_GETATTR_KEYS: dict[str, tuple[str, ...]] = {
     "gemma3_text": ("sliding_window_pattern", "_sliding_window_pattern")
 }
+GETATTR_KEYS: dict[str, tuple[str, ...]] = {
+    "qwen2": ("head_dim",),
+    # --- encoders (types-enc): DebertaV2Embeddings / DisentangledSelfAttention / DebertaV2Encoder
+    "deberta-v2": (
+        "embedding_size",
+        "position_buckets",
+        "norm_rel_ebd",
+        "share_att_key",
+        "conv_kernel_size",
+        "conv_groups",
+        "attention_head_size",
+    ),
+}
+# Keys a modeling file reads with getattr that change no parameter (known, so never typos).
+GETATTR_QUIET: dict[str, tuple[str, ...]] = {
+    # --- encoders (types-enc): ConvLayer's activation; the classification heads' pooler width
+    "deberta-v2": ("conv_act", "pooler_hidden_size"),
+}
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
 # has: such a key is never taken for a typo, whichever model_type it appears in.
-REAL_KEYS = frozenset().union(*CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values())
+REAL_KEYS = frozenset().union(
+    *CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values(), *GETATTR_KEYS.values(), *GETATTR_QUIET.values()
+)
 
 
 def param_keys(model_type: str) -> frozenset[str]:
@@ -1036,6 +1140,7 @@ def param_keys(model_type: str) -> frozenset[str]:
     parameter count: CONFIG_KEYS and the keys symtrans reads, less NO_PARAM_EFFECT."""
     quiet = set(NO_PARAM_EFFECT["*"]) | set(NO_PARAM_EFFECT[model_type])
     keys = CONFIG_KEYS[model_type] | frozenset(DEFAULTS[model_type]) | frozenset(ALIASES.get(model_type, {}))
+    keys |= frozenset(GETATTR_KEYS.get(model_type, ()))
     return frozenset(k for k in keys if k not in quiet)
 
 
@@ -1388,6 +1493,11 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "deepseek_v3": None,
     "gpt_oss": None,
     "llama4_text": None,
+    # --- encoders (types-enc)
+    "distilbert": 0,
+    "xlm-roberta": 1,
+    "electra": 0,
+    "deberta-v2": 0,
 }
 
 
@@ -1438,8 +1548,13 @@ def _bert(r: _Reader) -> Spec:
         )
     rows = r.size("max_position_embeddings")
     offset = 0
-    if r.mt == "roberta":
+    if r.mt in ("roberta", "xlm-roberta"):
         pad = r.cfg["pad_token_id"] if "pad_token_id" in r.cfg else r.defaults["pad_token_id"]
+        if isinstance(pad, int) and not isinstance(pad, bool) and not -rows <= pad < rows:
+            raise ConfigError(
+                f"pad_token_id ({pad}) is not a row of the {rows}-row position table (max_position_embeddings): "
+                f"{r.model}'s position embedding uses it as padding_idx, which must be below max_position_embeddings"
+            )
         if isinstance(pad, int) and not isinstance(pad, bool) and 0 <= pad and pad + 1 < rows:
             offset = pad + 1
             r.notes.append(
@@ -2527,6 +2642,228 @@ def _deepseek(r: _Reader) -> Spec:
     )
 
 
+# --- encoders (types-enc)
+
+
+def _absolute_positions_only(r: _Reader) -> None:
+    """BERT-style 5.x models ignore position_embedding_type (4.x's relative_key variants)."""
+    pet = r.cfg.get("position_embedding_type", "absolute")
+    if pet != "absolute":
+        if not isinstance(pet, str):
+            raise ConfigError(f"position_embedding_type must be a string, not {_show(pet)}")
+        r.notes.append(
+            f"key position_embedding_type is {_show(pet)}, but {r.model} (transformers 5.x) ignores it: "
+            "counted with absolute positions"
+        )
+
+
+def _distilbert(r: _Reader) -> Spec:
+    """DistilBertModel (Sanh et al. 2019): BERT layers (q_lin, k_lin, v_lin, out_lin, lin1, lin2,
+    all biased; sa_layer_norm and output_layer_norm after each sublayer), word and position
+    embeddings with a LayerNorm; no token types, no pooler."""
+    d = r.size("dim")
+    h = r.size("n_heads")
+    _check_divides("dim", d, "n_heads", h, "DistilBERT's MultiHeadSelfAttention")
+    r.head_dim_must_match("dim", d, "n_heads", h)
+    if r.flag("sinusoidal_pos_embds", note=False):
+        r.notes.append(
+            "sinusoidal_pos_embds is true: the max_position_embeddings x dim position table holds fixed "
+            "sinusoids (requires_grad=False) but is still a parameter of DistilBertModel: counted"
+        )
+    r.notes.append(f"{r.model} has no pooler and no token-type embedding; no task head is counted")
+    return Spec(
+        family="encoder-only",
+        sizes=dict(
+            d_model=d,
+            d_ff=r.size("hidden_dim"),
+            h=h,
+            N=r.size("n_layers"),
+            V=r.size("vocab_size"),
+            L_max=r.size("max_position_embeddings"),
+        ),
+        positional="learned",
+        embedding_norm=True,
+        norm="layernorm",
+        bias=True,
+        norm_position="post",
+    )
+
+
+def _electra(r: _Reader) -> Spec:
+    """ElectraModel (Clark et al. 2020): embeddings embedding_size (E) wide with a LayerNorm of
+    width E, then embeddings_project E -> hidden_size with bias when E != hidden_size; BERT
+    layers; no pooler."""
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    if d % h:  # ElectraSelfAttention skips its check because ElectraConfig has embedding_size
+        raise ConfigError(
+            f"num_attention_heads ({h}) does not divide hidden_size ({d}): ElectraSelfAttention floors the "
+            f"head width for Q, K, V ({h} x {d // h}) but keeps a {d} x {d} output map (its forward fails); "
+            "symtrans does not model it"
+        )
+    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
+    if r.flag("add_cross_attention", note=False):
+        raise ConfigError(
+            f"add_cross_attention is true: cross-attention layers in {r.model} are not modelled by symtrans"
+        )
+    _absolute_positions_only(r)
+    E = r.size("embedding_size")
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    if E != d:
+        sizes["E_emb"] = E
+        r.notes.append(
+            f"embedding_size {E} != hidden_size {d}: the embeddings are {E} wide and ElectraModel's "
+            f"embeddings_project ({E} -> {d}, with bias) maps them to the layers"
+        )
+    r.notes.append(f"{r.model} has no pooler; no task head is counted")
+    return Spec(
+        family="encoder-only",
+        sizes=sizes,
+        positional="learned",
+        token_types=r.size("type_vocab_size", zero_ok=True),
+        embedding_norm=True,
+        norm="layernorm",
+        bias=True,
+        norm_position="post",
+    )
+
+
+# Keys DebertaV2Model reads with getattr (not DebertaV2Config fields) and their defaults there.
+_DEBERTA_GETATTR = {
+    "position_buckets": -1,
+    "norm_rel_ebd": "none",
+    "share_att_key": False,
+    "conv_kernel_size": 0,
+    "conv_groups": 1,
+}
+
+
+def _getattr_int(r: _Reader, key: str) -> int:
+    """An integer read with getattr (any sign: only its comparison with 0 matters)."""
+    v = r.cfg.get(key, _DEBERTA_GETATTR[key])
+    if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, _Huge):
+        raise ConfigError(f"{key} must be an integer, not {_show(v)}")
+    return v
+
+
+def _pos_att_type(r: _Reader) -> list[str]:
+    """DebertaV2Config.pos_att_type: a string is lower-cased and split on "|"
+    (``__post_init__``); a list is used as given; null means none."""
+    v = r.cfg.get("pos_att_type")
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [x.strip() for x in v.lower().split("|")]
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return list(v)
+    raise ConfigError(f'pos_att_type must be a string such as "p2c|c2p", a list of strings or null, not {_show(v)}')
+
+
+def _deberta_v2(r: _Reader) -> Spec:
+    """DebertaV2Model (He et al. 2021, 2023): see ``symtrans.engine.disentangled``."""
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    _check_divides("hidden_size", d, "num_attention_heads", h, "DisentangledSelfAttention")
+    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
+    if "attention_head_size" in r.cfg:
+        a = check_size("attention_head_size", r.cfg["attention_head_size"])
+        if a != d // h:
+            raise ConfigError(
+                f"attention_head_size ({a}) differs from hidden_size / num_attention_heads ({d // h}): "
+                f"the attention maps become {d} x {h * a} but the output map stays {d} x {d} (the forward "
+                "fails); symtrans does not model it"
+            )
+    E = check_size("embedding_size", r.cfg["embedding_size"]) if "embedding_size" in r.cfg else d
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+    )
+    opts: dict[str, Any] = {}
+    if E != d:
+        sizes["E_emb"] = E
+        opts["embedding_projection"] = "deberta"
+        r.notes.append(
+            f"embedding_size {E} != hidden_size {d}: embeddings {E} wide, then embed_proj {E} -> {d} "
+            "(no bias) and the LayerNorm at hidden_size"
+        )
+    P = r.size("max_position_embeddings")
+    if r.flag("position_biased_input"):
+        sizes["L_max"] = P
+        opts["positional"] = "learned"
+    else:
+        opts["positional"] = "none"
+        r.notes.append("position_biased_input is false: no absolute position table")
+    if r.flag("relative_attention"):
+        buckets = _getattr_int(r, "position_buckets")
+        k, span = r._lookup("max_relative_positions")
+        if k is None:
+            span = r.defaults["max_relative_positions"]
+        elif isinstance(span, bool) or not isinstance(span, int) or isinstance(span, _Huge):
+            raise ConfigError(f"max_relative_positions must be an integer, not {_show(span)}")
+        span = span if span >= 1 else P
+        sizes["L_rel"] = check_size(
+            "position_buckets" if buckets > 0 else "max_relative_positions", buckets if buckets > 0 else span
+        )
+        terms = _pos_att_type(r)
+        used = [t for t in ("c2p", "p2c") if t in terms]
+        opts["disentangled"] = "|".join(used) if used else "none"
+        unused = [t for t in terms if t not in ("c2p", "p2c")]
+        if unused:
+            r.notes.append(f"pos_att_type entries {', '.join(map(_show, unused))}: DebertaV2 uses only c2p and p2c")
+        share = r.cfg.get("share_att_key", False)
+        if not isinstance(share, bool):
+            raise ConfigError(f"share_att_key must be true or false, not {_show(share)}")
+        opts["share_att_key"] = share
+        r.notes.append(
+            f"relative attention: a {2 * sizes['L_rel']} x {d} relative position table "
+            f"({'position_buckets' if buckets > 0 else 'max_relative_positions'} = {sizes['L_rel']}), "
+            f"pos_att_type {opts['disentangled']}"
+            + (", share_att_key (the content W_Q, W_K project the table)" if share else "")
+        )
+    rel_norm = r.cfg.get("norm_rel_ebd", "none")
+    if not isinstance(rel_norm, str):
+        raise ConfigError(f'norm_rel_ebd must be a string such as "layer_norm" or "none", not {_show(rel_norm)}')
+    if "layer_norm" in [x.strip() for x in rel_norm.lower().split("|")]:
+        opts["rel_norm"] = True
+        if "L_rel" not in sizes:
+            r.notes.append(
+                "norm_rel_ebd layer_norm without relative_attention: DebertaV2Encoder creates the norm anyway"
+            )
+    kernel = _getattr_int(r, "conv_kernel_size")
+    if kernel > 0:
+        groups = _getattr_int(r, "conv_groups")
+        if groups < 1 or d % groups:
+            raise ConfigError(f"conv_groups ({groups}) must be a positive divisor of hidden_size ({d}) (torch Conv1d)")
+        if kernel % 2 == 0:
+            raise ConfigError(
+                f"conv_kernel_size ({kernel}) is even: ConvLayer's output is one position short and its forward "
+                "fails; symtrans counts odd kernels only"
+            )
+        opts.update(conv_kernel=kernel, conv_groups=groups)
+        r.notes.append(f"conv_kernel_size {kernel}: a ConvLayer (Conv1d + LayerNorm) after the first layer")
+    r.notes.append(f"{r.model} has no pooler (the ContextPooler belongs to the task heads); no task head is counted")
+    return Spec(
+        family="encoder-only",
+        sizes=sizes,
+        token_types=r.size("type_vocab_size", zero_ok=True),
+        embedding_norm=True,
+        norm="layernorm",
+        bias=True,
+        norm_position="post",
+        **opts,
+    )
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -2562,6 +2899,11 @@ _FAMILIES = {
     "deepseek_v3": _deepseek,
     "gpt_oss": _moe_decoder,
     "llama4_text": _moe_decoder,
+    # --- encoders (types-enc)
+    "distilbert": _distilbert,
+    "xlm-roberta": _bert,
+    "electra": _electra,
+    "deberta-v2": _deberta_v2,
 }
 
 _NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet
@@ -2634,6 +2976,7 @@ def known_keys(model_type: str) -> frozenset[str]:
         | {"head_dim", "attention_bias", "mlp_bias", "scale_embedding"}
         | frozenset(GETATTR_KEYS.get(model_type, ()))
         | frozenset(WORKLOAD_GETATTR_KEYS.get(model_type, ()))
+        | frozenset(GETATTR_QUIET.get(model_type, ()))
     )
 
 

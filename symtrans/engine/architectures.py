@@ -34,6 +34,7 @@ from symtrans.engine.components import (
 )
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
+from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
@@ -199,7 +200,8 @@ def _embeddings(
                 matrices=(Matrix(ONE, sp.Integer(spec.token_types), width, lookup=True),),
             )
         )
-    if spec.embedding_norm:
+    deberta = spec.embedding_projection == "deberta"  # project first, then the norm at d_model
+    if spec.embedding_norm and not deberta:
         steps += norm(spec, "embedding norm", width, ONE)
     if spec.has("E_emb") and tokens is not None:
         steps += linear(
@@ -207,11 +209,15 @@ def _embeddings(
             S.E_emb,
             S.d_model,
             tokens,
-            True,
-            "Lan et al. 2020 §3.1 (factorized embedding); AlbertTransformer.embedding_hidden_mapping_in",
+            not deberta,
+            "DebertaV2Embeddings.embed_proj (no bias)"
+            if deberta
+            else "Lan et al. 2020 §3.1 (factorized embedding); AlbertTransformer.embedding_hidden_mapping_in",
             "E_emb -> d_model projection of the factorized embedding",
             role=Role.EMBEDDING_PROJECTION,
         )
+    if spec.embedding_norm and deberta:
+        steps += norm(spec, "embedding norm", S.d_model, ONE)
     return Cost(name=name, block=block, steps=tuple(steps))
 
 
@@ -314,7 +320,11 @@ def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.E
     children: list[Cost] = []
     if spec.positional == "relative":
         children.append(relative_bias(spec))
+    if spec.has("L_rel") or spec.rel_norm:  # DeBERTa's relative table and its norm (types-enc)
+        children.append(relative_table(spec))
     children += _share_layers(spec, layers)
+    if spec.conv_kernel:  # DeBERTa-v2's ConvLayer, run after the first layer (types-enc)
+        children.append(conv_layer(spec, tokens))
     if spec.final_norm:
         f = _norms(spec, "final norm", tokens)
         if f:

@@ -403,6 +403,10 @@ def attention(
     )
     if spec.positional == "transformer-xl" and kind != "cross":
         steps += _transformer_xl_steps(batch, q, kv, pairs, D)
+    if spec.has("L_rel"):  # DeBERTa (types-enc); Spec allows it in encoder-only models only
+        from symtrans.engine.disentangled import disentangled_steps  # it imports this module
+
+        steps += disentangled_steps(spec, batch, q, D)
     steps += linear(
         "W_O",
         D.h * D.d_v,

@@ -54,6 +54,12 @@ _LEGEND = [
     SymbolInfo("r_kv", r"r_{\mathrm{kv}}", "rank of the compressed key-value latent (MLA kv_lora_rank)", "features"),
     SymbolInfo("d_nope", r"d_{\mathrm{nope}}", "per-head query/key width without rotary (MLA)", "features"),
     SymbolInfo("d_rope", r"d_{\mathrm{rope}}", "per-head rotary query/key width, one shared key (MLA)", "features"),
+    SymbolInfo(
+        "L_rel",
+        r"L_{\mathrm{rel}}",
+        "relative span: DeBERTa's relative position table has 2 L_rel rows (position_buckets)",
+        "tokens",
+    ),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

@@ -62,6 +62,13 @@ class Role(str, Enum):
     LATENT_NORM = "latent_norm"  # MLA q_a_layernorm / kv_a_layernorm on the compressed latents
     ATTENTION_SINKS = "attention_sinks"  # gpt-oss: one learned logit per head in every softmax
     SHARED_EXPERT_GATE = "shared_expert_gate"  # Qwen2-MoE: sigmoid(x W_g), W_g d_model x 1
+    # --- encoders (types-enc): DeBERTa (He et al. 2021 §3.1; HF DebertaV2)
+    RELATIVE_EMBEDDING = "relative_embedding"  # the 2*L_rel x d_model relative position table
+    POS_KEY_PROJ = "pos_key_proj"  # c2p: the relative table projected to keys
+    POS_QUERY_PROJ = "pos_query_proj"  # p2c: the relative table projected to queries
+    DISENTANGLED_SCORES = "disentangled_scores"  # Q (P_K)^T (c2p) and K (P_Q)^T (p2c)
+    CONV = "conv"  # a convolution's kernel (DeBERTa-v2's ConvLayer)
+    UNUSED_OUTPUT = "unused_output"  # a product the forward computes and never uses: no backward
 
 
 class Block(str, Enum):
@@ -87,6 +94,9 @@ class Block(str, Enum):
     POOLER = "pooler"
     MLM_HEAD = "mlm_head"
     OTHER = "other"
+    # --- encoders (types-enc)
+    RELATIVE_EMBEDDINGS = "relative_embeddings"  # DeBERTa's relative position table (+ its norm)
+    CONV_LAYER = "conv_layer"  # DeBERTa-v2's ConvLayer after the first layer
 
 
 # Roles of weight matrices that attention and FFN blocks apply to every token: the

@@ -37,6 +37,9 @@ BOOL_SPELLINGS: dict[str, dict[bool, str]] = {"qk_norm": {False: "none", True: "
 ATTENTION_PATTERNS = ("uniform", "per-layer")
 # Sizes of multi-head latent attention (DeepSeek-V2 §2.1); r_q is optional (no query compression).
 MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
+# --- encoders (types-enc)
+EMBEDDING_PROJECTIONS = ("albert", "deberta")
+DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -71,6 +74,7 @@ MODEL_SIZES = (
     "r_kv",
     "d_nope",
     "d_rope",
+    "L_rel",
 )
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
@@ -178,6 +182,26 @@ class Spec:
     windowed does not matter to any count, only how many.  ``N_w`` needs ``w``, a
     decoder-only model and 0 < N_w <= N; in a mixture-of-experts stack of dense and MoE
     layers it is refused (the count of windowed layers of each kind would be needed).
+        embedding_projection: with ``E_emb``, how the E_emb-wide embeddings reach d_model:
+            ``albert`` (norm E_emb wide, then E_emb -> d_model with bias: ALBERT, ELECTRA's
+            embeddings_project) or ``deberta`` (E_emb -> d_model without bias, then the norm
+            d_model wide: DebertaV2Embeddings.embed_proj).
+        disentangled: DeBERTa's disentangled attention terms (He et al. 2021 §3.1, HF
+            ``pos_att_type``): ``none``, ``c2p`` (content-to-position), ``p2c``
+            (position-to-content) or ``c2p|p2c``.  Needs ``L_rel``: the relative position
+            table of 2*L_rel x d_model rows (DebertaV2Encoder.rel_embeddings), shared by the
+            layers; each term adds a projection of the table per layer (pos_key_proj /
+            pos_query_proj, d_model x h*d_k + bias) and a score product per layer.
+        share_att_key: the relative table is projected by the layer's own W_Q and W_K
+            (no pos_key_proj / pos_query_proj parameters; both projections still run).
+        rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
+            ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
+            d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
+            LayerNorm); 0 means none.
+    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
+    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
+    ``L_rel``: DeBERTa's relative span (position_buckets, else max_relative_positions).
     """
 
     family: str = "decoder-only"
@@ -221,6 +245,13 @@ class Spec:
     mla: bool = False
     sinks: bool = False
     attention_pattern: str = "uniform"
+    # --- encoders (types-enc)
+    embedding_projection: str = "albert"
+    disentangled: str = "none"
+    share_att_key: bool = False
+    rel_norm: bool = False
+    conv_kernel: int = 0
+    conv_groups: int = 1
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -376,8 +407,22 @@ OPTION_TYPES: dict[str, Any] = {
     "mla": bool,
     "sinks": bool,
     "attention_pattern": ATTENTION_PATTERNS,
+    # --- encoders (types-enc)
+    "embedding_projection": EMBEDDING_PROJECTIONS,
+    "disentangled": DISENTANGLED,
+    "share_att_key": bool,
+    "rel_norm": bool,
+    "conv_kernel": int,
+    "conv_groups": int,
 }
-_NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
+_NONNEGATIVE_INTS = (
+    "position_offset",
+    "token_types",
+    "n_shared_experts",
+    "moe_first_dense",
+    "global_tokens",
+    "conv_kernel",
+)
 
 
 def _validate(spec: Spec) -> None:
@@ -549,6 +594,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
         raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
+    _validate_deberta(spec, v)
     _validate_ranges(spec, v)
 
 
@@ -622,3 +668,30 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
                 f"global_tokens={spec.global_tokens} exceeds the {v[seq]} tokens of a sequence ({seq}); "
                 f"a sequence cannot hold more global tokens than tokens"
             )
+
+
+def _validate_deberta(spec: Spec, v: dict[str, int]) -> None:
+    """DeBERTa's options (types-enc): each needs what it acts on, else it would change nothing."""
+    if spec.embedding_projection != "albert" and "E_emb" not in v:
+        raise ValueError(f"embedding_projection={spec.embedding_projection} needs E_emb (the embedding width)")
+    rel = "L_rel" in v
+    for name, off in (("disentangled", "none"), ("share_att_key", False)):
+        if getattr(spec, name) != off and not rel:
+            raise ValueError(f"{name} needs L_rel (the relative span of DeBERTa's relative position table)")
+    if (rel or spec.conv_kernel or spec.rel_norm) and spec.family != "encoder-only":
+        raise ValueError(
+            "L_rel and conv_kernel describe DeBERTa's encoder (relative table, ConvLayer); "
+            f"this is a {spec.family} model"
+        )
+    if rel and "w" in v:
+        raise ValueError("L_rel (disentangled attention) with a local window w is not modelled")
+    if spec.conv_groups != 1 and not spec.conv_kernel:
+        raise ValueError("conv_groups applies to DeBERTa's ConvLayer: give conv_kernel as well")
+    if spec.conv_kernel:
+        if spec.conv_kernel % 2 == 0:
+            raise ValueError(
+                f"conv_kernel={spec.conv_kernel} is even: DeBERTa's ConvLayer pads (k - 1) // 2 per side, so an "
+                "even kernel returns L - 1 positions and its forward fails; give an odd kernel"
+            )
+        if v["d_model"] % spec.conv_groups:
+            raise ValueError(f"conv_groups={spec.conv_groups} does not divide d_model={v['d_model']} (torch Conv1d)")

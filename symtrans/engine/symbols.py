@@ -49,6 +49,7 @@ r_q = SYMBOLS["r_q"]
 r_kv = SYMBOLS["r_kv"]
 d_nope = SYMBOLS["d_nope"]
 d_rope = SYMBOLS["d_rope"]
+L_rel = SYMBOLS["L_rel"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
