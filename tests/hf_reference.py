@@ -28,6 +28,11 @@ HF_CLASSES = {
     "bart": "BartForConditionalGeneration",
     "opt": "OPTForCausalLM",
     "albert": "AlbertModel",
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": "GPTNeoForCausalLM",
+    "gpt_bigcode": "GPTBigCodeForCausalLM",
+    "bloom": "BloomForCausalLM",
+    "mpt": "MptForCausalLM",
 }
 
 
@@ -232,6 +237,78 @@ def opt(draw) -> dict:
     return cfg
 
 
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+
+@st.composite
+def gpt_neo(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    n = draw(LAYERS)
+    cfg = dict(
+        model_type="gpt_neo",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_heads=h,
+        num_layers=n,
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+    )
+    # One kind on every layer (a global/local mix is refused: one window for the whole stack).
+    kind = draw(st.sampled_from(["global", "local"]))
+    if draw(st.booleans()):
+        cfg["attention_types"] = [[[kind], n]]
+    else:
+        cfg["attention_layers"] = [kind] * n
+    _maybe(draw, cfg, "window_size", st.integers(1, 40))
+    _maybe(draw, cfg, "intermediate_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def gpt_bigcode(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="gpt_bigcode",
+        n_embd=h * draw(st.integers(1, 6)),
+        n_head=h,
+        n_layer=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        n_positions=draw(st.integers(1, 40)),
+    )
+    _maybe(draw, cfg, "n_inner", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "multi_query", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def bloom(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(model_type="bloom", n_head=h, n_layer=draw(LAYERS), vocab_size=draw(VOCAB))
+    cfg[draw(st.sampled_from(["hidden_size", "n_embed"]))] = h * draw(st.integers(1, 6))  # n_embed: legacy name
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def mpt(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="mpt",
+        d_model=h * draw(st.integers(1, 6)),
+        n_heads=h,
+        n_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        max_seq_len=draw(st.integers(1, 40)),
+    )
+    # Keys MptForCausalLM ignores (MosaicML's code honoured them): they must move nothing.
+    _maybe(draw, cfg, "expansion_ratio", st.integers(1, 6))
+    _maybe(draw, cfg, "no_bias", st.booleans())
+    _maybe(draw, cfg, "learned_pos_emb", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -246,4 +323,9 @@ STRATEGIES = {
     "t5": t5(),
     "bart": bart(),
     "opt": opt(),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": gpt_neo(),
+    "gpt_bigcode": gpt_bigcode(),
+    "bloom": bloom(),
+    "mpt": mpt(),
 }

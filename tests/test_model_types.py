@@ -164,6 +164,19 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": dict(
+        hidden_size=16,
+        num_heads=4,
+        num_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        attention_types=[[["global"], 2]],
+    ),
+    "gpt_bigcode": dict(n_embd=16, n_head=4, n_layer=2, n_inner=10, vocab_size=23, n_positions=17),
+    "bloom": dict(hidden_size=16, n_head=4, n_layer=2, vocab_size=23),
+    "mpt": dict(d_model=16, n_heads=4, n_layers=2, vocab_size=23, max_seq_len=17),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -235,6 +248,28 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("opt", "num_attention_heads"): [4, 5],
     ("gemma", "use_bidirectional_attention"): [True],
     ("albert", "num_hidden_layers"): [3],
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    ("gpt_neo", "attention_types"): [[[["local"], 2]], [[["global", "local"], 1]], [[["global"], 3]], [[["other"], 2]]],
+    ("gpt_neo", "attention_layers"): [["local", "local"], ["global"], ["global", "local"]],
+    ("gpt_neo", "intermediate_size"): [None, 14],
+    ("gpt_neo", "num_layers"): [3],
+    ("gpt_neo", "num_hidden_layers"): [3],
+    ("gpt_neo", "num_heads"): [2, 8, 3],
+    ("gpt_neo", "num_attention_heads"): [2, 8, 3],
+    ("gpt_bigcode", "n_inner"): [None, 14],
+    ("gpt_bigcode", "n_embd"): [24],
+    ("gpt_bigcode", "n_head"): [2, 8, 3],
+    ("gpt_bigcode", "add_cross_attention"): [True],
+    ("bloom", "n_head"): [2, 8, 3],
+    ("bloom", "num_attention_heads"): [2, 8, 3],
+    ("mpt", "num_attention_heads"): [2, 8, 3],
+    ("gpt_bigcode", "num_attention_heads"): [2, 8, 3],
+    ("mpt", "n_heads"): [2, 8, 3],
+    ("mpt", "d_model"): [24],
+    ("mpt", "attn_config"): [{"qk_ln": True, "clip_qkv": 6.0}],
+    ("mpt", "norm_type"): ["layernorm"],
+    ("mpt", "init_device"): ["meta"],
+    ("mpt", "logit_scale"): [0.5],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -254,6 +289,12 @@ GAPS: dict[tuple[str, str], str] = {
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "
     "for Q, K, V (h * (d // h) wide) but keeps a d x d output map",
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    ("gpt_neo", "attention_types"): "a stack of global and local layers: one attention window for the whole stack",
+    ("gpt_neo", "attention_layers"): "a stack of global and local layers: one attention window for the whole stack",
+    ("gpt_bigcode", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
+    ("mpt", "n_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
+    ("mpt", "num_attention_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
@@ -687,3 +728,42 @@ def test_model_types_command_lists_the_table(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [row["model_type"] for row in listed] == list(SUPPORTED)
     assert [row["counted_as"] for row in listed] == [CLASSES[mt][1] for mt in SUPPORTED]
+
+
+# --------------------------------------------------------------------------- gpt2-like and wrappers: KV cache
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+# (model_type, changes to AUDIT_BASE): the cache of every variant that changes its shape.
+KV_CACHE_CASES = [
+    ("gpt_neo", {}),
+    ("gpt_neo", {"attention_types": [[["local"], 2]], "window_size": 6}),  # window above the prefill: all kept
+    ("gpt_bigcode", {}),  # multi_query (the default): one key/value head
+    ("gpt_bigcode", {"multi_query": False}),
+    ("bloom", {}),
+    ("mpt", {}),
+]
+
+
+def _cache_tensor_bytes(cache) -> int:
+    """Bytes of every key and value tensor a transformers 5.x cache holds (``cache.layers``)."""
+    return sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values))
+
+
+@pytest.mark.parametrize(
+    ("model_type", "changes"), KV_CACHE_CASES, ids=[f"{m}-{i}" for i, (m, _) in enumerate(KV_CACHE_CASES)]
+)
+def test_kv_cache_bytes_per_token_match_the_real_cache(hf, model_type, changes):
+    """A forward with use_cache=True on one sequence of P tokens (fp32 on the CPU): the key and
+    value tensors it caches are P x symtrans's KV cache bytes per token at fp32."""
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+    from symtrans.engine.evaluate import exact
+
+    cfg = _cfg(model_type, **changes)
+    spec, _ = spec_from_config(cfg, "kv")
+    model = _flop_model(hf, model_type, cfg)
+    torch = hf.torch
+    with torch.no_grad():
+        cache = model(input_ids=torch.ones(1, P, dtype=torch.long), use_cache=True).past_key_values
+    real = _cache_tensor_bytes(cache)
+    assert real == P * exact(kv_cache_per_token(spec, "fp32"), spec.values)
+    assert real == exact(kv_cache_bytes(spec, 1, P, "fp32"), spec.values)
