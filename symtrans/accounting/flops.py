@@ -144,7 +144,14 @@ def flops_expr(
 
     The closed form depends only on ``spec.structure()``; it is cached on it.
     """
+    _require_workload(spec)
     return _flops_expr(spec.structure(), mode, convention, mask, recompute)
+
+
+def _require_workload(spec: Spec) -> None:
+    """Refuse a spec whose cost at a workload symtrans cannot count (``Spec.check_sizes``
+    with ``workload=True``: a stack of windowed and full layers, ``N_w``)."""
+    spec.check_sizes({}, workload=True)
 
 
 @lru_cache(maxsize=512)
@@ -344,6 +351,7 @@ def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> s
 
     _check(None, mask, "none")
     _require_generation(spec)
+    _require_workload(spec)
     conv = get_convention(convention)
     if spec.family == "encoder-decoder":
         wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
@@ -372,6 +380,7 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
 
     _check(None, mask, "none")
     _require_generation(spec)
+    _require_workload(spec)
     conv = get_convention(convention)
     one = sp.Integer(1)
     if spec.family == "encoder-decoder":
@@ -400,6 +409,7 @@ def decode_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp
     """
     from symtrans.engine.simplify import closed_form
 
+    _require_workload(spec)
     if spec.has("w"):
         return _windowed_decode(spec, convention, mask)
     step = decode_step_expr(spec, convention, mask)

@@ -86,6 +86,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM"),
     "bloom": ("BloomConfig", "BloomForCausalLM"),
     "mpt": ("MptConfig", "MptForCausalLM"),
+    "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
+    "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -299,6 +302,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_seq_len": 2048,
         "tie_word_embeddings": True,
     },
+    "llava": {"text_config": None, "tie_word_embeddings": False},
+    "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -413,6 +418,10 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "hidden_size init_device initializer_range layer_norm_epsilon learned_pos_emb logit_scale max_seq_len "
         "n_heads n_layers no_bias norm_type num_attention_heads num_hidden_layers pad_token_id resid_pdrop "
         "tie_word_embeddings use_cache vocab_size",
+        "llava": "image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "text_config tie_word_embeddings vision_config vision_feature_layer vision_feature_select_strategy",
+        "qwen2_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
     }.items()
 }
 
@@ -472,6 +481,8 @@ _WHY = {
     "mpt ignores": "ignored by transformers 5.x's MptForCausalLM, which always builds bias-free maps, a "
     "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
     "alibi": "ALiBi has no position table: the longest sequence changes no weights (read as L_max)",
+    "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
+    "it counts the language model of a multimodal wrapper only",
 }
 
 
@@ -603,6 +614,13 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
             "norm_type"
         },
     ),
+    "llava": _no_effect(
+        vision="image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "vision_config vision_feature_layer vision_feature_select_strategy",
+    ),
+    "qwen2_vl": _no_effect(
+        vision="image_token_id video_token_id vision_config vision_end_token_id vision_start_token_id",
+    ),
 }
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
@@ -610,11 +628,54 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
 REAL_KEYS = frozenset().union(*CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values())
 
 
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+# Language models that exist only inside a multimodal wrapper (no ForCausalLM of their own in
+# transformers 5.x): read from the wrapper's text_config, never as a top-level model_type.
+# The same tables as the supported types, kept apart so that SUPPORTED lists only real
+# top-level types.  Qwen2VLTextModel is Qwen2-shaped (q, k, v biased; o not) but requires
+# num_attention_heads to divide hidden_size, reads no head_dim, and its multimodal rotary
+# positions (mrope) have no parameters.
+TEXT_ONLY: dict[str, tuple[str, str]] = {"qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLTextModel")}
+TEXT_ONLY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2_vl_text": {
+        "vocab_size": 152064,
+        "hidden_size": 8192,
+        "intermediate_size": 29568,
+        "num_hidden_layers": 80,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 32768,
+        "max_window_layers": 80,
+        "tie_word_embeddings": False,  # no such field: the wrapper decides (and passes it down)
+    },
+}
+TEXT_ONLY_CONFIG_KEYS: dict[str, frozenset[str]] = {
+    "qwen2_vl_text": frozenset(
+        "attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
+        "layer_types max_position_embeddings max_window_layers num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window use_cache "
+        "use_sliding_window vocab_size".split()
+    ),
+}
+TEXT_ONLY_NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
+    "qwen2_vl_text": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
+}
+
+
+def _of(table: dict, text_table: dict, model_type: str):
+    """``table[model_type]`` for a supported type, else the text-only table's entry."""
+    return table[model_type] if model_type in table else text_table[model_type]
+
+
 def param_keys(model_type: str) -> frozenset[str]:
     """The keys of ``model_type``'s config class (and their aliases) that change its
     parameter count: CONFIG_KEYS and the keys symtrans reads, less NO_PARAM_EFFECT."""
-    quiet = set(NO_PARAM_EFFECT["*"]) | set(NO_PARAM_EFFECT[model_type])
-    keys = CONFIG_KEYS[model_type] | frozenset(DEFAULTS[model_type]) | frozenset(ALIASES.get(model_type, {}))
+    quiet = set(NO_PARAM_EFFECT["*"]) | set(_of(NO_PARAM_EFFECT, TEXT_ONLY_NO_PARAM_EFFECT, model_type))
+    keys = (
+        _of(CONFIG_KEYS, TEXT_ONLY_CONFIG_KEYS, model_type)
+        | frozenset(_of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type))
+        | frozenset(ALIASES.get(model_type, {}))
+    )
     return frozenset(k for k in keys if k not in quiet)
 
 
@@ -803,8 +864,8 @@ class _Reader:
     def __init__(self, cfg: dict[str, Any], model_type: str) -> None:
         self.cfg = cfg
         self.mt = model_type
-        self.cls, self.model = CLASSES[model_type]
-        self.defaults = DEFAULTS[model_type]
+        self.cls, self.model = _of(CLASSES, TEXT_ONLY, model_type)
+        self.defaults = _of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type)
         self.aliases = ALIASES.get(model_type, {})
         self.notes: list[str] = []
 
@@ -914,7 +975,7 @@ def check_size(key: str, v: Any, zero_ok: bool = False) -> int:
 
 # Config classes whose num_key_value_heads may be null (``int | None``): null means
 # num_attention_heads (their __post_init__).  The others' strict int field refuses null.
-_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3")
+_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text")
 
 
 def _heads(r: _Reader, h: int, h_key: str = "num_attention_heads") -> int:
@@ -949,6 +1010,7 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "gemma": 0,
     "bart": 1,
     "opt": 1,
+    "qwen2_vl_text": None,
 }
 
 
@@ -1191,7 +1253,7 @@ def _window(r: _Reader, n_layers: int) -> int | None:
         ConfigError: a malformed window key, or some layers windowed and others not
             (symtrans has one window for the whole stack).
     """
-    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3"):
+    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text"):
         return None
     k, w = r._lookup("sliding_window")
     if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
@@ -1211,7 +1273,7 @@ def _window(r: _Reader, n_layers: int) -> int | None:
         w = None
     types = r.cfg.get("layer_types")
     if types is None:
-        first = r.cfg.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS)
+        first = r.cfg.get("max_window_layers", r.defaults.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS))
         if isinstance(first, bool) or not isinstance(first, int):
             raise ConfigError(f"max_window_layers must be an integer, not {_show(first)}")
         types = ["sliding_attention" if w is not None and i >= first else "full_attention" for i in range(n_layers)]
@@ -1379,8 +1441,9 @@ def _opt(r: _Reader) -> Spec:
 _NEO_KINDS = ("global", "local")
 
 
-def _gpt_neo_layers(r: _Reader, n_layers: int) -> list[str]:
-    """GPT-Neo's per-layer attention kinds ("global" or "local"), as GPTNeoConfig makes them:
+def _gpt_neo_layers(r: _Reader, n_layers: int) -> tuple[str, list[str]]:
+    """GPT-Neo's per-layer attention kinds ("global" or "local"), as GPTNeoConfig makes them, and
+    the key they come from:
     ``attention_layers`` when the file gives it (set after ``__post_init__``, so it wins),
     else ``attention_types`` expanded (``[[kinds, repeat], ...]``: kinds repeated in turn).
 
@@ -1414,7 +1477,7 @@ def _gpt_neo_layers(r: _Reader, n_layers: int) -> list[str]:
         raise ConfigError(
             f"{key} makes {len(layers)} attention layers for num_layers {n_layers}, which GPTNeoConfig refuses"
         )
-    return layers
+    return key, layers
 
 
 def _gpt_neo(r: _Reader) -> Spec:
@@ -1431,22 +1494,26 @@ def _gpt_neo(r: _Reader) -> Spec:
         V=r.size("vocab_size"),
         L_max=r.size("max_position_embeddings"),
     )
-    local = _gpt_neo_layers(r, n).count("local")
+    key, layers = _gpt_neo_layers(r, n)
+    local = layers.count("local")
     if "window_size" in r.cfg and not local:  # a strict int field, used by no layer here
         check_size("window_size", r.cfg["window_size"], zero_ok=True)
     if local:
         w = r.size("window_size")
-        if local != n:
-            raise ConfigError(
-                f"attention_types makes {local} of {n} layers local (window_size {w}) and the rest global: "
-                "symtrans has one attention window for the whole stack"
-            )
         sizes["w"] = w
-        r.notes.append(
-            f"attention_types makes every layer local: each query attends to the last {w} positions (window_size), "
-            "counted as a sliding window in FLOPs and the KV cache (transformers' GPTNeo masks a full score "
-            "square and keeps every position in its cache)"
-        )
+        if local != n:
+            sizes["N_w"] = local
+            r.notes.append(
+                f"{key} makes {local} of {n} layers local (window_size {w}) and the rest global: "
+                "parameters are exact; FLOPs, the KV cache and time are refused (per-layer attention windows "
+                "are not modelled yet)"
+            )
+        else:
+            r.notes.append(
+                f"{key} makes every layer local: each query attends to the last {w} positions "
+                "(window_size), counted as a sliding window in FLOPs and the KV cache (transformers' GPTNeo "
+                "masks a full score square and keeps every position in its cache)"
+            )
     r.notes.append("GPTNeoSelfAttention: q_proj, k_proj and v_proj have no bias, out_proj has one")
     return Spec(
         family="decoder-only",
@@ -1557,6 +1624,176 @@ def _mpt(r: _Reader) -> Spec:
     )
 
 
+@dataclass(frozen=True)
+class Wrapper:
+    """A multimodal wrapper whose config nests a language model's config in ``text_config``.
+
+    Attributes:
+        text_type: the text model_type when text_config gives none (the config class's default).
+        text_types: the text model_types symtrans reads for it.
+        tie_or: True when the wrapper ties if its own tie_word_embeddings **or** the text
+            config's is true (LlavaConfig, Qwen2VLConfig forward a true text value); False when
+            the wrapper's value alone decides (Gemma3Config).
+        flat: the wrapper also takes the text keys at its top level (Qwen2VLConfig.__post_init__
+            moves them into text_config when there is none, as Hub checkpoints are saved).
+        language_model: what is counted, in transformers' module names.
+        left_out: what is not counted, by name.
+    """
+
+    text_type: str
+    text_types: tuple[str, ...]
+    tie_or: bool
+    flat: bool
+    language_model: str
+    left_out: str
+
+
+# Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
+# top level, which LlavaForConditionalGeneration's tie (lm_head <- language_model.embed_tokens)
+# and its bias-free lm_head reproduce exactly.
+_LLAVA_TEXT = ("llama", "mistral", "qwen2", "qwen3", "gemma")
+
+WRAPPERS: dict[str, Wrapper] = {
+    "llava": Wrapper(
+        text_type="llama",
+        text_types=_LLAVA_TEXT,
+        tie_or=True,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        left_out="the vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
+        "(model.multi_modal_projector, two linear maps)",
+    ),
+    "qwen2_vl": Wrapper(
+        text_type="qwen2_vl_text",
+        text_types=("qwen2_vl_text",),
+        tie_or=True,
+        flat=True,
+        language_model="model.language_model (Qwen2VLTextModel) and lm_head",
+        left_out="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
+        "with its patch merger)",
+    ),
+}
+
+# Keys of a flat Qwen2-VL config that Qwen2VLConfig.__post_init__ moves into text_config besides
+# the text class's fields: the rotary settings of 4.x checkpoints.
+_FLAT_ROPE_KEYS = frozenset({"rope_parameters", "rope_scaling", "rope_theta"})
+
+
+def _flat_text_keys(cfg: dict[str, Any], mt: str) -> list[str]:
+    """The top-level keys of a flat wrapper config that are its text model's (none unless
+    the wrapper is ``flat`` and gives no text_config): every key that is not the wrapper's
+    own, so that a typo of a text key is caught by the text reader."""
+    w = WRAPPERS[mt]
+    if not w.flat or cfg.get("text_config") is not None:
+        return []
+    own = CONFIG_KEYS[mt] | COMMON_KEYS | frozenset(DEFAULTS[mt])
+    text = TEXT_ONLY_CONFIG_KEYS.get(w.text_type, frozenset()) | _FLAT_ROPE_KEYS
+    return [k for k in cfg if k in text or (k not in own and k not in REAL_KEYS)]
+
+
+def _wrapper_part(cfg: dict[str, Any], mt: str) -> dict[str, Any]:
+    """``cfg`` without the text keys a flat wrapper config holds at its top level."""
+    text = set(_flat_text_keys(cfg, mt))
+    return {k: v for k, v in cfg.items() if k not in text}
+
+
+def _wrapped(r: _Reader) -> Spec:
+    """The language model of a multimodal wrapper (``WRAPPERS``): its text_config read as its
+    own model_type, with the wrapper's tie rule; vision tower and projector left out (named
+    in the notes).
+
+    Raises:
+        ConfigError: a text_config that is not an object, a text model_type symtrans does
+            not read inside this wrapper, or anything the text reader refuses (prefixed
+            ``text_config:``).
+    """
+    w = WRAPPERS[r.mt]
+    text = r.cfg.get("text_config")
+    if text is None:
+        flat = _flat_text_keys(r.cfg, r.mt)
+        text = {k: r.cfg[k] for k in flat}
+        if flat:
+            r.notes.append(f"no text_config: {r.cls} takes the text keys at the top level ({', '.join(flat)})")
+        else:
+            r._default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
+    elif not isinstance(text, dict):
+        raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
+    else:
+        text = dict(text)
+    text_mt = text.get("model_type", w.text_type)
+    if "model_type" not in text and r.cfg.get("text_config") is not None:
+        r.notes.append(f"text_config has no model_type: {r.cls} reads it as {_show(w.text_type)}")
+    if text_mt not in w.text_types:
+        raise ConfigError(
+            f"text_config model_type {_show(text_mt)} is not supported inside {r.mt} "
+            f"(its language model must be one of: {', '.join(w.text_types)})"
+        )
+    own = r.flag("tie_word_embeddings", note=False)
+    text_tie = text.get("tie_word_embeddings", _of(DEFAULTS, TEXT_ONLY_DEFAULTS, text_mt).get("tie_word_embeddings"))
+    if not isinstance(text_tie, bool):
+        raise ConfigError(f"text_config.tie_word_embeddings must be true or false, not {_show(text_tie)}")
+    tied = own or text_tie if w.tie_or else own
+    if tied != text_tie:
+        why = "the wrapper's tie_word_embeddings" if not w.tie_or or own else "the text config's"
+        r.notes.append(f"lm_head {'tied to' if tied else 'separate from'} the token embedding ({r.cls} follows {why})")
+    text["model_type"] = text_mt
+    text["tie_word_embeddings"] = tied
+    try:
+        spec, notes = _read(text, text_mt)
+    except ConfigError as e:
+        raise ConfigError(f"text_config: {e}") from None
+    text_cls, _ = _of(CLASSES, TEXT_ONLY, text_mt)
+    r.notes.insert(
+        0,
+        f"counted: the language model of transformers {r.model}, {w.language_model} "
+        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); left out: {w.left_out}",
+    )
+    r.notes += [f"text_config: {n}" for n in notes[1:]]
+    if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
+        spec = spec.replace(head_bias=False)
+    return spec
+
+
+def _qwen2_vl_text(r: _Reader) -> Spec:
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    _check_divides("hidden_size", d, "num_attention_heads", h, "Qwen2VLAttention")
+    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
+    h_kv = _heads(r, h)
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    if h_kv != h:
+        sizes["h_kv"] = h_kv
+    w = _window(r, sizes["N"])
+    if w is not None:
+        sizes["w"] = w
+    r.notes.append(
+        "Qwen2VLAttention: q_proj, k_proj and v_proj have biases, o_proj has none; "
+        "multimodal rotary positions (mrope) have no parameters"
+    )
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        qkv_bias=True,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+_TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text}
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -1576,9 +1813,14 @@ _FAMILIES = {
     "gpt_bigcode": _gpt_bigcode,
     "bloom": _bloom,
     "mpt": _mpt,
+    "llava": _wrapped,
+    "qwen2_vl": _wrapped,
 }
 
-_NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet
+_NOT_YET: dict[str, str] = {  # model_type -> why it cannot be counted yet
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gemma3": 'its language model, text_config model_type "gemma3_text", is not supported yet',
+}
 
 
 def spec_from_config(cfg: dict[str, Any], name: str = "config") -> tuple[Spec, tuple[str, ...]]:
@@ -1619,11 +1861,21 @@ def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
         )
     if mt not in _FAMILIES:
         raise ConfigError(f"model_type {_show(mt)} is not supported; supported model types: {supported}")
+    return _read(cfg, mt)
+
+
+def _read(cfg: dict[str, Any], mt: str) -> tuple[Spec, tuple[str, ...]]:
+    """The Spec and notes of ``cfg`` as ``mt`` (a supported or a text-only type)."""
     r = _Reader(cfg, mt)
-    unknown = unknown_keys(cfg, mt)  # typos are errors before any default hides them
+    wrapper = WRAPPERS.get(mt)
+    # typos are errors before any default hides them (a wrapper's text keys: its text reader's)
+    unknown = unknown_keys(_wrapper_part(cfg, mt) if wrapper else cfg, mt)
     _check_padding_idx(r)
-    spec = _FAMILIES[mt](r)
-    notes = [f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"]
+    spec = _of(_FAMILIES, _TEXT_ONLY_READERS, mt)(r)
+    first = (
+        r.notes.pop(0) if wrapper else f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"
+    )
+    notes = [first]
     if unknown:
         notes.append(
             f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {r.cls} "
@@ -1641,9 +1893,9 @@ def known_keys(model_type: str) -> frozenset[str]:
     """The keys a config.json of ``model_type`` may hold: its config class's, COMMON_KEYS,
     and those symtrans reads (DEFAULTS and ALIASES)."""
     return (
-        CONFIG_KEYS[model_type]
+        _of(CONFIG_KEYS, TEXT_ONLY_CONFIG_KEYS, model_type)
         | COMMON_KEYS
-        | frozenset(DEFAULTS[model_type])
+        | frozenset(_of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type))
         | frozenset(ALIASES.get(model_type, {}))
         | {"head_dim", "attention_bias", "mlp_bias", "scale_embedding"}
     )
@@ -1669,7 +1921,7 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
     unknown = [key for key in cfg if key not in known]  # one set lookup per key: linear
     if len(unknown) > MAX_UNKNOWN_KEYS:
         raise ConfigError(
-            f"{len(unknown):,} keys are unknown to {CLASSES[model_type][0]} (at most {MAX_UNKNOWN_KEYS:,} "
+            f"{len(unknown):,} keys are unknown to {_of(CLASSES, TEXT_ONLY, model_type)[0]} (at most {MAX_UNKNOWN_KEYS:,} "
             f"are accepted); this is not a config.json of a {model_type} model"
         )
     by_lower = {k.lower(): k for k in targets}
@@ -1687,7 +1939,7 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
         else:
             others.append(key)
     if typos:
-        cls = CLASSES[model_type][0]
+        cls = _of(CLASSES, TEXT_ONLY, model_type)[0]
         raise ConfigError(
             f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
             "so it would be ignored and a default used instead; fix the spelling"

@@ -53,6 +53,7 @@ MODEL_SIZES = (
     "E_emb",
     "r",
     "w",
+    "N_w",  # --- gpt2-like: windowed layers of a mixed stack (GPT-Neo's global/local layers)
 )
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
@@ -116,6 +117,10 @@ class Spec:
             workload by ``check_sizes(..., workload=True)``).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
+    ``N_w`` (with ``w``, below N): only N_w of the N decoder layers use the window, the
+    others attend fully (GPT-Neo's alternating local and global layers).  Parameters do not
+    depend on it; FLOPs, the KV cache and time do, and per-layer windows are not modelled
+    yet, so every evaluation at a workload refuses such a spec (``check_sizes``).
     """
 
     family: str = "decoder-only"
@@ -353,6 +358,20 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 )
     if spec.positional == "learned" and "L_max" not in v:
         raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
+    if "N_w" in v:
+        if "w" not in v or spec.family != "decoder-only":
+            raise ValueError("N_w (windowed layers) needs a decoder-only model with a local attention window w")
+        if v["N_w"] >= v["N"]:
+            raise ValueError(
+                f"N_w={v['N_w']} windowed layers must be fewer than N={v['N']}; when every layer uses the window, give w alone"
+            )
+        if workload:
+            raise ValueError(
+                f"N_w={v['N_w']} of the N={v['N']} layers attend within the window w={v['w']} and the others to "
+                "every position (a config's attention_types or layer_types): symtrans does not model per-layer "
+                "attention windows yet, so FLOPs, the KV cache and time are not counted for this model "
+                "(parameters are)"
+            )
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":

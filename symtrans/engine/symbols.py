@@ -55,6 +55,10 @@ _LEGEND = [
     SymbolInfo("D", "D", "training tokens", "tokens"),
     SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
     SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    SymbolInfo(
+        "N_w", r"N_{w}", "decoder layers that use the local window w (the others attend to every position)", "layers"
+    ),
 ]
 
 LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
@@ -87,6 +91,7 @@ T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
 t = SYMBOLS["t"]
 N_d = SYMBOLS["N_d"]
+N_w = SYMBOLS["N_w"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
