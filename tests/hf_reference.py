@@ -256,7 +256,7 @@ def opt(draw) -> dict:
         "tie_word_embeddings",
     ):
         _maybe(draw, cfg, key, st.booleans())
-    _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d)))
+    _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d), SIZE))  # SIZE: project_in/out
     return cfg
 
 

@@ -360,7 +360,6 @@ GAPS: dict[tuple[str, str], str] = {
     ("bart", "num_attention_heads"): "one h for both stacks (alias of encoder_attention_heads)",
     ("bart", "encoder_ffn_dim"): "one d_ff for both stacks",
     ("bart", "decoder_ffn_dim"): "one d_ff for both stacks",
-    ("opt", "word_embed_proj_dim"): "project_in / project_out are not modelled",
     ("qwen2", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "
@@ -1121,3 +1120,58 @@ def test_gpt_neo_global_and_local_layers(hf, capsys, tmp_path):
         assert main([*command, str(path)]) == 2
         err = capsys.readouterr().err.strip()
         assert "\n" not in err and "N_w=6 of the N=12 layers" in err
+
+
+# --------------------------------------------------------------------------- OPT-350m: project_in / project_out
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+OPT_350M = dict(  # facebook/opt-350m: word_embed_proj_dim 512 below hidden_size 1024, post-norm layers
+    model_type="opt",
+    hidden_size=1024,
+    word_embed_proj_dim=512,
+    ffn_dim=4096,
+    num_hidden_layers=24,
+    num_attention_heads=16,
+    vocab_size=50272,
+    max_position_embeddings=2048,
+    do_layer_norm_before=False,
+    pad_token_id=1,
+)
+
+
+def test_opt_350m_counts_its_projections(hf):
+    """OPTForCausalLM with word_embed_proj_dim 512 != hidden_size 1024: embed_tokens 50272 x 512
+    (lm_head tied to it), project_in 512 -> 1024 and project_out 1024 -> 512 without bias,
+    positions (2048 + 2) x 1024; 24 post-norm layers (q, k, v, out, fc1, fc2 biased, two
+    LayerNorms); no final LayerNorm (do_layer_norm_before false)."""
+    d, e, ff = 1024, 512, 4096
+    layer = 4 * (d * d + d) + (d * ff + ff) + (ff * d + d) + 2 * 2 * d
+    arithmetic = 50272 * e + e * d + d * e + 2050 * d + 24 * layer
+    spec, notes = spec_from_config(OPT_350M, "opt-350m")
+    assert exact(build(spec).params, spec.values) == arithmetic == 331_196_416
+    assert hf.count(hf.build("opt", OPT_350M)) == 331_196_416
+    assert any("project_in (512 -> 1024)" in n for n in notes)
+
+
+def test_opt_projection_flops_walk_and_cache(hf):
+    """A small OPT with word_embed_proj_dim != hidden_size: forward, training and one decode step
+    against FlopCounterMode, the shape walk against the engine, the KV cache against the real one."""
+    from symtrans.accounting.flops import decode_expr, flops_expr
+    from symtrans.accounting.memory import kv_cache_per_token
+    from symtrans.analysis.walk import walk
+
+    cfg = _cfg("opt", word_embed_proj_dim=8)
+    spec, _ = spec_from_config(cfg, "opt")
+    model = _flop_model(hf, "opt", cfg)
+    inputs = _inputs(hf, spec)
+    with hf.torch.no_grad():
+        forward = _counted(hf, lambda: model(**inputs))
+    training = _counted(hf, lambda: _loss(model(**inputs)).backward())
+    values = dict(B=B, L=T)
+    assert forward == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
+    assert training == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+    assert exact(walk(spec).flops, {**spec.values, **values}) == forward
+    assert _decode_step_flops(hf, model, P) == _engine_flops(spec, decode_expr, B=1, L_pre=P, T_gen=1)
+    with hf.torch.no_grad():
+        cache = model(input_ids=hf.torch.ones(1, P, dtype=hf.torch.long), use_cache=True).past_key_values
+    assert _cache_tensor_bytes(cache) == P * exact(kv_cache_per_token(spec, "fp32"), spec.values)

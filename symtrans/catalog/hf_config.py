@@ -24,7 +24,16 @@ gpt_neo     GPTNeoForCausalLM                   GPTNeoConfig
 gpt_bigcode GPTBigCodeForCausalLM               GPTBigCodeConfig
 bloom       BloomForCausalLM                    BloomConfig
 mpt         MptForCausalLM                      MptConfig
+llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
+qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
 ==========  ==================================  =============================
+
+(*) Multimodal wrappers (``WRAPPERS``): their ``text_config`` (Qwen2-VL: or the text keys at
+the top level, as its Hub checkpoints are saved) is read as its own model_type and only the
+language model is counted (``model.language_model`` and ``lm_head``), with the wrapper's tie
+rule; the notes name what is left out (vision tower, projector).  Gemma-3 waits for its text
+model type, gemma3_text.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
+cache and time are refused (size ``N_w``: per-layer windows are not modelled yet).
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
 config class named above (the table ``DEFAULTS`` below, checked against the installed
@@ -75,8 +84,8 @@ layer (``layer_types`` / ``max_window_layers``), become the Spec's window ``w``,
 ``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
 only when it is a near miss of a key that changes the count and is no real key of any
 supported class (``REAL_KEYS``); otherwise a note says it was ignored.  Parts the engine cannot count
-(ALBERT layer groups other than one shared layer or none shared, OPT's
-``word_embed_proj_dim`` projections, BART with different encoder and decoder widths,
+(ALBERT layer groups other than one shared layer or none shared,
+BART with different encoder and decoder widths,
 cross-attention added to BERT/GPT-2) raise a
 ``ValueError`` saying so rather than giving a wrong count.
 """
@@ -1408,24 +1417,30 @@ def _opt(r: _Reader) -> Spec:
     _check_divides("hidden_size", d, "num_attention_heads", h, "OPTAttention")
     r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
     proj = r.size("word_embed_proj_dim", d, f"hidden_size = {d}", nullable=True)
-    if proj != d:
-        raise ConfigError(
-            f"word_embed_proj_dim ({proj}) differs from hidden_size ({d}): OPT's project_in and "
-            "project_out maps are not modelled by symtrans"
-        )
     before = r.flag("do_layer_norm_before")
     final = before and not r.flag("_remove_final_layer_norm", note=False)
     affine = r.flag("layer_norm_elementwise_affine")
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("ffn_dim"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    opts: dict[str, Any] = {}
+    if proj != d:  # OPT-350m: token embedding and tied head word_embed_proj_dim wide
+        sizes["E_emb"] = proj
+        opts["token_projection"] = True
+        r.notes.append(
+            f"word_embed_proj_dim {proj} differs from hidden_size {d}: the token embedding (and the tied LM head) "
+            f"is {proj} wide, with bias-free project_in ({proj} -> {d}) and project_out ({d} -> {proj}) maps"
+        )
+    # --- gpt2-like: OPT-350m's projections (token_projection) added above
     return Spec(
         family="decoder-only",
-        sizes=dict(
-            d_model=d,
-            d_ff=r.size("ffn_dim"),
-            h=h,
-            N=r.size("num_hidden_layers"),
-            V=r.size("vocab_size"),
-            L_max=r.size("max_position_embeddings"),
-        ),
+        sizes=sizes,
+        **opts,
         positional="learned",
         position_offset=2,
         norm="layernorm" if affine else "none",

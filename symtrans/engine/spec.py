@@ -115,6 +115,10 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        token_projection: with ``E_emb``, only the token embedding (and the LM head tied to
+            it) is E_emb wide, with a bias-free E_emb -> d_model map after the lookup and
+            d_model -> E_emb after the last layer (OPT-350m's project_in / project_out);
+            without it, E_emb factorizes every embedding as ALBERT does.
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``N_w`` (with ``w``, below N): only N_w of the N decoder layers use the window, the
@@ -153,6 +157,7 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    token_projection: bool = False
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -278,6 +283,7 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    "token_projection": bool,
 }
 _NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
@@ -372,6 +378,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 "attention windows yet, so FLOPs, the KV cache and time are not counted for this model "
                 "(parameters are)"
             )
+    if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
+        raise ValueError("token_projection needs a decoder-only model with an embedding width E_emb")
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
