@@ -416,9 +416,11 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "classifier_dropout embed_dropout eos_token_id hidden_size initializer_range intermediate_size "
         "layer_norm_epsilon max_position_embeddings num_attention_heads num_heads num_hidden_layers num_layers "
         "pad_token_id resid_dropout tie_word_embeddings use_cache vocab_size window_size",
+        # (GPTBigCodeConfig writes num_key_value_heads, derived from multi_query; the model reads multi_query)
         "gpt_bigcode": "activation_function add_cross_attention attention_softmax_in_fp32 attn_pdrop bos_token_id "
         "embd_pdrop eos_token_id hidden_size initializer_range layer_norm_epsilon max_position_embeddings "
-        "multi_query n_embd n_head n_inner n_layer n_positions num_attention_heads num_hidden_layers pad_token_id "
+        "multi_query n_embd n_head n_inner n_layer n_positions num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id "
         "resid_pdrop scale_attention_softmax_in_fp32 scale_attn_weights tie_word_embeddings use_cache vocab_size",
         "bloom": "apply_residual_connection_post_layernorm attention_dropout bos_token_id eos_token_id "
         "hidden_dropout hidden_size initializer_range layer_norm_epsilon n_head n_layer num_attention_heads "
@@ -490,6 +492,8 @@ _WHY = {
     "mpt ignores": "ignored by transformers 5.x's MptForCausalLM, which always builds bias-free maps, a "
     "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
     "alibi": "ALiBi has no position table: the longest sequence changes no weights (read as L_max)",
+    "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
+    "which is what the model reads",
     "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
     "it counts the language model of a multimodal wrapper only",
 }
@@ -601,6 +605,7 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         scale="scale_attn_weights",
         precision="attention_softmax_in_fp32 scale_attention_softmax_in_fp32",
         cache="use_cache",
+        derived="num_key_value_heads",
     ),
     "bloom": _no_effect(
         dropout="attention_dropout hidden_dropout",
