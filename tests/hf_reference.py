@@ -54,11 +54,24 @@ HF_CLASSES = {
     "xlm-roberta": "XLMRobertaModel",
     "electra": "ElectraModel",
     "deberta-v2": "DebertaV2Model",
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": "GPTNeoForCausalLM",
+    "gpt_bigcode": "GPTBigCodeForCausalLM",
+    "bloom": "BloomForCausalLM",
+    "mpt": "MptForCausalLM",
+    "llava": "LlavaForConditionalGeneration",
+    "qwen2_vl": "Qwen2VLForConditionalGeneration",
 }
+
+# Multimodal wrappers: symtrans counts their language model only (see reference_total).
+WRAPPED = ("llava", "qwen2_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
-    """The transformers count, with the two adjustments the module docstring explains."""
+    """The transformers count, with the two adjustments the module docstring explains; for a
+    multimodal wrapper, the language model only (``language_model_count``)."""
+    if model_type in WRAPPED:
+        return language_model_count(hf, model)
     n = hf.count(model)
     if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
@@ -67,6 +80,21 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
         shared = model.model.shared.weight
         assert shared is not model.model.encoder.embed_tokens.weight
         n -= shared.numel()  # allocated, never read
+    return n
+
+
+def language_model_count(hf, model) -> int:
+    """A multimodal wrapper's language model: ``model.model.language_model`` (the text
+    config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
+    (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
+    ``model.model.multi_modal_projector`` are left out."""
+    lm = model.model.language_model
+    n = hf.count(lm)
+    assert model.lm_head.bias is None
+    if model.lm_head.weight is not lm.embed_tokens.weight:
+        n += model.lm_head.weight.numel()
+    others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
     return n
 
 
@@ -263,7 +291,128 @@ def opt(draw) -> dict:
         "tie_word_embeddings",
     ):
         _maybe(draw, cfg, key, st.booleans())
-    _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d)))
+    _maybe(draw, cfg, "word_embed_proj_dim", st.one_of(st.none(), st.just(d), SIZE))  # SIZE: project_in/out
+    return cfg
+
+
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+
+@st.composite
+def gpt_neo(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    n = draw(LAYERS)
+    cfg = dict(
+        model_type="gpt_neo",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_heads=h,
+        num_layers=n,
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 40)),
+    )
+    # One kind on every layer (a global/local mix is refused: one window for the whole stack).
+    kind = draw(st.sampled_from(["global", "local"]))
+    if draw(st.booleans()):
+        cfg["attention_types"] = [[[kind], n]]
+    else:
+        cfg["attention_layers"] = [kind] * n
+    _maybe(draw, cfg, "window_size", st.integers(1, 40))
+    _maybe(draw, cfg, "intermediate_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def gpt_bigcode(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="gpt_bigcode",
+        n_embd=h * draw(st.integers(1, 6)),
+        n_head=h,
+        n_layer=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        n_positions=draw(st.integers(1, 40)),
+    )
+    _maybe(draw, cfg, "n_inner", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "multi_query", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def bloom(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(model_type="bloom", n_head=h, n_layer=draw(LAYERS), vocab_size=draw(VOCAB))
+    cfg[draw(st.sampled_from(["hidden_size", "n_embed"]))] = h * draw(st.integers(1, 6))  # n_embed: legacy name
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def mpt(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="mpt",
+        d_model=h * draw(st.integers(1, 6)),
+        n_heads=h,
+        n_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        max_seq_len=draw(st.integers(1, 40)),
+    )
+    # Keys MptForCausalLM ignores (MosaicML's code honoured them): they must move nothing.
+    _maybe(draw, cfg, "expansion_ratio", st.integers(1, 6))
+    _maybe(draw, cfg, "no_bias", st.booleans())
+    _maybe(draw, cfg, "learned_pos_emb", st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+# Small vision towers, so that a wrapper also builds on the CPU (FLOP checks); never counted.
+LLAVA_VISION = dict(
+    model_type="clip_vision_model",
+    hidden_size=8,
+    intermediate_size=8,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+)
+QWEN2_VL_VISION = dict(
+    depth=1,
+    embed_dim=8,
+    hidden_size=16,
+    num_heads=2,
+    mlp_ratio=2,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
+
+
+@st.composite
+def llava(draw) -> dict:
+    text = draw(llama_like(draw(st.sampled_from(["llama", "mistral", "qwen2", "qwen3", "gemma"]))))
+    cfg = dict(model_type="llava", vision_config=LLAVA_VISION, image_token_index=0)
+    if text["model_type"] == "llama" and draw(st.booleans()):
+        del text["model_type"]  # LlavaConfig's default text model is a Llama
+    cfg["text_config"] = text
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())  # tied iff this or the text config's
+    return cfg
+
+
+@st.composite
+def qwen2_vl(draw) -> dict:
+    text = draw(llama_like("qwen2"))
+    del text["model_type"]
+    text.pop("head_dim", None)  # Qwen2VLAttention reads none: hidden_size // heads, which must divide
+    h = text["num_attention_heads"]
+    text["hidden_size"] = h * 2 * draw(st.integers(1, 3))
+    cfg = dict(model_type="qwen2_vl", vision_config=QWEN2_VL_VISION)
+    if draw(st.booleans()):
+        cfg["text_config"] = text
+    else:
+        cfg.update(text)  # flat, as Hub checkpoints are saved: Qwen2VLConfig moves the keys into text_config
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
 
@@ -589,4 +738,11 @@ STRATEGIES = {
     "xlm-roberta": xlm_roberta(),
     "electra": electra(),
     "deberta-v2": deberta_v2(),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": gpt_neo(),
+    "gpt_bigcode": gpt_bigcode(),
+    "bloom": bloom(),
+    "mpt": mpt(),
+    "llava": llava(),
+    "qwen2_vl": qwen2_vl(),
 }

@@ -182,18 +182,6 @@ def test_bart_untied_shared_is_never_read(hf):
 # --------------------------------------------------------------------------- engine gaps (xfail)
 
 GAPS = {
-    # OPT-350m's shape: embeddings of width 512 mapped to 1024 by project_in / project_out.
-    "opt-350m word_embed_proj_dim": dict(
-        model_type="opt",
-        hidden_size=1024,
-        ffn_dim=4096,
-        num_hidden_layers=24,
-        num_attention_heads=16,
-        word_embed_proj_dim=512,
-        do_layer_norm_before=False,
-        max_position_embeddings=2048,
-        vocab_size=50272,
-    ),
     "bart asymmetric widths": dict(
         model_type="bart",
         d_model=64,
@@ -225,8 +213,6 @@ GAPS = {
     ),
 }
 GAP_REASONS = {
-    "opt-350m word_embed_proj_dim": "engine gap: needs an embedding width != d_model with two bias-free "
-    "projections (d_emb x d_model in, d_model x d_emb out); hf_config refuses it",
     "bart asymmetric widths": "engine gap: one d_ff and one h per model; BART can give the encoder and the "
     "decoder their own (needs d_ff_enc/d_ff_dec, h_enc/h_dec); hf_config refuses it",
     "albert layer groups": "engine gap: share_layers is all-or-none; ALBERT's num_hidden_groups x inner_group_num "

@@ -34,7 +34,7 @@ import pytest
 from conftest import require  # noqa: E402
 
 require("hypothesis")
-from hf_reference import STRATEGIES, experts_of, reference_active, reference_total  # noqa: E402
+from hf_reference import LLAVA_VISION, QWEN2_VL_VISION, STRATEGIES, experts_of, reference_active, reference_total  # noqa: E402  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -413,6 +413,47 @@ AUDIT_BASE: dict[str, dict] = {
         pos_att_type="p2c|c2p",
         conv_kernel_size=3,
     ),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": dict(
+        hidden_size=16,
+        num_heads=4,
+        num_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        attention_types=[[["global"], 2]],
+    ),
+    "gpt_bigcode": dict(n_embd=16, n_head=4, n_layer=2, n_inner=10, vocab_size=23, n_positions=17),
+    "bloom": dict(hidden_size=16, n_head=4, n_layer=2, vocab_size=23),
+    "mpt": dict(d_model=16, n_heads=4, n_layers=2, vocab_size=23, max_seq_len=17),
+    "llava": dict(
+        text_config=dict(
+            model_type="llama",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=LLAVA_VISION,
+        image_token_index=0,
+    ),
+    "qwen2_vl": dict(
+        text_config=dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            # mrope sections of the 2 rotary frequency pairs of a head of width 4 (temporal, height, width)
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]},
+        ),
+        vision_config=QWEN2_VL_VISION,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -586,6 +627,76 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("deberta-v2", "conv_kernel_size"): [0, 5],
     ("deberta-v2", "conv_groups"): [2, 5],  # 5 does not divide hidden_size 12: torch refuses
     ("deberta-v2", "attention_head_size"): [6, 4],
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    ("gpt_neo", "attention_types"): [[[["local"], 2]], [[["global", "local"], 1]], [[["global"], 3]], [[["other"], 2]]],
+    ("gpt_neo", "attention_layers"): [["local", "local"], ["global"], ["global", "local"]],
+    ("gpt_neo", "intermediate_size"): [None, 14],
+    ("gpt_neo", "num_layers"): [3],
+    ("gpt_neo", "num_hidden_layers"): [3],
+    ("gpt_neo", "num_heads"): [2, 8, 3],
+    ("gpt_neo", "num_attention_heads"): [2, 8, 3],
+    ("gpt_bigcode", "n_inner"): [None, 14],
+    ("gpt_bigcode", "n_embd"): [24],
+    ("gpt_bigcode", "n_head"): [2, 8, 3],
+    ("gpt_bigcode", "add_cross_attention"): [True],
+    ("bloom", "n_head"): [2, 8, 3],
+    ("bloom", "num_attention_heads"): [2, 8, 3],
+    ("mpt", "num_attention_heads"): [2, 8, 3],
+    ("gpt_bigcode", "num_attention_heads"): [2, 8, 3],
+    ("mpt", "n_heads"): [2, 8, 3],
+    ("mpt", "d_model"): [24],
+    ("mpt", "attn_config"): [{"qk_ln": True, "clip_qkv": 6.0}],
+    ("mpt", "norm_type"): ["layernorm"],
+    ("mpt", "init_device"): ["meta"],
+    ("mpt", "logit_scale"): [0.5],
+    ("llava", "text_config"): [
+        None,  # LlavaConfig's default: a Llama-2-7B-shaped LlamaConfig()
+        {"model_type": "llama", "hidden_size": 24, "num_attention_heads": 4, "num_hidden_layers": 1, "vocab_size": 23},
+        {
+            "model_type": "mistral",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("llava", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    ("llava", "vision_feature_select_strategy"): ["full"],
+    ("llava", "projector_hidden_act"): ["relu"],
+    ("llava", "image_token_id"): [1],
+    ("qwen2_vl", "text_config"): [
+        None,  # Qwen2VLConfig's default: a Qwen2-VL-72B-shaped Qwen2VLTextConfig()
+        {
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,
+        },
+        {
+            "hidden_size": 18,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+        },  # Qwen2VLAttention refuses it
+    ],
+    ("qwen2_vl", "vision_config"): [dict(QWEN2_VL_VISION, embed_dim=12, depth=2)],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -600,7 +711,6 @@ GAPS: dict[tuple[str, str], str] = {
     ("bart", "num_attention_heads"): "one h for both stacks (alias of encoder_attention_heads)",
     ("bart", "encoder_ffn_dim"): "one d_ff for both stacks",
     ("bart", "decoder_ffn_dim"): "one d_ff for both stacks",
-    ("opt", "word_embed_proj_dim"): "project_in / project_out are not modelled",
     ("qwen2", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     # --- decoder types (types-dec)
@@ -616,6 +726,10 @@ GAPS: dict[tuple[str, str], str] = {
     "for Q, K, V but keeps a d x d output map (its forward fails)",
     ("deberta-v2", "attention_head_size"): "attention_head_size != hidden_size / h: Q, K, V are h * a wide but the "
     "output map stays d x d (the forward fails)",
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    ("gpt_bigcode", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
+    ("mpt", "n_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
+    ("mpt", "num_attention_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
@@ -934,7 +1048,9 @@ def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
     return 2 * tokens * (weights // E) * (E - k)
 
 
-DECODERS = [mt for mt in SUPPORTED if CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2"]
+DECODERS = [
+    mt for mt in SUPPORTED if CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2" or mt in hf_config.WRAPPERS
+]
 
 
 def _decode_step_flops(hf, model, prefill: int) -> int:
@@ -1275,6 +1391,232 @@ WINDOWED = [
         **_SMALL,
     ),
 ]
+# --------------------------------------------------------------------------- gpt2-like and wrappers: KV cache
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+# (model_type, changes to AUDIT_BASE): the cache of every variant that changes its shape.
+KV_CACHE_CASES = [
+    ("gpt_neo", {}),
+    ("gpt_neo", {"attention_types": [[["local"], 2]], "window_size": 6}),  # window above the prefill: all kept
+    ("gpt_bigcode", {}),  # multi_query (the default): one key/value head
+    ("gpt_bigcode", {"multi_query": False}),
+    ("bloom", {}),
+    ("mpt", {}),
+    ("llava", {}),
+    ("qwen2_vl", {}),
+]
+
+
+def _cache_tensor_bytes(cache) -> int:
+    """Bytes of every key and value tensor a transformers 5.x cache holds (``cache.layers``)."""
+    return sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values))
+
+
+@pytest.mark.parametrize(
+    ("model_type", "changes"), KV_CACHE_CASES, ids=[f"{m}-{i}" for i, (m, _) in enumerate(KV_CACHE_CASES)]
+)
+def test_kv_cache_bytes_per_token_match_the_real_cache(hf, model_type, changes):
+    """A forward with use_cache=True on one sequence of P tokens (fp32 on the CPU): the key and
+    value tensors it caches are P x symtrans's KV cache bytes per token at fp32."""
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+    from symtrans.engine.evaluate import exact
+
+    cfg = _cfg(model_type, **changes)
+    spec, _ = spec_from_config(cfg, "kv")
+    model = _flop_model(hf, model_type, cfg)
+    torch = hf.torch
+    with torch.no_grad():
+        cache = model(input_ids=torch.ones(1, P, dtype=torch.long), use_cache=True).past_key_values
+    real = _cache_tensor_bytes(cache)
+    assert real == P * exact(kv_cache_per_token(spec, "fp32"), spec.values)
+    assert real == exact(kv_cache_bytes(spec, 1, P, "fp32"), spec.values)
+
+
+# --------------------------------------------------------------------------- gpt2-like and wrappers: full size
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+# Real config.json files (as on the Hub, 4.x keys included), abridged only of generation settings.
+GPT_NEO_125M = {
+    "model_type": "gpt_neo",
+    "activation_function": "gelu_new",
+    "attention_layers": ["global", "local"] * 6,
+    "attention_types": [[["global", "local"], 6]],
+    "hidden_size": 768,
+    "intermediate_size": None,
+    "max_position_embeddings": 2048,
+    "num_heads": 12,
+    "num_layers": 12,
+    "summary_type": "cls_index",
+    "vocab_size": 50257,
+    "window_size": 256,
+}
+BLOOM_560M = {"model_type": "bloom", "n_embed": 1024, "n_layer": 24, "num_attention_heads": 16, "vocab_size": 250880}
+MPT_7B = {
+    "model_type": "mpt",
+    "d_model": 4096,
+    "n_heads": 32,
+    "n_layers": 32,
+    "expansion_ratio": 4,
+    "max_seq_len": 2048,
+    "vocab_size": 50432,
+    "no_bias": True,
+    "learned_pos_emb": True,
+    "attn_config": {"alibi": True, "attn_impl": "torch", "qk_ln": False},
+}
+STARCODER = {
+    "model_type": "gpt_bigcode",
+    "n_embd": 6144,
+    "n_head": 48,
+    "n_inner": 24576,
+    "n_layer": 40,
+    "n_positions": 8192,
+    "multi_query": True,
+    "vocab_size": 49152,
+}
+LLAVA_15_7B = {
+    "model_type": "llava",
+    "architectures": ["LlavaForConditionalGeneration"],
+    "ignore_index": -100,
+    "image_token_index": 32000,
+    "pad_token_id": 32001,
+    "projector_hidden_act": "gelu",
+    "text_config": {
+        "_name_or_path": "lmsys/vicuna-7b-v1.5",
+        "architectures": ["LlamaForCausalLM"],
+        "max_position_embeddings": 4096,
+        "model_type": "llama",
+        "rms_norm_eps": 1e-05,
+        "torch_dtype": "float16",
+        "vocab_size": 32064,
+    },
+    "tie_word_embeddings": False,
+    "vision_config": {
+        "hidden_size": 1024,
+        "image_size": 336,
+        "intermediate_size": 4096,
+        "model_type": "clip_vision_model",
+        "num_attention_heads": 16,
+        "num_hidden_layers": 24,
+        "patch_size": 14,
+        "projection_dim": 768,
+        "vocab_size": 32000,
+    },
+    "vision_feature_layer": -2,
+    "vision_feature_select_strategy": "default",
+    "vocab_size": 32064,
+}
+QWEN2_VL_7B = {  # flat: the text keys at the top level, as Qwen/Qwen2-VL-7B-Instruct is saved
+    "model_type": "qwen2_vl",
+    "architectures": ["Qwen2VLForConditionalGeneration"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 151643,
+    "eos_token_id": 151645,
+    "vision_start_token_id": 151652,
+    "vision_end_token_id": 151653,
+    "vision_token_id": 151654,
+    "image_token_id": 151655,
+    "video_token_id": 151656,
+    "hidden_act": "silu",
+    "hidden_size": 3584,
+    "initializer_range": 0.02,
+    "intermediate_size": 18944,
+    "max_position_embeddings": 32768,
+    "max_window_layers": 28,
+    "num_attention_heads": 28,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0,
+    "sliding_window": 32768,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "use_cache": True,
+    "use_sliding_window": False,
+    "vision_config": {
+        "depth": 32,
+        "embed_dim": 1280,
+        "mlp_ratio": 4,
+        "num_heads": 16,
+        "in_chans": 3,
+        "hidden_size": 3584,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+        "spatial_patch_size": 14,
+        "temporal_patch_size": 2,
+    },
+    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    "vocab_size": 152064,
+}
+
+
+def _ln(d: int) -> int:
+    return 2 * d  # LayerNorm: weight and bias
+
+
+def _lin(i: int, o: int, bias: bool = True) -> int:
+    return i * o + (o if bias else 0)
+
+
+# (config, transformers count written out from the modeling files, the same in figures)
+FULL_SIZE = [
+    # GPTNeoForCausalLM: wte V d + wpe P d + per layer (ln_1, q/k/v without bias, out_proj with, ln_2,
+    # c_fc d -> 4d, c_proj) + ln_f; lm_head tied.  GPT-Neo-125M.
+    (
+        GPT_NEO_125M,
+        50257 * 768
+        + 2048 * 768
+        + 12 * (_ln(768) + 3 * 768 * 768 + _lin(768, 768) + _ln(768) + _lin(768, 3072) + _lin(3072, 768))
+        + _ln(768),
+        125_198_592,
+    ),
+    # BloomForCausalLM: word embeddings + their LayerNorm; per layer input LN, fused qkv 3d, dense,
+    # post LN, 4d MLP (all biased); ln_f; tied.  bloom-560m (n_embed: the legacy name of hidden_size).
+    (
+        BLOOM_560M,
+        250880 * 1024
+        + _ln(1024)
+        + 24 * (_ln(1024) + _lin(1024, 3072) + _lin(1024, 1024) + _ln(1024) + _lin(1024, 4096) + _lin(4096, 1024))
+        + _ln(1024),
+        559_214_592,
+    ),
+    # MptForCausalLM: wte; per layer norm_1 (weight only), Wqkv 3d, out_proj, norm_2, up 4d, down
+    # (no biases, whatever no_bias says); norm_f; tied; ALiBi (no table).  mpt-7b.
+    (MPT_7B, 50432 * 4096 + 32 * (4096 + 3 * 4096**2 + 4096**2 + 4096 + 2 * 4 * 4096**2) + 4096, 6_649_286_656),
+    # GPTBigCodeForCausalLM, multi_query: c_attn d -> d + 2*128 (one key and one value head of
+    # 6144/48 = 128), c_proj, MLP n_inner, two LNs; wte, wpe 8192 rows, ln_f; tied.  StarCoder.
+    (
+        STARCODER,
+        49152 * 6144
+        + 8192 * 6144
+        + 40
+        * (
+            _ln(6144)
+            + _lin(6144, 6144 + 2 * 128)
+            + _lin(6144, 6144)
+            + _ln(6144)
+            + _lin(6144, 24576)
+            + _lin(24576, 6144)
+        )
+        + _ln(6144),
+        15_517_456_384,
+    ),
+    # LlavaForConditionalGeneration's language model: model.language_model (a LlamaModel: Llama-2-7B
+    # shape, vocabulary 32064) + lm_head 4096 x 32064 (untied).  llava-1.5-7b-hf.
+    (
+        LLAVA_15_7B,
+        32064 * 4096 * 2 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096,
+        6_738_939_904,
+    ),
+    # Qwen2VLForConditionalGeneration's language model: Qwen2VLTextModel (q, k, v biased; GQA 28/4
+    # heads of 128) + lm_head 3584 x 152064 (untied).  Qwen2-VL-7B-Instruct.
+    (
+        QWEN2_VL_7B,
+        152064 * 3584 * 2
+        + 28 * (_lin(3584, 3584) + 2 * _lin(3584, 512) + 3584 * 3584 + 3 * 3584 * 18944 + 2 * 3584)
+        + 3584,
+        7_615_616_512,
+    ),
+]
 
 
 @pytest.mark.parametrize("cfg", WINDOWED, ids=[c["model_type"] for c in WINDOWED])
@@ -1290,7 +1632,7 @@ def test_windowed_decode_step_matches_transformers(hf, cfg):
     assert counted == _engine_flops(spec, decode_expr, B=1, L_pre=5, T_gen=1)
 
 
-def _cache_tensor_bytes(hf, cfg: dict, tokens: int) -> tuple[int, int]:
+def _cache_and_short_windows(hf, cfg: dict, tokens: int) -> tuple[int, int]:
     """(bytes of every K and V tensor the cache holds after a forward of ``tokens`` tokens,
     positions of the windowed layers that were dropped in the meantime: one per
     sliding layer once tokens >= w, see below)."""
@@ -1332,7 +1674,7 @@ def test_kv_cache_bytes_per_token_match_the_cache_tensors(hf, model_type):
 
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "kv")
-    real, short = _cache_tensor_bytes(hf, cfg, T)
+    real, short = _cache_and_short_windows(hf, cfg, T)
     assert short == 0
     assert real == T * evaluate(kv_cache_per_token(spec, "fp32"), spec.values)
     assert real == evaluate(kv_cache_bytes(spec, 1, T, "fp32"), spec.values)
@@ -1348,7 +1690,7 @@ def test_windowed_kv_cache_matches_the_cache_tensors(hf, cfg):
     from symtrans.accounting.memory import kv_cache_bytes
 
     spec, _ = spec_from_config(cfg, "kv")
-    real, short = _cache_tensor_bytes(hf, cfg, T)
+    real, short = _cache_and_short_windows(hf, cfg, T)
     windowed = spec.values.get("N_w", spec.size("N"))
     assert short == windowed
     h_kv, d_k = spec.size("h_kv"), spec.values.get("d_k", spec.size("d_model") // spec.size("h"))
@@ -1515,3 +1857,145 @@ def test_moe_walk_equals_the_engine(model_type):
         for L in (1, 2, 3, 17, 63, 64, 65, 131):  # a window's pairs are counted row by row, at numbers
             v = {**spec.values, "B": 2, "L": L}
             assert exact(w, v) == exact(e, v), (wl, L)
+
+
+@pytest.mark.parametrize(("cfg", "arithmetic", "figure"), FULL_SIZE, ids=[c["model_type"] for c, _, _ in FULL_SIZE])
+def test_full_size_counts(hf, cfg, arithmetic, figure):
+    """Real checkpoints' configs: symtrans = the arithmetic above = transformers on the meta device
+    (for a wrapper: model.model.language_model + model.lm_head, the vision side left out)."""
+    spec, notes = spec_from_config(cfg, cfg["model_type"])
+    assert exact(build(spec).params, spec.values) == arithmetic == figure
+    assert reference_total(hf, cfg["model_type"], cfg, hf.build(cfg["model_type"], cfg)) == figure
+
+
+def test_wrappers_say_what_they_count_and_leave_out():
+    for cfg, model in (
+        (LLAVA_15_7B, "LlavaForConditionalGeneration"),
+        (QWEN2_VL_7B, "Qwen2VLForConditionalGeneration"),
+    ):
+        _, notes = spec_from_config(cfg, cfg["model_type"])
+        assert notes[0].startswith(f"counted: the language model of transformers {model}, model.language_model")
+        assert "left out: the vision tower" in notes[0]
+    assert "multi-modal projector" in spec_from_config(LLAVA_15_7B, "llava")[1][0]
+
+
+def test_wrapper_cli_notes(tmp_path, capsys):
+    """``symtrans params`` prints the count and, among its notes, what it counts and leaves out."""
+    from symtrans.cli.main import main
+
+    path = tmp_path / "llava-1.5-7b.json"
+    path.write_text(json.dumps(LLAVA_15_7B))
+    assert main(["params", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "6,738,939,904 parameters" in out
+    assert "note: counted: the language model of transformers LlavaForConditionalGeneration" in out
+    assert "left out: the vision tower (model.vision_tower, from vision_config) and the multi-modal projector" in out
+
+
+def test_tie_rules_of_the_wrappers(hf):
+    """Llava and Qwen2-VL tie lm_head to the token embedding iff the wrapper's
+    tie_word_embeddings or the text config's is true (LlavaConfig/Qwen2VLConfig.__post_init__)."""
+    text = dict(AUDIT_BASE["llava"]["text_config"])
+    for mt, text_cfg in (("llava", text), ("qwen2_vl", dict(AUDIT_BASE["qwen2_vl"]["text_config"]))):
+        for own in (None, False, True):
+            for inner in (None, False, True):
+                cfg = _cfg(mt, text_config={**text_cfg, **({} if inner is None else {"tie_word_embeddings": inner})})
+                if own is not None:
+                    cfg["tie_word_embeddings"] = own
+                spec, _ = spec_from_config(cfg, mt)
+                model = hf.build(mt, cfg)
+                tied = model.lm_head.weight is model.model.language_model.embed_tokens.weight
+                assert spec.tie_output == tied == bool(own or inner), (mt, own, inner)
+
+
+@pytest.mark.parametrize(
+    ("cfg", "field"),
+    [
+        (dict(model_type="gemma3"), "gemma3_text"),
+        (dict(model_type="llava", text_config=dict(model_type="gpt2")), "gpt2"),
+        (dict(model_type="llava", text_config="llama"), "text_config"),
+        (dict(model_type="llava", text_config=dict(model_type="llama", num_key_value_head=2)), "num_key_value_head"),
+        (dict(model_type="qwen2_vl", hidden_size=18, num_attention_heads=4, num_key_value_heads=2), "hidden_size"),
+        (dict(model_type="qwen2_vl", num_key_value_head=2), "num_key_value_head"),  # a typo of a flat text key
+    ],
+)
+def test_wrapper_refusals_are_one_line(cfg, field):
+    with pytest.raises(ConfigError) as e:
+        spec_from_config(cfg, "x")
+    assert field in str(e.value) and "\n" not in str(e.value)
+
+
+def test_gpt_neo_global_and_local_layers(capsys, tmp_path):
+    """GPT-Neo-125M alternates global and local (window 256) layers: N_w = 6 of the N = 12
+    layers attend within 256 positions (Spec's per-layer windows), the rest to all of them."""
+    from symtrans.accounting.memory import kv_cache_bytes
+    from symtrans.cli.main import main
+
+    spec, notes = spec_from_config(GPT_NEO_125M, "gpt-neo-125m")
+    assert (spec.size("w"), spec.size("N_w"), spec.size("N")) == (256, 6, 12)
+    assert any("6 of 12 layers local" in n for n in notes)
+    # K and V of 768 features at 2 bytes = 3,072 bytes per layer and position; at L = 1000:
+    # 6 local layers keep 256 positions, 6 global layers keep 1000.
+    assert exact(kv_cache_bytes(spec, 1, 1000, "bf16"), spec.values) == 3072 * (6 * 256 + 6 * 1000)
+    path = tmp_path / "gpt-neo-125m.json"
+    path.write_text(json.dumps(GPT_NEO_125M))
+    assert main(["params", str(path)]) == 0
+    assert "125,198,592 parameters" in capsys.readouterr().out
+    for command in (["flops"], ["memory"], ["time", "--accelerator", "h100-sxm"]):
+        assert main([*command, str(path)]) == 0, command
+        capsys.readouterr()
+
+
+# --------------------------------------------------------------------------- OPT-350m: project_in / project_out
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+OPT_350M = dict(  # facebook/opt-350m: word_embed_proj_dim 512 below hidden_size 1024, post-norm layers
+    model_type="opt",
+    hidden_size=1024,
+    word_embed_proj_dim=512,
+    ffn_dim=4096,
+    num_hidden_layers=24,
+    num_attention_heads=16,
+    vocab_size=50272,
+    max_position_embeddings=2048,
+    do_layer_norm_before=False,
+    pad_token_id=1,
+)
+
+
+def test_opt_350m_counts_its_projections(hf):
+    """OPTForCausalLM with word_embed_proj_dim 512 != hidden_size 1024: embed_tokens 50272 x 512
+    (lm_head tied to it), project_in 512 -> 1024 and project_out 1024 -> 512 without bias,
+    positions (2048 + 2) x 1024; 24 post-norm layers (q, k, v, out, fc1, fc2 biased, two
+    LayerNorms); no final LayerNorm (do_layer_norm_before false)."""
+    d, e, ff = 1024, 512, 4096
+    layer = 4 * (d * d + d) + (d * ff + ff) + (ff * d + d) + 2 * 2 * d
+    arithmetic = 50272 * e + e * d + d * e + 2050 * d + 24 * layer
+    spec, notes = spec_from_config(OPT_350M, "opt-350m")
+    assert exact(build(spec).params, spec.values) == arithmetic == 331_196_416
+    assert hf.count(hf.build("opt", OPT_350M)) == 331_196_416
+    assert any("project_in (512 -> 1024)" in n for n in notes)
+
+
+def test_opt_projection_flops_walk_and_cache(hf):
+    """A small OPT with word_embed_proj_dim != hidden_size: forward, training and one decode step
+    against FlopCounterMode, the shape walk against the engine, the KV cache against the real one."""
+    from symtrans.accounting.flops import decode_expr, flops_expr
+    from symtrans.accounting.memory import kv_cache_per_token
+    from symtrans.analysis.walk import walk
+
+    cfg = _cfg("opt", word_embed_proj_dim=8)
+    spec, _ = spec_from_config(cfg, "opt")
+    model = _flop_model(hf, "opt", cfg)
+    inputs = _inputs(hf, spec)
+    with hf.torch.no_grad():
+        forward = _counted(hf, lambda: model(**inputs))
+    training = _counted(hf, lambda: _loss(model(**inputs)).backward())
+    values = dict(B=B, L=T)
+    assert forward == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
+    assert training == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
+    assert exact(walk(spec).flops, {**spec.values, **values}) == forward
+    assert _decode_step_flops(hf, model, P) == _engine_flops(spec, decode_expr, B=1, L_pre=P, T_gen=1)
+    with hf.torch.no_grad():
+        cache = model(input_ids=hf.torch.ones(1, P, dtype=hf.torch.long), use_cache=True).past_key_values
+    assert _cache_tensor_bytes(cache) == P * exact(kv_cache_per_token(spec, "fp32"), spec.values)

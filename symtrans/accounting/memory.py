@@ -204,6 +204,7 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
     spec.check_workload()
     if spec.family == "encoder-only":
         return sp.Integer(0)
+    spec.check_sizes({}, workload=True)  # refuses a stack of windowed and full layers (N_w)
     D = dims(spec)
     n = S.N if spec.has("N") else S.N_dec
     if spec.mla:

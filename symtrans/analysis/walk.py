@@ -419,6 +419,9 @@ def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
         note="a row lookup, not a matmul: 0 FLOPs",
         kind="lookup",
     )
+    if spec.token_projection:  # OPT-350m: project the E_emb-wide token rows in, then add d_model-wide positions
+        x = b.mm(stage, "X W_project_in (E_emb -> d_model)", x, (S.E_emb, S.d_model), note="OPTDecoder.project_in")
+        width = S.d_model
     if spec.positional == "learned":
         b.op(
             stage,
@@ -434,7 +437,7 @@ def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
     deberta = spec.embedding_projection == "deberta"  # DeBERTa: project, then the norm at d_model
     if spec.embedding_norm and not deberta:
         b.op(stage, "norm", [x], x)
-    if spec.has("E_emb"):
+    if spec.has("E_emb") and not spec.token_projection:
         y = b.mm(
             stage,
             "X W_proj (E_emb -> d_model)",
@@ -696,7 +699,11 @@ def _moe(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr) -> None:
 
 
 def _lm_head(b: _Builder, spec: Spec, x: Shape) -> None:
-    if spec.has("E_emb"):
+    if spec.token_projection:  # OPT-350m's project_out, the decoder's last map
+        x = b.mm(
+            "decoder", "X W_project_out (d_model -> E_emb)", x, (S.d_model, S.E_emb), note="OPTDecoder.project_out"
+        )
+    elif spec.has("E_emb"):
         x = b.mm("LM head", "X W_head_proj (d_model -> E_emb)", x, (S.d_model, S.E_emb))
     w = S.E_emb if spec.has("E_emb") else S.d_model
     b.mm("LM head", "logits = X W_out" + (" (tied: E^T)" if spec.tie_output else ""), x, (w, S.V))

@@ -33,7 +33,20 @@ phi         PhiForCausalLM                      PhiConfig
 gpt_neox    GPTNeoXForCausalLM                  GPTNeoXConfig
 gptj        GPTJForCausalLM                     GPTJConfig
 falcon      FalconForCausalLM                   FalconConfig
+gpt_neo     GPTNeoForCausalLM                   GPTNeoConfig
+gpt_bigcode GPTBigCodeForCausalLM               GPTBigCodeConfig
+bloom       BloomForCausalLM                    BloomConfig
+mpt         MptForCausalLM                      MptConfig
+llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
+qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
 ==========  ==================================  =============================
+
+(*) Multimodal wrappers (``WRAPPERS``): their ``text_config`` (Qwen2-VL: or the text keys at
+the top level, as its Hub checkpoints are saved) is read as its own model_type and only the
+language model is counted (``model.language_model`` and ``lm_head``), with the wrapper's tie
+rule; the notes name what is left out (vision tower, projector).  Gemma-3 waits for its text
+model type, gemma3_text.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
+cache and time are refused (size ``N_w``: per-layer windows are not modelled yet).
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
 config class named above (the table ``DEFAULTS`` below, checked against the installed
@@ -87,8 +100,8 @@ the number of windowed layers (the Spec's per-layer attention pattern).
 ``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
 only when it is a near miss of a key that changes the count and is no real key of any
 supported class (``REAL_KEYS``); otherwise a note says it was ignored.  Parts the engine cannot count
-(ALBERT layer groups other than one shared layer or none shared, OPT's
-``word_embed_proj_dim`` projections, BART with different encoder and decoder widths,
+(ALBERT layer groups other than one shared layer or none shared,
+BART with different encoder and decoder widths,
 cross-attention added to BERT/GPT-2) raise a
 ``ValueError`` saying so rather than giving a wrong count.
 """
@@ -98,6 +111,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +166,13 @@ CLASSES: dict[str, tuple[str, str]] = {
     "xlm-roberta": ("XLMRobertaConfig", "XLMRobertaModel"),
     "electra": ("ElectraConfig", "ElectraModel"),
     "deberta-v2": ("DebertaV2Config", "DebertaV2Model"),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": ("GPTNeoConfig", "GPTNeoForCausalLM"),
+    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM"),
+    "bloom": ("BloomConfig", "BloomForCausalLM"),
+    "mpt": ("MptConfig", "MptForCausalLM"),
+    "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
+    "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -582,6 +603,46 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "pos_att_type": None,
         "pad_token_id": 0,
     },
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": {
+        "vocab_size": 50257,
+        "max_position_embeddings": 2048,
+        "hidden_size": 2048,
+        "num_layers": 24,
+        "num_heads": 16,
+        "intermediate_size": None,
+        "attention_types": [[["global", "local"], 12]],
+        "window_size": 256,
+        "tie_word_embeddings": True,
+    },
+    "gpt_bigcode": {
+        "vocab_size": 50257,
+        "n_positions": 1024,
+        "n_embd": 768,
+        "n_layer": 12,
+        "n_head": 12,
+        "n_inner": None,
+        "multi_query": True,
+        "add_cross_attention": False,
+        "tie_word_embeddings": True,
+    },
+    "bloom": {
+        "vocab_size": 250880,
+        "hidden_size": 64,
+        "n_layer": 2,
+        "n_head": 8,
+        "tie_word_embeddings": True,
+    },
+    "mpt": {
+        "vocab_size": 50368,
+        "d_model": 2048,
+        "n_heads": 16,
+        "n_layers": 24,
+        "max_seq_len": 2048,
+        "tie_word_embeddings": True,
+    },
+    "llava": {"text_config": None, "tie_word_embeddings": False},
+    "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -618,6 +679,16 @@ ALIASES: dict[str, dict[str, str]] = {
     "gpt_oss": {"num_experts": "num_local_experts"},
     # --- encoders (types-enc)
     "distilbert": {"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": {"num_attention_heads": "num_heads", "num_hidden_layers": "num_layers"},
+    "gpt_bigcode": {
+        "hidden_size": "n_embd",
+        "max_position_embeddings": "n_positions",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    },
+    "bloom": {"num_hidden_layers": "n_layer", "num_attention_heads": "n_head"},
+    "mpt": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers"},
 }
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
@@ -789,6 +860,29 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "max_relative_positions num_attention_heads num_hidden_layers pad_token_id pooler_dropout "
         "pooler_hidden_act pos_att_type position_biased_input relative_attention tie_word_embeddings "
         "type_vocab_size vocab_size",
+        # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+        # (GPTNeoConfig writes attention_layers, expanded from attention_types; a file's list wins)
+        "gpt_neo": "activation_function attention_dropout attention_layers attention_types bos_token_id "
+        "classifier_dropout embed_dropout eos_token_id hidden_size initializer_range intermediate_size "
+        "layer_norm_epsilon max_position_embeddings num_attention_heads num_heads num_hidden_layers num_layers "
+        "pad_token_id resid_dropout tie_word_embeddings use_cache vocab_size window_size",
+        # (GPTBigCodeConfig writes num_key_value_heads, derived from multi_query; the model reads multi_query)
+        "gpt_bigcode": "activation_function add_cross_attention attention_softmax_in_fp32 attn_pdrop bos_token_id "
+        "embd_pdrop eos_token_id hidden_size initializer_range layer_norm_epsilon max_position_embeddings "
+        "multi_query n_embd n_head n_inner n_layer n_positions num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id "
+        "resid_pdrop scale_attention_softmax_in_fp32 scale_attn_weights tie_word_embeddings use_cache vocab_size",
+        "bloom": "apply_residual_connection_post_layernorm attention_dropout bos_token_id eos_token_id "
+        "hidden_dropout hidden_size initializer_range layer_norm_epsilon n_head n_layer num_attention_heads "
+        "num_hidden_layers pad_token_id pretraining_tp slow_but_exact tie_word_embeddings use_cache vocab_size",
+        "mpt": "attn_config bos_token_id d_model emb_pdrop embedding_fraction eos_token_id expansion_ratio "
+        "hidden_size init_device initializer_range layer_norm_epsilon learned_pos_emb logit_scale max_seq_len "
+        "n_heads n_layers no_bias norm_type num_attention_heads num_hidden_layers pad_token_id resid_pdrop "
+        "tie_word_embeddings use_cache vocab_size",
+        "llava": "image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "text_config tie_word_embeddings vision_config vision_feature_layer vision_feature_select_strategy",
+        "qwen2_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
     }.items()
 }
 
@@ -815,6 +909,7 @@ COMMON_KEYS = frozenset(
     normalize_before normalize_embedding static_position_embeddings
     down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
     tie_weights_
+    n_embed
 """.split()
 )
 
@@ -856,6 +951,15 @@ _WHY = {
     # --- encoders (types-enc)
     "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
     "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "precision": "the numerical precision of a computation (softmax in fp32): no weights",
+    "residual": "which tensor the residual connection adds (normed or not): no weights",
+    "mpt ignores": "ignored by transformers 5.x's MptForCausalLM, which always builds bias-free maps, a "
+    "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
+    "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
+    "which is what the model reads",
+    "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
+    "it counts the language model of a multimodal wrapper only",
 }
 
 
@@ -1091,6 +1195,55 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         token="bos_token_id eos_token_id pad_token_id",
         **{"no head": "tie_word_embeddings legacy", "pooler head": "pooler_dropout pooler_hidden_act"},
     ),
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": _no_effect(
+        act="activation_function",
+        dropout="attention_dropout classifier_dropout embed_dropout resid_dropout",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        cache="use_cache",
+        window="attention_layers attention_types window_size",
+    ),
+    "gpt_bigcode": _no_effect(
+        act="activation_function",
+        dropout="attn_pdrop embd_pdrop resid_pdrop",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        scale="scale_attn_weights",
+        precision="attention_softmax_in_fp32 scale_attention_softmax_in_fp32",
+        cache="use_cache",
+        derived="num_key_value_heads",
+    ),
+    "bloom": _no_effect(
+        dropout="attention_dropout hidden_dropout",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="initializer_range",
+        eps="layer_norm_epsilon",
+        residual="apply_residual_connection_post_layernorm",
+        tp="pretraining_tp slow_but_exact",
+        cache="use_cache",
+    ),
+    "mpt": _no_effect(
+        dropout="emb_pdrop resid_pdrop",
+        token="bos_token_id eos_token_id pad_token_id",
+        init="initializer_range init_device",
+        eps="layer_norm_epsilon",
+        cache="use_cache",
+        alibi="max_seq_len",
+        **{
+            "mpt ignores": "attn_config embedding_fraction expansion_ratio learned_pos_emb logit_scale no_bias "
+            "norm_type"
+        },
+    ),
+    "llava": _no_effect(
+        vision="image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "vision_config vision_feature_layer vision_feature_select_strategy",
+    ),
+    "qwen2_vl": _no_effect(
+        vision="image_token_id video_token_id vision_config vision_end_token_id vision_start_token_id",
+    ),
 }
 
 # Keys that are not fields of the config class but that the modeling file reads with
@@ -1135,11 +1288,54 @@ REAL_KEYS = frozenset().union(
 )
 
 
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+# Language models that exist only inside a multimodal wrapper (no ForCausalLM of their own in
+# transformers 5.x): read from the wrapper's text_config, never as a top-level model_type.
+# The same tables as the supported types, kept apart so that SUPPORTED lists only real
+# top-level types.  Qwen2VLTextModel is Qwen2-shaped (q, k, v biased; o not) but requires
+# num_attention_heads to divide hidden_size, reads no head_dim, and its multimodal rotary
+# positions (mrope) have no parameters.
+TEXT_ONLY: dict[str, tuple[str, str]] = {"qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLTextModel")}
+TEXT_ONLY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2_vl_text": {
+        "vocab_size": 152064,
+        "hidden_size": 8192,
+        "intermediate_size": 29568,
+        "num_hidden_layers": 80,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 32768,
+        "max_window_layers": 80,
+        "tie_word_embeddings": False,  # no such field: the wrapper decides (and passes it down)
+    },
+}
+TEXT_ONLY_CONFIG_KEYS: dict[str, frozenset[str]] = {
+    "qwen2_vl_text": frozenset(
+        "attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
+        "layer_types max_position_embeddings max_window_layers num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window use_cache "
+        "use_sliding_window vocab_size".split()
+    ),
+}
+TEXT_ONLY_NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
+    "qwen2_vl_text": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
+}
+
+
+def _of(table: dict, text_table: dict, model_type: str):
+    """``table[model_type]`` for a supported type, else the text-only table's entry."""
+    return table[model_type] if model_type in table else text_table[model_type]
+
+
 def param_keys(model_type: str) -> frozenset[str]:
     """The keys of ``model_type``'s config class (and their aliases) that change its
     parameter count: CONFIG_KEYS and the keys symtrans reads, less NO_PARAM_EFFECT."""
-    quiet = set(NO_PARAM_EFFECT["*"]) | set(NO_PARAM_EFFECT[model_type])
-    keys = CONFIG_KEYS[model_type] | frozenset(DEFAULTS[model_type]) | frozenset(ALIASES.get(model_type, {}))
+    quiet = set(NO_PARAM_EFFECT["*"]) | set(_of(NO_PARAM_EFFECT, TEXT_ONLY_NO_PARAM_EFFECT, model_type))
+    keys = (
+        _of(CONFIG_KEYS, TEXT_ONLY_CONFIG_KEYS, model_type)
+        | frozenset(_of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type))
+        | frozenset(ALIASES.get(model_type, {}))
+    )
     keys |= frozenset(GETATTR_KEYS.get(model_type, ()))
     return frozenset(k for k in keys if k not in quiet)
 
@@ -1329,8 +1525,8 @@ class _Reader:
     def __init__(self, cfg: dict[str, Any], model_type: str) -> None:
         self.cfg = cfg
         self.mt = model_type
-        self.cls, self.model = CLASSES[model_type]
-        self.defaults = DEFAULTS[model_type]
+        self.cls, self.model = _of(CLASSES, TEXT_ONLY, model_type)
+        self.defaults = _of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type)
         self.aliases = ALIASES.get(model_type, {})
         self.notes: list[str] = []
 
@@ -1440,7 +1636,7 @@ def check_size(key: str, v: Any, zero_ok: bool = False) -> int:
 
 # Config classes whose num_key_value_heads may be null (``int | None``): null means
 # num_attention_heads (their __post_init__).  The others' strict int field refuses null.
-_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3")
+_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text")
 
 
 def _heads(r: _Reader, h: int, h_key: str = "num_attention_heads") -> int:
@@ -1498,6 +1694,7 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "xlm-roberta": 1,
     "electra": 0,
     "deberta-v2": 0,
+    "qwen2_vl_text": None,
 }
 
 
@@ -1745,7 +1942,7 @@ def _window(r: _Reader, n_layers: int) -> int | None:
         ConfigError: a malformed window key, or some layers windowed and others not
             (symtrans has one window for the whole stack).
     """
-    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3"):
+    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text"):
         return None
     k, w = r._lookup("sliding_window")
     if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
@@ -1765,7 +1962,7 @@ def _window(r: _Reader, n_layers: int) -> int | None:
         w = None
     types = r.cfg.get("layer_types")
     if types is None:
-        first = r.cfg.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS)
+        first = r.cfg.get("max_window_layers", r.defaults.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS))
         if isinstance(first, bool) or not isinstance(first, int):
             raise ConfigError(f"max_window_layers must be an integer, not {_show(first)}")
         types = ["sliding_attention" if w is not None and i >= first else "full_attention" for i in range(n_layers)]
@@ -1900,24 +2097,30 @@ def _opt(r: _Reader) -> Spec:
     _check_divides("hidden_size", d, "num_attention_heads", h, "OPTAttention")
     r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
     proj = r.size("word_embed_proj_dim", d, f"hidden_size = {d}", nullable=True)
-    if proj != d:
-        raise ConfigError(
-            f"word_embed_proj_dim ({proj}) differs from hidden_size ({d}): OPT's project_in and "
-            "project_out maps are not modelled by symtrans"
-        )
     before = r.flag("do_layer_norm_before")
     final = before and not r.flag("_remove_final_layer_norm", note=False)
     affine = r.flag("layer_norm_elementwise_affine")
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("ffn_dim"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    opts: dict[str, Any] = {}
+    if proj != d:  # OPT-350m: token embedding and tied head word_embed_proj_dim wide
+        sizes["E_emb"] = proj
+        opts["token_projection"] = True
+        r.notes.append(
+            f"word_embed_proj_dim {proj} differs from hidden_size {d}: the token embedding (and the tied LM head) "
+            f"is {proj} wide, with bias-free project_in ({proj} -> {d}) and project_out ({d} -> {proj}) maps"
+        )
+    # --- gpt2-like: OPT-350m's projections (token_projection) added above
     return Spec(
         family="decoder-only",
-        sizes=dict(
-            d_model=d,
-            d_ff=r.size("ffn_dim"),
-            h=h,
-            N=r.size("num_hidden_layers"),
-            V=r.size("vocab_size"),
-            L_max=r.size("max_position_embeddings"),
-        ),
+        sizes=sizes,
+        **opts,
         positional="learned",
         position_offset=2,
         norm="layernorm" if affine else "none",
@@ -2864,6 +3067,364 @@ def _deberta_v2(r: _Reader) -> Spec:
     )
 
 
+# --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+
+_NEO_KINDS = ("global", "local")
+
+
+def _gpt_neo_layers(r: _Reader, n_layers: int) -> tuple[str, list[str]]:
+    """GPT-Neo's per-layer attention kinds ("global" or "local"), as GPTNeoConfig makes them, and
+    the key they come from:
+    ``attention_layers`` when the file gives it (set after ``__post_init__``, so it wins),
+    else ``attention_types`` expanded (``[[kinds, repeat], ...]``: kinds repeated in turn).
+
+    Raises:
+        ConfigError: a malformed list, a kind other than global/local (GPTNeoBlock refuses
+            it), or a number of entries other than num_layers (GPTNeoConfig refuses it).
+    """
+    if "attention_layers" in r.cfg:
+        key, layers = "attention_layers", r.cfg["attention_layers"]
+        if not isinstance(layers, list) or any(not isinstance(k, str) for k in layers):
+            raise ConfigError('attention_layers must be a list of "global" and "local"')
+    else:
+        key, types = "attention_types", r.cfg.get("attention_types")
+        if types is None:
+            types = r._default("attention_types", "missing", _MISSING, '[[["global", "local"], 12]]')
+        shape = 'attention_types must be a list of [["global" | "local", ...], repeat] pairs'
+        if not isinstance(types, list):
+            raise ConfigError(f"{shape}, not {_show(types)}")
+        layers = []
+        for item in types:
+            ok = isinstance(item, list) and len(item) == 2 and isinstance(item[0], list)
+            if not ok or isinstance(item[1], bool) or not isinstance(item[1], int) or item[1] < 0:
+                raise ConfigError(shape)
+            if any(not isinstance(k, str) for k in item[0]):
+                raise ConfigError(shape)
+            layers += item[0] * item[1]
+    bad = next((k for k in layers if k not in _NEO_KINDS), None)
+    if bad is not None:
+        raise ConfigError(f'{key} holds {_show(bad)}: GPTNeoBlock builds only "global" and "local" attention layers')
+    if len(layers) != n_layers:
+        raise ConfigError(
+            f"{key} makes {len(layers)} attention layers for num_layers {n_layers}, which GPTNeoConfig refuses"
+        )
+    return key, layers
+
+
+def _gpt_neo(r: _Reader) -> Spec:
+    d = r.size("hidden_size")
+    h = r.size("num_heads")
+    _check_divides("hidden_size", d, "num_heads", h, "GPTNeoSelfAttention")
+    r.head_dim_must_match("hidden_size", d, "num_heads", h)
+    n = r.size("num_layers")
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size", 4 * d, f"4 * hidden_size = {4 * d}", nullable=True),
+        h=h,
+        N=n,
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    key, layers = _gpt_neo_layers(r, n)
+    local = layers.count("local")
+    if "window_size" in r.cfg and not local:  # a strict int field, used by no layer here
+        check_size("window_size", r.cfg["window_size"], zero_ok=True)
+    if local:
+        w = r.size("window_size")
+        sizes["w"] = w
+        if local != n:
+            sizes["N_w"] = local
+            r.notes.append(
+                f"{key} makes {local} of {n} layers local (window_size {w}) and the rest global (N_w = {local}): "
+                "FLOPs and the KV cache count the window on the local layers (transformers' GPTNeo masks a full "
+                "score square and keeps every position in its cache)"
+            )
+        else:
+            r.notes.append(
+                f"{key} makes every layer local: each query attends to the last {w} positions "
+                "(window_size), counted as a sliding window in FLOPs and the KV cache (transformers' GPTNeo "
+                "masks a full score square and keeps every position in its cache)"
+            )
+    r.notes.append("GPTNeoSelfAttention: q_proj, k_proj and v_proj have no bias, out_proj has one")
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="learned",
+        norm="layernorm",
+        bias=True,
+        qkv_bias=False,
+        norm_position="pre",
+        final_norm=True,
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+def _gpt_bigcode(r: _Reader) -> Spec:
+    d = r.size("n_embd")
+    h = r.size("n_head")
+    _check_divides("n_embd", d, "n_head", h, "GPTBigCodeAttention")
+    r.head_dim_must_match("n_embd", d, "n_head", h)
+    mq = r.flag("multi_query")
+    if r.flag("add_cross_attention", note=False):
+        if mq:
+            raise ConfigError("add_cross_attention with multi_query: GPTBigCode has no multi-query cross-attention")
+        raise ConfigError(
+            f"add_cross_attention is true: cross-attention layers in {r.model} are not modelled by symtrans"
+        )
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("n_inner", 4 * d, f"4 * n_embd = {4 * d}", nullable=True),
+        h=h,
+        N=r.size("n_layer"),
+        V=r.size("vocab_size"),
+        L_max=r.size("n_positions"),
+    )
+    if mq:
+        r.notes.append("multi_query: one key and one value head shared by all heads (c_attn is d x (d + 2 d_k))")
+        if h > 1:
+            sizes["h_kv"] = 1
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="learned",
+        norm="layernorm",
+        bias=True,
+        norm_position="pre",
+        final_norm=True,
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+def _bloom(r: _Reader) -> Spec:
+    if "n_embed" in r.cfg:  # BloomConfig.__post_init__ pops the legacy n_embed over hidden_size
+        d = check_size("n_embed", r.cfg["n_embed"])
+        if "hidden_size" in r.cfg:
+            other = check_size("hidden_size", r.cfg["hidden_size"])
+            if other != d:
+                r.notes.append(f"n_embed ({d}) overrides hidden_size ({other}), as BloomConfig does")
+        d_key = "n_embed"
+    else:
+        d, d_key = r.size("hidden_size"), "hidden_size"
+    h = r.size("n_head")
+    _check_divides(d_key, d, "n_head", h, "BloomAttention")
+    r.head_dim_must_match(d_key, d, "n_head", h)
+    r.notes.append("BloomMLP is 4 x hidden_size wide (BloomConfig has no intermediate size)")
+    return Spec(
+        family="decoder-only",
+        sizes=dict(d_model=d, d_ff=4 * d, h=h, N=r.size("n_layer"), V=r.size("vocab_size")),
+        positional="alibi",
+        embedding_norm=True,
+        norm="layernorm",
+        bias=True,
+        norm_position="pre",
+        final_norm=True,
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+def _mpt(r: _Reader) -> Spec:
+    d = r.size("d_model")
+    h = r.size("n_heads")
+    _check_divides("d_model", d, "n_heads", h, "MptAttention")
+    r.head_dim_must_match("d_model", d, "n_heads", h)
+    if "expansion_ratio" in r.cfg and r.cfg["expansion_ratio"] != 4:
+        r.notes.append(
+            f"key expansion_ratio is {_show(r.cfg['expansion_ratio'])}, but {r.model} (transformers 5.x) ignores it: "
+            "counted as implemented, a 4 x d_model MLP"
+        )
+    r.ignored_flag("no_bias", True, "without biases")
+    r.ignored_flag("learned_pos_emb", False, "with ALiBi and no position table")
+    attn = r.cfg.get("attn_config")
+    if attn is not None and not isinstance(attn, dict):
+        raise ConfigError(f"attn_config must be an object or null, not {_show(attn)}")
+    if isinstance(attn, dict) and attn.get("qk_ln"):
+        r.notes.append(f"attn_config.qk_ln is true, but {r.model} (transformers 5.x) ignores it: no QK norms counted")
+    r.notes.append("MptForCausalLM: bias-free linear maps, LayerNorms without a bias, ALiBi (no position table)")
+    return Spec(
+        family="decoder-only",
+        sizes=dict(
+            d_model=d, d_ff=4 * d, h=h, N=r.size("n_layers"), V=r.size("vocab_size"), L_max=r.size("max_seq_len")
+        ),
+        positional="alibi",
+        norm="layernorm",
+        norm_bias=False,
+        bias=False,
+        norm_position="pre",
+        final_norm=True,
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A multimodal wrapper whose config nests a language model's config in ``text_config``.
+
+    Attributes:
+        text_type: the text model_type when text_config gives none (the config class's default).
+        text_types: the text model_types symtrans reads for it.
+        tie_or: True when the wrapper ties if its own tie_word_embeddings **or** the text
+            config's is true (LlavaConfig, Qwen2VLConfig forward a true text value); False when
+            the wrapper's value alone decides (Gemma3Config).
+        flat: the wrapper also takes the text keys at its top level (Qwen2VLConfig.__post_init__
+            moves them into text_config when there is none, as Hub checkpoints are saved).
+        language_model: what is counted, in transformers' module names.
+        left_out: what is not counted, by name.
+    """
+
+    text_type: str
+    text_types: tuple[str, ...]
+    tie_or: bool
+    flat: bool
+    language_model: str
+    left_out: str
+
+
+# Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
+# top level, which LlavaForConditionalGeneration's tie (lm_head <- language_model.embed_tokens)
+# and its bias-free lm_head reproduce exactly.
+_LLAVA_TEXT = ("llama", "mistral", "qwen2", "qwen3", "gemma")
+
+WRAPPERS: dict[str, Wrapper] = {
+    "llava": Wrapper(
+        text_type="llama",
+        text_types=_LLAVA_TEXT,
+        tie_or=True,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        left_out="the vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
+        "(model.multi_modal_projector, two linear maps)",
+    ),
+    "qwen2_vl": Wrapper(
+        text_type="qwen2_vl_text",
+        text_types=("qwen2_vl_text",),
+        tie_or=True,
+        flat=True,
+        language_model="model.language_model (Qwen2VLTextModel) and lm_head",
+        left_out="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
+        "with its patch merger)",
+    ),
+}
+
+# Keys of a flat Qwen2-VL config that Qwen2VLConfig.__post_init__ moves into text_config besides
+# the text class's fields: the rotary settings of 4.x checkpoints.
+_FLAT_ROPE_KEYS = frozenset({"rope_parameters", "rope_scaling", "rope_theta"})
+
+
+def _flat_text_keys(cfg: dict[str, Any], mt: str) -> list[str]:
+    """The top-level keys of a flat wrapper config that are its text model's (none unless
+    the wrapper is ``flat`` and gives no text_config): every key that is not the wrapper's
+    own, so that a typo of a text key is caught by the text reader."""
+    w = WRAPPERS[mt]
+    if not w.flat or cfg.get("text_config") is not None:
+        return []
+    own = CONFIG_KEYS[mt] | COMMON_KEYS | frozenset(DEFAULTS[mt])
+    text = TEXT_ONLY_CONFIG_KEYS.get(w.text_type, frozenset()) | _FLAT_ROPE_KEYS
+    return [k for k in cfg if k in text or (k not in own and k not in REAL_KEYS)]
+
+
+def _wrapper_part(cfg: dict[str, Any], mt: str) -> dict[str, Any]:
+    """``cfg`` without the text keys a flat wrapper config holds at its top level."""
+    text = set(_flat_text_keys(cfg, mt))
+    return {k: v for k, v in cfg.items() if k not in text}
+
+
+def _wrapped(r: _Reader) -> Spec:
+    """The language model of a multimodal wrapper (``WRAPPERS``): its text_config read as its
+    own model_type, with the wrapper's tie rule; vision tower and projector left out (named
+    in the notes).
+
+    Raises:
+        ConfigError: a text_config that is not an object, a text model_type symtrans does
+            not read inside this wrapper, or anything the text reader refuses (prefixed
+            ``text_config:``).
+    """
+    w = WRAPPERS[r.mt]
+    text = r.cfg.get("text_config")
+    if text is None:
+        flat = _flat_text_keys(r.cfg, r.mt)
+        text = {k: r.cfg[k] for k in flat}
+        if flat:
+            r.notes.append(f"no text_config: {r.cls} takes the text keys at the top level ({', '.join(flat)})")
+        else:
+            r._default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
+    elif not isinstance(text, dict):
+        raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
+    else:
+        text = dict(text)
+    text_mt = text.get("model_type", w.text_type)
+    if "model_type" not in text and r.cfg.get("text_config") is not None:
+        r.notes.append(f"text_config has no model_type: {r.cls} reads it as {_show(w.text_type)}")
+    if text_mt not in w.text_types:
+        raise ConfigError(
+            f"text_config model_type {_show(text_mt)} is not supported inside {r.mt} "
+            f"(its language model must be one of: {', '.join(w.text_types)})"
+        )
+    own = r.flag("tie_word_embeddings", note=False)
+    text_tie = text.get("tie_word_embeddings", _of(DEFAULTS, TEXT_ONLY_DEFAULTS, text_mt).get("tie_word_embeddings"))
+    if not isinstance(text_tie, bool):
+        raise ConfigError(f"text_config.tie_word_embeddings must be true or false, not {_show(text_tie)}")
+    tied = own or text_tie if w.tie_or else own
+    if tied != text_tie:
+        why = "the wrapper's tie_word_embeddings" if not w.tie_or or own else "the text config's"
+        r.notes.append(f"lm_head {'tied to' if tied else 'separate from'} the token embedding ({r.cls} follows {why})")
+    text["model_type"] = text_mt
+    text["tie_word_embeddings"] = tied
+    try:
+        spec, notes = _read(text, text_mt)
+    except ConfigError as e:
+        raise ConfigError(f"text_config: {e}") from None
+    text_cls, _ = _of(CLASSES, TEXT_ONLY, text_mt)
+    r.notes.insert(
+        0,
+        f"counted: the language model of transformers {r.model}, {w.language_model} "
+        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); left out: {w.left_out}",
+    )
+    r.notes += [f"text_config: {n}" for n in notes[1:]]
+    if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
+        spec = spec.replace(head_bias=False)
+    return spec
+
+
+def _qwen2_vl_text(r: _Reader) -> Spec:
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    _check_divides("hidden_size", d, "num_attention_heads", h, "Qwen2VLAttention")
+    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
+    h_kv = _heads(r, h)
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    if h_kv != h:
+        sizes["h_kv"] = h_kv
+    w = _window(r, sizes["N"])
+    if w is not None:
+        sizes["w"] = w
+    r.notes.append(
+        "Qwen2VLAttention: q_proj, k_proj and v_proj have biases, o_proj has none; "
+        "multimodal rotary positions (mrope) have no parameters"
+    )
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        qkv_bias=True,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+    )
+
+
+_TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text}
+
+
 _FAMILIES = {
     "bert": _bert,
     "roberta": _bert,
@@ -2904,9 +3465,19 @@ _FAMILIES = {
     "xlm-roberta": _bert,
     "electra": _electra,
     "deberta-v2": _deberta_v2,
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gpt_neo": _gpt_neo,
+    "gpt_bigcode": _gpt_bigcode,
+    "bloom": _bloom,
+    "mpt": _mpt,
+    "llava": _wrapped,
+    "qwen2_vl": _wrapped,
 }
 
-_NOT_YET: dict[str, str] = {}  # model_type -> why it cannot be counted yet
+_NOT_YET: dict[str, str] = {  # model_type -> why it cannot be counted yet
+    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
+    "gemma3": 'its language model, text_config model_type "gemma3_text", is not supported yet',
+}
 
 
 def spec_from_config(cfg: dict[str, Any], name: str = "config") -> tuple[Spec, tuple[str, ...]]:
@@ -2947,11 +3518,21 @@ def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
         )
     if mt not in _FAMILIES:
         raise ConfigError(f"model_type {_show(mt)} is not supported; supported model types: {supported}")
+    return _read(cfg, mt)
+
+
+def _read(cfg: dict[str, Any], mt: str) -> tuple[Spec, tuple[str, ...]]:
+    """The Spec and notes of ``cfg`` as ``mt`` (a supported or a text-only type)."""
     r = _Reader(cfg, mt)
-    unknown = unknown_keys(cfg, mt)  # typos are errors before any default hides them
+    wrapper = WRAPPERS.get(mt)
+    # typos are errors before any default hides them (a wrapper's text keys: its text reader's)
+    unknown = unknown_keys(_wrapper_part(cfg, mt) if wrapper else cfg, mt)
     _check_padding_idx(r)
-    spec = _FAMILIES[mt](r)
-    notes = [f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"]
+    spec = _of(_FAMILIES, _TEXT_ONLY_READERS, mt)(r)
+    first = (
+        r.notes.pop(0) if wrapper else f"counted as transformers {r.model} (defaults from {r.cls}, transformers 5.x)"
+    )
+    notes = [first]
     if unknown:
         notes.append(
             f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {r.cls} "
@@ -2969,9 +3550,9 @@ def known_keys(model_type: str) -> frozenset[str]:
     """The keys a config.json of ``model_type`` may hold: its config class's, COMMON_KEYS,
     and those symtrans reads (DEFAULTS and ALIASES)."""
     return (
-        CONFIG_KEYS[model_type]
+        _of(CONFIG_KEYS, TEXT_ONLY_CONFIG_KEYS, model_type)
         | COMMON_KEYS
-        | frozenset(DEFAULTS[model_type])
+        | frozenset(_of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type))
         | frozenset(ALIASES.get(model_type, {}))
         | {"head_dim", "attention_bias", "mlp_bias", "scale_embedding"}
         | frozenset(GETATTR_KEYS.get(model_type, ()))
@@ -3000,7 +3581,7 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
     unknown = [key for key in cfg if key not in known]  # one set lookup per key: linear
     if len(unknown) > MAX_UNKNOWN_KEYS:
         raise ConfigError(
-            f"{len(unknown):,} keys are unknown to {CLASSES[model_type][0]} (at most {MAX_UNKNOWN_KEYS:,} "
+            f"{len(unknown):,} keys are unknown to {_of(CLASSES, TEXT_ONLY, model_type)[0]} (at most {MAX_UNKNOWN_KEYS:,} "
             f"are accepted); this is not a config.json of a {model_type} model"
         )
     by_lower = {k.lower(): k for k in targets}
@@ -3018,7 +3599,7 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
         else:
             others.append(key)
     if typos:
-        cls = CLASSES[model_type][0]
+        cls = _of(CLASSES, TEXT_ONLY, model_type)[0]
         raise ConfigError(
             f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
             "so it would be ignored and a default used instead; fix the spelling"

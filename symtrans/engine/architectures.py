@@ -188,6 +188,8 @@ def _embeddings(
     width = _embedding_width(spec)
     if with_tokens:
         steps.append(token_embedding(tied_note=token_note, width=width))
+    if spec.token_projection:  # OPT-350m: only the token table is E_emb wide
+        width = S.d_model
     steps += positions(spec, width)
     if spec.token_types:
         steps.append(
@@ -203,7 +205,18 @@ def _embeddings(
     deberta = spec.embedding_projection == "deberta"  # project first, then the norm at d_model
     if spec.embedding_norm and not deberta:
         steps += norm(spec, "embedding norm", width, ONE)
-    if spec.has("E_emb") and tokens is not None:
+    if spec.has("E_emb") and tokens is not None and spec.token_projection:
+        steps += linear(
+            "project_in",
+            S.E_emb,
+            S.d_model,
+            tokens,
+            False,
+            "Zhang et al. 2022 (OPT); OPTDecoder.project_in",
+            "E_emb -> d_model map of the token embeddings (no bias), before the positions are added",
+            role=Role.EMBEDDING_PROJECTION,
+        )
+    elif spec.has("E_emb") and tokens is not None:
         steps += linear(
             "embedding projection",
             S.E_emb,
@@ -329,6 +342,18 @@ def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.E
         f = _norms(spec, "final norm", tokens)
         if f:
             children.append(f)
+    if spec.token_projection:  # OPT-350m: back to the token embedding's width for the tied head
+        steps = linear(
+            "project_out",
+            S.d_model,
+            S.E_emb,
+            tokens,
+            False,
+            "Zhang et al. 2022 (OPT); OPTDecoder.project_out",
+            "d_model -> E_emb map after the last layer (no bias), for the E_emb-wide LM head",
+            role=Role.OUTPUT_PROJECTION,
+        )
+        children.append(Cost(name="output projection", block=Block.OTHER, steps=tuple(steps)))
     return Cost(name=name, block=block, children=tuple(children))
 
 
@@ -341,7 +366,7 @@ def _lm_head(spec: Spec, tokens: sp.Expr) -> Cost:
         else "its own d_model x V matrix (untied)"
     )
     steps = []
-    if spec.has("E_emb"):  # mirror the factorisation: d_model -> E_emb, then the E_emb x V matrix
+    if spec.has("E_emb") and not spec.token_projection:  # mirror the factorisation: d_model -> E_emb, then E_emb x V
         steps += linear(
             "W_head_proj",
             D.d_model,

@@ -24,7 +24,7 @@ class Role(str, Enum):
     POSITION_EMBEDDING = "position_embedding"  # a learned table (parameters)
     POSITION_ENCODING = "position_encoding"  # fixed: sinusoidal, rotary, ALiBi (no parameters)
     TYPE_EMBEDDING = "type_embedding"  # token-type / segment embedding
-    EMBEDDING_PROJECTION = "embedding_projection"  # ALBERT's E_emb -> d_model map
+    EMBEDDING_PROJECTION = "embedding_projection"  # ALBERT's E_emb -> d_model map (OPT's project_in)
     RELATIVE_BIAS = "relative_bias"  # T5's bucketed relative attention bias
     RELATIVE_PROJECTION = "relative_projection"  # Transformer-XL W_R
     RELATIVE_BIAS_VECTORS = "relative_bias_vectors"  # Transformer-XL u, v
@@ -69,6 +69,8 @@ class Role(str, Enum):
     DISENTANGLED_SCORES = "disentangled_scores"  # Q (P_K)^T (c2p) and K (P_Q)^T (p2c)
     CONV = "conv"  # a convolution's kernel (DeBERTa-v2's ConvLayer)
     UNUSED_OUTPUT = "unused_output"  # a product the forward computes and never uses: no backward
+    # --- gpt2-like and wrappers
+    OUTPUT_PROJECTION = "output_projection"  # OPT's project_out: d_model -> E_emb before a tied E_emb-wide head
 
 
 class Block(str, Enum):

@@ -202,6 +202,16 @@ class Spec:
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``L_rel``: DeBERTa's relative span (position_buckets, else max_relative_positions).
+        token_projection: with ``E_emb``, only the token embedding (and the LM head tied to
+            it) is E_emb wide, with a bias-free E_emb -> d_model map after the lookup and
+            d_model -> E_emb after the last layer (OPT-350m's project_in / project_out);
+            without it, E_emb factorizes every embedding as ALBERT does.
+    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
+    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
+    ``N_w`` (with ``w``, below N): only N_w of the N decoder layers use the window, the
+    others attend fully (GPT-Neo's alternating local and global layers).  Parameters do not
+    depend on it; FLOPs, the KV cache and time do, and per-layer windows are not modelled
+    yet, so every evaluation at a workload refuses such a spec (``check_sizes``).
     """
 
     family: str = "decoder-only"
@@ -252,6 +262,7 @@ class Spec:
     rel_norm: bool = False
     conv_kernel: int = 0
     conv_groups: int = 1
+    token_projection: bool = False
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -414,6 +425,7 @@ OPTION_TYPES: dict[str, Any] = {
     "rel_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
+    "token_projection": bool,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -590,6 +602,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 "N_w (windowed layers) in a stack of dense and mixture-of-experts layers is not modelled: "
                 "the windowed layers of each kind would be needed"
             )
+    if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
+        raise ValueError("token_projection needs a decoder-only model with an embedding width E_emb")
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":

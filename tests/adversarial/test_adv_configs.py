@@ -140,7 +140,6 @@ CASES = [
         json.dumps({"model_type": "albert", "num_hidden_groups": 3, "inner_group_num": 2}),
         "num_hidden_groups",
     ),
-    ("opt-projection", json.dumps({"model_type": "opt", "word_embed_proj_dim": 512}), "word_embed_proj_dim"),
     ("cross-attention", _with(GPT2, add_cross_attention=True), "add_cross_attention"),
 ]
 
