@@ -20,6 +20,22 @@ def model(name_or_spec, settings=None, **changes):
     return _model(name_or_spec, settings, **changes)
 
 
+def parse_closed_form(text):
+    """The SymPy expression of a printed closed form (the JSON ``closed_form``), in
+    symtrans's own symbols (positive integers), parsed without evaluating anything.
+
+    Never use ``sympy.sympify`` on such text: it evaluates it as Python and reads ``N`` as
+    SymPy's ``N()`` and ``E`` as Euler's number.  See ``symtrans.engine.parse``.
+
+    Raises:
+        ValueError: one line naming what is not allowed (unknown names, calls other than
+            Min/Max/floor/ceiling, attributes, exponents past 64, text past 20,000 characters).
+    """
+    from symtrans.engine.parse import parse_closed_form as _parse
+
+    return _parse(text)
+
+
 def __getattr__(name):
     if name == "assert_identity":
         from symtrans.accounting.identities import assert_identity

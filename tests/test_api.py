@@ -1,0 +1,86 @@
+"""The JSON ``symbols`` map, ``symtrans.parse_closed_form`` and ``symtrans.model(...).sizes``/``.subs``
+(tracker issue 13, item 7).
+
+Independent figures: Mixtral-8x7B has 46,702,792,704 parameters and 12,879,925,248 active
+per token (``MixtralForCausalLM`` of mistralai/Mixtral-8x7B-v0.1 counted on the meta device,
+tests/reference_counts.py); Llama-2-7B 6,738,415,616 (``LlamaForCausalLM``, same table).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+import symtrans
+from symtrans.cli.main import main
+from symtrans.engine.symbols import SYMBOLS
+
+MIXTRAL_TOTAL = 46_702_792_704
+MIXTRAL_ACTIVE = 12_879_925_248
+
+
+def run_json(capsys, *argv) -> dict:
+    code = main([*argv, "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def at(expr: sp.Expr, sizes: dict[str, int]) -> sp.Expr:
+    """Substitution by the JSON names, through the symbols the JSON ``symbols`` map describes:
+    a symbol is its name with its assumptions (integer, positive)."""
+    return expr.xreplace({sp.Symbol(k, integer=True, positive=True): sp.Integer(v) for k, v in sizes.items()})
+
+
+def test_mixtral_closed_form_read_back_gives_the_total(capsys):
+    """Must show (issue 13): parse_closed_form of the mixtral-8x7b JSON closed form, with the
+    JSON sizes substituted, gives the JSON total, 46,702,792,704 (MixtralForCausalLM)."""
+    j = run_json(capsys, "params", "mixtral-8x7b")
+    assert j["total"] == MIXTRAL_TOTAL and j["active"] == MIXTRAL_ACTIVE
+    total = at(symtrans.parse_closed_form(j["closed_form"]), j["sizes"])
+    assert total.is_Integer and total == MIXTRAL_TOTAL
+    assert at(symtrans.parse_closed_form(j["active_closed_form"]), j["sizes"]) == MIXTRAL_ACTIVE
+    for c in j["components"]:  # every component's closed form too
+        assert at(symtrans.parse_closed_form(c["closed_form"]), j["sizes"]) == c["each"], c["name"]
+    # The trap the parser avoids: sympify reads N as SymPy's N() and E as Euler's number.
+    assert sp.sympify("E") == sp.E and sp.sympify("N") == sp.N
+    assert symtrans.parse_closed_form("E") == SYMBOLS["E"] and SYMBOLS["E"].is_integer
+    assert symtrans.parse_closed_form("N") == SYMBOLS["N"]
+
+
+BAD = [
+    ("x + 1", "unknown symbol 'x'"),
+    ("d_model + pi", "unknown symbol 'pi'"),
+    ("exp(d_model)", "function calls other than Min, Max, floor, ceiling are not allowed, not exp"),
+    ("__import__('os').system('true')", "not allowed"),
+    ("N(2)", "not allowed, not N"),
+    ("d_model.__class__", "not Attribute"),
+    ("d_model[0]", "not Subscript"),
+    ("d_model ** 65", "exponent 65 is larger than 64"),
+    ("2 ** 10 ** 10", "larger than 64"),
+    ("(d_model + 1) ** 64 ** 2", "larger than 64"),
+    ("((d_model + 1) ** 64 + 1) ** 64", "degree 4,096"),
+    ("d_model ** d_ff", "an exponent must be a number"),
+    ("d_model " + "+ d_model " * 2500, "longer than 20,000 characters"),
+    ("Min(d_model, key=1)", "plain arguments"),
+    ("floor(d_model, 2)", "wrong number of arguments"),
+    ("lambda: 0", "not Lambda"),
+    ("d_model < 2", "not Compare"),
+    ("d_model /", "cannot parse"),
+    ("", "empty"),
+    ("d_model / 0", "division by zero"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD)
+def test_bad_closed_forms_are_refused_in_one_line(text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("*", r"\*")) as e:
+        symtrans.parse_closed_form(text)
+    assert "\n" not in str(e.value)
+
+
+def test_non_text_is_refused():
+    with pytest.raises(ValueError, match="a closed form is text, not int"):
+        symtrans.parse_closed_form(12)
