@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 
 import symtrans
+from symtrans.catalog.presets import PRESETS
 from symtrans.cli.main import main
 from symtrans.engine.symbols import SYMBOLS
 
@@ -48,6 +49,83 @@ def test_mixtral_closed_form_read_back_gives_the_total(capsys):
     assert sp.sympify("E") == sp.E and sp.sympify("N") == sp.N
     assert symtrans.parse_closed_form("E") == SYMBOLS["E"] and SYMBOLS["E"].is_integer
     assert symtrans.parse_closed_form("N") == SYMBOLS["N"]
+
+
+def test_json_symbols_map_names_assumptions_meaning_unit(capsys):
+    j = run_json(capsys, "params", "mixtral-8x7b")
+    # The names in "N*(3*E*d_ff*d_model + E*d_model + 2*d_model**2 + 2*d_model**2*h_kv/h + 2*d_model)
+    # + 2*V*d_model + d_model", and k from the active count's closed form.
+    assert set(j["symbols"]) == {"N", "E", "d_ff", "d_model", "h", "h_kv", "V", "k"}
+    for entry in j["symbols"].values():
+        assert entry["assumptions"] == {"integer": True, "positive": True}
+    assert j["symbols"]["N"]["meaning"] == "layers in a stack" and j["symbols"]["N"]["unit"] == "layers"
+    assert j["symbols"]["E"]["meaning"] == "experts per mixture-of-experts layer"
+    assert j["symbols"]["k"]["unit"] == "experts"
+
+
+def _closed_forms(j: dict) -> list[str]:
+    found = []
+    for key, value in j.items():
+        if key in ("closed_form", "active_closed_form"):
+            found.append(value)
+        elif key == "closed_forms":
+            found += list(value.values())
+        elif key == "components":
+            found += [c["closed_form"] for c in value]
+    return found
+
+
+COMMANDS = [
+    ("params",),
+    ("flops",),
+    ("flops", "--mode", "training"),
+    ("flops", "--mode", "decode", "--prefill", "64", "--generate", "16"),
+    ("memory", "--inference", "--batch", "2", "--seq-len", "128"),
+]
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_printed_closed_form_reads_back_to_its_value(capsys, name):
+    """Each preset's params, flops and memory JSON: every closed form parses, its names are
+    exactly the ``symbols`` map's keys, and the total read back at the printed sizes is the
+    printed total (a value computed by the engine and printed; the read-back is the check)."""
+    for cmd in COMMANDS:
+        code = main([cmd[0], name, *cmd[1:], "--format", "json"])
+        out, err = capsys.readouterr()
+        if code != 0:  # decode of an encoder-only model: refused in one line, nothing to read
+            assert cmd[0] == "flops" and "does not generate" in err, err
+            continue
+        j = json.loads(out)
+        forms = _closed_forms(j)
+        names = set()
+        for text in forms:
+            names |= {s.name for s in symtrans.parse_closed_form(text).free_symbols}
+        assert names == set(j["symbols"]), (name, cmd)
+        if cmd[0] == "params":
+            sizes = j["sizes"]
+            assert at(symtrans.parse_closed_form(j["closed_form"]), sizes) == j["total"]
+        elif cmd[0] == "flops":
+            sizes = {**PRESETS[name].spec.values, "B": j["batch"], "L": j["seq_len"]}
+            sizes.update({k: j[k] for k in ("L_src", "L_tgt", "L_pre", "T_gen") if k in j})
+            if PRESETS[name].spec.family == "encoder-decoder":
+                sizes.setdefault("L_src", j["seq_len"])
+                sizes.setdefault("L_tgt", j["seq_len"])
+            assert at(symtrans.parse_closed_form(j["closed_form"]), sizes) == sp.Rational(j["total"]), cmd
+        else:
+            sizes = {**PRESETS[name].spec.values, "B": j["batch"], "L": j["seq_len"]}
+            if PRESETS[name].spec.family == "encoder-decoder":
+                sizes.update(L_src=j["seq_len"], L_tgt=j["seq_len"])
+            for key, text in j["closed_forms"].items():
+                assert at(symtrans.parse_closed_form(text), sizes) == sp.Rational(j[key]), key  # "p/q" when not whole
+
+
+def test_solve_json_carries_symbols(capsys):
+    """Llama's rule d_ff = 256 ceil(floor(8 d_model / 3) / 256) prints floor and ceiling."""
+    j = run_json(capsys, "solve", "llama-2-7b", "--for", "d_model", "--params", "6738415616", "--llama-ffn")
+    assert j["exact"] == 4096 and "ceiling(floor(" in j["closed_form"]
+    expr = symtrans.parse_closed_form(j["closed_form"])
+    assert set(j["symbols"]) == {s.name for s in expr.free_symbols} == {"N", "V", "d_model"}
+    assert at(expr, j["below"]["sizes"]) == 6_738_415_616
 
 
 BAD = [

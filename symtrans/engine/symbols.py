@@ -9,7 +9,9 @@ and L for layers; symtrans never does: translate at the boundary (see ``conventi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 
@@ -109,3 +111,40 @@ def legend_for(*exprs: sp.Expr) -> list[SymbolInfo]:
     for e in exprs:
         used |= getattr(e, "free_symbols", set())
     return [s for s in _LEGEND if SYMBOLS[s.name] in used]
+
+
+# A name in a printed closed form (sympy.sstr): an identifier, not part of a longer word or
+# number, and not a function name (``Min(``, ``Max(``).
+_NAME_IN_TEXT = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\w|\s*\()")
+
+
+def symbols_json(*closed_forms: str) -> dict[str, dict[str, Any]]:
+    """The ``symbols`` map of the JSON output: each symbol name that occurs in the printed
+    closed forms -> its SymPy assumptions, meaning and unit (the legend), in legend order.
+
+    ``{"d_model": {"assumptions": {"integer": true, "positive": true},
+    "meaning": "model (residual stream) width", "unit": "features"}, ...}``.  The
+    assumptions are read from the symbol itself (every symbol is a positive integer), so
+    a reader knows ``N`` is a layer count, not SymPy's ``N()``, and ``E`` an expert count,
+    not Euler's number.  ``symtrans.parse_closed_form`` reads the same names back.
+
+    Raises:
+        RuntimeError: a name that is not a symtrans symbol (a closed form is built from
+            ``SYMBOLS`` only, so this is a bug).
+    """
+    names: set[str] = set()
+    for text in closed_forms:
+        names.update(_NAME_IN_TEXT.findall(text))
+    unknown = sorted(names - set(LEGEND))
+    if unknown:
+        raise RuntimeError(f"closed form names {', '.join(unknown)}, not symtrans symbols")
+    out: dict[str, dict[str, Any]] = {}
+    for info in _LEGEND:
+        if info.name in names:
+            sym = SYMBOLS[info.name]
+            out[info.name] = {
+                "assumptions": {"integer": bool(sym.is_integer), "positive": bool(sym.is_positive)},
+                "meaning": info.meaning,
+                "unit": info.unit,
+            }
+    return out
