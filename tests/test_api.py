@@ -119,6 +119,15 @@ def test_every_printed_closed_form_reads_back_to_its_value(capsys, name):
                 assert at(symtrans.parse_closed_form(text), sizes) == sp.Rational(j[key]), key  # "p/q" when not whole
 
 
+def test_symbols_skip_function_names(capsys):
+    """Sliding-window FLOPs print Min/Max and memory prints ceiling: functions, not symbols."""
+    j = run_json(capsys, "flops", "mistral-7b", "--seq-len", "8192", "--mode", "decode")
+    assert "Min(" in j["closed_form"] and "w" in j["symbols"]
+    assert not {"Min", "Max", "ceiling", "floor"} & set(j["symbols"])
+    m = symtrans.model("mistral-7b")
+    assert m.subs(j["closed_form"], B=1, L_pre=j["L_pre"], T_gen=j["T_gen"]) == j["total"]
+
+
 def test_solve_json_carries_symbols(capsys):
     """Llama's rule d_ff = 256 ceil(floor(8 d_model / 3) / 256) prints floor and ceiling."""
     j = run_json(capsys, "solve", "llama-2-7b", "--for", "d_model", "--params", "6738415616", "--llama-ffn")
@@ -162,3 +171,27 @@ def test_bad_closed_forms_are_refused_in_one_line(text, message):
 def test_non_text_is_refused():
     with pytest.raises(ValueError, match="a closed form is text, not int"):
         symtrans.parse_closed_form(12)
+
+
+def test_model_sizes_and_subs():
+    m = symtrans.model("llama-2-7b")
+    assert m.sizes["d_model"] == 4096 and m.sizes["N"] == 32 and m.sizes["V"] == 32000
+    m.sizes["N"] = 1  # a copy: the model is unchanged
+    assert m.sizes["N"] == 32
+    assert m.subs(m.closed_form) == 6_738_415_616 and isinstance(m.subs(m.closed_form), int)
+    # Substitution only: N=1 leaves one layer; Llama-2-7B's layer is 202,383,360 parameters
+    # (4 d_model^2 attention + 3 d_model d_ff SwiGLU + 2 d_model RMSNorm), embeddings and
+    # head 2 x 32000 x 4096, final norm 4096.
+    layer = 4 * 4096**2 + 3 * 4096 * 11008 + 2 * 4096
+    assert layer == 202_383_360
+    assert m.subs(m.closed_form, N=1) == layer + 2 * 32000 * 4096 + 4096
+    assert m.subs(m.flops_closed_form(), B=2, L=512) == m.flops(2, 512)
+    assert m.subs("d_model / 3") == sp.Rational(4096, 3)  # exact, never a float
+    with pytest.raises(ValueError, match="no value for B"):
+        m.subs(m.flops_closed_form())
+    with pytest.raises(ValueError, match="B must be a positive integer"):
+        m.subs(m.flops_closed_form(), B=1.0)
+    with pytest.raises(ValueError, match="unknown size 'Q'"):
+        m.subs(m.closed_form, Q=1)
+    with pytest.raises(ValueError, match="unknown symbol 'x'"):
+        m.subs("x")
