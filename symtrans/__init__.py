@@ -4,7 +4,9 @@
 
     >>> import symtrans
     >>> m = symtrans.model("gpt2")          # displays as rendered LaTeX/Markdown in Jupyter
-    >>> m.params, m.closed_form
+    >>> m.params, m.closed_form, m.sizes
+    >>> m.subs(m.closed_form, N=24)         # exact substitution by size name
+    >>> symtrans.parse_closed_form("N*d_model**2")   # a JSON closed form read back (never sympify)
 """
 
 
