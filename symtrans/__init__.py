@@ -4,7 +4,9 @@
 
     >>> import symtrans
     >>> m = symtrans.model("gpt2")          # displays as rendered LaTeX/Markdown in Jupyter
-    >>> m.params, m.closed_form
+    >>> m.params, m.closed_form, m.sizes
+    >>> m.subs(m.closed_form, N=24)         # exact substitution by size name
+    >>> symtrans.parse_closed_form("N*d_model**2")   # a JSON closed form read back (never sympify)
 """
 
 
@@ -18,6 +20,22 @@ def model(name_or_spec, settings=None, **changes):
     from symtrans.render.notebook import model as _model
 
     return _model(name_or_spec, settings, **changes)
+
+
+def parse_closed_form(text):
+    """The SymPy expression of a printed closed form (the JSON ``closed_form``), in
+    symtrans's own symbols (positive integers), parsed without evaluating anything.
+
+    Never use ``sympy.sympify`` on such text: it evaluates it as Python and reads ``N`` as
+    SymPy's ``N()`` and ``E`` as Euler's number.  See ``symtrans.engine.parse``.
+
+    Raises:
+        ValueError: one line naming what is not allowed (unknown names, calls other than
+            Min/Max/floor/ceiling, attributes, exponents past 64, text past 20,000 characters).
+    """
+    from symtrans.engine.parse import parse_closed_form as _parse
+
+    return _parse(text)
 
 
 def __getattr__(name):

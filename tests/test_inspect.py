@@ -19,6 +19,9 @@ import struct
 from pathlib import Path
 
 import pytest
+import sympy as sp
+
+import symtrans
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -624,6 +627,10 @@ def test_cli_formats(saved, tmp_path, capsys):
     j = json.loads(capsys.readouterr().out)
     assert j["logical_parameters"] == count(model)
     assert j["formula"]["parameters"] == count(model)
+    # The closed form reads back (symtrans.parse_closed_form) to the count, in the names of "symbols".
+    expr = symtrans.parse_closed_form(j["formula"]["closed_form"])
+    assert set(j["symbols"]) == {s.name for s in expr.free_symbols}
+    assert expr.xreplace({sp.Symbol(k, integer=True, positive=True): v for k, v in j["sizes"].items()}) == count(model)
     assert len(j["files"]) > 1 and j["file_bytes"] == sum(os.path.getsize(f["path"]) for f in j["files"])
     assert {r["dtype"] for r in j["by_dtype"]} == {"F32"}
     assert sum(r["elements"] for r in j["by_dtype"]) == j["stored_elements"]

@@ -54,7 +54,8 @@ def test_charts_render_without_touching_pyplot():
     assert png.startswith(b"\x89PNG")
     assert to_bytes(component_shares(GPT2), "svg") == to_bytes(component_shares(GPT2), "svg")  # reproducible
     assert to_bytes(scaling(GPT2, "d_model", "params", "gpt2"), "pdf").startswith(b"%PDF")
-    assert "matplotlib.pyplot" not in sys.modules
+    # adjustText (the scaling chart's labels) imports pyplot; nothing may use it: no figure opened.
+    assert "matplotlib.pyplot" not in sys.modules or sys.modules["matplotlib.pyplot"].get_fignums() == []
     # The curve's points are exact counts: GPT-2 with d_ff = 4 d_model at each width.
     pts = dict(scaling_points(GPT2, "d_model", [768, 1536], "params", default_rules(GPT2, "d_model")))
     assert pts == {d: 50257 * d + 1024 * d + 12 * (12 * d * d + 13 * d) + 2 * d for d in (768, 1536)}
@@ -205,3 +206,58 @@ def test_matplotlib_is_imported_only_when_a_chart_is_written(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
     assert _json.loads(p.stdout.strip().splitlines()[-1]) == [0, 0, False, False]
+
+
+def _label_overlaps(fig) -> list[str]:
+    """Every pair of a chart's labels (texts placed on its axes) whose boxes overlap, each
+    label outside the figure, and each label over a legend, as measured by matplotlib's
+    renderer after the figure is drawn as it is saved."""
+    import itertools
+
+    from symtrans.render.plots import to_bytes
+
+    to_bytes(fig, "png")  # lays the figure out and draws it exactly as the report's file
+    renderer = fig.canvas.get_renderer()
+    page = fig.get_window_extent(renderer)
+    found = []
+    for ax in fig.axes:
+        labels = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts if t.get_text().strip()]
+        for (a, box_a), (b, box_b) in itertools.combinations(labels, 2):
+            if box_a.overlaps(box_b):
+                found.append(f"{a!r} overlaps {b!r}")
+        legend = ax.get_legend()
+        for name, box in labels:
+            if legend is not None and box.overlaps(legend.get_window_extent(renderer)):
+                found.append(f"{name!r} overlaps the legend")
+            if not (page.contains(box.x0, box.y0) and page.contains(box.x1, box.y1)):
+                found.append(f"{name!r} is outside the figure")
+    return found
+
+
+@pytest.mark.parametrize("preset", ["gpt2", "llama-2-7b", "bert-base", "t5-small"])
+def test_chart_labels_do_not_overlap(preset):
+    """The charts a report embeds (chart_files: the shares and the scaling chart), with
+    every label's box from the renderer.  Before adjustText, gpt2, gpt3-small and opt-125m
+    (d_model 768) collided, and so did llama-2-7b, mistral-7b and gpt3-6.7b (d_model 4096)."""
+    require("matplotlib")
+    require("adjustText")
+    from symtrans.catalog.presets import PRESETS, get
+    from symtrans.render.plots import component_shares, scaling
+
+    spec = get(preset).spec
+    shares_fig = component_shares(spec, preset)
+    scaling_fig = scaling(spec, "d_model", "params", preset)
+    family = {p.name for p in PRESETS.values() if p.spec.family == spec.family and p.kind == "model"}
+    assert {t.get_text() for t in scaling_fig.axes[0].texts} == family  # every preset of the family named
+    assert _label_overlaps(shares_fig) == []
+    assert _label_overlaps(scaling_fig) == []
+
+
+def test_scaling_chart_with_labels_is_reproducible():
+    require("matplotlib")
+    require("adjustText")
+    from symtrans.render.plots import scaling, to_bytes
+
+    assert to_bytes(scaling(GPT2, "d_model", "params", "gpt2"), "svg") == to_bytes(
+        scaling(GPT2, "d_model", "params", "gpt2"), "svg"
+    )

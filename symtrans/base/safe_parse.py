@@ -8,7 +8,8 @@ tree by this module; nothing the user typed is ever evaluated, sympified or hand
 
 Allowed: integer and decimal numbers (``4``, ``2.5``, ``7e9``, ``4_096``), the names
 of ``allowed``, ``+ - * /``, ``**`` with a numeric exponent of at most 64 in absolute
-value, unary ``+``/``-`` and parentheses.  Everything else (calls, attributes,
+value, unary ``+``/``-`` and parentheses, and calls of the caller's ``functions`` (none
+for constraints) with positional arguments.  Everything else (other calls, attributes,
 subscripts, strings, comparisons, ``//``, ``%``, names outside ``allowed``) raises
 ``ValueError`` with one sentence naming the problem.  Decimal numbers become exact
 rationals (``1.3`` is 13/10).
@@ -18,6 +19,8 @@ is 24 characters and expands to 814,385 terms, ``((d_model+1)**64+1)**64`` has d
 4096.  So the expression, written as one fraction and expanded, must have degree at most
 ``MAX_DEGREE`` in the symbols and at most ``MAX_TERMS`` terms in its numerator and in its
 denominator (``expansion_bound`` computes upper bounds from the tree, expanding nothing).
+Those are the limits of a constraint (``CONSTRAINT``); a caller that reads longer text it
+printed itself (``engine.parse.parse_closed_form``) passes its own ``Limits``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from __future__ import annotations
 import ast
 import math
 import re
-from typing import Mapping
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 import sympy as sp
 
@@ -36,6 +40,18 @@ MAX_BITS = 4096
 MAX_DEGREE = 16  # total degree in the symbols, after expansion (real rules are linear or quadratic)
 MAX_TERMS = 250  # terms of the expanded numerator or denominator (the SymPy work grows with them)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much text, degree and terms (``expansion_bound``) an expression may have."""
+
+    length: int = MAX_LENGTH
+    degree: int = MAX_DEGREE
+    terms: int = MAX_TERMS
+
+
+CONSTRAINT = Limits()  # --keep and --set rules: linear or quadratic, short
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 
@@ -51,7 +67,12 @@ def _number(node: ast.Constant, text: str) -> sp.Rational:
     return sp.Rational(src.replace("_", ""))
 
 
-def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: int) -> sp.Expr:
+Functions = Mapping[str, Callable[..., sp.Expr]]
+
+
+def _build(
+    node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: int, limits: Limits, functions: Functions
+) -> sp.Expr:
     if depth > MAX_DEPTH:
         raise ValueError(f"expression is nested more than {MAX_DEPTH} levels deep")
     if isinstance(node, ast.Constant):
@@ -59,27 +80,27 @@ def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: in
     if isinstance(node, ast.Name):
         if node.id not in allowed:
             known = ", ".join(sorted(allowed))
-            raise ValueError(f"unknown symbol {node.id!r} in constraint; known symbols: {known}")
+            raise ValueError(f"unknown symbol {node.id!r} in the expression; known symbols: {known}")
         return allowed[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        inner = _build(node.operand, text, allowed, depth + 1)
+        inner = _build(node.operand, text, allowed, depth + 1, limits, functions)
         return -inner if isinstance(node.op, ast.USub) else inner
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        left = _build(node.left, text, allowed, depth + 1)
-        right = _build(node.right, text, allowed, depth + 1)
+        left = _build(node.left, text, allowed, depth + 1, limits, functions)
+        right = _build(node.right, text, allowed, depth + 1, limits, functions)
         # Every result is bounded before SymPy builds it: constructing a power already
         # asks SymPy for signs, which can mean root-finding on the expanded base.
         bl, br = expansion_bound(left), expansion_bound(right)
         if isinstance(node.op, (ast.Add, ast.Sub)):
-            _check(_add_bound(bl, br))
+            _check(_add_bound(bl, br), limits)
             return left + right if isinstance(node.op, ast.Add) else left - right
         if isinstance(node.op, ast.Mult):
-            _check(_mul_bound(bl, br))
+            _check(_mul_bound(bl, br), limits)
             return left * right
         if isinstance(node.op, ast.Div):
             if right == 0:
-                raise ValueError("division by zero in constraint")
-            _check(_mul_bound(bl, _pow_bound(br, sp.Integer(-1))))
+                raise ValueError("division by zero in the expression")
+            _check(_mul_bound(bl, _pow_bound(br, sp.Integer(-1))), limits)
             return left / right
         # Pow: the exponent must be a plain number of modest size (no symbolic or huge powers).
         if not right.is_Number:
@@ -87,15 +108,27 @@ def _build(node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: in
         if abs(right) > MAX_EXPONENT:
             raise ValueError(f"exponent {right} is larger than {MAX_EXPONENT}")
         if left == 0 and right < 0:
-            raise ValueError("division by zero in constraint")
+            raise ValueError("division by zero in the expression")
         if left.is_Number and abs(left) > 1 and sp.log(abs(left), 2).evalf(15) * abs(right) > MAX_BITS:
             raise ValueError(f"a number in the expression exceeds 2**{MAX_BITS}")
-        _check(_pow_bound(bl, right))
+        _check(_pow_bound(bl, right), limits)
         result = left**right
         for p in result.atoms(sp.Pow):
             if p.exp.is_Number and abs(p.exp) > MAX_EXPONENT:
                 raise ValueError(f"exponent {p.exp} is larger than {MAX_EXPONENT}")
         return result
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+        if node.keywords or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
+            raise ValueError(f"{node.func.id} takes plain arguments: {node.func.id}(a, b, ...)")
+        args = [_build(a, text, allowed, depth + 1, limits, functions) for a in node.args]
+        _check(expansion_bound(sp.Add(*args)), limits)  # Min(a, b) compares a with b: bounded like a + b
+        try:
+            return functions[node.func.id](*args)
+        except TypeError:  # a wrong number of arguments (floor(a, b))
+            raise ValueError(f"wrong number of arguments to {node.func.id}") from None
+    if isinstance(node, ast.Call) and functions:
+        name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
+        raise ValueError(f"function calls other than {', '.join(functions)} are not allowed, not {name}(...)")
     op = type(getattr(node, "op", node)).__name__
     raise ValueError(f"only numbers, symbol names, + - * / ** and parentheses are allowed, not {op}")
 
@@ -112,7 +145,7 @@ def _monomials(terms: int, k: int) -> int:
     and expanded: the monomials of degree k in that many unknowns, C(terms + k - 1, k)."""
     if terms <= 1:
         return 1
-    if terms > MAX_TERMS:  # already over the limit: any power stays over it
+    if terms >= _SATURATE:  # already past every limit: any power stays past it
         return terms
     return math.comb(terms + k - 1, k)
 
@@ -162,33 +195,39 @@ def _pow_bound(a: tuple, k: sp.Number) -> tuple[int, ...]:
     return (deg, 1, 0, 1) if k > 0 else (0, 1, deg, 1)
 
 
-def _check(bound: tuple) -> None:
+def _check(bound: tuple, limits: Limits = CONSTRAINT) -> None:
     dn, tn, dd, td = bound
-    if max(dn, dd) > MAX_DEGREE:
+    if max(dn, dd) > limits.degree:
         raise ValueError(
-            f"the expression has degree {max(dn, dd):,} in the symbols once expanded; at most {MAX_DEGREE} is allowed"
+            f"the expression has degree {max(dn, dd):,} in the symbols once expanded; at most {limits.degree} is allowed"
         )
-    if max(tn, td) > MAX_TERMS:
-        raise ValueError(f"the expression expands to up to {max(tn, td):,} terms; at most {MAX_TERMS:,} are allowed")
+    if max(tn, td) > limits.terms:
+        raise ValueError(f"the expression expands to up to {max(tn, td):,} terms; at most {limits.terms:,} are allowed")
 
 
-def check_size(e: sp.Expr) -> sp.Expr:
-    """``e`` if its expansion stays within MAX_DEGREE and MAX_TERMS (``expansion_bound``).
+def check_size(e: sp.Expr, limits: Limits = CONSTRAINT) -> sp.Expr:
+    """``e`` if its expansion stays within the degree and terms of ``limits`` (``expansion_bound``).
 
     Raises:
         ValueError: naming the bound exceeded and the limit.
     """
-    _check(expansion_bound(e))
+    _check(expansion_bound(e), limits)
     return e
 
 
-def parse_constraint(text: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
+def parse_constraint(
+    text: str, allowed: Mapping[str, sp.Symbol], limits: Limits = CONSTRAINT, functions: Functions | None = None
+) -> sp.Expr:
     """Parse an arithmetic expression on the ``allowed`` symbols into a SymPy Expr.
 
     Args:
-        text: e.g. ``"4*d_model"`` or ``"(8/3)*d_model"`` (at most 500 characters).
+        text: e.g. ``"4*d_model"`` or ``"(8/3)*d_model"`` (at most ``limits.length``
+            characters, 500 for a constraint).
         allowed: name -> Symbol of the names the expression may use (normally
             ``symtrans.symbols.SYMBOLS``).
+        limits: length, degree and terms allowed (``CONSTRAINT`` unless given).
+        functions: name -> SymPy function the text may call with positional arguments
+            (none unless given).
 
     Returns:
         The expression (exact: decimals become rationals).
@@ -204,13 +243,13 @@ def parse_constraint(text: str, allowed: Mapping[str, sp.Symbol]) -> sp.Expr:
     t = text.strip()
     if not t:
         raise ValueError("empty expression")
-    if len(t) > MAX_LENGTH:
-        raise ValueError(f"expression is longer than {MAX_LENGTH} characters")
+    if len(t) > limits.length:
+        raise ValueError(f"expression is longer than {limits.length:,} characters")
     try:
         tree = ast.parse(t, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ValueError(f"cannot parse {t!r} as arithmetic on symbols") from None
-    return check_size(_build(tree.body, t, allowed, 0))
+    return check_size(_build(tree.body, t, allowed, 0, limits, functions or {}), limits)
 
 
 def parse_assignment(text: str, allowed: Mapping[str, sp.Symbol]) -> tuple[str, sp.Expr]:

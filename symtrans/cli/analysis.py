@@ -170,7 +170,9 @@ def _cmd_solve(args, emit) -> int:
         out["model"] = res.name
         if plan is not None:
             out["plan"] = plan.to_dict()
-        emit(args, json.dumps(out, indent=2))
+        from symtrans.cli.main import with_symbols
+
+        emit(args, json.dumps(with_symbols(out), indent=2))
         return 0
     import sympy as sp
 

@@ -197,6 +197,33 @@ def _cmd_model_types(args) -> int:
 # params
 
 
+def _closed_form_texts(obj) -> list[str]:
+    """Every closed form in a JSON-ready result: the values of ``closed_form``,
+    ``*_closed_form`` and ``closed_forms`` keys, at any depth."""
+    found: list[str] = []
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if (key == "closed_form" or key.endswith("_closed_form")) and isinstance(value, str):
+                found.append(value)
+            elif key == "closed_forms" and isinstance(value, dict):
+                found += [v for v in value.values() if isinstance(v, str)]
+            else:
+                found += _closed_form_texts(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            found += _closed_form_texts(value)
+    return found
+
+
+def with_symbols(out: dict) -> dict:
+    """``out`` with ``symbols``: each name in its closed forms -> assumptions, meaning, unit
+    (``symbols.symbols_json``), so the strings can be read back (``symtrans.parse_closed_form``)."""
+    from symtrans.engine.legend import symbols_json
+
+    out["symbols"] = symbols_json(*_closed_form_texts(out))
+    return out
+
+
 def params_result(res, generated: bool = True) -> dict:
     """The JSON object of ``symtrans params``: exact ``total``, ``closed_form``, components.
 
@@ -316,7 +343,7 @@ def _cmd_params(args) -> int:
     if peft:
         r["peft"] = peft
     if args.format == "json":
-        _emit(args, json.dumps(r, indent=2))
+        _emit(args, json.dumps(with_symbols(r), indent=2))
         return 0
     from symtrans.base.numbers import count, grouped
 

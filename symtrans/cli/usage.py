@@ -391,7 +391,9 @@ def cmd_flops(args, res, emit) -> int:
     """``symtrans flops``: print the result as JSON or text."""
     r = flops_command_result(res, args)
     if args.format == "json":
-        emit(args, json.dumps(r, indent=2))
+        from symtrans.cli.main import with_symbols
+
+        emit(args, json.dumps(with_symbols(r), indent=2))
         return 0
     u = r["unit"]
     if "L_pre" in r:
@@ -489,13 +491,13 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
 
 def cmd_memory(args, res=None, emit=None) -> int:
     """``symtrans memory``: print the result as JSON or text."""
-    from symtrans.cli.main import _emit, _resolve
+    from symtrans.cli.main import _emit, _resolve, with_symbols
 
     res = res or _resolve(args)
     emit = emit or _emit
     r = memory_command_result(res, args)
     if args.format == "json":
-        emit(args, json.dumps(r, indent=2))
+        emit(args, json.dumps(with_symbols(r), indent=2))
         return 0
     head = (
         f"{r['model']}: {r['mode']} memory per rank at B={r['batch']}, L={r['seq_len']}, weights {r['dtype']}"

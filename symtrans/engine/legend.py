@@ -7,7 +7,9 @@ parsing ``--set``, answering ``symtrans params`` from generated code) starts fas
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -71,3 +73,39 @@ LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
 
 # The size names, in legend order.
 NAMES: tuple[str, ...] = tuple(LEGEND)
+
+# The SymPy assumptions of every size symbol (``symbols`` creates them so): sizes are
+# positive integers, which lets closed forms simplify (sqrt(d_model**2) = d_model).
+ASSUMPTIONS: dict[str, bool] = {"integer": True, "positive": True}
+_NAME_IN_TEXT = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?!\w|\s*\()")
+
+
+def symbols_json(*closed_forms: str) -> dict[str, dict[str, Any]]:
+    """The ``symbols`` map of the JSON output: each symbol name that occurs in the printed
+    closed forms -> its SymPy assumptions, meaning and unit (the legend), in legend order.
+
+    ``{"d_model": {"assumptions": {"integer": true, "positive": true},
+    "meaning": "model (residual stream) width", "unit": "features"}, ...}``.  The
+    assumptions are ``ASSUMPTIONS``, those ``symbols`` creates every symbol with, so
+    a reader knows ``N`` is a layer count, not SymPy's ``N()``, and ``E`` an expert count,
+    not Euler's number.  ``symtrans.parse_closed_form`` reads the same names back.
+
+    Raises:
+        RuntimeError: a name that is not a symtrans symbol (a closed form is built from
+            ``SYMBOLS`` only, so this is a bug).
+    """
+    names: set[str] = set()
+    for text in closed_forms:
+        names.update(_NAME_IN_TEXT.findall(text))
+    unknown = sorted(names - set(LEGEND))
+    if unknown:
+        raise RuntimeError(f"closed form names {', '.join(unknown)}, not symtrans symbols")
+    out: dict[str, dict[str, Any]] = {}
+    for info in _LEGEND:
+        if info.name in names:
+            out[info.name] = {
+                "assumptions": dict(ASSUMPTIONS),
+                "meaning": info.meaning,
+                "unit": info.unit,
+            }
+    return out

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symtrans.engine.legend import _LEGEND, LEGEND, SymbolInfo  # noqa: F401 (re-exported)
+from symtrans.engine.legend import _LEGEND, ASSUMPTIONS, LEGEND, SymbolInfo, symbols_json  # noqa: F401 (re-exported)
 
 # One SymPy symbol per legend entry, positive integers (used by simplification).
-SYMBOLS: dict[str, sp.Symbol] = {s.name: sp.Symbol(s.name, integer=True, positive=True) for s in _LEGEND}
+SYMBOLS: dict[str, sp.Symbol] = {s.name: sp.Symbol(s.name, **ASSUMPTIONS) for s in _LEGEND}
 
 d_model = SYMBOLS["d_model"]
 d_ff = SYMBOLS["d_ff"]
@@ -72,3 +72,7 @@ def legend_for(*exprs: sp.Expr) -> list[SymbolInfo]:
     for e in exprs:
         used |= getattr(e, "free_symbols", set())
     return [s for s in _LEGEND if SYMBOLS[s.name] in used]
+
+
+# A name in a printed closed form (sympy.sstr): an identifier, not part of a longer word or
+# number, and not a function name (``Min(``, ``Max(``).

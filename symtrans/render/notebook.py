@@ -36,6 +36,45 @@ class Model:
 
     # -- the tree and its counts ------------------------------------------------
     @property
+    def sizes(self) -> dict[str, int]:
+        """The model's sizes, ``{"d_model": 4096, "N": 32, ...}`` (a copy; the JSON ``sizes``)."""
+        return dict(self.spec.values)
+
+    def subs(self, expr: sp.Expr | str, **sizes: int) -> int | sp.Rational:
+        """``expr`` with the model's sizes substituted, exactly.
+
+        Args:
+            expr: a SymPy expression in symtrans's symbols (``closed_form``,
+                ``flops_closed_form()``), or a printed closed form such as the JSON
+                ``closed_form``, read by ``symtrans.parse_closed_form`` (never sympify).
+            sizes: values for symbols the model has no size for (``B=8``) or that
+                replace its own here (``N=48``); positive integers.  Substitution only:
+                ``set`` changes the model itself (and validates it).
+
+        Returns:
+            A Python ``int`` when the value is an integer (counts are), else the exact
+            SymPy number (a Rational such as a per-token mean); never a float.
+
+        Raises:
+            ValueError: text ``parse_closed_form`` refuses; an unknown size name or a size
+                that is not a positive integer; a symbol left without a value.
+        """
+        from symtrans.engine.evaluate import as_expr, substitution
+
+        if isinstance(expr, str):
+            from symtrans.engine.parse import parse_closed_form
+
+            expr = parse_closed_form(expr)
+        unknown = [k for k in sizes if k not in S.SYMBOLS]
+        if unknown:
+            raise ValueError(f"unknown size {unknown[0]!r}; known: {', '.join(S.SYMBOLS)}")
+        e = as_expr(expr).xreplace(substitution({**self.spec.values, **sizes}))
+        if e.free_symbols:
+            missing = ", ".join(sorted(str(s) for s in e.free_symbols))
+            raise ValueError(f"no value for {missing}; give it as a keyword, e.g. subs(expr, B=1)")
+        return int(e) if e.is_Integer else e
+
+    @property
     def cost(self):
         """The model's Cost tree (``architectures.build``)."""
         from symtrans.engine.architectures import build

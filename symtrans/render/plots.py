@@ -34,12 +34,14 @@ class PlotsUnavailable(ImportError):
 
 
 def available() -> bool:
-    """True when matplotlib can be imported."""
+    """True when matplotlib can be imported, and adjustText (the scaling chart's labels) is installed."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         return False
-    return True
+    from importlib.util import find_spec
+
+    return find_spec("adjustText") is not None  # found, not imported: it imports pyplot and scipy
 
 
 def _figure(width: float, height: float):
@@ -239,10 +241,11 @@ def scaling(
     """A figure: ``quantity`` against ``over`` (log-log), the model marked, and presets of its family.
 
     Along the curve only ``over`` changes (d_ff keeps its ratio to d_model when d_model
-    varies); the presets are placed at their own exact counts.
+    varies); the presets are placed at their own exact counts, named by labels that do
+    not overlap (``_label_points``).
 
     Raises:
-        PlotsUnavailable: matplotlib is not installed.
+        PlotsUnavailable: matplotlib or adjustText is not installed.
         ValueError: an unknown quantity or size.
     """
     from symtrans.catalog.presets import PRESETS
@@ -296,16 +299,46 @@ def scaling(
             names.append(p.name)
         if xs:
             ax.scatter(xs, ys, marker="x", color="#555555", zorder=2, label=f"presets ({spec.family})")
-            for x, y, n in zip(xs, ys, names):
-                ax.annotate(n, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(over)
     ax.set_ylabel(unit)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    legend = ax.legend(fontsize=7)
     ax.set_title(f"{unit} against {over}", fontsize=10)
+    if mark_presets and xs:
+        _label_points(ax, xs, ys, names, avoid=[legend])
     return fig
+
+
+def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[str], avoid: Sequence = ()) -> None:
+    """Name each point (x, y) of ``ax`` with labels that overlap neither each other nor ``avoid``.
+
+    Presets of one family crowd together (gpt2, gpt3-small and opt-125m sit at one
+    d_model), so adjustText (a maintained library) places the labels once the axes are
+    final: it lays the figure out and works in display space.  A fixed number of
+    iterations, not its default time limit, so the same chart gives the same bytes.  A
+    label moved off its point gets a thin leader line.  adjustText imports pyplot at
+    import time; nothing here calls pyplot, so no figure is opened and no backend chosen.
+
+    Raises:
+        PlotsUnavailable: adjustText is not installed.
+    """
+    try:
+        from adjustText import adjust_text
+    except ImportError:
+        raise PlotsUnavailable(f"chart labels need adjustText; install it with {INSTALL_HINT}") from None
+
+    texts = [ax.text(x, y, n, fontsize=6) for x, y, n in zip(xs, ys, names)]
+    adjust_text(
+        texts,
+        x=list(xs),
+        y=list(ys),
+        objects=list(avoid),
+        ax=ax,
+        iter_lim=500,
+        arrowprops=dict(arrowstyle="-", color="#999999", lw=0.4),
+    )
 
 
 # ---------------------------------------------------------------------------------
