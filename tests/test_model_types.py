@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import pytest
 from conftest import require  # noqa: E402
@@ -53,6 +54,18 @@ from symtrans.engine.evaluate import exact  # noqa: E402
 
 # A small config per type with every size given and distinct (so a key mixed up with another
 # shows), and keys chosen so each one-key change below stays buildable where transformers allows.
+# --- seq2seq: the stacks of the BART family and Whisper, each size distinct
+_SEQ2SEQ_BASE = dict(
+    d_model=12,
+    encoder_attention_heads=2,
+    decoder_attention_heads=3,
+    encoder_layers=2,
+    decoder_layers=1,
+    encoder_ffn_dim=10,
+    decoder_ffn_dim=14,
+    vocab_size=23,
+)
+
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
         hidden_size=12,
@@ -164,6 +177,38 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # --- seq2seq
+    "mbart": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
+    "pegasus": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
+    # separate vocabularies, so that decoder_vocab_size moves the count
+    "marian": dict(
+        _SEQ2SEQ_BASE,
+        max_position_embeddings=17,
+        pad_token_id=0,
+        decoder_start_token_id=0,
+        share_encoder_decoder_embeddings=False,
+        decoder_vocab_size=19,
+    ),
+    # max_source_positions is the FLOP test's source length T (WhisperEncoder reads 2 x that many frames)
+    "whisper": dict(
+        _SEQ2SEQ_BASE,
+        num_mel_bins=5,
+        max_source_positions=8,
+        max_target_positions=13,
+        pad_token_id=0,
+        bos_token_id=0,
+        eos_token_id=0,
+        decoder_start_token_id=0,
+    ),
+    "vit": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        image_size=6,
+        patch_size=2,
+        num_channels=3,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -235,6 +280,29 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("opt", "num_attention_heads"): [4, 5],
     ("gemma", "use_bidirectional_attention"): [True],
     ("albert", "num_hidden_layers"): [3],
+    # --- seq2seq
+    **{
+        (mt, key): values
+        for mt in ("bart", "mbart", "pegasus", "marian", "whisper")
+        for key, values in {
+            "d_model": [24, 16],  # 16: not a multiple of the decoder's 3 heads
+            "hidden_size": [24],
+            "encoder_attention_heads": [4, 5],
+            "num_attention_heads": [4, 5],
+            "decoder_attention_heads": [4, 5],
+        }.items()
+    },
+    ("whisper", "num_key_value_heads"): [4, 5],
+    ("whisper", "begin_suppress_tokens"): [[3]],
+    ("whisper", "suppress_tokens"): [[3]],
+    ("whisper", "max_source_positions"): [9],
+    ("marian", "decoder_vocab_size"): [None, 21],
+    ("vit", "hidden_size"): [16, 13],
+    ("vit", "num_attention_heads"): [4, 5],
+    ("vit", "pooler_output_size"): [None, 7],
+    ("vit", "pooler_act"): ["relu"],
+    ("vit", "image_size"): [8, [6, 8]],
+    ("vit", "patch_size"): [3, [2, 2], [2, 3]],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -244,16 +312,13 @@ GAPS: dict[tuple[str, str], str] = {
     ("gpt2", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
     ("albert", "num_hidden_groups"): "ALBERT layer groups: share_layers is all-or-none",
     ("albert", "inner_group_num"): "ALBERT layer groups: share_layers is all-or-none",
-    ("bart", "encoder_attention_heads"): "one h for both stacks",
-    ("bart", "decoder_attention_heads"): "one h for both stacks",
-    ("bart", "num_attention_heads"): "one h for both stacks (alias of encoder_attention_heads)",
-    ("bart", "encoder_ffn_dim"): "one d_ff for both stacks",
-    ("bart", "decoder_ffn_dim"): "one d_ff for both stacks",
     ("opt", "word_embed_proj_dim"): "project_in / project_out are not modelled",
     ("qwen2", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "
     "for Q, K, V (h * (d // h) wide) but keeps a d x d output map",
+    # --- seq2seq
+    ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
@@ -504,6 +569,11 @@ def _counted(hf, run) -> int:
 
 def _inputs(hf, spec, n: int = T) -> dict:
     ids = hf.torch.ones(B, n, dtype=hf.torch.long)
+    if spec.frontend == "conv1d":  # Whisper: 2 x L_src mel frames of C_in bins
+        return {"input_features": hf.torch.ones(B, spec.size("C_in"), 2 * n), "decoder_input_ids": ids}
+    if spec.frontend == "patch":  # ViT: images of (L_max - 1) patches of p x p pixels, C_in channels
+        side = spec.size("p") * math.isqrt(spec.size("L_max") - 1)
+        return {"pixel_values": hf.torch.ones(B, spec.size("C_in"), side, side)}
     if spec.family == "encoder-decoder":
         return {"input_ids": ids, "decoder_input_ids": ids}
     return {"input_ids": ids}
@@ -534,7 +604,7 @@ def test_forward_and_training_flops(hf, model_type):
     with hf.torch.no_grad():
         forward = _counted(hf, lambda: model(**inputs))
     training = _counted(hf, lambda: _loss(model(**inputs)).backward())
-    values = dict(B=B, L=T, L_src=T, L_tgt=T)
+    values = dict(B=B, L=spec.size("L_max") if spec.frontend == "patch" else T, L_src=T, L_tgt=T)  # ViT: patches + 1
     assert forward == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
     assert training == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
 

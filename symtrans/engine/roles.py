@@ -54,6 +54,11 @@ class Role(str, Enum):
     HEAD_TRANSFORM = "head_transform"  # the dense map before the logits (BERT MLM, ALBERT head)
     MLM_BIAS = "mlm_bias"
     ADAPTER = "adapter"
+    # --- seq2seq and front ends
+    PATCH_EMBEDDING = "patch_embedding"  # ViT's p x p Conv2d from C_in channels to d_model
+    CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
+    AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
+    UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
 
 
 class Block(str, Enum):
@@ -88,3 +93,6 @@ FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
 ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)
 STACKS = (Block.ENCODER, Block.DECODER)
 HEADS = (Block.LM_HEAD, Block.MLM_HEAD)
+# --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
+# before the first layer; they run with the encoder (prefill of an encoder-decoder).
+FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)

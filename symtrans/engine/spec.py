@@ -24,10 +24,13 @@ from symtrans.engine.symbols import SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 NORMS = ("layernorm", "rmsnorm", "none")
-POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl")
+POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl", "sinusoidal-table")
 FFNS = ("mlp", "swiglu", "geglu")
 NORM_POSITIONS = ("post", "pre")
 SHARE_LAYERS = ("none", "all", "attention", "ffn")
+# What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
+# patch embedding), or mel frames (Whisper's two Conv1d layers).
+FRONTENDS = ("tokens", "patch", "conv1d")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -53,7 +56,19 @@ MODEL_SIZES = (
     "E_emb",
     "r",
     "w",
+    # --- seq2seq and front ends
+    "h_dec",
+    "d_ff_dec",
+    "V_dec",
+    "L_src_max",
+    "L_tgt_max",
+    "C_in",
+    "p",
+    "d_pool",
 )
+# The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
+# replaces its encoder symbol in the decoder's embeddings, stack and LM head.
+DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
 # (``flops``, ``memory``, ``solve`` and ``sweep`` use them); the others belong
@@ -114,6 +129,24 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        k_bias: the key projection's bias; None means as the query and value maps
+            (``qkv_bias``); Whisper's k_proj alone has none.
+        idle_shared_embedding: an encoder-decoder whose inputs are untied
+            (``share_embeddings`` false) also stores a V x d_model ``shared`` table that no
+            forward pass reads (transformers' BART, mBART, Pegasus and Marian with
+            ``tie_word_embeddings`` false); counted, as ``model.parameters()`` counts it.
+        decoder_positional: the decoder's positions where they differ from the
+            encoder's ``positional`` (Whisper: a sinusoidal table in the encoder, a learned
+            one in the decoder); None means the same.
+        frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
+            Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
+            learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
+            Conv1d layers over C_in mel bins, the second with stride 2).
+    Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
+    parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
+    counts it.  An encoder-decoder may give its stacks their own table rows
+    (``L_src_max``, ``L_tgt_max``) and its decoder its own ``h_dec``, ``d_ff_dec`` and
+    ``V_dec`` (``DECODER_SIZES``).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     """
@@ -148,6 +181,11 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    # --- seq2seq and front ends
+    k_bias: bool | None = None
+    idle_shared_embedding: bool = False
+    decoder_positional: str | None = None
+    frontend: str = "tokens"
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -179,6 +217,15 @@ class Spec:
     @property
     def out_bias_on(self) -> bool:
         return _first(self.out_bias, self.attention_bias, self.bias)
+
+    @property
+    def k_bias_on(self) -> bool:
+        return _first(self.k_bias, self.qkv_bias, self.attention_bias, self.bias)
+
+    @property
+    def decoder_positions(self) -> str:
+        """The decoder's positional kind (``decoder_positional``, else ``positional``)."""
+        return self.positional if self.decoder_positional is None else self.decoder_positional
 
     @property
     def ffn_bias_on(self) -> bool:
@@ -273,7 +320,13 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    # --- seq2seq and front ends
+    "k_bias": bool,
+    "idle_shared_embedding": bool,
+    "decoder_positional": POSITIONALS,
+    "frontend": FRONTENDS,
 }
+_NULLABLE = ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "k_bias", "decoder_positional")
 _NONNEGATIVE_INTS = ("position_offset", "token_types", "n_shared_experts", "moe_first_dense", "global_tokens")
 
 
@@ -282,13 +335,12 @@ def _validate(spec: Spec) -> None:
         value = getattr(spec, name)
         kind = OPTION_TYPES[name]
         if isinstance(kind, tuple):
+            if value is None and name in _NULLABLE:
+                continue
             if value not in kind:
                 raise ValueError(f"{name} must be one of {', '.join(kind)}, not {value!r}")
         elif kind is bool:
-            if not (
-                isinstance(value, bool)
-                or (value is None and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias"))
-            ):
+            if not (isinstance(value, bool) or (value is None and name in _NULLABLE)):
                 raise ValueError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
@@ -303,7 +355,36 @@ def _validate(spec: Spec) -> None:
             raise ValueError(
                 f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; set {name}=false"
             )
+    _validate_seq2seq_options(spec)
     _validate_sizes(spec, spec.values)
+
+
+def _validate_seq2seq_options(spec: Spec) -> None:
+    """The options of the BART family, Whisper and ViT, each where it changes something."""
+    if spec.family != "encoder-decoder":
+        for name, off in (("idle_shared_embedding", False), ("decoder_positional", None)):
+            if getattr(spec, name) != off:
+                raise ValueError(f"{name} applies to encoder-decoder models, not to a {spec.family} model")
+    if spec.idle_shared_embedding and spec.share_embeddings:
+        raise ValueError(
+            "idle_shared_embedding is the unused shared table of untied inputs; with share_embeddings=true "
+            "the shared table is the one the model reads: drop idle_shared_embedding"
+        )
+    if spec.frontend == "patch":
+        if spec.family != "encoder-only":
+            raise ValueError(f"frontend=patch is a vision encoder's (ViT); a {spec.family} model reads tokens")
+        if spec.positional != "learned":
+            raise ValueError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
+        if spec.mlm_head or spec.token_types:
+            raise ValueError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    if spec.frontend == "conv1d":
+        if spec.family != "encoder-decoder":
+            raise ValueError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
+        if spec.share_embeddings or spec.idle_shared_embedding:
+            raise ValueError(
+                "frontend=conv1d: the encoder reads mel frames, so no token table is shared with it: "
+                "set share_embeddings=false"
+            )
 
 
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
@@ -325,6 +406,10 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 "give --seq-len (or set L)"
             )
     for name in _REQUIRED[spec.family]:
+        if name == "V" and spec.frontend == "patch":
+            if "V" in v:
+                raise ValueError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+            continue
         if name not in v:
             raise ValueError(f"{spec.family} model needs size {name}")
     if spec.family == "encoder-decoder":
@@ -351,13 +436,48 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                     f"{name} applies to mixture-of-experts models, and this one has no experts: "
                     f"give E and k as well, or drop {name}"
                 )
-    if spec.positional == "learned" and "L_max" not in v:
-        raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
+    _validate_stack_sizes(spec, v)
     if spec.global_tokens and "w" not in v:
         raise ValueError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
         raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
     _validate_ranges(spec, v)
+
+
+_TABLES = ("learned", "sinusoidal-table")
+
+
+def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """Position-table rows per stack, the decoder's own sizes and the front ends' sizes."""
+    seq2seq = spec.family == "encoder-decoder"
+    for name in ("L_src_max", *DECODER_SIZES):
+        if name in v and not seq2seq:
+            raise ValueError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
+    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+        if name in v and spec.frontend not in frontends:
+            raise ValueError(
+                f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
+            )
+    if "d_pool" in v and not spec.pooler:
+        raise ValueError("d_pool is the pooler's output width; this model has no pooler")
+    stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]
+    for stack, kind, own in stacks if seq2seq else [("model", spec.positional, "")]:
+        if kind in _TABLES and "L_max" not in v and own not in v:
+            raise ValueError(
+                f"{kind} positions need L_max (rows of the position table, max_position_embeddings)"
+                + (f" or the {stack}'s own {own}" if own else "")
+            )
+    if "V_dec" in v and spec.share_embeddings:
+        raise ValueError("V_dec: a token table shared by encoder and decoder has one vocabulary V; drop V_dec")
+    if "h_dec" in v and "d_k" not in v and v["d_model"] % v["h_dec"]:
+        raise ValueError(f"h_dec={v['h_dec']} does not divide d_model={v['d_model']}")
+    if "h_dec" in v and "h_kv" in v and v["h_dec"] % v["h_kv"]:
+        raise ValueError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
+    if spec.frontend != "tokens":
+        needed = ("C_in", "p") if spec.frontend == "patch" else ("C_in",)
+        for name in needed:
+            if name not in v:
+                raise ValueError(f"frontend={spec.frontend} needs size {name}")
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

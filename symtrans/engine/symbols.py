@@ -55,6 +55,36 @@ _LEGEND = [
     SymbolInfo("D", "D", "training tokens", "tokens"),
     SymbolInfo("t", "t", "position of a generated token in decode (summation index, 1..T_gen)", "tokens"),
     SymbolInfo("N_d", "N_d", "data-parallel ranks (ZeRO's N_d)", "ranks"),
+    # --- seq2seq and front ends (issue 11: mbart, pegasus, marian, whisper, vit)
+    SymbolInfo(
+        "h_dec", r"h_{\mathrm{dec}}", "decoder attention heads, where they differ from the encoder's h", "heads"
+    ),
+    SymbolInfo(
+        "d_ff_dec",
+        r"d_{\mathrm{ff,dec}}",
+        "decoder feed-forward width, where it differs from the encoder's d_ff",
+        "features",
+    ),
+    SymbolInfo(
+        "V_dec", r"V_{\mathrm{dec}}", "decoder (target) vocabulary, where it differs from the source V", "tokens"
+    ),
+    SymbolInfo(
+        "L_src_max",
+        r"L_{\mathrm{src,max}}",
+        "maximum source positions: rows of the encoder's position table (max_source_positions)",
+        "tokens",
+    ),
+    SymbolInfo(
+        "L_tgt_max",
+        r"L_{\mathrm{tgt,max}}",
+        "maximum target positions: rows of the decoder's position table (max_target_positions)",
+        "tokens",
+    ),
+    SymbolInfo(
+        "C_in", r"C_{\mathrm{in}}", "input channels of a convolutional front end (image channels, mel bins)", "channels"
+    ),
+    SymbolInfo("p", "p", "patch side of a vision front end (patch_size): p x p pixels per token", "pixels"),
+    SymbolInfo("d_pool", r"d_{\mathrm{pool}}", "pooler output width, where it differs from d_model", "features"),
 ]
 
 LEGEND: dict[str, SymbolInfo] = {s.name: s for s in _LEGEND}
@@ -87,6 +117,14 @@ T_gen = SYMBOLS["T_gen"]
 D = SYMBOLS["D"]
 t = SYMBOLS["t"]
 N_d = SYMBOLS["N_d"]
+h_dec = SYMBOLS["h_dec"]
+d_ff_dec = SYMBOLS["d_ff_dec"]
+V_dec = SYMBOLS["V_dec"]
+L_src_max = SYMBOLS["L_src_max"]
+L_tgt_max = SYMBOLS["L_tgt_max"]
+C_in = SYMBOLS["C_in"]
+p = SYMBOLS["p"]
+d_pool = SYMBOLS["d_pool"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
