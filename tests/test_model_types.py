@@ -757,3 +757,92 @@ def test_model_types_command_lists_the_table(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert [row["model_type"] for row in listed] == list(SUPPORTED)
     assert [row["counted_as"] for row in listed] == [CLASSES[mt][1] for mt in SUPPORTED]
+
+
+# --------------------------------------------------------------------------- seq2seq: full-size figures
+
+
+# Per layer of the BART family and Whisper, d = d_model, f = the stack's FFN width:
+# encoder 4(d^2 + d) attention + (2 d f + f + d) FFN + 2 x 2d LayerNorms; decoder the same
+# with two attentions and three LayerNorms.  Whisper's k_proj has no bias (d fewer per attention).
+def _enc_layer(d: int, f: int, k_bias: bool = True) -> int:
+    return 4 * d * d + (4 if k_bias else 3) * d + 2 * d * f + f + d + 2 * 2 * d
+
+
+def _dec_layer(d: int, f: int, k_bias: bool = True) -> int:
+    return 2 * (4 * d * d + (4 if k_bias else 3) * d) + 2 * d * f + f + d + 3 * 2 * d
+
+
+# fixture -> (transformers class counted, the arithmetic from its published config.json)
+SEQ2SEQ_FIGURES = {
+    # openai/whisper-small: d 768, 12 + 12 layers, FFN 3072, 80 mel bins, 1500 source and 448
+    # target positions, V 51,865, proj_out tied to the decoder's embedding.
+    "whisper-small": (
+        "WhisperForConditionalGeneration",
+        (3 * 80 * 768 + 768)  # conv1
+        + (3 * 768 * 768 + 768)  # conv2 (stride 2)
+        + 1500 * 768  # encoder sinusoids, a frozen parameter
+        + 12 * _enc_layer(768, 3072, k_bias=False)
+        + 2 * 768  # encoder final LayerNorm
+        + 51_865 * 768  # decoder token embedding (= proj_out)
+        + 448 * 768  # decoder learned positions
+        + 12 * _dec_layer(768, 3072, k_bias=False)
+        + 2 * 768,  # decoder final LayerNorm
+    ),
+    # google/vit-base-patch16-224 as ViTModel (with its pooler): 224/16 = 14, 196 patches.
+    "vit-base-patch16-224": (
+        "ViTModel",
+        (3 * 16 * 16 * 768 + 768)  # patch Conv2d
+        + 768  # CLS token
+        + (196 + 1) * 768  # positions
+        + 12 * _enc_layer(768, 3072)
+        + 2 * 768  # final LayerNorm
+        + (768 * 768 + 768),  # pooler
+    ),
+    # Helsinki-NLP/opus-mt-en-de: d 512, 6 + 6 layers, FFN 2048, V 58,101 shared three ways,
+    # 512 sinusoidal positions per stack (frozen parameters), no embedding or final LayerNorm.
+    "opus-mt-en-de": (
+        "MarianMTModel",
+        58_101 * 512 + 2 * 512 * 512 + 6 * _enc_layer(512, 2048) + 6 * _dec_layer(512, 2048),
+    ),
+    # facebook/mbart-large-cc25: d 1024, 12 + 12 layers, FFN 4096, V 250,027 shared three ways,
+    # (1024 + 2) learned positions per stack, embedding and final LayerNorm per stack.
+    "mbart-large-cc25": (
+        "MBartForConditionalGeneration",
+        250_027 * 1024
+        + 2 * (1024 + 2) * 1024
+        + 12 * _enc_layer(1024, 4096)
+        + 12 * _dec_layer(1024, 4096)
+        + 2 * 2 * (2 * 1024),
+    ),
+    # google/pegasus-large: d 1024, 16 + 16 layers, FFN 4096, V 96,103 shared three ways,
+    # 1024 sinusoidal positions per stack (frozen parameters), a final LayerNorm per stack.
+    "pegasus-large": (
+        "PegasusForConditionalGeneration",
+        96_103 * 1024 + 2 * 1024 * 1024 + 16 * _enc_layer(1024, 4096) + 16 * _dec_layer(1024, 4096) + 2 * 2 * 1024,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQ2SEQ_FIGURES))
+def test_seq2seq_full_size_figures(hf, read_fixture, name):
+    """Issue 11's must-show: the published configs of whisper-small, vit-base-patch16-224,
+    opus-mt-en-de, mbart-large-cc25 and pegasus-large: the arithmetic above = transformers on
+    the meta device = symtrans."""
+    cls, arithmetic = SEQ2SEQ_FIGURES[name]
+    cfg = read_fixture(name)
+    assert hf.model_class(cfg["model_type"]).__name__ == cls
+    assert hf.count(hf.build(cfg["model_type"], cfg)) == arithmetic
+    spec, _ = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == arithmetic
+
+
+def test_seq2seq_figures_as_numbers():
+    """The same figures as printed numbers (what a user compares with)."""
+    assert {n: a for n, (_, a) in SEQ2SEQ_FIGURES.items()} == {
+        "whisper-small": 241_734_912,
+        "vit-base-patch16-224": 86_389_248,
+        "opus-mt-en-de": 74_410_496,
+        "mbart-large-cc25": 610_851_840,
+        "pegasus-large": 570_797_056,
+    }

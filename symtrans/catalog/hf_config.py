@@ -20,6 +20,11 @@ gemma       GemmaForCausalLM                    GemmaConfig
 t5          T5ForConditionalGeneration          T5Config
 bart        BartForConditionalGeneration        BartConfig
 opt         OPTForCausalLM                      OPTConfig
+mbart       MBartForConditionalGeneration       MBartConfig
+pegasus     PegasusForConditionalGeneration     PegasusConfig
+marian      MarianMTModel                       MarianConfig
+whisper     WhisperForConditionalGeneration     WhisperConfig
+vit         ViTModel (with its pooler)          ViTConfig
 ==========  ==================================  =============================
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
@@ -72,9 +77,20 @@ layer (``layer_types`` / ``max_window_layers``), become the Spec's window ``w``,
 only when it is a near miss of a key that changes the count and is no real key of any
 supported class (``REAL_KEYS``); otherwise a note says it was ignored.  Parts the engine cannot count
 (ALBERT layer groups other than one shared layer or none shared, OPT's
-``word_embed_proj_dim`` projections, BART with different encoder and decoder widths,
-cross-attention added to BERT/GPT-2) raise a
+``word_embed_proj_dim`` projections, cross-attention added to BERT/GPT-2, Marian's shared
+untied embeddings with a decoder_vocab_size of its own, ViT's non-square patches) raise a
 ``ValueError`` saying so rather than giving a wrong count.
+
+Encoder-decoders (BART, mBART, Pegasus, Marian, Whisper).  A decoder whose heads, FFN
+width or vocabulary differ from the encoder's gets its own sizes (``h_dec``, ``d_ff_dec``,
+``V_dec``).  Untied (``tie_word_embeddings`` false), the BART family keeps ``model.shared``
+beside the encoder's and decoder's tables and the head, and no forward pass reads it;
+symtrans counts it, as ``model.parameters()`` does (one convention for the family, noted).
+Pegasus, Marian and Whisper's encoder store their sinusoidal positions as frozen
+parameters, counted.  Whisper: a Conv1d front end over ``num_mel_bins`` (``C_in``), its
+two position tables ``max_source_positions`` (``L_src_max``) and ``max_target_positions``
+(``L_tgt_max``).  ViT: a patch front end (``C_in`` channels, patch side ``p``) and no
+vocabulary; ``L_max`` is the patches + 1 (the CLS token).
 """
 
 from __future__ import annotations
@@ -470,6 +486,7 @@ COMMON_KEYS = frozenset(
     add_bias_logits add_final_layer_norm classif_dropout extra_pos_embeddings force_bos_token_to_be_generated
     normalize_before normalize_embedding static_position_embeddings
     down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
+    forced_decoder_ids classifier_dropout
 """.split()
 )
 
