@@ -846,3 +846,22 @@ def test_seq2seq_figures_as_numbers():
         "mbart-large-cc25": 610_851_840,
         "pegasus-large": 570_797_056,
     }
+
+
+@pytest.mark.parametrize("name", [*sorted(SEQ2SEQ_FIGURES), "whisper", "marian", "mbart", "vit"])
+def test_seq2seq_walk_equals_the_engine(read_fixture, name):
+    """The shape walk (its own derivation: conv windows, patches, the decoder's own h_dec,
+    d_ff_dec, V_dec) sums to the cost engine's forward FLOPs."""
+    from symtrans.accounting.flops import evaluate, flops_expr
+    from symtrans.analysis.walk import walk
+
+    cfg = read_fixture(name) if name in SEQ2SEQ_FIGURES else _cfg(name)
+    spec, _ = spec_from_config(cfg, name)
+    values = {
+        **spec.values,
+        "B": 2,
+        "L": spec.values.get("L_max", 9),
+        "L_src": spec.values.get("L_src", 11),
+        "L_tgt": 7,
+    }
+    assert evaluate(walk(spec).flops, values) == evaluate(flops_expr(spec, "forward"), values)

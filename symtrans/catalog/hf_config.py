@@ -1457,10 +1457,9 @@ def _whisper(r: _Reader) -> Spec:
     layers and a final LayerNorm per stack."""
     d = r.size("d_model")
     sizes = _stack_sizes(r, d, "WhisperAttention")
-    src = r.size("max_source_positions")
-    sizes.update(
-        V=r.size("vocab_size"), C_in=r.size("num_mel_bins"), L_src_max=src, L_tgt_max=r.size("max_target_positions")
-    )
+    src, tgt = r.size("max_source_positions"), r.size("max_target_positions")
+    # The encoder always reads the whole window: L_src is fixed (the decoder's L_tgt is the workload's).
+    sizes.update(V=r.size("vocab_size"), C_in=r.size("num_mel_bins"), L_src_max=src, L_tgt_max=tgt, L_src=src)
     r.notes.append(
         f"WhisperEncoder reads exactly 2 x max_source_positions = {2 * src} mel frames: the source length L_src "
         f"is {src} after the stride-2 convolution; its sinusoidal position table is a frozen parameter (counted)"

@@ -503,6 +503,11 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
                 f"mixture-of-experts layer among the {n_name}={n} layers; moe_first_dense + moe_every must be at "
                 f"most {n_name}"
             )
+    if spec.frontend == "conv1d" and "L_src" in v and "L_src_max" in v and v["L_src"] != v["L_src_max"]:
+        raise ValueError(
+            f"L_src = {v['L_src']}: the convolutional audio front end (Whisper) reads exactly 2 x L_src_max "
+            f"mel frames, so the source length is L_src_max = {v['L_src_max']}"
+        )
     if spec.global_tokens:
         # The encoder's self-attention reads L tokens (L_src for an encoder-decoder, L when not given).
         seq = "L_src" if spec.family == "encoder-decoder" and "L_src" in v else "L"

@@ -105,7 +105,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> dict[str, Any]:
         out["inference_values"] = {"L_pre": inf_values["L_pre"], "T_gen": inf_values["T_gen"]} if inf_values else None
     else:
         out["inference_values"] = None
-    if spec.family != "encoder-decoder" and values is not None:
+    if spec.family != "encoder-decoder" and spec.has("V") and values is not None:  # no vocabulary: no formulas
         from symtrans.accounting.published import compare
 
         for r in compare(spec, {"B": values["B"], "L": values["L"]}):
