@@ -1,5 +1,5 @@
 """The reference side of the model-type cross-checks: how a transformers model's count is
-read (with the two documented adjustments) and hypothesis strategies of valid small configs
+read (with T5's documented adjustment) and hypothesis strategies of valid small configs
 per model_type.  Used by tests/test_crosscheck_hf.py and tests/test_model_types.py.
 
 Nothing here imports symtrans: the references stay independent of the code under test.
@@ -9,6 +9,8 @@ transformers class in HF_CLASSES below.
 """
 
 from __future__ import annotations
+
+import math
 
 from hypothesis import strategies as st
 
@@ -61,6 +63,12 @@ HF_CLASSES = {
     "mpt": "MptForCausalLM",
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
+    # --- seq2seq
+    "mbart": "MBartForConditionalGeneration",
+    "pegasus": "PegasusForConditionalGeneration",
+    "marian": "MarianMTModel",
+    "whisper": "WhisperForConditionalGeneration",
+    "vit": "ViTModel",
 }
 
 # Multimodal wrappers: symtrans counts their language model only (see reference_total).
@@ -68,18 +76,16 @@ WRAPPED = ("llava", "qwen2_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
-    """The transformers count, with the two adjustments the module docstring explains; for a
-    multimodal wrapper, the language model only (``language_model_count``)."""
+    """The transformers count, with the one adjustment the module docstring explains (T5's
+    untied head); the BART family's unused ``model.shared`` of an untied model is counted,
+    as ``model.parameters()`` counts it; for a multimodal wrapper, the language model only
+    (``language_model_count``)."""
     if model_type in WRAPPED:
         return language_model_count(hf, model)
     n = hf.count(model)
     if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
-    if model_type == "bart" and cfg.get("tie_word_embeddings") is False:
-        shared = model.model.shared.weight
-        assert shared is not model.model.encoder.embed_tokens.weight
-        n -= shared.numel()  # allocated, never read
     return n
 
 
@@ -246,27 +252,6 @@ def t5(draw) -> dict:
     if "num_decoder_layers" not in cfg and draw(st.booleans()):  # the alias: decoder keeps the class default 6
         cfg["num_hidden_layers"] = cfg.pop("num_layers")
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
-    return cfg
-
-
-@st.composite
-def bart(draw) -> dict:
-    h = draw(st.integers(1, 4))
-    ff = draw(SIZE)
-    cfg = dict(
-        model_type="bart",
-        d_model=h * draw(st.integers(1, 6)),
-        encoder_attention_heads=h,
-        decoder_attention_heads=h,
-        encoder_ffn_dim=ff,
-        decoder_ffn_dim=ff,
-        encoder_layers=draw(LAYERS),
-        decoder_layers=draw(st.integers(1, 3)),
-        vocab_size=draw(VOCAB),
-        max_position_embeddings=draw(st.integers(1, 40)),
-    )
-    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
-    _maybe(draw, cfg, "scale_embedding", st.booleans())
     return cfg
 
 
@@ -698,6 +683,83 @@ def deberta_v2(draw) -> dict:
     return cfg
 
 
+# --- seq2seq
+
+
+def _stacks(draw, mt: str) -> dict:
+    """d_model, heads, FFN widths and layers of an encoder-decoder: each stack's own heads
+    (both divide d_model) and widths, equal about half the time."""
+    h_enc = draw(st.integers(1, 4))
+    h_dec = draw(st.one_of(st.just(h_enc), st.integers(1, 4)))
+    ff = draw(SIZE)
+    return dict(
+        model_type=mt,
+        d_model=math.lcm(h_enc, h_dec) * draw(st.integers(1, 3)),
+        encoder_attention_heads=h_enc,
+        decoder_attention_heads=h_dec,
+        encoder_ffn_dim=ff,
+        decoder_ffn_dim=draw(st.one_of(st.just(ff), SIZE)),
+        encoder_layers=draw(LAYERS),
+        decoder_layers=draw(st.integers(1, 3)),
+        vocab_size=draw(VOCAB),
+    )
+
+
+@st.composite
+def bart_family(draw, mt: str) -> dict:
+    """BART, mBART, Pegasus, Marian: tied or not, Marian's shared or separate vocabularies."""
+    cfg = _stacks(draw, mt)
+    cfg["max_position_embeddings"] = draw(st.integers(1, 40))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "scale_embedding", st.booleans())
+    rows = cfg["vocab_size"]
+    if mt == "marian":
+        _maybe(draw, cfg, "share_encoder_decoder_embeddings", st.booleans())
+        shared = cfg.get("share_encoder_decoder_embeddings", True)
+        if not shared or cfg.get("tie_word_embeddings", True):  # shared + untied: the decoder keeps V rows
+            _maybe(draw, cfg, "decoder_vocab_size", st.one_of(st.none(), VOCAB))
+        rows = min(rows, cfg.get("decoder_vocab_size") or rows)
+    if mt == "marian" or draw(st.booleans()):  # MarianConfig's pad_token_id 58100 needs a large vocabulary
+        cfg["pad_token_id"] = draw(st.integers(0, rows - 1))
+    return cfg
+
+
+@st.composite
+def whisper(draw) -> dict:
+    cfg = _stacks(draw, "whisper")
+    cfg.update(
+        num_mel_bins=draw(st.integers(1, 9)),
+        max_source_positions=draw(st.integers(1, 20)),
+        max_target_positions=draw(st.integers(1, 20)),
+        pad_token_id=draw(st.integers(0, cfg["vocab_size"] - 1)),
+        bos_token_id=0,
+        eos_token_id=0,
+        decoder_start_token_id=0,
+    )
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def vit(draw) -> dict:
+    h = draw(st.integers(1, 4))
+    patch = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="vit",
+        hidden_size=h * draw(st.integers(1, 5)) + draw(st.sampled_from([0, 0, 1])),  # ViT floors d // h
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        image_size=draw(st.one_of(st.integers(1, 16), st.lists(st.integers(1, 16), min_size=2, max_size=2))),
+        patch_size=draw(st.one_of(st.just(patch), st.just([patch, patch]))),
+        num_channels=draw(st.integers(1, 4)),
+    )
+    _maybe(draw, cfg, "qkv_bias", st.booleans())
+    _maybe(draw, cfg, "pooler_output_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, cfg, "head_dim", st.integers(1, 6))  # read with getattr by ViTSelfAttention
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -710,7 +772,7 @@ STRATEGIES = {
     "qwen3": llama_like("qwen3"),
     "gemma": llama_like("gemma"),
     "t5": t5(),
-    "bart": bart(),
+    "bart": bart_family("bart"),
     "opt": opt(),
     # --- decoder types (types-dec)
     "granite": decoder_types("granite"),
@@ -745,4 +807,10 @@ STRATEGIES = {
     "mpt": mpt(),
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
+    # --- seq2seq
+    "mbart": bart_family("mbart"),
+    "pegasus": bart_family("pegasus"),
+    "marian": bart_family("marian"),
+    "whisper": whisper(),
+    "vit": vit(),
 }

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import pytest
 from conftest import require  # noqa: E402
@@ -54,6 +55,18 @@ from symtrans.engine.evaluate import exact  # noqa: E402
 
 # A small config per type with every size given and distinct (so a key mixed up with another
 # shows), and keys chosen so each one-key change below stays buildable where transformers allows.
+# --- seq2seq: the stacks of the BART family and Whisper, each size distinct
+_SEQ2SEQ_BASE = dict(
+    d_model=12,
+    encoder_attention_heads=2,
+    decoder_attention_heads=3,
+    encoder_layers=2,
+    decoder_layers=1,
+    encoder_ffn_dim=10,
+    decoder_ffn_dim=14,
+    vocab_size=23,
+)
+
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
         hidden_size=12,
@@ -454,6 +467,38 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    # --- seq2seq
+    "mbart": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
+    "pegasus": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
+    # separate vocabularies, so that decoder_vocab_size moves the count
+    "marian": dict(
+        _SEQ2SEQ_BASE,
+        max_position_embeddings=17,
+        pad_token_id=0,
+        decoder_start_token_id=0,
+        share_encoder_decoder_embeddings=False,
+        decoder_vocab_size=19,
+    ),
+    # max_source_positions is the FLOP test's source length T (WhisperEncoder reads 2 x that many frames)
+    "whisper": dict(
+        _SEQ2SEQ_BASE,
+        num_mel_bins=5,
+        max_source_positions=8,
+        max_target_positions=13,
+        pad_token_id=0,
+        bos_token_id=0,
+        eos_token_id=0,
+        decoder_start_token_id=0,
+    ),
+    "vit": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        image_size=6,
+        patch_size=2,
+        num_channels=3,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -697,6 +742,29 @@ MUTATIONS: dict[tuple[str, str], list] = {
         },  # Qwen2VLAttention refuses it
     ],
     ("qwen2_vl", "vision_config"): [dict(QWEN2_VL_VISION, embed_dim=12, depth=2)],
+    # --- seq2seq
+    **{
+        (mt, key): values
+        for mt in ("bart", "mbart", "pegasus", "marian", "whisper")
+        for key, values in {
+            "d_model": [24, 16],  # 16: not a multiple of the decoder's 3 heads
+            "hidden_size": [24],
+            "encoder_attention_heads": [4, 5],
+            "num_attention_heads": [4, 5],
+            "decoder_attention_heads": [4, 5],
+        }.items()
+    },
+    ("whisper", "num_key_value_heads"): [4, 5],
+    ("whisper", "begin_suppress_tokens"): [[3]],
+    ("whisper", "suppress_tokens"): [[3]],
+    ("whisper", "max_source_positions"): [9],
+    ("marian", "decoder_vocab_size"): [None, 21],
+    ("vit", "hidden_size"): [16, 13],
+    ("vit", "num_attention_heads"): [4, 5],
+    ("vit", "pooler_output_size"): [None, 7],
+    ("vit", "pooler_act"): ["relu"],
+    ("vit", "image_size"): [8, [6, 8]],
+    ("vit", "patch_size"): [3, [2, 2], [2, 3]],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -706,11 +774,6 @@ GAPS: dict[tuple[str, str], str] = {
     ("gpt2", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
     ("albert", "num_hidden_groups"): "ALBERT layer groups: share_layers is all-or-none",
     ("albert", "inner_group_num"): "ALBERT layer groups: share_layers is all-or-none",
-    ("bart", "encoder_attention_heads"): "one h for both stacks",
-    ("bart", "decoder_attention_heads"): "one h for both stacks",
-    ("bart", "num_attention_heads"): "one h for both stacks (alias of encoder_attention_heads)",
-    ("bart", "encoder_ffn_dim"): "one d_ff for both stacks",
-    ("bart", "decoder_ffn_dim"): "one d_ff for both stacks",
     ("qwen2", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     ("qwen3", "max_window_layers"): "a stack with some sliding-window layers and some full ones",
     # --- decoder types (types-dec)
@@ -730,6 +793,8 @@ GAPS: dict[tuple[str, str], str] = {
     ("gpt_bigcode", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
     ("mpt", "n_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
     ("mpt", "num_attention_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
+    # --- seq2seq
+    ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
@@ -993,6 +1058,11 @@ def _counted(hf, run) -> int:
 
 def _inputs(hf, spec, n: int = T) -> dict:
     ids = hf.torch.ones(B, n, dtype=hf.torch.long)
+    if spec.frontend == "conv1d":  # Whisper: 2 x L_src mel frames of C_in bins
+        return {"input_features": hf.torch.ones(B, spec.size("C_in"), 2 * n), "decoder_input_ids": ids}
+    if spec.frontend == "patch":  # ViT: images of (L_max - 1) patches of p x p pixels, C_in channels
+        side = spec.size("p") * math.isqrt(spec.size("L_max") - 1)
+        return {"pixel_values": hf.torch.ones(B, spec.size("C_in"), side, side)}
     if spec.family == "encoder-decoder":
         return {"input_ids": ids, "decoder_input_ids": ids}
     return {"input_ids": ids}
@@ -1026,7 +1096,7 @@ def test_forward_and_training_flops(hf, model_type):
     # slice in any later counted pass and raises "Expected gradient function to be set".
     forward = _counted(hf, lambda: model(**inputs))
     training = _counted(hf, lambda: _loss(model(**inputs)).backward())
-    values = dict(B=B, L=T, L_src=T, L_tgt=T)
+    values = dict(B=B, L=spec.size("L_max") if spec.frontend == "patch" else T, L_src=T, L_tgt=T)  # ViT: patches + 1
     idle = _idle_expert_flops(hf, model_type, model, B * T)
     assert forward - idle == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
     assert training - 3 * idle == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
@@ -1999,3 +2069,111 @@ def test_opt_projection_flops_walk_and_cache(hf):
     with hf.torch.no_grad():
         cache = model(input_ids=hf.torch.ones(1, P, dtype=hf.torch.long), use_cache=True).past_key_values
     assert _cache_tensor_bytes(cache) == P * exact(kv_cache_per_token(spec, "fp32"), spec.values)
+
+
+# --------------------------------------------------------------------------- seq2seq: full-size figures
+
+
+# Per layer of the BART family and Whisper, d = d_model, f = the stack's FFN width:
+# encoder 4(d^2 + d) attention + (2 d f + f + d) FFN + 2 x 2d LayerNorms; decoder the same
+# with two attentions and three LayerNorms.  Whisper's k_proj has no bias (d fewer per attention).
+def _enc_layer(d: int, f: int, k_bias: bool = True) -> int:
+    return 4 * d * d + (4 if k_bias else 3) * d + 2 * d * f + f + d + 2 * 2 * d
+
+
+def _dec_layer(d: int, f: int, k_bias: bool = True) -> int:
+    return 2 * (4 * d * d + (4 if k_bias else 3) * d) + 2 * d * f + f + d + 3 * 2 * d
+
+
+# fixture -> (transformers class counted, the arithmetic from its published config.json)
+SEQ2SEQ_FIGURES = {
+    # openai/whisper-small: d 768, 12 + 12 layers, FFN 3072, 80 mel bins, 1500 source and 448
+    # target positions, V 51,865, proj_out tied to the decoder's embedding.
+    "whisper-small": (
+        "WhisperForConditionalGeneration",
+        (3 * 80 * 768 + 768)  # conv1
+        + (3 * 768 * 768 + 768)  # conv2 (stride 2)
+        + 1500 * 768  # encoder sinusoids, a frozen parameter
+        + 12 * _enc_layer(768, 3072, k_bias=False)
+        + 2 * 768  # encoder final LayerNorm
+        + 51_865 * 768  # decoder token embedding (= proj_out)
+        + 448 * 768  # decoder learned positions
+        + 12 * _dec_layer(768, 3072, k_bias=False)
+        + 2 * 768,  # decoder final LayerNorm
+    ),
+    # google/vit-base-patch16-224 as ViTModel (with its pooler): 224/16 = 14, 196 patches.
+    "vit-base-patch16-224": (
+        "ViTModel",
+        (3 * 16 * 16 * 768 + 768)  # patch Conv2d
+        + 768  # CLS token
+        + (196 + 1) * 768  # positions
+        + 12 * _enc_layer(768, 3072)
+        + 2 * 768  # final LayerNorm
+        + (768 * 768 + 768),  # pooler
+    ),
+    # Helsinki-NLP/opus-mt-en-de: d 512, 6 + 6 layers, FFN 2048, V 58,101 shared three ways,
+    # 512 sinusoidal positions per stack (frozen parameters), no embedding or final LayerNorm.
+    "opus-mt-en-de": (
+        "MarianMTModel",
+        58_101 * 512 + 2 * 512 * 512 + 6 * _enc_layer(512, 2048) + 6 * _dec_layer(512, 2048),
+    ),
+    # facebook/mbart-large-cc25: d 1024, 12 + 12 layers, FFN 4096, V 250,027 shared three ways,
+    # (1024 + 2) learned positions per stack, embedding and final LayerNorm per stack.
+    "mbart-large-cc25": (
+        "MBartForConditionalGeneration",
+        250_027 * 1024
+        + 2 * (1024 + 2) * 1024
+        + 12 * _enc_layer(1024, 4096)
+        + 12 * _dec_layer(1024, 4096)
+        + 2 * 2 * (2 * 1024),
+    ),
+    # google/pegasus-large: d 1024, 16 + 16 layers, FFN 4096, V 96,103 shared three ways,
+    # 1024 sinusoidal positions per stack (frozen parameters), a final LayerNorm per stack.
+    "pegasus-large": (
+        "PegasusForConditionalGeneration",
+        96_103 * 1024 + 2 * 1024 * 1024 + 16 * _enc_layer(1024, 4096) + 16 * _dec_layer(1024, 4096) + 2 * 2 * 1024,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQ2SEQ_FIGURES))
+def test_seq2seq_full_size_figures(hf, read_fixture, name):
+    """Issue 11's must-show: the published configs of whisper-small, vit-base-patch16-224,
+    opus-mt-en-de, mbart-large-cc25 and pegasus-large: the arithmetic above = transformers on
+    the meta device = symtrans."""
+    cls, arithmetic = SEQ2SEQ_FIGURES[name]
+    cfg = read_fixture(name)
+    assert hf.model_class(cfg["model_type"]).__name__ == cls
+    assert hf.count(hf.build(cfg["model_type"], cfg)) == arithmetic
+    spec, _ = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == arithmetic
+
+
+def test_seq2seq_figures_as_numbers():
+    """The same figures as printed numbers (what a user compares with)."""
+    assert {n: a for n, (_, a) in SEQ2SEQ_FIGURES.items()} == {
+        "whisper-small": 241_734_912,
+        "vit-base-patch16-224": 86_389_248,
+        "opus-mt-en-de": 74_410_496,
+        "mbart-large-cc25": 610_851_840,
+        "pegasus-large": 570_797_056,
+    }
+
+
+@pytest.mark.parametrize("name", [*sorted(SEQ2SEQ_FIGURES), "whisper", "marian", "mbart", "vit"])
+def test_seq2seq_walk_equals_the_engine(read_fixture, name):
+    """The shape walk (its own derivation: conv windows, patches, the decoder's own h_dec,
+    d_ff_dec, V_dec) sums to the cost engine's forward FLOPs."""
+    from symtrans.accounting.flops import evaluate, flops_expr
+    from symtrans.analysis.walk import walk
+
+    cfg = read_fixture(name) if name in SEQ2SEQ_FIGURES else _cfg(name)
+    spec, _ = spec_from_config(cfg, name)
+    values = {
+        **spec.values,
+        "B": 2,
+        "L": spec.values.get("L_max", 9),
+        "L_src": spec.values.get("L_src", 11),
+        "L_tgt": 7,
+    }
+    assert evaluate(walk(spec).flops, values) == evaluate(flops_expr(spec, "forward"), values)

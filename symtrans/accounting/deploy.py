@@ -184,10 +184,11 @@ def _precision(acc: Accelerator, dtype: str, asked: str | None, notes: list[str]
 
 
 def _kv_heads_per_device(spec, tp: int) -> int:
-    kv = spec.values.get("h_kv", spec.values["h"])
-    h = spec.values["h"]
-    if h % tp:
-        raise ValueError(f"--tensor-parallel {tp} must divide the {h} attention heads")
+    # an encoder-decoder caches its decoder's heads (h_dec where the decoder has its own)
+    kv = spec.values.get("h_kv", spec.values.get("h_dec", spec.values["h"]))
+    for h in {spec.values["h"], spec.values.get("h_dec", spec.values["h"])}:
+        if h % tp:
+            raise ValueError(f"--tensor-parallel {tp} must divide the {h} attention heads")
     if kv % tp == 0:
         return kv // tp
     if tp % kv == 0:
@@ -254,7 +255,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     tp = o.tensor_parallel
     replicas = o.devices // tp
     kv_dev = _kv_heads_per_device(spec, tp)
-    kv_total = values.get("h_kv", values["h"])
+    kv_total = values.get("h_kv", values.get("h_dec", values["h"]))
     if spec.mla:  # --- types-moe: the latent is one "head" that every tensor-parallel rank keeps whole
         kv_dev = kv_total = 1
     kv_tok_expr = kv_cache_per_token(spec, kv_dtype)

@@ -44,7 +44,7 @@ from symtrans.engine.conventions import (  # noqa: F401 (TRAINING_MODES re-expor
 )
 from symtrans.engine.conventions import convention as get_convention
 from symtrans.engine.cost import ATTENTION, DENSE, Cost, Node, Step
-from symtrans.engine.roles import HEADS, STACKS, Block, Role
+from symtrans.engine.roles import FRONT_END_ROLES, HEADS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
 
 
@@ -95,8 +95,15 @@ def _embedding_lookups(spec: Spec, wl: Workload, conv: Convention) -> sp.Expr:
     if not conv.embedding_matmul:
         return sp.Integer(0)
     width = S.E_emb if spec.has("E_emb") else S.d_model
-    tokens = wl.batch * (wl.src + wl.tgt if spec.family == "encoder-decoder" else wl.seq)
-    return 2 * tokens * S.V * width * sp.Rational(conv.flops_per_mac, 2)
+    if spec.frontend == "patch":  # pixels, no token table
+        return sp.Integer(0)
+    if spec.family == "encoder-decoder":
+        src = 0 if spec.frontend == "conv1d" else wl.src  # Whisper's encoder reads mel frames
+        v_dec = S.V_dec if spec.has("V_dec") else S.V
+        rows = src * S.V + wl.tgt * v_dec
+    else:
+        rows = wl.seq * S.V
+    return 2 * wl.batch * rows * width * sp.Rational(conv.flops_per_mac, 2)
 
 
 def _check(mode: str | None, mask: str, recompute: str) -> None:
@@ -189,15 +196,17 @@ def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, node: Node) -> sp.E
     B*L_src for an encoder table, B*L_tgt for a decoder table and B*(L_src + L_tgt) for
     a table both share.  Summed over the tree this is ``_embedding_lookups``."""
     width = S.E_emb if spec.has("E_emb") else S.d_model
+    rows = S.V
     if spec.family != "encoder-decoder":
         tokens = wl.batch * wl.seq
     elif node.within(Block.ENCODER_EMBEDDINGS):
         tokens = wl.batch * wl.src
     elif node.within(Block.DECODER_EMBEDDINGS):
         tokens = wl.batch * wl.tgt
+        rows = S.V_dec if spec.has("V_dec") else S.V  # a target vocabulary of its own (Marian)
     else:
         tokens = wl.batch * (wl.src + wl.tgt)
-    return 2 * tokens * S.V * width * sp.Rational(conv.flops_per_mac, 2)
+    return 2 * tokens * rows * width * sp.Rational(conv.flops_per_mac, 2)
 
 
 def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute: str, walked: list) -> sp.Expr:
@@ -214,18 +223,19 @@ def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute:
     if mode == "forward":
         return fwd
     # A product nothing reads gets no gradient: forward FLOPs only (DeBERTa's share_att_key
-    # projects the relative table with both W_Q and W_K even when one term is off).
+    # projects the relative table with both W_Q and W_K even when one term is off).  A map of
+    # the raw input (a convolutional front end on pixels or mel frames) has no input gradient
+    # to compute: its backward is the weight gradient alone, 1 x its forward.
     dead = _sum_steps(walked, conv, lambda n: n.step.role == Role.UNUSED_OUTPUT)
+    bwd = BACKWARD_MULTIPLIER * (fwd - dead) - _sum_steps(walked, conv, lambda n: not n.step.input_grad)
     if mode == "backward":
-        return BACKWARD_MULTIPLIER * (fwd - dead)
+        return bwd
     extra = sp.Integer(0)
     if recompute == "full":
         extra = _sum_steps(walked, conv, _in_stack)
     elif recompute == "selective":
         extra = _sum_steps(walked, conv, _attention_scores)
-    if dead != 0:
-        return fwd + BACKWARD_MULTIPLIER * (fwd - dead) + extra
-    return (1 + BACKWARD_MULTIPLIER) * fwd + extra
+    return fwd + bwd + extra
 
 
 @dataclass(frozen=True)
@@ -387,7 +397,7 @@ def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     if spec.family == "encoder-decoder":
         wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
         model = build(spec, wl)
-        enc = count(model, conv, lambda n: n.within(Block.ENCODER))
+        enc = count(model, conv, lambda n: n.within(Block.ENCODER) or n.step.role in FRONT_END_ROLES)
         kv = count(model, conv, _is_cross_kv)
         emb = _embedding_lookups(spec, Workload(src=S.L_pre, tgt=sp.Integer(0)), conv)
         return closed_form(enc + kv + emb)

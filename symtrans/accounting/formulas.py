@@ -140,6 +140,11 @@ def _single_stack(spec: Spec) -> None:
             "the published formulas describe single-stack models; an encoder-decoder has two "
             "(compare its forward FLOPs with 'symtrans flops' instead)"
         )
+    if not spec.has("V"):
+        raise ValueError(
+            "the published formulas count a vocabulary's embedding and logits; this model reads pixels "
+            "and has no vocabulary (compare its forward FLOPs with 'symtrans flops' instead)"
+        )
 
 
 def _stacks(model):

@@ -32,7 +32,7 @@ import sympy as sp
 from symtrans.accounting.dtypes import DTYPES, TRAINING_DTYPES, DType, get_dtype  # noqa: F401 (re-exported)
 from symtrans.accounting.hardware import fraction
 from symtrans.engine import symbols as S
-from symtrans.engine.architectures import build
+from symtrans.engine.architectures import build, decoder_symbols
 from symtrans.engine.components import attention_pairs, dims
 from symtrans.engine.conventions import RECOMPUTE, choice
 from symtrans.engine.roles import Block
@@ -209,7 +209,8 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
     n = S.N if spec.has("N") else S.N_dec
     if spec.mla:
         return n * (S.r_kv + S.d_rope) * b
-    return n * D.h_kv * (D.d_k + D.d_v) * b
+    # an encoder-decoder's cache is its decoder's: the decoder's own heads (h_dec) where given
+    return (n * D.h_kv * (D.d_k + D.d_v) * b).xreplace(decoder_symbols(spec))
 
 
 def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
@@ -412,7 +413,7 @@ def _activations_total(spec: Spec, batch, seq, a, recompute, flash, dropout, src
     if spec.family == "encoder-decoder":
         n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
         enc = _layer_activations(spec, batch, src, a, dropout, keep)
-        dec = _layer_activations(spec, batch, seq, a, dropout, keep, cross_src=src)
+        dec = _layer_activations(spec, batch, seq, a, dropout, keep, cross_src=src).xreplace(decoder_symbols(spec))
         return dec, n_enc * enc + n_dec * dec + _head_activations(spec, batch, seq, a)
     per = _layer_activations(spec, batch, seq, a, dropout, keep)
     if spec.is_moe:
@@ -428,7 +429,7 @@ def _head_activations(spec: Spec, batch, seq, a) -> sp.Expr:
     """The LM head's saved input (a·s·b·d_model) and fp32 logits for the loss (4·s·b·V)."""
     if not spec.lm_head or spec.family == "encoder-only":
         return sp.Integer(0)
-    return a * batch * seq * S.d_model + 4 * batch * seq * S.V
+    return (a * batch * seq * S.d_model + 4 * batch * seq * S.V).xreplace(decoder_symbols(spec))
 
 
 def memory_terms(
@@ -532,7 +533,11 @@ def memory_terms(
         out["optimizer_bytes"] = sp.Integer(0)
         keep_scores = eager_attention and not flash_attention
         per_layer = _layer_activations(spec, b, s, a, False, keep_scores, moe=spec.is_moe, cross_src=src)
-        logits = 4 * b * S.V if spec.family != "encoder-only" and spec.lm_head else sp.Integer(0)
+        logits = (
+            4 * b * S.V.xreplace(decoder_symbols(spec))
+            if spec.family != "encoder-only" and spec.lm_head
+            else sp.Integer(0)
+        )
         out["activations_bytes"] = per_layer + logits
         out["kv_cache_bytes"] = kv_cache_bytes(spec, b, s, kv_dtype, src)
         out["kv_cache_bytes_per_token"] = per_token

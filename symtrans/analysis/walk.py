@@ -29,7 +29,7 @@ from typing import Mapping
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.architectures import FORWARD, Workload
+from symtrans.engine.architectures import FORWARD, Workload, decoder_symbols
 from symtrans.engine.components import MASKS, dims
 from symtrans.engine.spec import Spec
 
@@ -197,10 +197,22 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     fam = spec.family
     if fam == "encoder-decoder":
         n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
-        _embed(b, spec, "encoder embeddings", B, wl.src)
+        if spec.frontend == "conv1d":
+            _audio_front(b, spec, "encoder embeddings", B, wl.src)
+        else:
+            _embed(b, spec, "encoder embeddings", B, wl.src, table=S.L_src_max if spec.has("L_src_max") else S.L_max)
         x_enc = (B, wl.src, S.d_model)
         _stack(b, spec, "encoder", x_enc, [(n_enc, spec.is_moe)], kind="self", mask=wl.mask, context=wl.src)
-        _embed(b, spec, "decoder embeddings", B, wl.tgt)
+        first_decoder_step = len(b.steps)
+        _embed(
+            b,
+            spec,
+            "decoder embeddings",
+            B,
+            wl.tgt,
+            positional=spec.decoder_positions,
+            table=S.L_tgt_max if spec.has("L_tgt_max") else S.L_max,
+        )
         ctx = wl.tgt if wl.context is None else wl.context
         _stack(
             b,
@@ -215,8 +227,12 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         )
         if spec.lm_head:
             _lm_head(b, spec, (B, wl.tgt, S.d_model))
+        _own_sizes(b, first_decoder_step, decoder_symbols(spec))
     elif fam == "encoder-only":
-        _embed(b, spec, "embeddings", B, wl.seq)
+        if spec.frontend == "patch":
+            _patch_front(b, spec, "embeddings", B, wl.seq)
+        else:
+            _embed(b, spec, "embeddings", B, wl.seq)
         x = (B, wl.seq, S.d_model)
         if spec.has("L_rel"):  # DeBERTa (types-enc): the table every layer reads
             table = (2 * S.L_rel, S.d_model)
@@ -237,7 +253,8 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             b.op("ConvLayer", "activation, residual add, norm", [y, x], x)
         if spec.pooler:
             first = b.op("pooler", "x[:, 0, :] (first token)", [x], (B, S.d_model), kind="reshape")
-            b.mm("pooler", "x_0 W_pool", first, (S.d_model, S.d_model), note="dense + tanh (BertPooler)")
+            out = S.d_pool if spec.has("d_pool") else S.d_model
+            b.mm("pooler", "x_0 W_pool", first, (S.d_model, out), note="dense + tanh (BertPooler)")
         if spec.mlm_head:
             ew = S.E_emb if spec.has("E_emb") else S.d_model
             y = b.mm("MLM head", "x W_transform", x, (S.d_model, ew), note="dense + activation + norm")
@@ -407,8 +424,72 @@ def _groups(spec: Spec, n: sp.Expr) -> list[tuple]:
     return out
 
 
-def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
+def _own_sizes(b: _Builder, start: int, subs: dict) -> None:
+    """The steps from ``start`` on with the decoder's own sizes (h_dec, d_ff_dec, V_dec)."""
+    if not subs:
+        return
+
+    def e(x):
+        return x.xreplace(subs) if isinstance(x, sp.Basic) else x
+
+    for i in range(start, len(b.steps)):
+        st = b.steps[i]
+        b.steps[i] = WalkStep(
+            st.stage,
+            st.op,
+            tuple(tuple(e(d) for d in shp) for shp in st.inputs),
+            tuple(e(d) for d in st.output),
+            e(st.flops),
+            e(st.repeat),
+            st.kind,
+            e(st.pairs),
+            st.note,
+        )
+
+
+def _patch_front(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
+    """ViT: q - 1 patches of p x p pixels in C_in channels, each mapped to d_model by the
+    stride-p Conv2d (a matmul over its C_in*p^2 inputs), the CLS token before them, then
+    the learned positions (Dosovitskiy et al. 2021 §3.1)."""
+    patches = (B, q - 1, S.C_in * S.p**2)
+    b.op(stage, "pixels -> (L - 1) patches of C_in*p^2 values", [], patches, note="the input image", kind="reshape")
+    y = b.mm(stage, "patches W_patch (Conv2d p x p, stride p)", patches, (S.C_in * S.p**2, S.d_model))
+    x = b.op(stage, "prepend the CLS token", [y, (S.d_model,)], (B, q, S.d_model), kind="reshape")
+    b.op(stage, "X + P[positions]", [x, (q, S.d_model)], x, note="the learned (patches + 1) x d_model table")
+
+
+def _audio_front(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
+    """Whisper: 2q mel frames of C_in bins; conv1 (width 3) over every frame, conv2
+    (width 3, stride 2) down to q positions, each a matmul over its 3 x channels window
+    (Radford et al. 2022 §2.2), then the stored sinusoidal table."""
+    frames = (B, 2 * q, 3 * S.C_in)
+    b.op(stage, "mel frames -> width-3 windows", [], frames, note="2*L_src frames of C_in mel bins", kind="reshape")
+    y = b.mm(stage, "conv1: windows W_1 (C_in -> d_model)", frames, (3 * S.C_in, S.d_model))
+    b.op(stage, "GELU", [y], y)
+    w = b.op(stage, "width-3 windows, stride 2", [y], (B, q, 3 * S.d_model), kind="reshape")
+    x = b.mm(stage, "conv2: windows W_2 (stride 2)", w, (3 * S.d_model, S.d_model))
+    b.op(stage, "GELU", [x], x)
+    table = S.L_src_max if spec.has("L_src_max") else S.L_max
+    b.op(
+        stage,
+        "X + PE[positions]",
+        [x, (q, S.d_model)],
+        x,
+        note=f"rows of the stored {sp.sstr(table)} x d_model sinusoids",
+    )
+
+
+def _embed(
+    b: _Builder,
+    spec: Spec,
+    stage: str,
+    B: sp.Expr,
+    q: sp.Expr,
+    positional: str | None = None,
+    table: sp.Expr = S.L_max,
+) -> None:
     width = S.E_emb if spec.has("E_emb") else S.d_model
+    positional = spec.positional if positional is None else positional
     x = (B, q, width)
     b.op(stage, "token ids", [], (B, q), note="the input: B sequences of tokens", kind="reshape")
     b.op(
@@ -422,15 +503,18 @@ def _embed(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
     if spec.token_projection:  # OPT-350m: project the E_emb-wide token rows in, then add d_model-wide positions
         x = b.mm(stage, "X W_project_in (E_emb -> d_model)", x, (S.E_emb, S.d_model), note="OPTDecoder.project_in")
         width = S.d_model
-    if spec.positional == "learned":
+    if positional == "learned":
         b.op(
             stage,
             "X + P[positions]",
             [x, (q, width)],
             x,
-            note=f"rows 0..{sp.sstr(q)}-1 of the learned (L + {spec.position_offset}) x width table, added",
+            note=f"rows 0..{sp.sstr(q)}-1 of the learned ({'L' if table == S.L_max else sp.sstr(table)} + "
+            f"{spec.position_offset}) x width table, added",
         )
-    elif spec.positional == "sinusoidal":
+    elif positional == "sinusoidal-table":
+        b.op(stage, "X + PE[positions]", [x, (q, width)], x, note="rows of the stored (frozen) sinusoidal table")
+    elif positional == "sinusoidal":
         b.op(stage, "X + PE", [x, (q, width)], x, note="PE(pos,2i) = sin(pos/10000^(2i/d_model)), cos for 2i+1")
     if spec.token_types:
         b.op(stage, "X + T[token types]", [x, (spec.token_types, width)], x, note="segment embedding, added")

@@ -39,6 +39,11 @@ bloom       BloomForCausalLM                    BloomConfig
 mpt         MptForCausalLM                      MptConfig
 llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
 qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
+mbart       MBartForConditionalGeneration       MBartConfig
+pegasus     PegasusForConditionalGeneration     PegasusConfig
+marian      MarianMTModel                       MarianConfig
+whisper     WhisperForConditionalGeneration     WhisperConfig
+vit         ViTModel (with its pooler)          ViTConfig
 ==========  ==================================  =============================
 
 (*) Multimodal wrappers (``WRAPPERS``): their ``text_config`` (Qwen2-VL: or the text keys at
@@ -100,10 +105,21 @@ the number of windowed layers (the Spec's per-layer attention pattern).
 ``padding_idx`` (torch refuses otherwise).  A key unknown to the config class is an error
 only when it is a near miss of a key that changes the count and is no real key of any
 supported class (``REAL_KEYS``); otherwise a note says it was ignored.  Parts the engine cannot count
-(ALBERT layer groups other than one shared layer or none shared,
-BART with different encoder and decoder widths,
-cross-attention added to BERT/GPT-2) raise a
+(ALBERT layer groups other than one shared layer or none shared, cross-attention added to
+BERT/GPT-2, Marian's shared untied embeddings with a decoder_vocab_size of its own, ViT's
+non-square patches) raise a
 ``ValueError`` saying so rather than giving a wrong count.
+
+Encoder-decoders (BART, mBART, Pegasus, Marian, Whisper).  A decoder whose heads, FFN
+width or vocabulary differ from the encoder's gets its own sizes (``h_dec``, ``d_ff_dec``,
+``V_dec``).  Untied (``tie_word_embeddings`` false), the BART family keeps ``model.shared``
+beside the encoder's and decoder's tables and the head, and no forward pass reads it;
+symtrans counts it, as ``model.parameters()`` does (one convention for the family, noted).
+Pegasus, Marian and Whisper's encoder store their sinusoidal positions as frozen
+parameters, counted.  Whisper: a Conv1d front end over ``num_mel_bins`` (``C_in``), its
+two position tables ``max_source_positions`` (``L_src_max``) and ``max_target_positions``
+(``L_tgt_max``).  ViT: a patch front end (``C_in`` channels, patch side ``p``) and no
+vocabulary; ``L_max`` is the patches + 1 (the CLS token).
 """
 
 from __future__ import annotations
@@ -173,6 +189,12 @@ CLASSES: dict[str, tuple[str, str]] = {
     "mpt": ("MptConfig", "MptForCausalLM"),
     "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
     "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
+    # --- seq2seq
+    "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
+    "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
+    "marian": ("MarianConfig", "MarianMTModel"),
+    "whisper": ("WhisperConfig", "WhisperForConditionalGeneration"),
+    "vit": ("ViTConfig", "ViTModel"),
 }
 SUPPORTED = tuple(CLASSES)
 
@@ -193,6 +215,20 @@ _DECODER = {
     "num_hidden_layers": 32,
     "num_attention_heads": 32,
     "tie_word_embeddings": False,
+}
+
+# MBartConfig, PegasusConfig and MarianConfig share BartConfig's sizes.
+_BART_DEFAULTS = {
+    "vocab_size": 50265,
+    "max_position_embeddings": 1024,
+    "encoder_layers": 12,
+    "encoder_ffn_dim": 4096,
+    "encoder_attention_heads": 16,
+    "decoder_layers": 12,
+    "decoder_ffn_dim": 4096,
+    "decoder_attention_heads": 16,
+    "d_model": 1024,
+    "tie_word_embeddings": True,
 }
 
 # The transformers 5.x class defaults symtrans reads (None: derived, see the module docstring).
@@ -643,6 +679,42 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "llava": {"text_config": None, "tie_word_embeddings": False},
     "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
+    # --- seq2seq
+    "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
+    "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
+    "marian": {
+        **_BART_DEFAULTS,
+        "vocab_size": 58101,
+        "decoder_vocab_size": None,
+        "share_encoder_decoder_embeddings": True,
+        "pad_token_id": 58100,
+    },
+    "whisper": {
+        "vocab_size": 51865,
+        "num_mel_bins": 80,
+        "encoder_layers": 4,
+        "encoder_attention_heads": 6,
+        "decoder_layers": 4,
+        "decoder_attention_heads": 6,
+        "decoder_ffn_dim": 1536,
+        "encoder_ffn_dim": 1536,
+        "d_model": 384,
+        "max_source_positions": 1500,
+        "max_target_positions": 448,
+        "pad_token_id": 50256,
+        "tie_word_embeddings": True,
+    },
+    "vit": {
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "image_size": 224,
+        "patch_size": 16,
+        "num_channels": 3,
+        "qkv_bias": True,
+        "pooler_output_size": None,
+    },
 }
 
 # attribute_map aliases (alias -> canonical key), transformers 5.x.
@@ -689,6 +761,28 @@ ALIASES: dict[str, dict[str, str]] = {
     },
     "bloom": {"num_hidden_layers": "n_layer", "num_attention_heads": "n_head"},
     "mpt": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers"},
+    # --- seq2seq
+    "mbart": {
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
+    "pegasus": {
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
+    "marian": {
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
+    "whisper": {
+        "num_key_value_heads": "encoder_attention_heads",
+        "num_attention_heads": "encoder_attention_heads",
+        "hidden_size": "d_model",
+        "num_hidden_layers": "encoder_layers",
+    },
 }
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
@@ -883,6 +977,34 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "text_config tie_word_embeddings vision_config vision_feature_layer vision_feature_select_strategy",
         "qwen2_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
+        # --- seq2seq
+        "mbart": "activation_dropout activation_function attention_dropout bos_token_id classifier_dropout d_model "
+        "decoder_attention_heads decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id dropout "
+        "encoder_attention_heads encoder_ffn_dim encoder_layerdrop encoder_layers eos_token_id forced_eos_token_id "
+        "hidden_size init_std is_decoder max_position_embeddings num_attention_heads num_hidden_layers pad_token_id "
+        "scale_embedding tie_word_embeddings use_cache vocab_size",
+        "pegasus": "activation_dropout activation_function attention_dropout d_model decoder_attention_heads "
+        "decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id dropout encoder_attention_heads "
+        "encoder_ffn_dim encoder_layerdrop encoder_layers eos_token_id forced_eos_token_id hidden_size init_std "
+        "is_decoder max_position_embeddings num_attention_heads num_hidden_layers pad_token_id scale_embedding "
+        "tie_word_embeddings use_cache vocab_size",
+        "marian": "activation_dropout activation_function attention_dropout bos_token_id d_model "
+        "decoder_attention_heads decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id "
+        "decoder_vocab_size dropout encoder_attention_heads encoder_ffn_dim encoder_layerdrop encoder_layers "
+        "eos_token_id forced_eos_token_id hidden_size init_std is_decoder max_position_embeddings "
+        "num_attention_heads num_hidden_layers pad_token_id scale_embedding share_encoder_decoder_embeddings "
+        "tie_word_embeddings use_cache vocab_size",
+        "whisper": "activation_dropout activation_function apply_spec_augment attention_dropout begin_suppress_tokens "
+        "bos_token_id classifier_proj_size d_model decoder_attention_heads decoder_ffn_dim decoder_layerdrop "
+        "decoder_layers decoder_start_token_id dropout encoder_attention_heads encoder_ffn_dim encoder_layerdrop "
+        "encoder_layers eos_token_id hidden_size init_std mask_feature_length mask_feature_min_masks "
+        "mask_feature_prob mask_time_length mask_time_min_masks mask_time_prob max_source_positions "
+        "max_target_positions median_filter_width num_attention_heads num_hidden_layers num_key_value_heads "
+        "num_mel_bins pad_token_id scale_embedding suppress_tokens tie_word_embeddings use_cache "
+        "use_weighted_layer_sum vocab_size",
+        "vit": "attention_probs_dropout_prob encoder_stride hidden_act hidden_dropout_prob hidden_size image_size "
+        "initializer_range intermediate_size layer_norm_eps num_attention_heads num_channels num_hidden_layers "
+        "patch_size pooler_act pooler_output_size qkv_bias",
     }.items()
 }
 
@@ -910,6 +1032,7 @@ COMMON_KEYS = frozenset(
     down_scale_factor gap_size net_structure_type num_memory_blocks activation_dropout
     tie_weights_
     n_embed
+    forced_decoder_ids classifier_dropout
 """.split()
 )
 
@@ -960,6 +1083,9 @@ _WHY = {
     "which is what the model reads",
     "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
     "it counts the language model of a multimodal wrapper only",
+    # --- seq2seq
+    "augment": "SpecAugment masking of the input features in training: no weights in this model",
+    "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
 }
 
 
@@ -1244,6 +1370,53 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "qwen2_vl": _no_effect(
         vision="image_token_id video_token_id vision_config vision_end_token_id vision_start_token_id",
     ),
+    # --- seq2seq
+    "mbart": _no_effect(
+        dropout="activation_dropout attention_dropout classifier_dropout decoder_layerdrop dropout encoder_layerdrop",
+        act="activation_function",
+        token="bos_token_id decoder_start_token_id eos_token_id forced_eos_token_id pad_token_id",
+        init="init_std",
+        scale="scale_embedding",
+        cache="use_cache",
+        mask="is_decoder",
+    ),
+    "pegasus": _no_effect(
+        dropout="activation_dropout attention_dropout decoder_layerdrop dropout encoder_layerdrop",
+        act="activation_function",
+        token="decoder_start_token_id eos_token_id forced_eos_token_id pad_token_id",
+        init="init_std",
+        scale="scale_embedding",
+        cache="use_cache",
+        mask="is_decoder",
+    ),
+    "marian": _no_effect(
+        dropout="activation_dropout attention_dropout decoder_layerdrop dropout encoder_layerdrop",
+        act="activation_function",
+        token="bos_token_id decoder_start_token_id eos_token_id forced_eos_token_id pad_token_id",
+        init="init_std",
+        scale="scale_embedding",
+        cache="use_cache",
+        mask="is_decoder",
+    ),
+    "whisper": _no_effect(
+        dropout="activation_dropout attention_dropout decoder_layerdrop dropout encoder_layerdrop",
+        act="activation_function",
+        token="bos_token_id decoder_start_token_id eos_token_id pad_token_id",
+        init="init_std",
+        scale="scale_embedding",
+        cache="use_cache",
+        augment="apply_spec_augment mask_feature_length mask_feature_min_masks mask_feature_prob mask_time_length "
+        "mask_time_min_masks mask_time_prob",
+        generation="begin_suppress_tokens suppress_tokens median_filter_width",
+        **{"no head": "classifier_proj_size use_weighted_layer_sum"},
+    ),
+    "vit": _no_effect(
+        dropout="attention_probs_dropout_prob hidden_dropout_prob",
+        act="hidden_act pooler_act",
+        init="initializer_range",
+        eps="layer_norm_eps",
+        **{"no head": "encoder_stride"},
+    ),
 }
 
 # Keys that are not fields of the config class but that the modeling file reads with
@@ -1262,19 +1435,20 @@ GETATTR_KEYS["falcon"] = ("n_embed",)  # FalconConfig.__post_init__ pops the leg
 WORKLOAD_GETATTR_KEYS: dict[str, tuple[str, ...]] = {
     "gemma3_text": ("sliding_window_pattern", "_sliding_window_pattern")
 }
-GETATTR_KEYS: dict[str, tuple[str, ...]] = {
-    "qwen2": ("head_dim",),
-    # --- encoders (types-enc): DebertaV2Embeddings / DisentangledSelfAttention / DebertaV2Encoder
-    "deberta-v2": (
-        "embedding_size",
-        "position_buckets",
-        "norm_rel_ebd",
-        "share_att_key",
-        "conv_kernel_size",
-        "conv_groups",
-        "attention_head_size",
-    ),
-}
+GETATTR_KEYS.update(
+    {
+        # --- encoders (types-enc): DebertaV2Embeddings / DisentangledSelfAttention / DebertaV2Encoder
+        "deberta-v2": (
+            "embedding_size",
+            "position_buckets",
+            "norm_rel_ebd",
+            "share_att_key",
+            "conv_kernel_size",
+            "conv_groups",
+            "attention_head_size",
+        ),
+    }
+)
 # Keys a modeling file reads with getattr that change no parameter (known, so never typos).
 GETATTR_QUIET: dict[str, tuple[str, ...]] = {
     # --- encoders (types-enc): ConvLayer's activation; the classification heads' pooler width
@@ -1695,6 +1869,11 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "electra": 0,
     "deberta-v2": 0,
     "qwen2_vl_text": None,
+    # --- seq2seq
+    "mbart": 1,
+    "pegasus": 0,
+    "marian": 58100,
+    "whisper": 50256,
 }
 
 
@@ -2043,51 +2222,199 @@ def _t5(r: _Reader) -> Spec:
     )
 
 
-def _bart(r: _Reader) -> Spec:
-    d = r.size("d_model")
+# The BART family's layouts (transformers 5.x): positions, offset rows, embedding LayerNorm,
+# final LayerNorm per stack, and where the layers put their norms.
+_BART_FAMILY = {
+    "bart": dict(positional="learned", position_offset=2, embedding_norm=True, final_norm=False, norm_position="post"),
+    "mbart": dict(positional="learned", position_offset=2, embedding_norm=True, final_norm=True, norm_position="pre"),
+    "pegasus": dict(positional="sinusoidal-table", embedding_norm=False, final_norm=True, norm_position="pre"),
+    "marian": dict(positional="sinusoidal-table", embedding_norm=False, final_norm=False, norm_position="post"),
+}
+
+
+def _stack_sizes(r: _Reader, d: int, attention: str) -> dict[str, int]:
+    """The encoder's and the decoder's heads, FFN widths and layers, the decoder's as its own
+    sizes (h_dec, d_ff_dec; N_enc and N_dec) where they differ from the encoder's.  Each
+    stack's heads must divide d_model (``attention`` names the class that requires it)."""
     h_enc, h_dec = r.size("encoder_attention_heads"), r.size("decoder_attention_heads")
-    if h_enc != h_dec:
-        raise ConfigError(
-            f"encoder_attention_heads ({h_enc}) differs from decoder_attention_heads ({h_dec}); "
-            "symtrans models one h for both stacks"
-        )
-    _check_divides("d_model", d, "encoder_attention_heads", h_enc, "BartAttention")
+    _check_divides("d_model", d, "encoder_attention_heads", h_enc, attention)
+    _check_divides("d_model", d, "decoder_attention_heads", h_dec, attention)
     r.head_dim_must_match("d_model", d, "encoder_attention_heads", h_enc)
     ff_enc, ff_dec = r.size("encoder_ffn_dim"), r.size("decoder_ffn_dim")
-    if ff_enc != ff_dec:
-        raise ConfigError(
-            f"encoder_ffn_dim ({ff_enc}) differs from decoder_ffn_dim ({ff_dec}); "
-            "symtrans models one d_ff for both stacks"
-        )
     n_enc, n_dec = r.size("encoder_layers"), r.size("decoder_layers")
-    if "scale_embedding" in r.cfg and not isinstance(r.cfg["scale_embedding"], bool):
-        raise ConfigError(f"scale_embedding must be true or false, not {_show(r.cfg['scale_embedding'])}")
-    r.ignored_flag("add_final_layer_norm", False, "without a final LayerNorm")
-    r.ignored_flag("normalize_embedding", True, "with a LayerNorm after the embeddings")
-    r.ignored_flag("normalize_before", False, "with post-norm layers (no parameter depends on it)")
-    tie = r.flag("tie_word_embeddings")
-    if not tie:
-        r.notes.append(
-            "tie_word_embeddings is false: encoder input, decoder input and LM head are three V x d_model "
-            "matrices (transformers 5.x also keeps model.shared, which no forward pass uses: not counted)"
-        )
-    sizes = dict(d_model=d, d_ff=ff_enc, h=h_enc, V=r.size("vocab_size"), L_max=r.size("max_position_embeddings"))
+    sizes = dict(d_model=d, d_ff=ff_enc, h=h_enc)
+    if h_dec != h_enc:
+        sizes["h_dec"] = h_dec
+    if ff_dec != ff_enc:
+        sizes["d_ff_dec"] = ff_dec
     if n_enc == n_dec:
         sizes["N"] = n_enc
     else:
         sizes.update(N_enc=n_enc, N_dec=n_dec)
+    if "scale_embedding" in r.cfg and not isinstance(r.cfg["scale_embedding"], bool):
+        raise ConfigError(f"scale_embedding must be true or false, not {_show(r.cfg['scale_embedding'])}")
+    return sizes
+
+
+def _bart(r: _Reader) -> Spec:
+    """BART, mBART, Pegasus and Marian (``_BART_FAMILY``).
+
+    Untied (``tie_word_embeddings`` false), transformers 5.x unties every entry of the
+    class's tie map and keeps ``model.shared``: four V x d_model matrices (shared, encoder
+    and decoder inputs, LM head), the shared one read by no forward pass; symtrans counts
+    all four, as ``model.parameters()`` does (``Spec.idle_shared_embedding``).  Marian
+    with ``share_encoder_decoder_embeddings`` false has no shared table: the encoder reads
+    V rows, the decoder and its head ``decoder_vocab_size`` rows (``V_dec``)."""
+    layout = _BART_FAMILY[r.mt]
+    d = r.size("d_model")
+    sizes = _stack_sizes(r, d, f"{r.cls.removesuffix('Config')}Attention")
+    if r.mt == "bart":
+        r.ignored_flag("add_final_layer_norm", False, "without a final LayerNorm")
+        r.ignored_flag("normalize_embedding", True, "with a LayerNorm after the embeddings")
+        r.ignored_flag("normalize_before", False, "with post-norm layers (no parameter depends on it)")
+    V = r.size("vocab_size")
+    sizes.update(V=V, L_max=r.size("max_position_embeddings"))
+    tie = r.flag("tie_word_embeddings")
+    share = r.flag("share_encoder_decoder_embeddings", note=False) if r.mt == "marian" else True
+    opts: dict[str, Any] = dict(share_embeddings=share and tie, tie_output=tie, idle_shared_embedding=share and not tie)
+    if r.mt == "marian":
+        v_dec = r.size("decoder_vocab_size", V, f"vocab_size = {V}", nullable=True)
+        _check_pad_rows(r, v_dec, "decoder_vocab_size", "the decoder's embed_tokens")
+        if share and v_dec != V:
+            if tie:
+                r.notes.append(
+                    f"decoder_vocab_size ({v_dec}) differs from vocab_size ({V}), but with "
+                    "share_encoder_decoder_embeddings the decoder reads the shared V-row table: ignored"
+                )
+            else:
+                raise ConfigError(
+                    f"decoder_vocab_size ({v_dec}) differs from vocab_size ({V}) with shared, untied embeddings: "
+                    f"MarianMTModel then gives the decoder's table {v_dec} rows and its LM head {V}, "
+                    "which symtrans does not model"
+                )
+        elif not share and v_dec != V:
+            sizes["V_dec"] = v_dec
+    if not tie:
+        r.notes.append(
+            "tie_word_embeddings is false: "
+            + (
+                "encoder input, decoder input and LM head are their own matrices, and transformers 5.x also "
+                "keeps model.shared (V x d_model), which no forward pass reads: counted, as model.parameters() does"
+                if share
+                else "the LM head is its own matrix beside the decoder's table"
+            )
+        )
+    if layout["positional"] == "sinusoidal-table":
+        r.notes.append(
+            f"{r.model} stores its sinusoidal positions as frozen max_position_embeddings x d_model parameters, "
+            "one table per stack: counted (they are in model.parameters())"
+        )
+    return Spec(family="encoder-decoder", sizes=sizes, norm="layernorm", bias=True, **layout, **opts)
+
+
+def _check_pad_rows(r: _Reader, rows: int, key: str, table: str) -> None:
+    """pad_token_id must also index ``table`` (``rows`` rows), another padding_idx table."""
+    pad = r.cfg["pad_token_id"] if "pad_token_id" in r.cfg else _PAD_DEFAULTS[r.mt]
+    if isinstance(pad, int) and not isinstance(pad, bool) and not -rows <= pad < rows:
+        given = "" if "pad_token_id" in r.cfg else f", the {r.cls} default"
+        raise ConfigError(
+            f"pad_token_id ({pad}{given}) is not a row of {table} ({key} = {rows}): "
+            f"{r.model} uses it as that table's padding_idx, which must be below {key}"
+        )
+
+
+def _whisper(r: _Reader) -> Spec:
+    """WhisperForConditionalGeneration: a Conv1d front end over num_mel_bins (C_in) mel
+    channels, a frozen sinusoidal table of max_source_positions (L_src_max) rows in the
+    encoder, a learned one of max_target_positions (L_tgt_max) rows and a V-row token table
+    in the decoder, tied to ``proj_out`` by default; k_proj alone has no bias; pre-norm
+    layers and a final LayerNorm per stack."""
+    d = r.size("d_model")
+    sizes = _stack_sizes(r, d, "WhisperAttention")
+    src, tgt = r.size("max_source_positions"), r.size("max_target_positions")
+    # The encoder always reads the whole window: L_src is fixed (the decoder's L_tgt is the workload's).
+    sizes.update(V=r.size("vocab_size"), C_in=r.size("num_mel_bins"), L_src_max=src, L_tgt_max=tgt, L_src=src)
+    r.notes.append(
+        f"WhisperEncoder reads exactly 2 x max_source_positions = {2 * src} mel frames: the source length L_src "
+        f"is {src} after the stride-2 convolution; its sinusoidal position table is a frozen parameter (counted)"
+    )
     return Spec(
         family="encoder-decoder",
         sizes=sizes,
-        positional="learned",
-        position_offset=2,
-        embedding_norm=True,
-        final_norm=False,
-        norm="layernorm",
+        frontend="conv1d",
+        positional="sinusoidal-table",
+        decoder_positional="learned",
+        share_embeddings=False,
+        tie_output=r.flag("tie_word_embeddings"),
+        k_bias=False,
         bias=True,
-        norm_position="post",
-        share_embeddings=tie,
-        tie_output=tie,
+        norm="layernorm",
+        norm_position="pre",
+        final_norm=True,
+    )
+
+
+def _pair(r: _Reader, key: str) -> tuple[int, int]:
+    """ViTConfig's image_size or patch_size: one integer, or [height, width]."""
+    k, v = r._lookup(key)
+    if k is None:
+        v = r._default(key, "missing", _MISSING, None)
+    if isinstance(v, list) and len(v) == 2:
+        return check_size(key, v[0]), check_size(key, v[1])
+    if isinstance(v, list):
+        raise ConfigError(f"{key} must be an integer or a list [height, width], not a list of {len(v)}")
+    n = check_size(key, v)
+    return n, n
+
+
+def _vit(r: _Reader) -> Spec:
+    """ViTModel with its pooler: a Conv2d patch embedding (num_channels -> hidden_size,
+    kernel and stride patch_size), a CLS token, (patches + 1) learned positions, pre-norm
+    BERT-shaped layers (Q, K, V biased by qkv_bias; the output map always), a final
+    LayerNorm and the pooler (hidden_size -> pooler_output_size, tanh)."""
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    (ih, iw), (ph, pw) = _pair(r, "image_size"), _pair(r, "patch_size")
+    if ph != pw:
+        raise ConfigError(f"patch_size [{ph}, {pw}] is not square: symtrans models p x p patches")
+    patches = (ih // ph) * (iw // pw)
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        L_max=patches + 1,
+        C_in=r.size("num_channels"),
+        p=ph,
+    )
+    r.notes.append(
+        f"image {ih} x {iw} in {ph} x {pw} patches: {patches} patches + the CLS token = {patches + 1} tokens "
+        "per image (L_max, the rows of the position table)"
+    )
+    if r.given("head_dim"):  # ViTSelfAttention reads it with getattr
+        sizes["d_k"] = r.size("head_dim")
+    elif "head_dim" in r.cfg:
+        raise ConfigError("head_dim must be a positive integer, not null (ViTSelfAttention reads it when present)")
+    elif d % h:
+        if d < h:
+            raise ConfigError(f"num_attention_heads ({h}) exceeds hidden_size ({d}): the heads would be 0 wide")
+        sizes["d_k"] = d // h
+        r.notes.append(f"head_dim not given: ViTSelfAttention uses hidden_size // num_attention_heads = {d // h}")
+    pool = r.size("pooler_output_size", d, f"hidden_size = {d}", nullable=True)
+    if pool != d:
+        sizes["d_pool"] = pool
+    r.notes.append(f"{r.model} includes its pooler (add_pooling_layer=True, the default); no task head is counted")
+    return Spec(
+        family="encoder-only",
+        sizes=sizes,
+        frontend="patch",
+        positional="learned",
+        pooler=True,
+        qkv_bias=r.flag("qkv_bias", note=False),
+        bias=True,
+        norm="layernorm",
+        norm_position="pre",
+        final_norm=True,
     )
 
 
@@ -3472,6 +3799,12 @@ _FAMILIES = {
     "mpt": _mpt,
     "llava": _wrapped,
     "qwen2_vl": _wrapped,
+    # --- seq2seq (mbart, pegasus, marian, whisper, vit)
+    "mbart": _bart,
+    "pegasus": _bart,
+    "marian": _bart,
+    "whisper": _whisper,
+    "vit": _vit,
 }
 
 _NOT_YET: dict[str, str] = {  # model_type -> why it cannot be counted yet

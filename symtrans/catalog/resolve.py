@@ -83,6 +83,8 @@ def default_seq_len(spec: Spec, preset: presets.Preset | None = None) -> tuple[i
             return p.spec.values["L"], f"the documented training context of {p.name} (this config matches that preset)"
     if "L_max" in v and spec.positional == "learned":
         return v["L_max"], "the learned position table's rows (L_max)"
+    if "L_tgt_max" in v and spec.decoder_positions == "learned":  # Whisper: the decoder's own table
+        return v["L_tgt_max"], "the decoder's learned position table's rows (L_tgt_max)"
     if "L_max" in v and v["L_max"] < DEFAULT_SEQ_LEN:
         return v["L_max"], "the model's maximum positions (L_max)"
     return DEFAULT_SEQ_LEN, f"symtrans's default of {DEFAULT_SEQ_LEN} tokens (set --seq-len)" + (
@@ -93,16 +95,20 @@ def default_seq_len(spec: Spec, preset: presets.Preset | None = None) -> tuple[i
 def seq_len_warning(spec: Spec, values: dict[str, int]) -> str | None:
     """A warning when the workload's lengths exceed a learned position table (the model
     has no position vector past row ``L_max``), else None."""
-    if spec.positional != "learned" or "L_max" not in values:
-        return None
-    names = ("L_src", "L_tgt") if spec.family == "encoder-decoder" else ("L",)
-    over = [f"{n} = {values[n]:,}" for n in names if values.get(n, 0) > values["L_max"]]
+    tables = ("learned", "sinusoidal-table")  # a stored table has no row past its last
+    if spec.family == "encoder-decoder":  # each stack's own table (L_src_max, L_tgt_max) or the shared L_max
+        stacks = [("L_src", spec.positional, "L_src_max"), ("L_tgt", spec.decoder_positions, "L_tgt_max")]
+    else:
+        stacks = [("L", spec.positional, "L_max")]
+    over = []
+    for n, kind, rows in stacks:
+        rows = rows if rows in values else "L_max"
+        if kind in tables and rows in values and values.get(n, 0) > values[rows]:
+            table = "learned position table" if kind == "learned" else "stored sinusoidal table"
+            over.append(f"{n} = {values[n]:,} exceeds the {table}'s {rows} = {values[rows]:,} rows")
     if not over:
         return None
-    return (
-        f"{' and '.join(over)} exceeds the learned position table's L_max = {values['L_max']:,} rows: "
-        "the model cannot run at this length (counted as if it could)"
-    )
+    return f"{' and '.join(over)}: the model cannot run at this length (counted as if it could)"
 
 
 def _without_l(spec: Spec) -> Spec:

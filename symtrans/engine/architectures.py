@@ -14,6 +14,7 @@ Sources: Vaswani et al. 2017 (encoder-decoder); Devlin et al. 2019 and HF
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -35,8 +36,9 @@ from symtrans.engine.components import (
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.disentangled import conv_layer, relative_table
+from symtrans.engine.frontends import audio_conv, patch_embedding
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
-from symtrans.engine.spec import Spec
+from symtrans.engine.spec import DECODER_SIZES, Spec
 
 
 @dataclass(frozen=True)
@@ -180,17 +182,22 @@ def _embeddings(
     token_note: str = "",
     tokens: sp.Expr | None = None,
     block: Block = Block.EMBEDDINGS,
+    front: tuple[Step, ...] = (),
+    positional: str | None = None,
+    table: sp.Expr = S.L_max,
 ) -> Cost:
     """Token, position and token-type embeddings (+ norm), all ``E_emb`` wide when the
     spec factorizes the embedding, then the E_emb x d_model projection with bias on
-    ``tokens`` rows (HF AlbertEmbeddings + AlbertTransformer.embedding_hidden_mapping_in)."""
-    steps: list[Step] = []
+    ``tokens`` rows (HF AlbertEmbeddings + AlbertTransformer.embedding_hidden_mapping_in).
+    ``front``: a front end's steps before them (``frontends``); ``positional`` and
+    ``table``: this stack's own position kind and table rows (``components.positions``)."""
+    steps: list[Step] = list(front)
     width = _embedding_width(spec)
     if with_tokens:
         steps.append(token_embedding(tied_note=token_note, width=width))
     if spec.token_projection:  # OPT-350m: only the token table is E_emb wide
         width = S.d_model
-    steps += positions(spec, width)
+    steps += positions(spec, width, positional, table)
     if spec.token_types:
         steps.append(
             Step(
@@ -232,6 +239,69 @@ def _embeddings(
     if spec.embedding_norm and deberta:
         steps += norm(spec, "embedding norm", S.d_model, ONE)
     return Cost(name=name, block=block, steps=tuple(steps))
+
+
+_SYMBOL_NAME = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]*\b")
+
+
+def decoder_symbols(spec: Spec) -> dict[sp.Symbol, sp.Symbol]:
+    """The encoder symbols an encoder-decoder's decoder replaces by its own sizes
+    (``spec.DECODER_SIZES``: h -> h_dec, d_ff -> d_ff_dec, V -> V_dec where given; the
+    position rows L_tgt_max are passed to the decoder's table directly)."""
+    return {
+        S.symbol(enc): S.symbol(dec)
+        for dec, enc in DECODER_SIZES.items()
+        if enc != "L_max" and spec.family == "encoder-decoder" and spec.has(dec)
+    }
+
+
+def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
+    """``c`` with the symbols ``subs`` replaced in every count, matrix and shape (a stack
+    built with the encoder's symbols, given the decoder's own sizes)."""
+    if not subs:
+        return c
+    names = {str(a): str(b) for a, b in subs.items()}
+
+    def e(x):
+        return x.xreplace(subs) if isinstance(x, sp.Basic) else x
+
+    steps = tuple(
+        replace(
+            st,
+            params=e(st.params),
+            flops=e(st.flops),
+            weights=e(st.weights),
+            active=e(st.active),
+            elementwise=e(st.elementwise),
+            shape=_SYMBOL_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), st.shape),
+            matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
+        )
+        for st in c.steps
+    )
+    return replace(
+        c, steps=steps, children=tuple(substitute(ch, subs) for ch in c.children), multiplicity=e(c.multiplicity)
+    )
+
+
+def _idle_shared(spec: Spec) -> Cost:
+    """transformers' BART family with untied inputs keeps ``model.shared`` (V x d_model)
+    besides the encoder's and decoder's own tables; no forward pass reads it, but it is a
+    parameter (``model.parameters()``, the checkpoint): counted, 0 FLOPs."""
+    width = _embedding_width(spec)
+    return Cost(
+        name="unused shared token embedding",
+        block=Block.EMBEDDINGS,
+        steps=(
+            Step(
+                label="shared (unused)",
+                role=Role.UNUSED_EMBEDDING,
+                params=S.V * width,
+                note="model.shared: stored beside the untied encoder and decoder tables, read by no forward pass",
+                source="HF BartModel / MBartModel / PegasusModel / MarianModel with tie_word_embeddings=false",
+                matrices=(Matrix(ONE, S.V, width, lookup=True),),
+            ),
+        ),
+    )
 
 
 def _is_shared(spec: Spec, block: Cost) -> bool:
@@ -450,6 +520,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
     children: list[Cost] = []
     if fam == "encoder-decoder":
         n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+        dec = decoder_symbols(spec)
         if spec.share_embeddings:
             shared_note = "one V x d_model matrix shared by encoder input, decoder input" + (
                 " and the output projection" if spec.tie_output else ""
@@ -461,8 +532,16 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                     steps=(token_embedding(tied_note=shared_note, width=_embedding_width(spec)),),
                 )
             )
+        if spec.idle_shared_embedding:
+            children.append(_idle_shared(spec))
         enc_emb = _embeddings(
-            spec, "encoder embeddings", not spec.share_embeddings, tokens=B * wl.src, block=Block.ENCODER_EMBEDDINGS
+            spec,
+            "encoder embeddings",
+            not spec.share_embeddings and spec.frontend == "tokens",
+            tokens=B * wl.src,
+            block=Block.ENCODER_EMBEDDINGS,
+            front=tuple(audio_conv(B, wl.src)) if spec.frontend == "conv1d" else (),
+            table=S.L_src_max if spec.has("L_src_max") else S.L_max,
         )
         dec_emb = _embeddings(
             spec,
@@ -471,26 +550,40 @@ def _build(spec: Spec, wl: Workload) -> Cost:
             "decoder input embedding" + (", tied to the output projection" if spec.tie_output else ""),
             tokens=B * wl.tgt,
             block=Block.DECODER_EMBEDDINGS,
+            positional=spec.decoder_positions,
+            table=S.L_tgt_max if spec.has("L_tgt_max") else S.L_max,
         )
         if enc_emb.steps:
             children.append(enc_emb)
         children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.src, n_enc)], B * wl.src))
         if dec_emb.steps:
-            children.append(dec_emb)
+            children.append(substitute(dec_emb, dec))
         ctx = wl.tgt if wl.context is None else wl.context
         children.append(
-            _stack(
-                spec,
-                "decoder",
-                Block.DECODER,
-                _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec),
-                B * wl.tgt,
+            substitute(
+                _stack(
+                    spec,
+                    "decoder",
+                    Block.DECODER,
+                    _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec),
+                    B * wl.tgt,
+                ),
+                dec,
             )
         )
         if spec.lm_head:
-            children.append(_lm_head(spec, B * wl.tgt))
+            children.append(substitute(_lm_head(spec, B * wl.tgt), dec))
     elif fam == "encoder-only":
-        children.append(_embeddings(spec, "embeddings", True, tokens=B * wl.seq))
+        patches = spec.frontend == "patch"
+        children.append(
+            _embeddings(
+                spec,
+                "embeddings",
+                not patches,
+                tokens=B * wl.seq,
+                front=tuple(patch_embedding(B, wl.seq)) if patches else (),
+            )
+        )
         children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.seq, S.N)], B * wl.seq))
         if spec.pooler:
             children.append(
@@ -501,7 +594,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                         linear(
                             "W_pool",
                             S.d_model,
-                            S.d_model,
+                            S.d_pool if spec.has("d_pool") else S.d_model,
                             B,
                             spec.pooler_bias,
                             "Devlin et al. 2019 §3; BertPooler",

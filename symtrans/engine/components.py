@@ -346,7 +346,7 @@ def attention(
         D.d_model,
         D.h_kv * D.d_k,
         tkv,
-        qkv_b,
+        spec.k_bias_on,
         src,
         "key projection, h_kv heads of width d_k" if spec.has("h_kv") else "key projection, h heads of width d_k",
         role=Role.K_PROJ,
@@ -664,17 +664,34 @@ def token_embedding(label: str = "token embedding", tied_note: str = "", width: 
     )
 
 
-def positions(spec: Spec, width: sp.Expr = S.d_model) -> list[Step]:
+def positions(spec: Spec, width: sp.Expr = S.d_model, kind: str | None = None, table: sp.Expr = S.L_max) -> list[Step]:
     """Positional encoding parameters: learned (L_max + offset) x d_model (``width``: E_emb
     with a factorized embedding, as HF AlbertEmbeddings); others 0.
 
     Sinusoidal: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)) and
-    PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) (Vaswani 2017 §3.5), fixed, 0 parameters.
+    PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) (Vaswani 2017 §3.5), fixed, 0 parameters;
+    ``sinusoidal-table``: the same values stored as a frozen L_max x d_model parameter
+    (HF Pegasus/Marian ``SinusoidalPositionalEmbedding``, Whisper's encoder), counted.
     Rotary (Su et al. 2021) and ALiBi (Press et al. 2022): 0 parameters.
+    ``kind`` overrides ``spec.positional`` (a decoder's own kind) and ``table`` is the
+    table's row count (a stack's own L_src_max or L_tgt_max).
     """
-    p = spec.positional
+    p = spec.positional if kind is None else kind
+    if p == "sinusoidal-table":
+        return [
+            Step(
+                label="sinusoidal position table",
+                role=Role.POSITION_EMBEDDING,
+                params=table * width,
+                note="the fixed sinusoids PE(pos, i) stored as a frozen parameter, one row per position: "
+                "counted (it is in model.parameters()), never trained",
+                matrices=(Matrix(ONE, table, width, lookup=True),),
+                source="Vaswani et al. 2017 §3.5; PegasusSinusoidalPositionalEmbedding / "
+                "MarianSinusoidalPositionalEmbedding / WhisperEncoder.embed_positions",
+            )
+        ]
     if p == "learned":
-        rows = S.L_max + spec.position_offset
+        rows = table + spec.position_offset
         note = "one learned vector per position" + (
             f" (L_max + {spec.position_offset} rows: the implementation offsets positions by {spec.position_offset})"
             if spec.position_offset

@@ -69,6 +69,9 @@ class Step:
         elementwise: per-element operations for the all-ops convention (FLOPs).
         note: one sentence of why, shown in reports.
         source: where the formula comes from (paper section or implementation).
+        input_grad: False for a map applied to the raw model input (pixels, mel frames):
+            no backward pass computes the gradient with respect to it, so its backward
+            costs 1 x its forward (the weight gradient), not 2 x.
         matrices: the 2-D tensors among ``params`` (``Matrix``: a linear map d_in -> d_out
             is ``Matrix(1, d_out, d_in)``, an embedding ``Matrix(1, V, d_model, lookup=True)``);
             the rest of ``params`` are vectors (norms, biases).  Quantized formats and
@@ -90,6 +93,7 @@ class Step:
     tied_to: Role | None = None
     factor: int = 0
     matrices: tuple[Matrix, ...] = ()
+    input_grad: bool = True
 
     @property
     def active_params(self) -> sp.Expr:

@@ -62,6 +62,35 @@ _LEGEND = [
         "relative span: DeBERTa's relative position table has 2 L_rel rows (position_buckets)",
         "tokens",
     ),
+    SymbolInfo(
+        "h_dec", r"h_{\mathrm{dec}}", "decoder attention heads, where they differ from the encoder's h", "heads"
+    ),
+    SymbolInfo(
+        "d_ff_dec",
+        r"d_{\mathrm{ff,dec}}",
+        "decoder feed-forward width, where it differs from the encoder's d_ff",
+        "features",
+    ),
+    SymbolInfo(
+        "V_dec", r"V_{\mathrm{dec}}", "decoder (target) vocabulary, where it differs from the source V", "tokens"
+    ),
+    SymbolInfo(
+        "L_src_max",
+        r"L_{\mathrm{src,max}}",
+        "maximum source positions: rows of the encoder's position table (max_source_positions)",
+        "tokens",
+    ),
+    SymbolInfo(
+        "L_tgt_max",
+        r"L_{\mathrm{tgt,max}}",
+        "maximum target positions: rows of the decoder's position table (max_target_positions)",
+        "tokens",
+    ),
+    SymbolInfo(
+        "C_in", r"C_{\mathrm{in}}", "input channels of a convolutional front end (image channels, mel bins)", "channels"
+    ),
+    SymbolInfo("p", "p", "patch side of a vision front end (patch_size): p x p pixels per token", "pixels"),
+    SymbolInfo("d_pool", r"d_{\mathrm{pool}}", "pooler output width, where it differs from d_model", "features"),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

@@ -71,6 +71,11 @@ class Role(str, Enum):
     UNUSED_OUTPUT = "unused_output"  # a product the forward computes and never uses: no backward
     # --- gpt2-like and wrappers
     OUTPUT_PROJECTION = "output_projection"  # OPT's project_out: d_model -> E_emb before a tied E_emb-wide head
+    # --- seq2seq and front ends
+    PATCH_EMBEDDING = "patch_embedding"  # ViT's p x p Conv2d from C_in channels to d_model
+    CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
+    AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
+    UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
 
 
 class Block(str, Enum):
@@ -108,3 +113,6 @@ FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
 ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)
 STACKS = (Block.ENCODER, Block.DECODER)
 HEADS = (Block.LM_HEAD, Block.MLM_HEAD)
+# --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
+# before the first layer; they run with the encoder (prefill of an encoder-decoder).
+FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)

@@ -24,7 +24,7 @@ from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 NORMS = ("layernorm", "rmsnorm", "none")
-POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl")
+POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl", "sinusoidal-table")
 FFNS = ("mlp", "swiglu", "geglu")
 NORM_POSITIONS = ("post", "pre")
 SHARE_LAYERS = ("none", "all", "attention", "ffn")
@@ -40,6 +40,9 @@ MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 # --- encoders (types-enc)
 EMBEDDING_PROJECTIONS = ("albert", "deberta")
 DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
+# What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
+# patch embedding), or mel frames (Whisper's two Conv1d layers).
+FRONTENDS = ("tokens", "patch", "conv1d")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -75,7 +78,19 @@ MODEL_SIZES = (
     "d_nope",
     "d_rope",
     "L_rel",
+    # --- seq2seq and front ends
+    "h_dec",
+    "d_ff_dec",
+    "V_dec",
+    "L_src_max",
+    "L_tgt_max",
+    "C_in",
+    "p",
+    "d_pool",
 )
+# The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
+# replaces its encoder symbol in the decoder's embeddings, stack and LM head.
+DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
 # Sizes that describe a workload.  A Spec may carry L (its default sequence length, see
 # resolve.default_seq_len) and, for an encoder-decoder, L_src and L_tgt as defaults
 # (``flops``, ``memory``, ``solve`` and ``sweep`` use them); the others belong
@@ -169,6 +184,24 @@ class Spec:
     MoE sizes: ``d_ff_e`` (a routed expert's width when it differs from the dense layers'
     d_ff), ``d_ff_s`` (the shared expert's width; default d_ff_e, else d_ff), ``N_moe``
     (how many of the N layers are MoE layers, from a config's list of them).
+        k_bias: the key projection's bias; None means as the query and value maps
+            (``qkv_bias``); Whisper's k_proj alone has none.
+        idle_shared_embedding: an encoder-decoder whose inputs are untied
+            (``share_embeddings`` false) also stores a V x d_model ``shared`` table that no
+            forward pass reads (transformers' BART, mBART, Pegasus and Marian with
+            ``tie_word_embeddings`` false); counted, as ``model.parameters()`` counts it.
+        decoder_positional: the decoder's positions where they differ from the
+            encoder's ``positional`` (Whisper: a sinusoidal table in the encoder, a learned
+            one in the decoder); None means the same.
+        frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
+            Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
+            learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
+            Conv1d layers over C_in mel bins, the second with stride 2).
+    Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
+    parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
+    counts it.  An encoder-decoder may give its stacks their own table rows
+    (``L_src_max``, ``L_tgt_max``) and its decoder its own ``h_dec``, ``d_ff_dec`` and
+    ``V_dec`` (``DECODER_SIZES``).
     Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
     low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
 
@@ -263,6 +296,11 @@ class Spec:
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
+    # --- seq2seq and front ends
+    k_bias: bool | None = None
+    idle_shared_embedding: bool = False
+    decoder_positional: str | None = None
+    frontend: str = "tokens"
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -298,6 +336,15 @@ class Spec:
     @property
     def out_bias_on(self) -> bool:
         return _first(self.out_bias, self.attention_bias, self.bias)
+
+    @property
+    def k_bias_on(self) -> bool:
+        return _first(self.k_bias, self.qkv_bias, self.attention_bias, self.bias)
+
+    @property
+    def decoder_positions(self) -> str:
+        """The decoder's positional kind (``decoder_positional``, else ``positional``)."""
+        return self.positional if self.decoder_positional is None else self.decoder_positional
 
     @property
     def ffn_bias_on(self) -> bool:
@@ -426,6 +473,11 @@ OPTION_TYPES: dict[str, Any] = {
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
+    # --- seq2seq and front ends
+    "k_bias": bool,
+    "idle_shared_embedding": bool,
+    "decoder_positional": POSITIONALS,
+    "frontend": FRONTENDS,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -435,6 +487,16 @@ _NONNEGATIVE_INTS = (
     "global_tokens",
     "conv_kernel",
 )
+_NULLABLE = (
+    "attention_bias",
+    "qkv_bias",
+    "out_bias",
+    "ffn_bias",
+    "k_bias",
+    "decoder_positional",
+    "qk_norm_bias",
+    "expert_bias",
+)
 
 
 def _validate(spec: Spec) -> None:
@@ -442,16 +504,12 @@ def _validate(spec: Spec) -> None:
         value = getattr(spec, name)
         kind = OPTION_TYPES[name]
         if isinstance(kind, tuple):
+            if value is None and name in _NULLABLE:
+                continue
             if value not in kind:
                 raise ValueError(f"{name} must be one of {', '.join(kind)}, not {value!r}")
         elif kind is bool:
-            if not (
-                isinstance(value, bool)
-                or (
-                    value is None
-                    and name in ("attention_bias", "qkv_bias", "out_bias", "ffn_bias", "qk_norm_bias", "expert_bias")
-                )
-            ):
+            if not (isinstance(value, bool) or (value is None and name in _NULLABLE)):
                 raise ValueError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
@@ -476,6 +534,7 @@ def _validate(spec: Spec) -> None:
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise ValueError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
     _validate_moe_mla_options(spec)
+    _validate_seq2seq_options(spec)
     _validate_sizes(spec, spec.values)
 
 
@@ -544,6 +603,34 @@ def _validate_moe_mla_options(spec: Spec) -> None:
         raise ValueError(f"sinks (attention sinks) apply to decoder-only models, not to a {spec.family} model")
 
 
+def _validate_seq2seq_options(spec: Spec) -> None:
+    """The options of the BART family, Whisper and ViT, each where it changes something."""
+    if spec.family != "encoder-decoder":
+        for name, off in (("idle_shared_embedding", False), ("decoder_positional", None)):
+            if getattr(spec, name) != off:
+                raise ValueError(f"{name} applies to encoder-decoder models, not to a {spec.family} model")
+    if spec.idle_shared_embedding and spec.share_embeddings:
+        raise ValueError(
+            "idle_shared_embedding is the unused shared table of untied inputs; with share_embeddings=true "
+            "the shared table is the one the model reads: drop idle_shared_embedding"
+        )
+    if spec.frontend == "patch":
+        if spec.family != "encoder-only":
+            raise ValueError(f"frontend=patch is a vision encoder's (ViT); a {spec.family} model reads tokens")
+        if spec.positional != "learned":
+            raise ValueError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
+        if spec.mlm_head or spec.token_types:
+            raise ValueError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    if spec.frontend == "conv1d":
+        if spec.family != "encoder-decoder":
+            raise ValueError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
+        if spec.share_embeddings or spec.idle_shared_embedding:
+            raise ValueError(
+                "frontend=conv1d: the encoder reads mel frames, so no token table is shared with it: "
+                "set share_embeddings=false"
+            )
+
+
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
     """The checks of the sizes ``v`` (types, presence per family, divisibility, and the
     option ranges that depend on sizes) for ``spec``'s options.  ``workload``: ``v`` may
@@ -563,6 +650,10 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 "give --seq-len (or set L)"
             )
     for name in _REQUIRED[spec.family]:
+        if name == "V" and spec.frontend == "patch":
+            if "V" in v:
+                raise ValueError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+            continue
         if name not in v:
             raise ValueError(f"{spec.family} model needs size {name}")
     if spec.family == "encoder-decoder":
@@ -588,8 +679,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                     f"give E and k as well, or drop {name}"
                 )
     _validate_moe_mla_sizes(spec, v)
-    if spec.positional == "learned" and "L_max" not in v:
-        raise ValueError("learned positions need L_max (rows of the position table, max_position_embeddings)")
+    _validate_stack_sizes(spec, v)
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
             raise ValueError("N_w (windowed layers) needs the window w")
@@ -651,6 +741,42 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
                 raise ValueError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
 
 
+_TABLES = ("learned", "sinusoidal-table")
+
+
+def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
+    """Position-table rows per stack, the decoder's own sizes and the front ends' sizes."""
+    seq2seq = spec.family == "encoder-decoder"
+    for name in ("L_src_max", *DECODER_SIZES):
+        if name in v and not seq2seq:
+            raise ValueError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
+    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+        if name in v and spec.frontend not in frontends:
+            raise ValueError(
+                f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
+            )
+    if "d_pool" in v and not spec.pooler:
+        raise ValueError("d_pool is the pooler's output width; this model has no pooler")
+    stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]
+    for stack, kind, own in stacks if seq2seq else [("model", spec.positional, "")]:
+        if kind in _TABLES and "L_max" not in v and own not in v:
+            raise ValueError(
+                f"{kind} positions need L_max (rows of the position table, max_position_embeddings)"
+                + (f" or the {stack}'s own {own}" if own else "")
+            )
+    if "V_dec" in v and spec.share_embeddings:
+        raise ValueError("V_dec: a token table shared by encoder and decoder has one vocabulary V; drop V_dec")
+    if "h_dec" in v and "d_k" not in v and v["d_model"] % v["h_dec"]:
+        raise ValueError(f"h_dec={v['h_dec']} does not divide d_model={v['d_model']}")
+    if "h_dec" in v and "h_kv" in v and v["h_dec"] % v["h_kv"]:
+        raise ValueError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
+    if spec.frontend != "tokens":
+        needed = ("C_in", "p") if spec.frontend == "patch" else ("C_in",)
+        for name in needed:
+            if name not in v:
+                raise ValueError(f"frontend={spec.frontend} needs size {name}")
+
+
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
     """Options whose range depends on the sizes: the MoE layout within the N layers, and
     the global tokens within the encoder's sequence."""
@@ -674,6 +800,11 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
                 f"mixture-of-experts layer among the {n_name}={n} layers; moe_first_dense + moe_every must be at "
                 f"most {n_name}"
             )
+    if spec.frontend == "conv1d" and "L_src" in v and "L_src_max" in v and v["L_src"] != v["L_src_max"]:
+        raise ValueError(
+            f"L_src = {v['L_src']}: the convolutional audio front end (Whisper) reads exactly 2 x L_src_max "
+            f"mel frames, so the source length is L_src_max = {v['L_src_max']}"
+        )
     if spec.global_tokens:
         # The encoder's self-attention reads L tokens (L_src for an encoder-decoder, L when not given).
         seq = "L_src" if spec.family == "encoder-decoder" and "L_src" in v else "L"

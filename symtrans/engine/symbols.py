@@ -50,6 +50,14 @@ r_kv = SYMBOLS["r_kv"]
 d_nope = SYMBOLS["d_nope"]
 d_rope = SYMBOLS["d_rope"]
 L_rel = SYMBOLS["L_rel"]
+h_dec = SYMBOLS["h_dec"]
+d_ff_dec = SYMBOLS["d_ff_dec"]
+V_dec = SYMBOLS["V_dec"]
+L_src_max = SYMBOLS["L_src_max"]
+L_tgt_max = SYMBOLS["L_tgt_max"]
+C_in = SYMBOLS["C_in"]
+p = SYMBOLS["p"]
+d_pool = SYMBOLS["d_pool"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

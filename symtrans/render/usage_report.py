@@ -129,7 +129,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
             ]
             blocks.append(doc.Para(msg("The sum over t = 1 … T_gen closes with the sums of powers:")))
             blocks.append(doc.Bullets(tuple(sums)))
-    if spec.family != "encoder-decoder" and values is not None:
+    if spec.family != "encoder-decoder" and spec.has("V") and values is not None:  # no vocabulary: no formulas
         from symtrans.accounting.formulas import compare
 
         found = compare(spec, {"B": values["B"], "L": values["L"]})

@@ -126,9 +126,10 @@ CASES = [
     ("heads-do-not-divide-width", _with(GPT2, n_embd=66), "does not divide"),
     ("llama-heads-do-not-divide", _with(LLAMA, hidden_size=60, num_key_value_heads=8), "does not divide"),
     (
-        "bart-head-counts-differ",
-        json.dumps({"model_type": "bart", "encoder_attention_heads": 16, "decoder_attention_heads": 8}),
-        "differs",
+        # different head counts per stack are counted (h_dec); heads that do not divide d_model are not
+        "bart-decoder-heads-do-not-divide",
+        json.dumps({"model_type": "bart", "encoder_attention_heads": 16, "decoder_attention_heads": 7}),
+        "decoder_attention_heads (7) does not divide d_model (1024)",
     ),
     (
         "t5-bad-feed-forward-proj",
