@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from conftest import require
 
 from symtrans.accounting.deploy import DeployOptions, DoesNotFit, plan
 from symtrans.accounting.hardware import ACCELERATORS, accelerator, parse_accelerator
@@ -364,7 +365,7 @@ def test_bitsandbytes_int8_keeps_a_row_scale():
 
 
 def test_gguf_block_sizes_match_ggml_and_the_gguf_library():
-    gguf = pytest.importorskip("gguf")
+    gguf = require("gguf")
     import numpy as np
     from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 

@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from conftest import require  # noqa: E402
 
 import symtrans
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-gguf = pytest.importorskip("gguf")
-safetensors_torch = pytest.importorskip("safetensors.torch")
+torch = require("torch")
+transformers = require("transformers")
+gguf = require("gguf")
+safetensors_torch = require("safetensors.torch")
 
 from symtrans.analysis.checkpoint import inspect  # noqa: E402
 from symtrans.catalog.checkpoint.names import Kind  # noqa: E402

@@ -143,7 +143,7 @@ def test_latex_report_names_files_safely(capsys, tmp_path):
 
 
 def test_html_report_inlines_the_charts_as_svg(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     out = tmp_path / "gpt2.html"
     code, _, err = run(capsys, "report", "gpt2", "-o", str(out))
     assert code == 0, err
@@ -175,7 +175,7 @@ def test_pdf_report_embeds_the_charts(capsys, tmp_path):
 def test_charts_have_a_fixed_layout():
     # No layout engine runs at savefig (constrained layout took most of a chart's time):
     # the axes are placed once, inside the figure.
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     from symtrans.render.plots import component_shares, scaling
 
     for fig in (component_shares(GPT2, "gpt2"), scaling(GPT2, "d_model", "params", "gpt2")):

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 
 import pytest
+from conftest import require
 from report_outputs import markdown_numbers, report_of
 
 from symtrans.base.escape import markdown_escape
@@ -23,7 +24,7 @@ from symtrans.catalog import presets
 from symtrans.catalog.resolve import Resolved, resolve
 from symtrans.render.report import build_context, doc, i18n, render, render_context
 
-babel = pytest.importorskip("babel", reason="Babel (the extra 'test') reads the .po catalogs")
+babel = require("babel")  # Babel (the extra 'test') reads the .po catalogs
 from babel.messages.pofile import read_po  # noqa: E402
 
 PO = i18n.LOCALE_DIR / "zh" / "LC_MESSAGES" / "symtrans.po"
@@ -162,7 +163,8 @@ def test_the_package_data_ships_the_catalogs_and_writers():
     import fnmatch
     from pathlib import Path
 
-    tomllib = pytest.importorskip("tomllib", reason="Python 3.11+ reads pyproject.toml")
+    tomllib = require("tomllib")  # Python 3.11+ reads pyproject.toml
+
     root = Path(__file__).resolve().parents[1]
     data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = data["tool"]["setuptools"]["package-data"]["symtrans.render.report"]
