@@ -84,7 +84,8 @@ print(sum(p.numel() for p in model.parameters()))
 
 def clear_caches() -> None:
     """Empty symtrans's caches of built trees and closed forms, and SymPy's cache."""
-    from symtrans.accounting import flops, published
+    from symtrans.accounting import flops
+    from symtrans.accounting import formulas as published
     from symtrans.analysis import sweep as sweep_module
 
     for fn in (

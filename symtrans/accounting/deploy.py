@@ -42,12 +42,13 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from symtrans.accounting.hardware import Accelerator, fraction
+from symtrans.base.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from symtrans.accounting.quantization import Quantization
 
 
-class DoesNotFit(ValueError):
+class DoesNotFit(InputError):
     """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
 
     def __init__(self, message: str, shortfall: int) -> None:
@@ -188,12 +189,12 @@ def _kv_heads_per_device(spec, tp: int) -> int:
     kv = spec.values.get("h_kv", spec.values.get("h_dec", spec.values["h"]))
     for h in {spec.values["h"], spec.values.get("h_dec", spec.values["h"])}:
         if h % tp:
-            raise ValueError(f"--tensor-parallel {tp} must divide the {h} attention heads")
+            raise InputError(f"--tensor-parallel {tp} must divide the {h} attention heads")
     if kv % tp == 0:
         return kv // tp
     if tp % kv == 0:
         return 1  # vLLM replicates each KV head over tp / h_kv devices
-    raise ValueError(f"--tensor-parallel {tp} must divide the {kv} key/value heads or be a multiple of them")
+    raise InputError(f"--tensor-parallel {tp} must divide the {kv} key/value heads or be a multiple of them")
 
 
 def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
@@ -210,17 +211,17 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     from symtrans.accounting.roofline import default_kv_dtype, inference_roofline
 
     if spec.family == "encoder-only" or (spec.family == "decoder-only" and not spec.lm_head):
-        raise ValueError("deploy plans text generation, and this model has no language-model head")
+        raise InputError("deploy plans text generation, and this model has no language-model head")
     if acc.memory is None or acc.bandwidth is None:
         missing = " and ".join(f"{k}=" for k in ("memory", "bandwidth") if getattr(acc, k) is None)
-        raise ValueError(
+        raise InputError(
             f"deploy needs the accelerator's memory= (bytes) and bandwidth= (bytes/s); {acc.name} has no {missing}"
         )
     for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"{what} must be a positive integer, not {n!r}")
+            raise InputError(f"{what} must be a positive integer, not {n!r}")
     if o.devices % o.tensor_parallel:
-        raise ValueError(f"--tensor-parallel {o.tensor_parallel} must divide --devices {o.devices}")
+        raise InputError(f"--tensor-parallel {o.tensor_parallel} must divide --devices {o.devices}")
     u = fraction(o.utilisation, "--gpu-memory-utilization")
     notes: list[str] = []
     kv_dtype = o.kv_dtype or default_kv_dtype(o.dtype)
@@ -230,26 +231,26 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 
     values = dict(spec.values)
     if "L" not in values and "L_max" not in values:
-        raise ValueError("the model has no context length L; give --set L=N")
+        raise InputError("the model has no context length L; give --set L=N")
     context = values.get("L_max", values.get("L"))  # L_max (max_position_embeddings) once the lead's split lands
     gen = o.generate
     if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
-        raise ValueError(f"--generate must be a positive integer, not {gen!r}")
+        raise InputError(f"--generate must be a positive integer, not {gen!r}")
     if o.prompt is None:
         prompt = context - gen if spec.family == "decoder-only" else context
         if prompt < 1:
-            raise ValueError(f"--generate {gen} leaves no room for a prompt in the context of {context:,} tokens")
+            raise InputError(f"--generate {gen} leaves no room for a prompt in the context of {context:,} tokens")
     else:
         prompt = o.prompt
         if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 1:
-            raise ValueError(f"--prompt must be a positive integer, not {prompt!r}")
+            raise InputError(f"--prompt must be a positive integer, not {prompt!r}")
     if spec.family == "decoder-only" and prompt + gen > context:
-        raise ValueError(
+        raise InputError(
             f"--prompt {prompt:,} + --generate {gen:,} = {prompt + gen:,} tokens exceed the model's context of "
             f"{context:,} (L); vLLM refuses such a request (give --set L=N for a longer context)"
         )
     if spec.family == "encoder-decoder" and (prompt > context or gen > context):
-        raise ValueError(f"--prompt and --generate must each be at most the model's {context:,} positions (L)")
+        raise InputError(f"--prompt and --generate must each be at most the model's {context:,} positions (L)")
     fmt.check(spec, values)
 
     tp = o.tensor_parallel
@@ -290,7 +291,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     else:
         reserve = o.activation_reserve
         if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0:
-            raise ValueError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
+            raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
 
     M = acc.memory
     usable = u * M
@@ -312,7 +313,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         )
     if o.concurrency is not None:
         if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:
-            raise ValueError(f"--concurrency must be a positive integer, not {o.concurrency!r}")
+            raise InputError(f"--concurrency must be a positive integer, not {o.concurrency!r}")
         batch = -(-o.concurrency // replicas)
         if batch > max_conc:
             need_tokens = batch * tokens_per_request

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from symtrans.base.errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover
     import sympy as sp
 
@@ -56,4 +58,4 @@ def get_dtype(name: str) -> DType:
     try:
         return DTYPES[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown dtype {name!r}; valid dtypes: {', '.join(DTYPES)}") from None
+        raise InputError(f"unknown dtype {name!r}; valid dtypes: {', '.join(DTYPES)}") from None

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.conventions import (  # noqa: F401 (TRAINING_MODES re-exported)
@@ -108,7 +109,7 @@ def _embedding_lookups(spec: Spec, wl: Workload, conv: Convention) -> sp.Expr:
 
 def _check(mode: str | None, mask: str, recompute: str) -> None:
     if mode is not None and mode not in TRAINING_MODES:
-        raise ValueError(
+        raise InputError(
             f"unknown mode {mode!r}; valid modes: {', '.join(TRAINING_MODES)} "
             "(prefill and decode: prefill_expr, decode_expr)"
         )
@@ -347,7 +348,7 @@ def run_flops(
     """
     if not isinstance(D, sp.Basic):
         if isinstance(D, bool) or not isinstance(D, int) or D <= 0:
-            raise ValueError(f"the token count D must be a positive integer, not {D!r}")
+            raise InputError(f"the token count D must be a positive integer, not {D!r}")
         D = sp.Integer(D)
     return sp.expand(per_token(spec, mode, convention, mask, recompute) * D)
 
@@ -358,11 +359,11 @@ def run_flops(
 
 def _require_generation(spec: Spec) -> None:
     if spec.family == "encoder-only":
-        raise ValueError(
+        raise InputError(
             "an encoder-only model does not generate; prefill and decode need a decoder (use --mode forward)"
         )
     if spec.family == "decoder-only" and not spec.lm_head:
-        raise ValueError("the model has no LM head (lm_head=false), so it does not generate")
+        raise InputError("the model has no LM head (lm_head=false), so it does not generate")
 
 
 def _is_cross_kv(node: Node) -> bool:
@@ -456,7 +457,7 @@ def power_sum(p: int, n: sp.Expr = S.T_gen) -> sp.Expr:
         ValueError: a negative p.
     """
     if isinstance(p, bool) or not isinstance(p, int) or p < 0:
-        raise ValueError(f"the power of a sum of powers must be a non-negative integer, not {p!r}")
+        raise InputError(f"the power of a sum of powers must be a non-negative integer, not {p!r}")
     return _power_sum(p).xreplace({_N_SUM: n})
 
 
@@ -564,14 +565,14 @@ def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
     import dataclasses
 
     if mask == "half":
-        raise ValueError("the half-square mask is not defined for sliding-window decode; use full or causal")
+        raise InputError("the half-square mask is not defined for sliding-window decode; use full or causal")
     plain = dataclasses.replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n not in ("w", "N_w")))
     step = sp.expand(decode_step_expr(plain, convention, mask))
     P = S.L_pre if spec.family == "decoder-only" else sp.Integer(0)
     K = sp.diff(step, S.t)
     A = sp.expand(step - K * (P + S.t))
     if A.has(S.t) or K.has(S.t):
-        raise ValueError("a decode step is not linear in the context length; cannot close the windowed sum")
+        raise InputError("a decode step is not linear in the context length; cannot close the windowed sum")
     m = sp.Min(sp.Max(S.w - P, 0), S.T_gen)
     windowed = m * P + m * (m + 1) / 2 + (S.T_gen - m) * S.w
     if spec.has("N_w"):  # --- types-dec: N_w windowed layers, N - N_w full ones (decoder-only)
@@ -607,5 +608,5 @@ def evaluate(expr: sp.Expr, values: dict[str, int]) -> sp.Rational:
         e = e.doit()
     if e.free_symbols:
         missing = ", ".join(sorted(str(s) for s in e.free_symbols))
-        raise ValueError(f"no value for {missing}; give it with --set NAME=VALUE")
+        raise InputError(f"no value for {missing}; give it with --set NAME=VALUE")
     return check_count(sp.Rational(e))

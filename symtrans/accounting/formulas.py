@@ -45,6 +45,7 @@ from typing import Mapping
 import sympy as sp
 
 from symtrans.accounting.flops import count, flops_expr, per_sequence, per_token, run_flops, tokens_per_step
+from symtrans.base.errors import InputError, UnknownNameError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.components import dims
@@ -136,12 +137,12 @@ def megatron_formula(recompute: bool = False) -> sp.Expr:
 
 def _single_stack(spec: Spec) -> None:
     if spec.family == "encoder-decoder":
-        raise ValueError(
+        raise InputError(
             "the published formulas describe single-stack models; an encoder-decoder has two "
             "(compare its forward FLOPs with 'symtrans flops' instead)"
         )
     if not spec.has("V"):
-        raise ValueError(
+        raise InputError(
             "the published formulas count a vocabulary's embedding and logits; this model reads pixels "
             "and has no vocabulary (compare its forward FLOPs with 'symtrans flops' instead)"
         )
@@ -487,11 +488,11 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
     vals.setdefault("B", 1)
     vals.update(values or {})
     if "L" not in vals:
-        raise ValueError("give the sequence length L (--seq-len)")
+        raise InputError("give the sequence length L (--seq-len)")
     if D is None:
         D = vals["B"] * vals["L"]
     if isinstance(D, bool) or not isinstance(D, int) or D <= 0:
-        raise ValueError(f"the token count D must be a positive integer, not {D!r}")
+        raise InputError(f"the token count D must be a positive integer, not {D!r}")
     vals["D"] = D
     rows = []
     for p, residual, assumed_residual in _formulas(spec.structure()):
@@ -821,7 +822,7 @@ def get(name: str) -> Identity:
     try:
         builder = _BUILDERS[name]
     except KeyError:
-        raise KeyError(f"unknown identity {name!r}; known: {', '.join(NAMES)}") from None
+        raise UnknownNameError(f"unknown identity {name!r}; known: {', '.join(NAMES)}") from None
     return builder()
 
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from symtrans.base.errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where a Rational is built
     import sympy as sp
 
@@ -82,11 +84,11 @@ class Accelerator:
         """
         precision = self.default_precision if precision is None else precision
         if precision not in PRECISIONS:
-            raise ValueError(f"unknown precision {precision!r}; valid precisions: {', '.join(PRECISIONS)}")
+            raise InputError(f"unknown precision {precision!r}; valid precisions: {', '.join(PRECISIONS)}")
         value = getattr(self, precision)
         if value is None:
             have = [p for p in PRECISIONS if getattr(self, p) is not None]
-            raise ValueError(f"{self.name} has no {precision} tensor units; use --precision {' or '.join(have)}")
+            raise InputError(f"{self.name} has no {precision} tensor units; use --precision {' or '.join(have)}")
         return value
 
 
@@ -292,7 +294,7 @@ def accelerator(name: str) -> Accelerator:
     try:
         return ACCELERATORS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown accelerator {name!r}; valid accelerators: {', '.join(ACCELERATORS)}") from None
+        raise InputError(f"unknown accelerator {name!r}; valid accelerators: {', '.join(ACCELERATORS)}") from None
 
 
 CUSTOM_KEYS = ("name", "peak", "fp8", "bandwidth", "memory")
@@ -319,27 +321,27 @@ def parse_accelerator(text: str) -> Accelerator:
     if "=" not in raw:
         return accelerator(raw)
     if len(raw) > 300:
-        raise ValueError("--accelerator spec is too long")
+        raise InputError("--accelerator spec is too long")
     got: dict[str, str] = {}
     for item in raw.split(","):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not key or not value:
-            raise ValueError(f"--accelerator spec takes key=value items separated by commas, not {item.strip()!r}")
+            raise InputError(f"--accelerator spec takes key=value items separated by commas, not {item.strip()!r}")
         if key not in CUSTOM_KEYS:
-            raise ValueError(f"--accelerator spec has no key {key!r}; keys: {', '.join(CUSTOM_KEYS)}")
+            raise InputError(f"--accelerator spec has no key {key!r}; keys: {', '.join(CUSTOM_KEYS)}")
         if key in got:
-            raise ValueError(f"--accelerator spec gives {key} twice")
+            raise InputError(f"--accelerator spec gives {key} twice")
         got[key] = value
     if "peak" not in got:
-        raise ValueError("--accelerator spec needs peak= (dense 16-bit FLOP/s, e.g. peak=65e12)")
+        raise InputError("--accelerator spec needs peak= (dense 16-bit FLOP/s, e.g. peak=65e12)")
 
     def whole(key: str, parse) -> int | None:
         if key not in got:
             return None
         v = parse(got[key])
         if v <= 0 or (isinstance(v, Fraction) and v.denominator != 1):
-            raise ValueError(f"--accelerator {key} must be a positive whole number, not {got[key]}")
+            raise InputError(f"--accelerator {key} must be a positive whole number, not {got[key]}")
         return int(v)
 
     peak = whole("peak", lambda t: parse_number(t, "--accelerator peak"))
@@ -348,7 +350,7 @@ def parse_accelerator(text: str) -> Accelerator:
     mem = whole("memory", lambda t: parse_bytes(t, "--accelerator memory"))
     name = got.get("name", "custom")
     if not _NAME.fullmatch(name):
-        raise ValueError(f"--accelerator name must be letters, digits, '.', '_' or '-' (at most 40), not {name!r}")
+        raise InputError(f"--accelerator name must be letters, digits, '.', '_' or '-' (at most 40), not {name!r}")
     return Accelerator(name, peak, peak, fp8, bw, mem, f"custom accelerator: {raw}")
 
 
@@ -370,11 +372,11 @@ def fraction(
     else:
         raw = str(text).strip()
         if len(raw) > 64:
-            raise ValueError(f"{what} must be a number such as 0.4 or 40%, not a {len(raw)}-character text")
+            raise InputError(f"{what} must be a number such as 0.4 or 40%, not a {len(raw)}-character text")
         try:  # fractions.Fraction parses decimals and p/q strictly; user text is never evaluated
             f = Fraction(raw[:-1]) / 100 if raw.endswith("%") else Fraction(raw)
         except (TypeError, ValueError, ZeroDivisionError):
-            raise ValueError(f"{what} must be a number such as 0.4 or 40%, not {text!r}") from None
+            raise InputError(f"{what} must be a number such as 0.4 or 40%, not {text!r}") from None
     value = sp.Rational(f.numerator, f.denominator)
     low_ok = value >= 0 if allow_zero else value > 0
     if not low_ok or (upper is not None and value > upper):
@@ -382,7 +384,7 @@ def fraction(
             wanted = "zero or a positive number" if allow_zero else "a positive number"
         else:
             wanted = f"in {'[' if allow_zero else '('}0, {upper}]"
-        raise ValueError(f"{what} must be {wanted}, not {text}")
+        raise InputError(f"{what} must be {wanted}, not {text}")
     return value
 
 
@@ -400,7 +402,7 @@ def parse_utilisation(text, what: str = "the utilisation (MFU)") -> sp.Rational:
     """
     u = fraction(text, what)
     if u < MIN_UTILISATION:
-        raise ValueError(
+        raise InputError(
             f"{what} = {text} is implausibly small: MFU is the fraction of the peak FLOP/s a run achieves "
             f"(0.2 to 0.6 in practice); the smallest accepted is {float(MIN_UTILISATION):g}"
         )
@@ -409,7 +411,7 @@ def parse_utilisation(text, what: str = "the utilisation (MFU)") -> sp.Rational:
 
 def _positive_int(n, what: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise ValueError(f"{what} must be a positive integer, not {n!r}")
+        raise InputError(f"{what} must be a positive integer, not {n!r}")
     return n
 
 
@@ -452,7 +454,7 @@ def mfu(
 
     u = tps * sp.Rational(flops_per_token) / (n * acc.peak(prec))
     if u > 1:
-        raise ValueError(
+        raise InputError(
             f"{tokens_per_second} tokens/s would be {float(u) * 100:,.0f}% MFU, more than the peak of "
             f"{n} x {acc.name} at {prec} allows; check the throughput, --devices and --precision"
         )
@@ -509,9 +511,9 @@ def roofline(
 
     f, b = sp.Rational(flops), sp.Rational(bytes_moved)
     if b <= 0:
-        raise ValueError("a phase must move a positive number of bytes")
+        raise InputError("a phase must move a positive number of bytes")
     if acc.bandwidth is None:
-        raise ValueError(f"the accelerator {acc.name} has no bandwidth=; the roofline needs it (bytes/s)")
+        raise InputError(f"the accelerator {acc.name} has no bandwidth=; the roofline needs it (bytes/s)")
     peak = acc.peak(precision) * fraction(compute_efficiency, "the compute efficiency")
     bw = acc.bandwidth * fraction(bandwidth_efficiency, "the bandwidth efficiency")
     return Roofline(phase, f, b, f / b, sp.Rational(peak) / bw, f / (n * peak), b / (n * bw))

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
@@ -68,7 +69,7 @@ def expand_targets(names: tuple[str, ...] | list[str], spec: Spec) -> tuple[str,
             two-map FFN, or for an empty list.
     """
     if not names:
-        raise ValueError(f"LoRA needs at least one target; valid names: {', '.join(VALID_NAMES)}")
+        raise InputError(f"LoRA needs at least one target; valid names: {', '.join(VALID_NAMES)}")
     out: set[str] = set()
     for n in names:
         if n in ALIASES:
@@ -77,13 +78,13 @@ def expand_targets(names: tuple[str, ...] | list[str], spec: Spec) -> tuple[str,
                 out.discard("gate")
         elif n in PROJECTIONS:
             if n == "gate" and spec.ffn == "mlp":
-                raise ValueError(
+                raise InputError(
                     "LoRA target 'gate' needs a gated FFN (swiglu or geglu); this model's FFN has "
                     "only up (W_1) and down (W_2)"
                 )
             out.add(n)
         else:
-            raise ValueError(f"unknown LoRA target {n!r}; valid names: {', '.join(VALID_NAMES)}")
+            raise InputError(f"unknown LoRA target {n!r}; valid names: {', '.join(VALID_NAMES)}")
     return tuple(p for p in PROJECTIONS if p in out)
 
 
@@ -147,12 +148,12 @@ def lora_terms(spec: Spec, targets: tuple[str, ...] | list[str]) -> list[Term]:
     """
     names = expand_targets(tuple(targets), spec)
     if spec.has("r"):
-        raise ValueError("LoRA's rank and the low-rank FFN's rank share the symbol r; drop the spec's r to add LoRA")
+        raise InputError("LoRA's rank and the low-rank FFN's rank share the symbol r; drop the spec's r to add LoRA")
     # --- types-moe: maps LoRA's q/k/v and FFN shapes do not describe
     if spec.mla:
-        raise ValueError("LoRA on multi-head latent attention (q_a/q_b, kv_a/kv_b maps) is not modelled yet")
+        raise InputError("LoRA on multi-head latent attention (q_a/q_b, kv_a/kv_b maps) is not modelled yet")
     if spec.has("d_ff_e") or spec.has("d_ff_s") or spec.shared_expert_gate:
-        raise ValueError(
+        raise InputError(
             "LoRA on experts whose width differs from the dense FFN's (d_ff_e, d_ff_s) is not modelled yet"
         )
     D = _dims(spec)
@@ -194,7 +195,7 @@ def adapter_params(spec: Spec, placement: str = "houlsby") -> sp.Expr:
         ValueError: for an unknown placement.
     """
     if placement not in PLACEMENTS:
-        raise ValueError(f"adapter placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
+        raise InputError(f"adapter placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
     each = 2 * S.r * S.d_model + S.r + S.d_model
     fam = spec.family
     if fam == "encoder-decoder":
@@ -227,7 +228,7 @@ def parse_options(text: str, what: str) -> dict[str, object]:
             k, _, val = item.partition("=")
             k, val = k.strip(), val.strip()
             if k not in _KEY:
-                raise ValueError(
+                raise InputError(
                     f"unknown {what} option {k!r}; give r=RANK"
                     + (",targets=q,v" if what == "--lora" else ",placement=houlsby|pfeiffer")
                 )
@@ -237,16 +238,16 @@ def parse_options(text: str, what: str) -> dict[str, object]:
             elif key == "r":
                 r = parse_int(val, f"{what} r")
                 if r <= 0:
-                    raise ValueError(f"{what} rank r must be a positive integer, not {val}")
+                    raise InputError(f"{what} rank r must be a positive integer, not {val}")
                 out["r"] = r
             else:
                 out[key] = val
         elif key == "targets":
             out["targets"].append(item)  # type: ignore[union-attr]
         else:
-            raise ValueError(f"{what} takes NAME=VALUE items separated by commas, not {item!r}")
+            raise InputError(f"{what} takes NAME=VALUE items separated by commas, not {item!r}")
     if "r" not in out:
-        raise ValueError(f"{what} needs a rank, e.g. r=8")
+        raise InputError(f"{what} needs a rank, e.g. r=8")
     return out
 
 
@@ -260,14 +261,14 @@ def parse_peft(lora: str | None, adapter: str | None) -> Peft:
     if lora:
         o = parse_options(lora, "--lora")
         if "placement" in o:
-            raise ValueError("--lora takes r and targets; placement belongs to --adapter")
+            raise InputError("--lora takes r and targets; placement belongs to --adapter")
         if not o.get("targets"):
-            raise ValueError(f"--lora needs targets, e.g. targets=q,v; valid names: {', '.join(VALID_NAMES)}")
+            raise InputError(f"--lora needs targets, e.g. targets=q,v; valid names: {', '.join(VALID_NAMES)}")
         kw.update(lora_r=o["r"], targets=tuple(o["targets"]))  # type: ignore[arg-type]
     if adapter:
         o = parse_options(adapter, "--adapter")
         if "targets" in o:
-            raise ValueError("--adapter takes r and placement; targets belong to --lora")
+            raise InputError("--adapter takes r and placement; targets belong to --lora")
         kw.update(adapter_r=o["r"], placement=o.get("placement", "houlsby"))
     return Peft(**kw)  # type: ignore[arg-type]
 

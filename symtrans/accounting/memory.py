@@ -31,6 +31,7 @@ import sympy as sp
 
 from symtrans.accounting.dtypes import DTYPES, TRAINING_DTYPES, DType, get_dtype  # noqa: F401 (re-exported)
 from symtrans.accounting.hardware import fraction
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import build, decoder_symbols
 from symtrans.engine.components import attention_pairs, dims
@@ -129,14 +130,14 @@ def get_optimizer(name: str) -> Optimizer:
     try:
         return OPTIMIZERS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown optimizer {name!r}; valid optimizers: {', '.join(OPTIMIZERS)}") from None
+        raise InputError(f"unknown optimizer {name!r}; valid optimizers: {', '.join(OPTIMIZERS)}") from None
 
 
 def _positive(value, what: str):
     if isinstance(value, sp.Basic):
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{what} must be a positive integer, not {value!r}")
+        raise InputError(f"{what} must be a positive integer, not {value!r}")
     return sp.Integer(value)
 
 
@@ -165,13 +166,13 @@ def model_state_bytes(
     """
     dt = get_dtype(dtype_name)
     if dtype_name not in TRAINING_DTYPES:
-        raise ValueError(
+        raise InputError(
             f"training keeps weights and gradients in {', '.join(TRAINING_DTYPES)}, not {dtype_name}; "
             "use --inference for quantised weights"
         )
     opt = get_optimizer(optimizer_name)
     if zero_stage not in ZERO_STAGES or isinstance(zero_stage, bool):
-        raise ValueError(f"ZeRO stage must be one of 0, 1, 2, 3, not {zero_stage!r}")
+        raise InputError(f"ZeRO stage must be one of 0, 1, 2, 3, not {zero_stage!r}")
     dp = _positive(dp, "the number of data-parallel ranks")
     P = sp.Integer(params) if isinstance(params, int) else params
     weights = P * dt.bytes
@@ -267,7 +268,7 @@ def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode", measu
     from symtrans.accounting.flops import _is_cross_kv
 
     if phase not in ("prefill", "decode"):
-        raise ValueError(f"unknown phase {phase!r}; valid phases: prefill, decode")
+        raise InputError(f"unknown phase {phase!r}; valid phases: prefill, decode")
     tokens = sp.Integer(tokens) if isinstance(tokens, int) else tokens
     total = []
     for node in build(spec).nodes():
@@ -485,9 +486,9 @@ def memory_terms(
             non-positive batch, length or rank count, or a negative margin.
     """
     if mode not in ("training", "inference"):
-        raise ValueError(f"unknown memory mode {mode!r}; valid modes: training, inference")
+        raise InputError(f"unknown memory mode {mode!r}; valid modes: training, inference")
     if quantization is not None and mode != "inference":
-        raise ValueError("quantized weights are counted for inference (--inference), not training")
+        raise InputError("quantized weights are counted for inference (--inference), not training")
     choice(RECOMPUTE, recompute, "recompute option")
     dt = get_dtype(dtype)
     b = _positive(batch, "the batch size")
@@ -522,7 +523,7 @@ def memory_terms(
     else:
         m = margin if isinstance(margin, sp.Basic) else fraction(margin, "the margin", upper=None, allow_zero=True)
         if not m.is_Rational or m < 0:
-            raise ValueError(f"the margin must be a non-negative fraction, not {margin}")
+            raise InputError(f"the margin must be a non-negative fraction, not {margin}")
         if quantization is not None:
             from symtrans.accounting.quantization import WeightFormat, weight_terms
 

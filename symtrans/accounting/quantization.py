@@ -56,6 +56,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from symtrans.base.errors import InputError
+
 if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where bytes are counted, not to parse a format
     import sympy as sp
 
@@ -211,20 +213,20 @@ class Quantization:
         if m == "gptq":
             for size, axis in ((cols, "input"), (rows, "output")):
                 if size % 32:
-                    raise ValueError(
+                    raise InputError(
                         f"GPTQ packs 32/{self.bits} weights per int32 along both axes, but {what} has {size} "
                         f"{axis} features, not a multiple of 32"
                     )
         elif m == "awq":
             if cols % (self.group_size or cols) or rows % (32 // self.bits):
-                raise ValueError(
+                raise InputError(
                     f"AWQ needs the input features to be a multiple of the group size {self.group_size} and the "
                     f"outputs a multiple of {32 // self.bits}; {what} is {rows} x {cols}"
                 )
         elif m in GGUF_TYPES:
             block = GGUF_TYPES[m].block
             if cols % block:
-                raise ValueError(
+                raise InputError(
                     f"GGUF {m.upper()} stores rows in blocks of {block} weights, but {what} has rows of {cols}; "
                     "llama-quantize would fall back to another type there, which symtrans does not model"
                 )
@@ -245,7 +247,7 @@ def _bool(text: str, what: str) -> bool:
         return True
     if low in ("false", "no", "0"):
         return False
-    raise ValueError(f"{what} must be true or false, not {text!r}")
+    raise InputError(f"{what} must be true or false, not {text!r}")
 
 
 _OPTIONS = {
@@ -262,20 +264,20 @@ def _build(method: str, opts: dict[str, object], origin: str) -> Quantization:
     if method == "gptq":
         bits = opts.get("bits", 4)
         if bits not in (2, 3, 4, 8):
-            raise ValueError(f"GPTQ bits must be 2, 3, 4 or 8, not {bits}")
+            raise InputError(f"GPTQ bits must be 2, 3, 4 or 8, not {bits}")
         g = opts.get("group_size", 128)
         if g != -1 and (not isinstance(g, int) or g <= 0):
-            raise ValueError(f"GPTQ group_size must be a positive integer or -1, not {g}")
+            raise InputError(f"GPTQ group_size must be a positive integer or -1, not {g}")
         return Quantization(
             "gptq", bits, None if g == -1 else g, lm_head=bool(opts.get("lm_head", False)), origin=origin
         )
     if method == "awq":
         bits = opts.get("bits", 4)
         if bits != 4:
-            raise ValueError(f"AWQ GEMM stores 4-bit weights, not {bits}-bit")
+            raise InputError(f"AWQ GEMM stores 4-bit weights, not {bits}-bit")
         g = opts.get("group_size", 128)
         if not isinstance(g, int) or g <= 0:
-            raise ValueError(f"AWQ group_size must be a positive integer, not {g}")
+            raise InputError(f"AWQ group_size must be a positive integer, not {g}")
         return Quantization("awq", 4, g, origin=origin)
     if method in ("nf4", "fp4"):
         return Quantization(method, 4, double_quant=bool(opts.get("double_quant", False)), origin=origin)
@@ -294,25 +296,25 @@ def parse_quantization(text: str) -> Quantization | None:
     """
     raw = text.strip()
     if len(raw) > 200:
-        raise ValueError("--quantization is too long")
+        raise InputError("--quantization is too long")
     if raw.lower() == "none":
         return None
     method, _, rest = raw.partition(":")
     method = method.strip().lower()
     if method not in _OPTIONS:
-        raise ValueError(f"unknown quantization {method!r}; valid: none, {', '.join(METHODS)}")
+        raise InputError(f"unknown quantization {method!r}; valid: none, {', '.join(METHODS)}")
     opts: dict[str, object] = {}
     if rest.strip():
         for item in rest.split(","):
             key, eq, value = item.partition("=")
             key = key.strip()
             if not eq or not value.strip():
-                raise ValueError(f"--quantization {method} takes key=value options, not {item.strip()!r}")
+                raise InputError(f"--quantization {method} takes key=value options, not {item.strip()!r}")
             if key not in _OPTIONS[method]:
                 allowed = ", ".join(_OPTIONS[method]) or "no options"
-                raise ValueError(f"--quantization {method} has no option {key!r} (it takes {allowed})")
+                raise InputError(f"--quantization {method} has no option {key!r} (it takes {allowed})")
             if key in opts:
-                raise ValueError(f"--quantization option {key} is given twice")
+                raise InputError(f"--quantization option {key} is given twice")
             opts[key] = _bool(value, key) if key in ("lm_head", "double_quant") else _int(value, key)
     return _build(method, opts, "--quantization")
 
@@ -333,13 +335,13 @@ def from_config(qc) -> Quantization:
     """
     origin = "the config's quantization_config"
     if not isinstance(qc, dict):
-        raise ValueError(f"quantization_config must be an object, not {_show(qc)}")
+        raise InputError(f"quantization_config must be an object, not {_show(qc)}")
     method = qc.get("quant_method")
 
     def integer(key: str, default):
         v = qc.get(key, default)
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"quantization_config {key} must be an integer, not {_show(v)}")
+            raise InputError(f"quantization_config {key} must be an integer, not {_show(v)}")
         return v
 
     def flag(key: str, default: bool) -> bool:
@@ -347,14 +349,14 @@ def from_config(qc) -> Quantization:
         if v is None:
             return default
         if not isinstance(v, bool):
-            raise ValueError(f"quantization_config {key} must be true or false, not {_show(v)}")
+            raise InputError(f"quantization_config {key} must be true or false, not {_show(v)}")
         return v
 
     def no_skipped(key: str, allowed: tuple[str, ...] = ()) -> None:
         v = qc.get(key)
         if v in (None, []) or (isinstance(v, list) and all(x in allowed for x in v)):
             return
-        raise ValueError(
+        raise InputError(
             f"quantization_config {key} = {_show(v) if not isinstance(v, list) else v} leaves modules unquantized "
             "by name, which symtrans does not map; only null or [] is counted"
         )
@@ -362,7 +364,7 @@ def from_config(qc) -> Quantization:
     if method == "gptq":
         fmt = qc.get("checkpoint_format", "gptq")
         if fmt not in ("gptq", "gptq_v2", None):
-            raise ValueError(f"GPTQ checkpoint_format {_show(fmt)} has another layout; only gptq is counted")
+            raise InputError(f"GPTQ checkpoint_format {_show(fmt)} has another layout; only gptq is counted")
         return _build(
             "gptq",
             {"bits": integer("bits", 4), "group_size": integer("group_size", 128), "lm_head": flag("lm_head", False)},
@@ -371,26 +373,26 @@ def from_config(qc) -> Quantization:
     if method == "awq":
         version = str(qc.get("version", "gemm")).lower()
         if version != "gemm":
-            raise ValueError(f"AWQ version {_show(qc.get('version'))} has another layout; only gemm is counted")
+            raise InputError(f"AWQ version {_show(qc.get('version'))} has another layout; only gemm is counted")
         if not flag("zero_point", True):
-            raise ValueError("AWQ zero_point false is not counted (WQLinear_GEMM stores zeros)")
+            raise InputError("AWQ zero_point false is not counted (WQLinear_GEMM stores zeros)")
         no_skipped("modules_to_not_convert", ("gate",))  # the router, never quantized here anyway
         return _build("awq", {"bits": integer("bits", 4), "group_size": integer("group_size", 128)}, origin)
     if method == "bitsandbytes":
         four, eight = flag("load_in_4bit", False), flag("load_in_8bit", False)
         no_skipped("llm_int8_skip_modules", ("lm_head",))
         if four == eight:
-            raise ValueError("quantization_config must set exactly one of load_in_4bit and load_in_8bit")
+            raise InputError("quantization_config must set exactly one of load_in_4bit and load_in_8bit")
         if eight:
             return _build("bnb-int8", {}, origin)
         storage = qc.get("bnb_4bit_quant_storage", "uint8")
         if storage not in ("uint8", None):
-            raise ValueError(f"bnb_4bit_quant_storage {_show(storage)} is not counted; only uint8")
+            raise InputError(f"bnb_4bit_quant_storage {_show(storage)} is not counted; only uint8")
         kind = qc.get("bnb_4bit_quant_type", "fp4")
         if kind not in ("nf4", "fp4"):
-            raise ValueError(f"bnb_4bit_quant_type must be nf4 or fp4, not {_show(kind)}")
+            raise InputError(f"bnb_4bit_quant_type must be nf4 or fp4, not {_show(kind)}")
         return _build(kind, {"double_quant": flag("bnb_4bit_use_double_quant", False)}, origin)
-    raise ValueError(
+    raise InputError(
         f"quantization_config quant_method {_show(method)} is not counted; symtrans counts gptq, awq and bitsandbytes "
         "(give --quantization or --dtype to override)"
     )
@@ -461,13 +463,13 @@ def weight_format(checkpoint: Checkpoint | None, dtype: str | None, quantization
     notes: list[str] = []
     if dtype is None:
         if ck.dtype_problem:
-            raise ValueError(f"the config's {ck.dtype_problem}; give --dtype")
+            raise InputError(f"the config's {ck.dtype_problem}; give --dtype")
         dtype = ck.dtype or "bf16"
         if ck.dtype:
             notes.append(next(n for n in ck.notes if n.startswith("weights in")))
     if quantization is None:
         if ck.quantization_problem:
-            raise ValueError(f"{ck.quantization_problem}")
+            raise InputError(f"{ck.quantization_problem}")
         q = ck.quantization
         if q is not None:
             notes.append(f"{q.name} from the config's quantization_config: {q.describe()}")
@@ -509,7 +511,7 @@ class WeightFormat:
 
         get_dtype(self.dtype)
         if self.quantization is not None and self.dtype in ("int8", "int4"):
-            raise ValueError(
+            raise InputError(
                 f"--dtype {self.dtype} is the plain {self.dtype} count (no scales); with the quantization "
                 f"{self.quantization.name} give the dtype of the tensors it leaves alone (fp16, bf16 or fp32), or "
                 "drop the quantization with --quantization none"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symtrans.accounting.spec_warnings import rank_warning, spec_warnings  # noqa: F401 (re-exported)
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
@@ -66,7 +67,7 @@ def low_rank_ffn_saving(spec: Spec) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
     if not spec.has("r"):
-        raise ValueError("the spec has no low-rank FFN; give the rank with --set r=VALUE")
+        raise InputError("the spec has no low-rank FFN; give the rank with --set r=VALUE")
     full = Spec(**{**_fields(spec), "sizes": tuple((n, v) for n, v in spec.sizes if n != "r")})
     return closed_form(build(full).params - build(spec).params)
 

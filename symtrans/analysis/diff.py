@@ -31,6 +31,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine.cost import ATTENTION, Cost, Node
 from symtrans.engine.evaluate import exact_rational
 from symtrans.engine.roles import HEADS, Role
@@ -312,10 +313,10 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
     from symtrans.engine.architectures import Workload, build
 
     if quantity not in QUANTITIES:
-        raise ValueError(f"quantity must be one of {', '.join(QUANTITIES)}, not {quantity!r}")
+        raise InputError(f"quantity must be one of {', '.join(QUANTITIES)}, not {quantity!r}")
     for s in (a, b):
         if s.mode not in ("forward", "training"):
-            raise ValueError(f"mode must be forward or training, not {s.mode!r}")
+            raise InputError(f"mode must be forward or training, not {s.mode!r}")
     wl_values = dict(workload or {})
     if quantity == "flops":
         wl_values.setdefault("B", 1)
@@ -410,7 +411,7 @@ def parse_side(text: str, settings: list[str] | None = None, **counting) -> Side
         model = head
         extra = [s for s in tail.split(",") if s.strip()]
         if not extra:
-            raise ValueError(f"no NAME=VALUE settings after ':' in {text!r}")
+            raise InputError(f"no NAME=VALUE settings after ':' in {text!r}")
     res = resolve(model, extra + list(settings or []))
     label = text + "".join(f" --set {s}" for s in settings or [])
     return Side(label=label, spec=res.spec, **{k: v for k, v in counting.items() if v is not None})

@@ -42,6 +42,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+from symtrans.base.errors import InputError
+
 INT64_SAFE = 2**62
 
 # ---------------------------------------------------------------------------------
@@ -175,7 +177,7 @@ def _mono_div(a: tuple, b: tuple) -> tuple:
 # lowering a SymPy expression
 
 
-class NotExact(ValueError):
+class NotExact(InputError):
     """The expression cannot be evaluated exactly with integer operations."""
 
 
@@ -572,7 +574,7 @@ def _remainder_error(name: str, args: tuple, xs: list, rem) -> None:
 
     i = int(np.flatnonzero(rem != 0)[0])
     vals = ", ".join(f"{a}={x if isinstance(x, int) else x[i]}" for a, x in zip(args, xs))
-    raise ValueError(f"{name} is not an integer at {vals}; check that the divisibility assumptions hold")
+    raise InputError(f"{name} is not an integer at {vals}; check that the divisibility assumptions hold")
 
 
 class _Gen:

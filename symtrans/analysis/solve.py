@@ -34,6 +34,7 @@ from typing import Callable, Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import exact
 from symtrans.engine.spec import Spec
@@ -74,11 +75,11 @@ def llama_ffn_dim(d_model: int, multiple_of: int = 256, ffn_dim_multiplier: floa
     """
     for name, v in (("d_model", d_model), ("multiple_of", multiple_of)):
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise ValueError(f"{name} must be a positive integer, not {v!r}")
+            raise InputError(f"{name} must be a positive integer, not {v!r}")
     hidden = (8 * d_model) // 3  # int(2 * 4 * d_model / 3) for positive d_model, without float error
     if ffn_dim_multiplier is not None:
         if not ffn_dim_multiplier > 0:
-            raise ValueError(f"ffn_dim_multiplier must be positive, not {ffn_dim_multiplier!r}")
+            raise InputError(f"ffn_dim_multiplier must be positive, not {ffn_dim_multiplier!r}")
         hidden = int(float(ffn_dim_multiplier) * hidden)
     return multiple_of * ((hidden + multiple_of - 1) // multiple_of)
 
@@ -178,7 +179,7 @@ def llama_rule(multiple_of: int = 256, ffn_dim_multiplier: float | None = None) 
         ValueError: a multiplier that is not a finite number in (0, 1000].
     """
     if ffn_dim_multiplier is not None and not (math.isfinite(ffn_dim_multiplier) and 0 < ffn_dim_multiplier <= 1000):
-        raise ValueError(f"ffn_dim_multiplier must be a number in (0, 1000], not {ffn_dim_multiplier!r}")
+        raise InputError(f"ffn_dim_multiplier must be a number in (0, 1000], not {ffn_dim_multiplier!r}")
     expr = llama_ffn_expr(S.d_model, multiple_of, ffn_dim_multiplier)
     mult = sp.Rational(Fraction(str(ffn_dim_multiplier))) if ffn_dim_multiplier is not None else sp.Integer(1)
     return Rule(
@@ -193,13 +194,13 @@ def llama_rule(multiple_of: int = 256, ffn_dim_multiplier: float | None = None) 
 def _order(rules: list[Rule]) -> list[Rule]:
     names = [r.name for r in rules]
     if len(set(names)) != len(names):
-        raise ValueError(f"more than one constraint sets {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
+        raise InputError(f"more than one constraint sets {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
     done: list[Rule] = []
     pending = list(rules)
     while pending:
         ready = [r for r in pending if not ({str(s) for s in r.expr.free_symbols} & {p.name for p in pending})]
         if not ready:
-            raise ValueError(f"the constraints on {', '.join(r.name for r in pending)} depend on each other in a cycle")
+            raise InputError(f"the constraints on {', '.join(r.name for r in pending)} depend on each other in a cycle")
         done += ready
         pending = [r for r in pending if r not in ready]
     return done
@@ -237,7 +238,7 @@ def quantity_expr(
     from symtrans.engine.architectures import build
 
     if quantity not in QUANTITIES:
-        raise ValueError(f"quantity must be one of {', '.join(QUANTITIES)}, not {quantity!r}")
+        raise InputError(f"quantity must be one of {', '.join(QUANTITIES)}, not {quantity!r}")
     if quantity in ("params", "active_params"):
         m = build(spec)
         return m.params if quantity == "params" else m.active_params
@@ -285,7 +286,7 @@ def check_lengths(spec: Spec, names) -> None:
     """
     for n in names:
         if n in LENGTHS and spec.family != "encoder-decoder":
-            raise ValueError(
+            raise InputError(
                 f"{n} is a length of encoder-decoder models; this {spec.family} model reads L tokens: use L"
             )
 
@@ -490,7 +491,7 @@ def _positive_roots(f: sp.Expr, x: sp.Symbol) -> tuple[list[sp.Expr], list[Root]
             try:
                 found = poly.nroots(n=80, maxsteps=400)
             except NoConvergence:
-                raise ValueError("the equation's roots could not be found numerically; try a smaller budget") from None
+                raise InputError("the equation's roots could not be found numerically; try a smaller budget") from None
         # Rational roots exactly: the linear factors over the rationals.
         rational = {
             -sp.Rational(fac.all_coeffs()[1], fac.all_coeffs()[0])
@@ -610,17 +611,17 @@ def _solve(
 ) -> SolveResult:
     """``solve`` without the time budget."""
     if unknown not in S.SYMBOLS:
-        raise ValueError(f"unknown symbol {unknown!r}; known: {', '.join(S.SYMBOLS)}")
+        raise InputError(f"unknown symbol {unknown!r}; known: {', '.join(S.SYMBOLS)}")
     if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
-        raise ValueError(f"the target must be a positive integer, not {target!r}")
+        raise InputError(f"the target must be a positive integer, not {target!r}")
     if multiple_of is not None and (
         isinstance(multiple_of, bool) or not isinstance(multiple_of, int) or multiple_of <= 0
     ):
-        raise ValueError(f"multiple_of must be a positive integer, not {multiple_of!r}")
+        raise InputError(f"multiple_of must be a positive integer, not {multiple_of!r}")
     rules = list(rules or [])
     _order(rules)  # duplicate and cyclic constraints are reported as the user wrote them
     if unknown in {r.name for r in rules}:
-        raise ValueError(f"{unknown} is the unknown; it cannot also be set by a constraint")
+        raise InputError(f"{unknown} is the unknown; it cannot also be set by a constraint")
     x = S.SYMBOLS[unknown]
     unit = UNITS.get(quantity, "")
     expr = quantity_expr(spec, quantity, mask, convention, memory_options)
@@ -649,10 +650,10 @@ def _solve(
     fixed_sub = {S.SYMBOLS[n]: sp.Integer(v) for n, v in fixed.items()}
     missing = relaxed.xreplace(fixed_sub).free_symbols - {x}  # before any expansion: it is cheap
     if missing:
-        raise ValueError(f"no value for {', '.join(sorted(map(str, missing)))}; give it with --set NAME=VALUE")
+        raise InputError(f"no value for {', '.join(sorted(map(str, missing)))}; give it with --set NAME=VALUE")
     f = sp.expand(_relax(relaxed.xreplace(fixed_sub)))
     if x not in f.free_symbols:
-        raise ValueError(f"{quantity} of this model does not depend on {unknown}")
+        raise InputError(f"{quantity} of this model does not depend on {unknown}")
     from symtrans.engine.simplify import closed_form
 
     closed = closed_form(closed)
@@ -712,16 +713,16 @@ def _solve(
         from symtrans.base.numbers import grouped
 
         if above is not None:
-            raise ValueError(
+            raise InputError(
                 f"no valid {unknown} gives at most {grouped(target)} {unit}: the smallest valid "
                 f"{unknown}, {above.value}, already gives {grouped(above.count)}"
             )
-        raise ValueError(
+        raise InputError(
             f"no valid {unknown} found within {max_scan} candidates (step {step}); "
             "check the constraints and --multiple-of"
         )
     if above is None:
-        raise ValueError(f"no valid {unknown} above {below.value} reaches the target within {max_scan} candidates")
+        raise InputError(f"no valid {unknown} above {below.value} reaches the target within {max_scan} candidates")
     notes = []
     if any(isinstance(a, (sp.floor, sp.ceiling)) for a in sp.preorder_traversal(closed)):
         notes.append(
@@ -836,16 +837,16 @@ def chinchilla(compute: int, tokens_per_param: int | str | Fraction = 20) -> Pla
             parameter or one token (a budget too small for the ratio).
     """
     if isinstance(compute, bool) or not isinstance(compute, int) or compute <= 0:
-        raise ValueError(f"the compute budget must be a positive integer number of FLOPs, not {compute!r}")
+        raise InputError(f"the compute budget must be a positive integer number of FLOPs, not {compute!r}")
     text = str(tokens_per_param).strip()
     if len(text) > 64:
-        raise ValueError(f"tokens per parameter must be a number such as 20, not a {len(text)}-character text")
+        raise InputError(f"tokens per parameter must be a number such as 20, not a {len(text)}-character text")
     try:
         r = sp.Rational(Fraction(text))
     except (TypeError, ValueError, ZeroDivisionError):
-        raise ValueError(f"tokens per parameter must be a positive number, not {tokens_per_param!r}") from None
+        raise InputError(f"tokens per parameter must be a positive number, not {tokens_per_param!r}") from None
     if r <= 0:
-        raise ValueError(f"tokens per parameter must be positive, not {tokens_per_param}")
+        raise InputError(f"tokens per parameter must be positive, not {tokens_per_param}")
     n_sq = sp.Integer(compute) / (6 * r)  # N**2; D**2 = r**2 N**2
     if _sqrt_rounded(n_sq) < 1 or _sqrt_rounded(r**2 * n_sq) < 1:
         few_params = _sqrt_rounded(n_sq) < 1
@@ -853,7 +854,7 @@ def chinchilla(compute: int, tokens_per_param: int | str | Fraction = 20) -> Pla
             fix = "raise --compute" + (" or lower --tokens-per-param" if r > 20 else "")
         else:
             fix = "raise --compute" + (" or raise --tokens-per-param" if r < 20 else "")
-        raise ValueError(
+        raise InputError(
             f"C = {compute:,} FLOPs at {text} tokens per parameter leaves less than one "
             f"{'parameter' if few_params else 'training token'} (N = sqrt(C / (6 r)), D = r N): {fix}"
         )

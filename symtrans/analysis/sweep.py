@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import as_expr
 from symtrans.engine.spec import MODEL_SIZES, ROW_RULES, Spec
@@ -93,7 +94,7 @@ class Compiled:
 
         missing = [a for a in self.args if a not in cols]
         if missing:
-            raise ValueError(f"{self.name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
+            raise InputError(f"{self.name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
         out = np.empty(n, dtype=np.int64)
         step = _chunk_rows()
         for lo in range(0, n, step):
@@ -115,7 +116,7 @@ def _compiled(name: str, expr: sp.Expr, scalars: frozenset[str]):
     try:
         node = K.tree(expr)
     except K.NotExact as e:
-        raise ValueError(str(e)) from None
+        raise InputError(str(e)) from None
     return K.compile_kernel(name, node, sorted(scalars))
 
 
@@ -295,33 +296,33 @@ def parse_grid(text: str) -> tuple[str, list[int]]:
     from symtrans.base.numbers import parse_int
 
     if "=" not in text:
-        raise ValueError(f"--grid takes NAME=START:STOP:STEP or NAME=A,B,C, not {text!r}")
+        raise InputError(f"--grid takes NAME=START:STOP:STEP or NAME=A,B,C, not {text!r}")
     name, _, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if name not in S.SYMBOLS:
-        raise ValueError(f"unknown size {name!r} in --grid; known: {', '.join(S.SYMBOLS)}")
+        raise InputError(f"unknown size {name!r} in --grid; known: {', '.join(S.SYMBOLS)}")
     if not spec:
-        raise ValueError(f"--grid {name} has no values (an empty grid)")
+        raise InputError(f"--grid {name} has no values (an empty grid)")
     if ":" in spec:
         parts = spec.split(":")
         if len(parts) not in (2, 3):
-            raise ValueError(f"--grid {name}: a range is START:STOP or START:STOP:STEP, not {spec!r}")
+            raise InputError(f"--grid {name}: a range is START:STOP or START:STOP:STEP, not {spec!r}")
         start, stop = parse_int(parts[0], f"{name} start"), parse_int(parts[1], f"{name} stop")
         step = parse_int(parts[2], f"{name} step") if len(parts) == 3 else 1
         if step <= 0:
-            raise ValueError(f"--grid {name}: the step must be positive, not {step}")
+            raise InputError(f"--grid {name}: the step must be positive, not {step}")
         if stop < start:
-            raise ValueError(f"--grid {name}={spec} is empty: STOP is below START")
+            raise InputError(f"--grid {name}={spec} is empty: STOP is below START")
         if (stop - start) // step + 1 > MAX_ROWS:
-            raise ValueError(f"--grid {name}={spec} has more than {MAX_ROWS:,} values")
+            raise InputError(f"--grid {name}={spec} has more than {MAX_ROWS:,} values")
         values = list(range(start, stop + 1, step))
     else:
         values = [parse_int(v, name) for v in spec.split(",") if v.strip()]
     if not values:
-        raise ValueError(f"--grid {name} has no values (an empty grid)")
+        raise InputError(f"--grid {name} has no values (an empty grid)")
     bad = [v for v in values if v <= 0]
     if bad:
-        raise ValueError(f"--grid {name}: sizes must be positive integers, not {bad[0]}")
+        raise InputError(f"--grid {name}: sizes must be positive integers, not {bad[0]}")
     return name, values
 
 
@@ -346,14 +347,14 @@ def grid_batches(axes: Sequence[tuple[str, Sequence[int]]], batch: int | None = 
     names = [a for a, _ in axes]
     dup = {a for a in names if names.count(a) > 1}
     if dup:
-        raise ValueError(f"--grid names {', '.join(sorted(dup))} more than once")
+        raise InputError(f"--grid names {', '.join(sorted(dup))} more than once")
     total = 1
     for name, vals in axes:
         if not vals:
-            raise ValueError(f"--grid {name} has no values (an empty grid)")
+            raise InputError(f"--grid {name} has no values (an empty grid)")
         total *= len(vals)
     if total > MAX_ROWS:
-        raise ValueError(f"the grid has {total:,} configurations; at most {MAX_ROWS:,} are allowed")
+        raise InputError(f"the grid has {total:,} configurations; at most {MAX_ROWS:,} are allowed")
     if not axes:
         return 0, iter(())
     arrays = [_column(list(v)) for _, v in axes]
@@ -406,7 +407,7 @@ def read_csv(text: str) -> dict[str, "np.ndarray"]:
     )  # a byte-order mark is no column name
     parts = list(batches)
     if not parts:
-        raise ValueError("the CSV file has no configurations (only a header)")
+        raise InputError("the CSV file has no configurations (only a header)")
     if len(parts) == 1:
         return parts[0]
     return {
@@ -436,14 +437,14 @@ def csv_batches(f, batch: int | None = BATCH):
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
-        raise ValueError(
+        raise InputError(
             "the CSV file is empty (it needs a header of size names and one row per configuration)"
         ) from None
     for h in header:
         if h not in S.SYMBOLS:
-            raise ValueError(f"unknown CSV column {h!r}; columns must be size names: {', '.join(S.SYMBOLS)}")
+            raise InputError(f"unknown CSV column {h!r}; columns must be size names: {', '.join(S.SYMBOLS)}")
     if len(set(header)) != len(header):
-        raise ValueError("the CSV header names a column twice")
+        raise InputError("the CSV header names a column twice")
     size = batch or MAX_ROWS + 1
 
     def gen():
@@ -458,7 +459,7 @@ def csv_batches(f, batch: int | None = BATCH):
                     continue
                 if len(row) != len(header):
                     _parse_batch(cells, header, lines)  # a bad value on an earlier line is reported first
-                    raise ValueError(f"CSV line {line} has {len(row)} values for {len(header)} columns")
+                    raise InputError(f"CSV line {line} has {len(row)} values for {len(header)} columns")
                 for j, c in enumerate(row):
                     cells[j].append(c)
                 lines.append(line)
@@ -468,7 +469,7 @@ def csv_batches(f, batch: int | None = BATCH):
                 return
             rows_read += len(lines)
             if rows_read > MAX_ROWS:
-                raise ValueError(f"the CSV file has more than {MAX_ROWS:,} configurations")
+                raise InputError(f"the CSV file has more than {MAX_ROWS:,} configurations")
             yield _parse_batch(cells, header, lines)
             if len(lines) < size:
                 return
@@ -488,7 +489,7 @@ def _parse_batch(cells: list[list[str]], header: list[str], lines: list[int]) ->
                 c = cells[j][i]
                 v = parse_int(c, f"{h} on CSV line {line}")
                 if v <= 0:
-                    raise ValueError(f"{h} on CSV line {line} must be a positive integer, not {c.strip()}") from None
+                    raise InputError(f"{h} on CSV line {line} must be a positive integer, not {c.strip()}") from None
         raise
 
 
@@ -503,13 +504,13 @@ def _parse_cells(cells: list[str], name: str, lines: list[int]) -> "np.ndarray":
         bad = np.flatnonzero(arr <= 0)
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"{name} on CSV line {lines[i]} must be a positive integer, not {cells[i].strip()}")
+            raise InputError(f"{name} on CSV line {lines[i]} must be a positive integer, not {cells[i].strip()}")
         return arr
     values = []
     for c, line in zip(cells, lines):
         v = parse_int(c, f"{name} on CSV line {line}")
         if v <= 0:
-            raise ValueError(f"{name} on CSV line {line} must be a positive integer, not {c.strip()}")
+            raise InputError(f"{name} on CSV line {line} must be a positive integer, not {c.strip()}")
         values.append(v)
     return _column(values)
 
@@ -528,7 +529,7 @@ def read_csv_file(path: str) -> dict[str, "np.ndarray"]:
     try:
         return read_csv(text)
     except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
+        raise InputError(f"{path}: {e}") from None
 
 
 def csv_file_batches(path: str, batch: int | None = BATCH):
@@ -547,7 +548,7 @@ def csv_file_batches(path: str, batch: int | None = BATCH):
     try:
         header, batches = csv_batches(io.StringIO(text.removeprefix("\ufeff")), batch)
     except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
+        raise InputError(f"{path}: {e}") from None
     del text  # the reader holds the only reference: the text goes when the batches are read
 
     def gen():
@@ -557,9 +558,9 @@ def csv_file_batches(path: str, batch: int | None = BATCH):
                 seen = True
                 yield b
         except ValueError as e:
-            raise ValueError(f"{path}: {e}") from None
+            raise InputError(f"{path}: {e}") from None
         if not seen:
-            raise ValueError(f"{path}: the CSV file has no configurations (only a header)")
+            raise InputError(f"{path}: the CSV file has no configurations (only a header)")
 
     return header, gen()
 
@@ -694,11 +695,11 @@ def stream(
         if bar is not None:
             bar.close()
     if sweeper.rows_seen == 0:
-        raise ValueError("no configurations to sweep (an empty grid)")
+        raise InputError("no configurations to sweep (an empty grid)")
     if sweeper.rows_kept == 0:
         sizes, msg = sweeper.first_error
         where = ", ".join(f"{k}={v}" for k, v in sizes.items())
-        raise ValueError(f"every configuration is invalid (e.g. {where}: {msg})")
+        raise InputError(f"every configuration is invalid (e.g. {where}: {msg})")
     return sweeper.notes()
 
 
@@ -718,7 +719,7 @@ def _quantity_exprs(
 
     for q in quantities:
         if q not in QUANTITIES:
-            raise ValueError(f"unknown quantity {q!r}; valid: {', '.join(QUANTITIES)}")
+            raise InputError(f"unknown quantity {q!r}; valid: {', '.join(QUANTITIES)}")
     # Only evaluated, never shown: the unsimplified sums (equal in value) spare the simplification.
     return {
         COLUMN_NAMES[q]: quantity_expr(spec, q, mask, convention, memory_options, simplified=False) for q in quantities
@@ -767,13 +768,13 @@ class Sweeper:
         from symtrans.analysis.solve import _order, _tie_note, _tie_rule, check_lengths, length_ties
 
         if invalid not in ("error", "skip"):
-            raise ValueError(f"invalid must be error or skip, not {invalid!r}")
+            raise InputError(f"invalid must be error or skip, not {invalid!r}")
         names = list(names)
         rules = list(rules)
         _order(rules)  # duplicate and cyclic constraints are reported as the user wrote them
         for r in rules:
             if r.name in names:
-                raise ValueError(f"{r.name} is both a column and a constraint")
+                raise InputError(f"{r.name} is both a column and a constraint")
         # An encoder-decoder's L_src and L_tgt equal L unless a column, a rule or a fixed value gives them.
         check_lengths(spec, names + [r.name for r in rules] + list(defaults or {}))
         tie = length_ties(spec, set(names) | {r.name for r in rules} | set(spec.values) | set(defaults or {}))
@@ -788,7 +789,7 @@ class Sweeper:
             try:
                 spec = spec.replace(sizes=extra)
             except ValueError as e:
-                raise ValueError(f"these columns do not fit the model: {e}") from None
+                raise InputError(f"these columns do not fit the model: {e}") from None
         # Fixed sizes: the spec's and the defaults, where no column or rule gives them (Python ints).
         fixed = dict(spec.values)
         if any(q in ("flops", "training_flops", "memory") for q in quantities):
@@ -814,7 +815,7 @@ class Sweeper:
         ]:
             missing = [a for a in args if a not in known]
             if missing:
-                raise ValueError(f"{name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
+                raise InputError(f"{name} needs {', '.join(missing)}; give it in the grid, the CSV or with --set")
         # The Spec's row rules that these columns can break (the fixed sizes alone satisfy them).
         self.row_rules = [rr for rr in ROW_RULES if rr.applies(known) and any(n in self.inputs for n in rr.needs)]
         self.keys = [k for k in ("d_model", "h", "h_kv", "d_k", "k", "E") if k in known]
@@ -870,7 +871,7 @@ class Sweeper:
         cols = {k: _int_column(np.asarray(columns[k]), k) for k in self.names}
         lengths = {len(v) for v in cols.values()}
         if len(lengths) > 1:
-            raise ValueError("the columns have different lengths")
+            raise InputError("the columns have different lengths")
         n = lengths.pop() if lengths else 0
         step = _chunk_rows()
         outs = {k.name: np.empty(n, dtype=np.int64) for k in self.kernels}
@@ -898,7 +899,7 @@ class Sweeper:
                     where = {a: int(ins[a]) if isinstance(ins[a], int) else int(ins[a][i]) for a in rv.args}
                     msg = f"the constraint {rv.rule.text()} gives {_rule_text(rv.rule, where)}, not a positive integer"
                     if self.invalid == "error":
-                        raise ValueError(f"invalid configuration ({_where(where)}): {msg}")
+                        raise InputError(f"invalid configuration ({_where(where)}): {msg}")
                     if self.first_error is None:
                         self.first_error = (where, msg)
                     rule_ok = good if rule_ok is None else rule_ok & good
@@ -994,7 +995,7 @@ class Sweeper:
         except ValueError as e:
             msg = str(e)
         if self.invalid == "error":
-            raise ValueError(f"invalid configuration ({_where(bad)}): {msg}")
+            raise InputError(f"invalid configuration ({_where(bad)}): {msg}")
         if self.first_error is None:
             self.first_error = (bad, msg)
         return ok
@@ -1050,7 +1051,7 @@ def _int_column(x: "np.ndarray", name: str) -> "np.ndarray":
             return np.array([int(v) for v in x.tolist()], dtype=object)
         return x.astype(np.int64)
     if x.dtype == bool or x.dtype.kind not in "O":
-        raise ValueError(f"the column {name} must hold integers, not {x.dtype}")
+        raise InputError(f"the column {name} must hold integers, not {x.dtype}")
     return x
 
 
@@ -1106,10 +1107,10 @@ def sweep(
     cols = {k: np.asarray(v) for k, v in columns.items()}
     lengths = {len(v) for v in cols.values()}
     if len(lengths) > 1:
-        raise ValueError("the columns have different lengths")
+        raise InputError("the columns have different lengths")
     n = lengths.pop() if lengths else 0
     if n == 0:
-        raise ValueError("no configurations to sweep (an empty grid)")
+        raise InputError("no configurations to sweep (an empty grid)")
     sweeper = Sweeper(
         spec,
         list(cols),
@@ -1130,6 +1131,6 @@ def sweep(
     if sweeper.rows_kept == 0:
         sizes, msg = sweeper.first_error
         where = ", ".join(f"{k}={v}" for k, v in sizes.items())
-        raise ValueError(f"every configuration is invalid (e.g. {where}: {msg})")
+        raise InputError(f"every configuration is invalid (e.g. {where}: {msg})")
     result.notes = sweeper.notes()
     return result

@@ -28,6 +28,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import FORWARD, Workload, decoder_symbols
 from symtrans.engine.components import MASKS, dims
@@ -141,9 +142,9 @@ def matmul_flops(a: Shape, b: Shape, pairs: sp.Expr | None = None, masked: str =
     else:
         *blead, k2, n = b
         if len(blead) != len(lead) or not all(_same(x, y) for x, y in zip(lead, blead)):
-            raise ValueError(f"batch dimensions differ: {a} . {b}")
+            raise InputError(f"batch dimensions differ: {a} . {b}")
     if not _same(k, k2):
-        raise ValueError(f"inner dimensions differ: {a} . {b}")
+        raise InputError(f"inner dimensions differ: {a} . {b}")
     batch = _prod(lead)
     if pairs is None:
         flops = 2 * batch * m * k * n
@@ -190,7 +191,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         ValueError: for an invalid workload mask.
     """
     if workload.mask not in MASKS:
-        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
+        raise InputError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
     b = _Builder()
     wl = workload
     B = wl.batch
@@ -367,7 +368,7 @@ def kept_pairs(
         ValueError: for an unknown mask.
     """
     if mask not in MASKS:
-        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+        raise InputError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
     p = sp.Dummy("p", integer=True, positive=True)
     rows = (p, kv - q + 1, kv)
     if window is None:
@@ -833,7 +834,7 @@ def step_detail(w: Walk, step: int, values: Mapping[str, int] | None = None) -> 
     from symtrans.engine.evaluate import exact
 
     if not 1 <= step <= len(w.steps):
-        raise ValueError(f"--step must be between 1 and {len(w.steps)}, not {step}")
+        raise InputError(f"--step must be between 1 and {len(w.steps)}, not {step}")
     s = w.steps[step - 1]
     out: dict = {
         "index": step,
@@ -983,7 +984,7 @@ def pe_table(d_model: int = 6, positions: int = 7) -> list[list[sp.Expr]]:
     """
     for name, v in (("d_model", d_model), ("positions", positions)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 64:
-            raise ValueError(f"the exact PE table needs {name} between 1 and 64, not {v!r}")
+            raise InputError(f"the exact PE table needs {name} between 1 and 64, not {v!r}")
     return [[pe_value(p, j, d_model) for j in range(d_model)] for p in range(positions)]
 
 

@@ -42,6 +42,8 @@ import tempfile
 import threading
 from typing import BinaryIO, Iterable
 
+from symtrans.base.errors import InputError
+
 __all__ = ["Transaction", "atomic_file", "check_output", "write_atomic"]
 
 # Directories whose entries are open file descriptors of a process (Linux).
@@ -131,7 +133,7 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = 
     if isinstance(shown, bytes):
         shown = os.fsdecode(shown)
     if not shown:
-        raise ValueError("the output path is empty")
+        raise InputError("the output path is empty")
     if shown.endswith(os.sep) or os.path.isdir(shown):
         raise _refuse(errno.EISDIR, shown, "it is a directory, give a file name")
     target = _follow(shown)

@@ -20,10 +20,12 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
+from symtrans.base.errors import InputError
+
 SECONDS = 6.0  # CPU seconds: every legitimate solve or sweep compiles in well under one
 
 
-class BudgetExceeded(ValueError):
+class BudgetExceeded(InputError):
     """Symbolic work ran past its CPU-time budget (a ValueError: bad input, exit 2)."""
 
 

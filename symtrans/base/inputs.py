@@ -15,6 +15,8 @@ import codecs
 import os
 import stat
 
+from symtrans.base.errors import InputError  # noqa: F401 (re-exported)
+
 __all__ = ["InputError", "read_text"]
 
 _KINDS = (
@@ -25,10 +27,6 @@ _KINDS = (
     (stat.S_ISSOCK, "a socket"),
 )
 ENCODINGS = "UTF-8 or UTF-16 text (UTF-8 with or without a byte-order mark, UTF-16 with one)"
-
-
-class InputError(ValueError):
-    """An input file that cannot be read as the text it should be (one sentence, naming it)."""
 
 
 def _kind(mode: int) -> str | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from symtrans.base.errors import InputError
+
 _SI = [
     (10**24, "Y"),
     (10**21, "Z"),
@@ -114,21 +116,21 @@ def parse_int(text: str, what: str) -> int:
         body = t.replace("_", "").lstrip("+-").lstrip("0") or "0"  # leading zeros are no digits
         digits = len(body)
         if digits > MAX_INT_DIGITS:
-            raise ValueError(f"{what} has {digits} digits, implausibly large (the limit is 10**40)")
+            raise InputError(f"{what} has {digits} digits, implausibly large (the limit is 10**40)")
         value = -int(body) if t.startswith("-") else int(body)
     else:
         m = _SCI.fullmatch(t)
         if not m:
-            raise ValueError(f"{what} must be an integer, not {text!r}")
+            raise InputError(f"{what} must be an integer, not {text!r}")
         whole, frac, exp = m.group(1), m.group(2) or "", int(m.group(3))
         if len(frac.rstrip("0")) > exp:
-            raise ValueError(f"{what} must be an integer, not {text!r}")
+            raise InputError(f"{what} must be an integer, not {text!r}")
         if len(whole.lstrip("0")) + exp > MAX_INT_DIGITS:
-            raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+            raise InputError(f"{what} = {t} is implausibly large (the limit is 10**40)")
         whole = whole.lstrip("0") or "0"  # int() refuses strings past 4300 digits, zeros included
         value = int(whole + frac.ljust(exp, "0")[:exp]) if frac else int(whole) * 10**exp
     if abs(value) > 10**40:
-        raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+        raise InputError(f"{what} = {t} is implausibly large (the limit is 10**40)")
     return value
 
 
@@ -160,11 +162,11 @@ def parse_number(text: str, what: str) -> Fraction:
     t = text.strip()
     m = _NUMBER.fullmatch(t)
     if not m or len(t) > 64:
-        raise ValueError(f"{what} must be a number such as 65e12 or 2.5, not {text!r}")
+        raise InputError(f"{what} must be a number such as 65e12 or 2.5, not {text!r}")
     whole, frac, exp = m.group(1).replace("_", ""), m.group(2) or "", int(m.group(3) or 0)
     value = Fraction(int(whole + frac), 10 ** len(frac)) * Fraction(10) ** exp
     if value > 10**40:
-        raise ValueError(f"{what} = {t} is implausibly large (the limit is 10**40)")
+        raise InputError(f"{what} = {t} is implausibly large (the limit is 10**40)")
     return value
 
 
@@ -180,10 +182,10 @@ def parse_bytes(text: str, what: str) -> int:
     unit = next((u for u in sorted(_BYTE_UNITS, key=len, reverse=True) if t.endswith(u)), "")
     number = t[: len(t) - len(unit)].strip() if unit else t
     if not number or not _NUMBER.fullmatch(number) or len(number) > 64:
-        raise ValueError(
+        raise InputError(
             f"{what} must be bytes such as 16GiB, 80GB or 85899345920 (units: {', '.join(_BYTE_UNITS)}), not {text!r}"
         )
     value = parse_number(number, what) * _BYTE_UNITS.get(unit, 1)
     if value.denominator != 1:
-        raise ValueError(f"{what} = {t} is not a whole number of bytes")
+        raise InputError(f"{what} = {t} is not a whole number of bytes")
     return int(value)

@@ -33,6 +33,8 @@ from typing import Callable, Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
+
 MAX_LENGTH = 500
 MAX_EXPONENT = 64
 MAX_DEPTH = 60
@@ -59,7 +61,7 @@ _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**
 def _number(node: ast.Constant, text: str) -> sp.Rational:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"only numbers, names and + - * / ** are allowed, not {value!r}")
+        raise InputError(f"only numbers, names and + - * / ** are allowed, not {value!r}")
     if isinstance(value, int):
         return sp.Integer(value)
     # A decimal literal: take its exact decimal value from the source text, not the float.
@@ -74,13 +76,13 @@ def _build(
     node: ast.AST, text: str, allowed: Mapping[str, sp.Symbol], depth: int, limits: Limits, functions: Functions
 ) -> sp.Expr:
     if depth > MAX_DEPTH:
-        raise ValueError(f"expression is nested more than {MAX_DEPTH} levels deep")
+        raise InputError(f"expression is nested more than {MAX_DEPTH} levels deep")
     if isinstance(node, ast.Constant):
         return _number(node, text)
     if isinstance(node, ast.Name):
         if node.id not in allowed:
             known = ", ".join(sorted(allowed))
-            raise ValueError(f"unknown symbol {node.id!r} in the expression; known symbols: {known}")
+            raise InputError(f"unknown symbol {node.id!r} in the expression; known symbols: {known}")
         return allowed[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
         inner = _build(node.operand, text, allowed, depth + 1, limits, functions)
@@ -99,38 +101,38 @@ def _build(
             return left * right
         if isinstance(node.op, ast.Div):
             if right == 0:
-                raise ValueError("division by zero in the expression")
+                raise InputError("division by zero in the expression")
             _check(_mul_bound(bl, _pow_bound(br, sp.Integer(-1))), limits)
             return left / right
         # Pow: the exponent must be a plain number of modest size (no symbolic or huge powers).
         if not right.is_Number:
-            raise ValueError("an exponent must be a number, not an expression in symbols")
+            raise InputError("an exponent must be a number, not an expression in symbols")
         if abs(right) > MAX_EXPONENT:
-            raise ValueError(f"exponent {right} is larger than {MAX_EXPONENT}")
+            raise InputError(f"exponent {right} is larger than {MAX_EXPONENT}")
         if left == 0 and right < 0:
-            raise ValueError("division by zero in the expression")
+            raise InputError("division by zero in the expression")
         if left.is_Number and abs(left) > 1 and sp.log(abs(left), 2).evalf(15) * abs(right) > MAX_BITS:
-            raise ValueError(f"a number in the expression exceeds 2**{MAX_BITS}")
+            raise InputError(f"a number in the expression exceeds 2**{MAX_BITS}")
         _check(_pow_bound(bl, right), limits)
         result = left**right
         for p in result.atoms(sp.Pow):
             if p.exp.is_Number and abs(p.exp) > MAX_EXPONENT:
-                raise ValueError(f"exponent {p.exp} is larger than {MAX_EXPONENT}")
+                raise InputError(f"exponent {p.exp} is larger than {MAX_EXPONENT}")
         return result
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
         if node.keywords or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
-            raise ValueError(f"{node.func.id} takes plain arguments: {node.func.id}(a, b, ...)")
+            raise InputError(f"{node.func.id} takes plain arguments: {node.func.id}(a, b, ...)")
         args = [_build(a, text, allowed, depth + 1, limits, functions) for a in node.args]
         _check(expansion_bound(sp.Add(*args)), limits)  # Min(a, b) compares a with b: bounded like a + b
         try:
             return functions[node.func.id](*args)
         except TypeError:  # a wrong number of arguments (floor(a, b))
-            raise ValueError(f"wrong number of arguments to {node.func.id}") from None
+            raise InputError(f"wrong number of arguments to {node.func.id}") from None
     if isinstance(node, ast.Call) and functions:
         name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
-        raise ValueError(f"function calls other than {', '.join(functions)} are not allowed, not {name}(...)")
+        raise InputError(f"function calls other than {', '.join(functions)} are not allowed, not {name}(...)")
     op = type(getattr(node, "op", node)).__name__
-    raise ValueError(f"only numbers, symbol names, + - * / ** and parentheses are allowed, not {op}")
+    raise InputError(f"only numbers, symbol names, + - * / ** and parentheses are allowed, not {op}")
 
 
 _SATURATE = 10**9  # bounds stop growing here: nested powers would otherwise build huge integers
@@ -198,11 +200,11 @@ def _pow_bound(a: tuple, k: sp.Number) -> tuple[int, ...]:
 def _check(bound: tuple, limits: Limits = CONSTRAINT) -> None:
     dn, tn, dd, td = bound
     if max(dn, dd) > limits.degree:
-        raise ValueError(
+        raise InputError(
             f"the expression has degree {max(dn, dd):,} in the symbols once expanded; at most {limits.degree} is allowed"
         )
     if max(tn, td) > limits.terms:
-        raise ValueError(f"the expression expands to up to {max(tn, td):,} terms; at most {limits.terms:,} are allowed")
+        raise InputError(f"the expression expands to up to {max(tn, td):,} terms; at most {limits.terms:,} are allowed")
 
 
 def check_size(e: sp.Expr, limits: Limits = CONSTRAINT) -> sp.Expr:
@@ -239,16 +241,16 @@ def parse_constraint(
             Nothing is evaluated before the check.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a constraint must be text, not {type(text).__name__}")
+        raise InputError(f"a constraint must be text, not {type(text).__name__}")
     t = text.strip()
     if not t:
-        raise ValueError("empty expression")
+        raise InputError("empty expression")
     if len(t) > limits.length:
-        raise ValueError(f"expression is longer than {limits.length:,} characters")
+        raise InputError(f"expression is longer than {limits.length:,} characters")
     try:
         tree = ast.parse(t, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise ValueError(f"cannot parse {t!r} as arithmetic on symbols") from None
+        raise InputError(f"cannot parse {t!r} as arithmetic on symbols") from None
     return check_size(_build(tree.body, t, allowed, 0, limits, functions or {}), limits)
 
 
@@ -260,13 +262,13 @@ def parse_assignment(text: str, allowed: Mapping[str, sp.Symbol]) -> tuple[str, 
             NAME itself, or anything ``parse_constraint`` rejects.
     """
     if not isinstance(text, str) or text.count("=") != 1:
-        raise ValueError(f"a constraint takes the form NAME=EXPRESSION, not {text!r}")
+        raise InputError(f"a constraint takes the form NAME=EXPRESSION, not {text!r}")
     name, _, rhs = text.partition("=")
     name = name.strip()
     if not _NAME.fullmatch(name) or name not in allowed:
         known = ", ".join(sorted(allowed))
-        raise ValueError(f"unknown symbol {name!r} on the left of a constraint; known symbols: {known}")
+        raise InputError(f"unknown symbol {name!r} on the left of a constraint; known symbols: {known}")
     expr = parse_constraint(rhs, allowed)
     if allowed[name] in expr.free_symbols:
-        raise ValueError(f"constraint for {name} refers to {name} itself")
+        raise InputError(f"constraint for {name} refers to {name} itself")
     return name, expr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from symtrans.base.errors import InputError
 from symtrans.base.numbers import grouped
 from symtrans.catalog.handcounts import ITEMS, Item, _spec_with, gap_terms, item_value, verdict
 from symtrans.catalog.preset import Preset
@@ -47,7 +48,7 @@ def compare(preset: Preset, spec: Spec | None = None) -> Comparison:
         KeyError: if ``preset.real`` is not a preset.
     """
     if not preset.real:
-        raise ValueError(f"preset {preset.name!r} names no real implementation to compare with")
+        raise InputError(f"preset {preset.name!r} names no real implementation to compare with")
     spec = spec or preset.spec
     real_spec = _spec_with(get(preset.real).spec, preset.real_set)
     items = []

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from symtrans.base.errors import UnknownNameError
 from symtrans.catalog.preset import Preset
 from symtrans.engine.roles import ATTENTION_BLOCKS, STACKS, Block, Role
 from symtrans.engine.spec import Spec
@@ -435,14 +436,14 @@ def _locate(model: "Cost", path: str) -> sp.Expr:
         block = Block(part)
         node = next((c for c in node.children if c.block == block), None)
         if node is None:
-            raise KeyError(f"no component {path!r} in the model")
+            raise UnknownNameError(f"no component {path!r} in the model")
     if last in Block._value2member_map_:
         found = [c.params_each for c in node.children if c.block == Block(last)]
     else:
         role, _, bias = last.partition(".")
         found = [s.params for s in node.steps if s.role == Role(role) and s.bias == (bias == "bias")]
     if not found:
-        raise KeyError(f"no component {path!r} in the model")
+        raise UnknownNameError(f"no component {path!r} in the model")
     return sp.Add(*found)
 
 

@@ -131,6 +131,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from symtrans.base.errors import InputError
 from symtrans.engine.spec import Spec
 
 # Largest size accepted: beyond 2**53 a value is not a real model (and not exact in a float).
@@ -1527,7 +1528,7 @@ MAX_UNKNOWN_KEYS = 1000
 _MISSING = object()
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A config that cannot be counted; the message is one sentence naming the field."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 
+from symtrans.base.errors import UnknownNameError
 from symtrans.catalog.handcounts import handcount_presets as _handcount_presets
 from symtrans.catalog.preset import Preset
 from symtrans.engine.spec import Spec
@@ -466,7 +467,7 @@ def get(name: str) -> Preset:
     except KeyError:
         close = difflib.get_close_matches(name, PRESETS, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; see 'symtrans presets'"
-        raise KeyError(f"unknown preset {name!r}{hint}") from None
+        raise UnknownNameError(f"unknown preset {name!r}{hint}") from None
 
 
 for _p in _handcount_presets():

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from symtrans.base.errors import InputError
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
 from symtrans.engine.legend import LEGEND as SYMBOLS
@@ -141,15 +142,15 @@ def parse_setting(item: str) -> tuple[str, object]:
         ValueError: for a missing '=', an unknown name, or a value of the wrong type.
     """
     if "=" not in item:
-        raise ValueError(f"--set takes NAME=VALUE, not {item!r}")
+        raise InputError(f"--set takes NAME=VALUE, not {item!r}")
     name, _, raw = item.partition("=")
     name, raw = name.strip(), raw.strip()
     if name in SYMBOLS:
         value = parse_int(raw, name)
         if value <= 0:
-            raise ValueError(f"{name} must be a positive integer, not {raw}")
+            raise InputError(f"{name} must be a positive integer, not {raw}")
         if value > 2**53:  # the limit hf_config.MAX_SIZE puts on sizes in a config.json
-            raise ValueError(f"{name} = {raw} is implausibly large for a size (the limit is 2**53)")
+            raise InputError(f"{name} = {raw} is implausibly large for a size (the limit is 2**53)")
         return name, value
     if name in OPTION_NAMES:
         kind = OPTION_TYPES[name]
@@ -157,7 +158,7 @@ def parse_setting(item: str) -> tuple[str, object]:
             if name in BOOL_SPELLINGS and raw.lower() in _TRUE | _FALSE:  # qk_norm=true is qk_norm=head
                 return name, BOOL_SPELLINGS[name][raw.lower() in _TRUE]
             if raw not in kind:
-                raise ValueError(f"{name} must be one of {', '.join(kind)}, not {raw!r}")
+                raise InputError(f"{name} must be one of {', '.join(kind)}, not {raw!r}")
             return name, raw
         if kind is bool:
             low = raw.lower()
@@ -165,13 +166,13 @@ def parse_setting(item: str) -> tuple[str, object]:
                 return name, True
             if low in _FALSE:
                 return name, False
-            raise ValueError(f"{name} must be true or false, not {raw!r}")
+            raise InputError(f"{name} must be true or false, not {raw!r}")
         return name, parse_int(raw, name)
     import difflib
 
     close = difflib.get_close_matches(name, list(SYMBOLS) + list(OPTION_NAMES), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ValueError(f"unknown --set name {name!r}{hint}")
+    raise InputError(f"unknown --set name {name!r}{hint}")
 
 
 def apply_settings(spec: Spec, settings: list[str]) -> tuple[Spec, tuple[str, ...]]:
@@ -205,7 +206,7 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
         try:
             preset = presets.get(model)
         except KeyError as e:
-            raise ValueError(e.args[0]) from None
+            raise InputError(e.args[0]) from None
         spec, name, notes, checkpoint = preset.spec, preset.name, (), None
     spec, set_notes = apply_settings(spec, settings)
     seq_len, source = default_seq_len(spec, preset)

@@ -14,6 +14,7 @@ import argparse
 import json
 import re
 
+from symtrans.base.errors import InputError
 from symtrans.catalog.resolve import int_arg
 
 _BYTES = re.compile(r"\s*([0-9][0-9_.eE+]*)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*")
@@ -140,7 +141,7 @@ def _cmd_solve(args, emit) -> int:
         if v is not None
     ]
     if len(budgets) != 1:
-        raise ValueError(
+        raise InputError(
             "give exactly one budget: --params, --active-params, --flops, --training-flops, --memory or --compute"
         )
     quantity, target = budgets[0]
@@ -219,9 +220,9 @@ def _cmd_sweep(args, emit) -> int:
     from symtrans.catalog.resolve import resolve
 
     if args.grid and args.csv:
-        raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE, not both")
+        raise InputError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE, not both")
     if not args.grid and not args.csv:
-        raise ValueError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
+        raise InputError("give the configurations with --grid NAME=... (repeatable) or with --csv FILE")
     res = resolve(args.model, args.set)
     defaults = {"B": args.batch}
     if args.seq_len is not None:
@@ -283,11 +284,11 @@ def _cmd_diff(args, emit) -> int:
         f"--{k}" for k, d in (("mask", "full"), ("convention", "flops"), ("mode", "forward")) if getattr(args, k) != d
     ]
     if quantity != "flops" and flops_only:  # they change FLOPs only: with params they would do nothing
-        raise ValueError(f"{flops_only[0]} applies to --quantity flops, not {args.quantity}")
+        raise InputError(f"{flops_only[0]} applies to --quantity flops, not {args.quantity}")
     if quantity == "flops":
         for s in (a, b):
             if "L" not in s.spec.values and "L" not in workload:
-                raise ValueError("FLOPs need a sequence length: give --seq-len")
+                raise InputError("FLOPs need a sequence length: give --seq-len")
     r = diff(a, b, quantity, workload if quantity == "flops" else {})
     if args.format == "json":
         emit(args, json.dumps(r.to_dict(), indent=2))
@@ -365,7 +366,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
 
     ext = os.path.splitext(args.output)[1].lstrip(".").lower()
     if ext not in FORMATS:
-        raise ValueError(f"the chart file must end in .{', .'.join(FORMATS)}, not {args.output!r}")
+        raise InputError(f"the chart file must end in .{', .'.join(FORMATS)}, not {args.output!r}")
     res = resolve(args.model, args.set)
     try:
         if args.kind == "shares":

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from symtrans.base.errors import InputError
+
 
 def add_inspect_parser(sub, emit) -> None:
     """Register ``inspect`` on the subparsers ``sub``; ``emit(args, text)`` writes output."""
@@ -69,7 +71,7 @@ def _refuse_overwriting(output: str | None, ins) -> None:
     target = os.path.realpath(output)
     for path in inputs:
         if os.path.realpath(path) == target:
-            raise ValueError(
+            raise InputError(
                 f"symtrans inspect: -o {output} is the checkpoint's file {path}; choose another output path"
             )
 

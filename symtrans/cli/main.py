@@ -16,6 +16,8 @@ import json
 import sys
 from typing import Sequence
 
+from symtrans.base.errors import InputError, SymtransError
+
 
 def int_arg(name: str, minimum: int = 1):
     """``resolve.int_arg``, imported when the parser is built: importing the catalog (and
@@ -28,7 +30,7 @@ def int_arg(name: str, minimum: int = 1):
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
 
 
-class UsageError(Exception):
+class UsageError(SymtransError):
     """Bad input: printed as one line, exit status 2."""
 
 
@@ -382,7 +384,7 @@ def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
     if seq_len is None:
         seq_len = v.get("L")
         if seq_len is None:
-            raise ValueError("give --seq-len (the model has no L)")
+            raise InputError("give --seq-len (the model has no L)")
     v["B"] = batch
     v["L"] = seq_len
     v.setdefault("L_src", seq_len)
@@ -885,18 +887,14 @@ def _main(argv: Sequence[str] | None, say) -> int:
         return 2
     except BrokenPipeError:
         raise
-    except (ValueError, KeyError, OSError, RecursionError) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    except (SymtransError, OSError, RecursionError) as e:
+        # symtrans's own errors (bad input, an unusable environment: base/errors.py), the
+        # file system's, and input nested too deep to read: one line, exit 2.  Any other
+        # exception (a ValueError from SymPy, a KeyError from a dict) is a bug: its traceback.
+        msg = str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
         say(f"symtrans: error: {' '.join(str(msg).split())}")
-        return 2
-    except RuntimeError as e:
-        # symtrans's own runtime failures (TeX missing or failing, PDF time limit) are the
-        # user's environment, not a bug: one line, exit 2. Anyone else's is a bug: traceback.
-        if not type(e).__module__.startswith("symtrans"):
-            raise
-        say(f"symtrans: error: {' '.join(str(e).split())}")
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)

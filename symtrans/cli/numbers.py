@@ -34,6 +34,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Mapping
 
+from symtrans.base.errors import InputError
+
 FORMAT = 1
 PACKAGE = Path(__file__).resolve().parent.parent
 # The sources whose code decides the closed forms (and so the data generated from them).
@@ -142,7 +144,7 @@ def evaluate_tree(node, v: Mapping[str, int]):
     if op == "/":
         q = Fraction(a, b)
         return q.numerator if q.denominator == 1 else q
-    raise ValueError(f"unknown operation {op!r} in generated data")
+    raise InputError(f"unknown operation {op!r} in generated data")
 
 
 class Numbers:

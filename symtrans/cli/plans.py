@@ -23,6 +23,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.cli import numbers as NB
 
 DATA_PATH = Path(__file__).resolve().parent / "_numbers_data.py"
@@ -52,7 +53,7 @@ class Plan:
             try:
                 trees[key] = _tree(K.tree(e))
             except K.NotExact as err:
-                raise ValueError(str(err)) from None
+                raise InputError(str(err)) from None
         return {"layout": [[n, d] for n, d in self.layout], "texts": dict(self.texts), "trees": trees}
 
 
@@ -109,7 +110,7 @@ def build(spec, query: tuple) -> Plan:
         return flops_plan(spec, *query[1:])
     if kind == "memory":
         return memory_plan(spec, *query[1:])
-    raise ValueError(f"unknown plan {kind!r}")
+    raise InputError(f"unknown plan {kind!r}")
 
 
 def params_plan(spec) -> Plan:

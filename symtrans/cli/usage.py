@@ -16,6 +16,7 @@ import json
 from fractions import Fraction
 
 from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
+from symtrans.base.errors import InputError
 from symtrans.catalog.resolve import int_arg
 from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE, TRAINING_MODES
 
@@ -286,7 +287,7 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
     choice(MASK_MODES, args.mask, "mask")
     choice(RECOMPUTE, args.recompute, "recompute option")
     if args.recompute != "none" and mode != "training":
-        raise ValueError(f"--recompute applies to --mode training, not {mode}")
+        raise InputError(f"--recompute applies to --mode training, not {mode}")
     v = _values(res, args.batch, args.seq_len, args)
     head = {
         "model": res.name,
@@ -313,7 +314,7 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
             head["T_gen"] = v["T_gen"]
             tokens = v["B"] * v["T_gen"]
     if args.tokens is not None and mode != "training":
-        raise ValueError("--tokens (FLOPs per run) applies to --mode training")
+        raise InputError("--tokens (FLOPs per run) applies to --mode training")
 
     def assemble(n) -> dict:
         out = dict(head)
@@ -562,13 +563,13 @@ def time_command_result(res, args) -> dict:
 
     spec = res.spec
     if args.accelerator is None:
-        raise ValueError(f"give --accelerator; valid accelerators: {', '.join(ACCELERATORS)}")
+        raise InputError(f"give --accelerator; valid accelerators: {', '.join(ACCELERATORS)}")
     acc = accelerator(args.accelerator)
     precision = args.precision or acc.default_precision
     peak = acc.peak(precision)
     choice_recompute = RECOMPUTE.get(args.recompute)
     if choice_recompute is None:
-        raise ValueError(
+        raise InputError(
             f"unknown recompute option {args.recompute!r}; valid recompute options: {', '.join(RECOMPUTE)}"
         )
     v = _values(res, args.batch, args.seq_len, args)

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import (
     MASKS,
@@ -64,7 +65,7 @@ class Workload:
 
     def __post_init__(self) -> None:
         if self.mask not in MASKS:
-            raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {self.mask!r}")
+            raise InputError(f"mask must be one of {', '.join(MASKS)}, not {self.mask!r}")
 
 
 FORWARD = Workload()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
@@ -176,7 +177,7 @@ def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
         return q * kv - q * (q - 1) / 2
     if mask == "half":
         return q * kv / 2
-    raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+    raise InputError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
 
 
 def _window_prefix(x: sp.Expr, w: sp.Expr, exact: bool = True) -> sp.Expr:
@@ -213,7 +214,7 @@ def windowed_pairs(
         ValueError: for an unknown ``mask``.
     """
     if mask not in MASKS:
-        raise ValueError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
+        raise InputError(f"mask must be one of {', '.join(MASKS)}, not {mask!r}")
     if causal:
         if mask == "causal":
             pairs = _window_prefix(kv, w) - _window_prefix(kv - q, w)

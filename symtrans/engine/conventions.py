@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from symtrans.base.errors import InputError
 from symtrans.engine.roles import Role
 
 
@@ -89,7 +90,7 @@ def per_element(op: str) -> int:
     try:
         return PER_ELEMENT[op].cost
     except KeyError:
-        raise ValueError(f"unknown element-wise operation {op!r}; known: {', '.join(PER_ELEMENT)}") from None
+        raise InputError(f"unknown element-wise operation {op!r}; known: {', '.join(PER_ELEMENT)}") from None
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,7 @@ def convention(name: str) -> Convention:
     try:
         return CONVENTIONS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown convention {name!r}; valid conventions: {', '.join(CONVENTIONS)}") from None
+        raise InputError(f"unknown convention {name!r}; valid conventions: {', '.join(CONVENTIONS)}") from None
 
 
 @dataclass(frozen=True)
@@ -291,4 +292,4 @@ def choice(table: dict[str, Choice], name: str, what: str) -> Choice:
     try:
         return table[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown {what} {name!r}; valid {what}s: {', '.join(table)}") from None
+        raise InputError(f"unknown {what} {name!r}; valid {what}s: {', '.join(table)}") from None

@@ -19,6 +19,7 @@ from typing import Iterator, NamedTuple
 
 import sympy as sp
 
+from symtrans.base.errors import UnknownNameError
 from symtrans.engine.roles import Block, Role
 
 ZERO = sp.Integer(0)
@@ -192,7 +193,9 @@ class Cost:
         for c in self.children:
             if c.name == name:
                 return c
-        raise KeyError(f"{self.name!r} has no component {name!r}; it has: {', '.join(c.name for c in self.children)}")
+        raise UnknownNameError(
+            f"{self.name!r} has no component {name!r}; it has: {', '.join(c.name for c in self.children)}"
+        )
 
     def find(self, name: str) -> "Cost":
         """The first descendant (depth first, self included) called ``name``."""
@@ -203,7 +206,7 @@ class Cost:
                 return c.find(name)
             except KeyError:
                 pass
-        raise KeyError(f"no component {name!r} under {self.name!r}")
+        raise UnknownNameError(f"no component {name!r} under {self.name!r}")
 
     # Jupyter display (symtrans.notebook): the closed forms rendered, with the components.
     def _repr_markdown_(self) -> str:

@@ -21,6 +21,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine.symbols import SYMBOLS
 
 
@@ -45,10 +46,10 @@ def check_size(name: str, value) -> int:
     ``float`` (768.0 included: sizes are counted, not measured).
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be a positive integer, not {value!r} ({type(value).__name__})")
+        raise InputError(f"{name} must be a positive integer, not {value!r} ({type(value).__name__})")
     v = int(value)
     if v <= 0:
-        raise ValueError(f"{name} must be a positive integer, not {v}")
+        raise InputError(f"{name} must be a positive integer, not {v}")
     return v
 
 
@@ -69,7 +70,7 @@ def check_count(value: sp.Expr, what: str = "count") -> sp.Expr:
     Spec's validation did not catch; it is refused rather than printed.
     """
     if value.is_negative:
-        raise ValueError(
+        raise InputError(
             f"these sizes give a negative {what} ({value}); the options do not fit the sizes, "
             "so symtrans refuses to print it"
         )
@@ -85,9 +86,9 @@ def exact(expr: sp.Expr, values: Mapping[str, int]) -> int:
     e = (sp.Integer(expr) if isinstance(expr, int) else expr).xreplace(substitution(values))
     if e.free_symbols:
         missing = ", ".join(sorted(str(s) for s in e.free_symbols))
-        raise ValueError(f"no value for {missing}; give it with --set NAME=VALUE")
+        raise InputError(f"no value for {missing}; give it with --set NAME=VALUE")
     if not e.is_Integer:
-        raise ValueError(f"the sizes give a non-integer count {e}; check that the divisibility assumptions hold")
+        raise InputError(f"the sizes give a non-integer count {e}; check that the divisibility assumptions hold")
     return int(check_count(e))
 
 
@@ -97,5 +98,5 @@ def exact_rational(expr: sp.Expr, values: Mapping[str, int]) -> sp.Rational:
     e = (sp.Integer(expr) if isinstance(expr, int) else expr).xreplace(substitution(values))
     if e.free_symbols:
         missing = ", ".join(sorted(str(s) for s in e.free_symbols))
-        raise ValueError(f"no value for {missing}; give it with --set NAME=VALUE")
+        raise InputError(f"no value for {missing}; give it with --set NAME=VALUE")
     return sp.Rational(e)

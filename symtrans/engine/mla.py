@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import _fmt, attention_pairs, dims, linear, norm, windowed_pairs
 from symtrans.engine.conventions import per_element
@@ -54,7 +55,7 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
         ValueError: a kind other than ``causal``.
     """
     if kind != "causal":
-        raise ValueError(f"multi-head latent attention is causal self-attention, not {kind!r}")
+        raise InputError(f"multi-head latent attention is causal self-attention, not {kind!r}")
     D = dims(spec)  # h_kv = h; d_k = d_nope + d_rope; d_v
     tq = batch * q
     tkv = batch * kv

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.base.safe_parse import Limits, parse_constraint
 from symtrans.engine.symbols import SYMBOLS
 
@@ -48,5 +49,5 @@ def parse_closed_form(text: str) -> sp.Expr:
             2**4096, or an expansion past degree 64 / 10,000 terms.
     """
     if not isinstance(text, str):
-        raise ValueError(f"a closed form is text, not {type(text).__name__}")
+        raise InputError(f"a closed form is text, not {type(text).__name__}")
     return parse_constraint(text, SYMBOLS, CLOSED_FORM, FUNCTIONS)

@@ -20,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
+from symtrans.base.errors import InputError
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -402,7 +403,7 @@ class Spec:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
         if self.attention_pattern != "uniform":
-            raise ValueError(
+            raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
                 "and others to every position, and symtrans does not yet model FLOPs, KV cache or time per "
                 "kind of layer (parameters are exact); make every layer alike to count them"
@@ -507,32 +508,32 @@ def _validate(spec: Spec) -> None:
             if value is None and name in _NULLABLE:
                 continue
             if value not in kind:
-                raise ValueError(f"{name} must be one of {', '.join(kind)}, not {value!r}")
+                raise InputError(f"{name} must be one of {', '.join(kind)}, not {value!r}")
         elif kind is bool:
             if not (isinstance(value, bool) or (value is None and name in _NULLABLE)):
-                raise ValueError(f"{name} must be true or false, not {value!r}")
+                raise InputError(f"{name} must be true or false, not {value!r}")
         elif kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, not {value!r}")
+                raise InputError(f"{name} must be an integer, not {value!r}")
             if value < 0 or (name not in _NONNEGATIVE_INTS and value == 0):
-                raise ValueError(
+                raise InputError(
                     f"{name} must be {'non-negative' if name in _NONNEGATIVE_INTS else 'positive'}, not {value}"
                 )
     # Options that only an encoder-only model has: elsewhere they would change nothing.
     for name in ("pooler", "mlm_head"):
         if getattr(spec, name) and spec.family != "encoder-only":
-            raise ValueError(
+            raise InputError(
                 f"{name} applies to encoder-only models (BERT's heads), not to a {spec.family} model; set {name}=false"
             )
     # --- decoder types (types-dec)
     if spec.layer_norms == "shared" and not spec.parallel_block:
-        raise ValueError("layer_norms=shared is one norm feeding both branches of a parallel block: set parallel_block")
+        raise InputError("layer_norms=shared is one norm feeding both branches of a parallel block: set parallel_block")
     if spec.parallel_block and spec.family == "encoder-decoder":
-        raise ValueError("parallel_block applies to one-stack models; an encoder-decoder layer has cross-attention too")
+        raise InputError("parallel_block applies to one-stack models; an encoder-decoder layer has cross-attention too")
     if spec.parallel_block and spec.norm_position != "pre":
-        raise ValueError("parallel_block reads one normed input in both branches: set norm_position=pre")
+        raise InputError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
-        raise ValueError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+        raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
     _validate_sizes(spec, spec.values)
@@ -588,19 +589,19 @@ _D_K_RULE, _H_KV_RULE, _K_E_RULE = ROW_RULES
 
 def _check_row_rule(rule: RowRule, v: dict[str, int]) -> None:
     if rule.applies(v) and not rule.holds(v):
-        raise ValueError(rule.message(v))
+        raise InputError(rule.message(v))
 
 
 def _validate_moe_mla_options(spec: Spec) -> None:
     """--- types-moe: the options of MoE details and MLA that need a kind of model."""
     if spec.shared_expert_gate and not spec.n_shared_experts:
-        raise ValueError("shared_expert_gate gates a shared expert: set n_shared_experts >= 1, or drop it")
+        raise InputError("shared_expert_gate gates a shared expert: set n_shared_experts >= 1, or drop it")
     if spec.mla and spec.family != "decoder-only":
-        raise ValueError(
+        raise InputError(
             f"mla (multi-head latent attention) applies to decoder-only models, not to a {spec.family} model"
         )
     if spec.sinks and spec.family != "decoder-only":
-        raise ValueError(f"sinks (attention sinks) apply to decoder-only models, not to a {spec.family} model")
+        raise InputError(f"sinks (attention sinks) apply to decoder-only models, not to a {spec.family} model")
 
 
 def _validate_seq2seq_options(spec: Spec) -> None:
@@ -608,24 +609,24 @@ def _validate_seq2seq_options(spec: Spec) -> None:
     if spec.family != "encoder-decoder":
         for name, off in (("idle_shared_embedding", False), ("decoder_positional", None)):
             if getattr(spec, name) != off:
-                raise ValueError(f"{name} applies to encoder-decoder models, not to a {spec.family} model")
+                raise InputError(f"{name} applies to encoder-decoder models, not to a {spec.family} model")
     if spec.idle_shared_embedding and spec.share_embeddings:
-        raise ValueError(
+        raise InputError(
             "idle_shared_embedding is the unused shared table of untied inputs; with share_embeddings=true "
             "the shared table is the one the model reads: drop idle_shared_embedding"
         )
     if spec.frontend == "patch":
         if spec.family != "encoder-only":
-            raise ValueError(f"frontend=patch is a vision encoder's (ViT); a {spec.family} model reads tokens")
+            raise InputError(f"frontend=patch is a vision encoder's (ViT); a {spec.family} model reads tokens")
         if spec.positional != "learned":
-            raise ValueError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
+            raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
-            raise ValueError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+            raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
-            raise ValueError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
+            raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
         if spec.share_embeddings or spec.idle_shared_embedding:
-            raise ValueError(
+            raise InputError(
                 "frontend=conv1d: the encoder reads mel frames, so no token table is shared with it: "
                 "set share_embeddings=false"
             )
@@ -637,44 +638,44 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     hold workload sizes too (``Spec.check_sizes``)."""
     for name, value in v.items():
         if name not in SYMBOLS:
-            raise ValueError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")
+            raise InputError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{name} must be a positive integer, not {value!r}")
+            raise InputError(f"{name} must be a positive integer, not {value!r}")
         if value <= 0:
-            raise ValueError(f"{name} must be a positive integer, not {value}")
+            raise InputError(f"{name} must be a positive integer, not {value}")
         if not workload and name in WORKLOAD_OPTIONS:
-            raise ValueError(f"{name} is not a size of the model but {WORKLOAD_OPTIONS[name]}")
+            raise InputError(f"{name} is not a size of the model but {WORKLOAD_OPTIONS[name]}")
         if not workload and name in ("L_src", "L_tgt") and spec.family != "encoder-decoder":
-            raise ValueError(
+            raise InputError(
                 f"{name} is a length of encoder-decoder models; this {spec.family} model reads L tokens: "
                 "give --seq-len (or set L)"
             )
     for name in _REQUIRED[spec.family]:
         if name == "V" and spec.frontend == "patch":
             if "V" in v:
-                raise ValueError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+                raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
             continue
         if name not in v:
-            raise ValueError(f"{spec.family} model needs size {name}")
+            raise InputError(f"{spec.family} model needs size {name}")
     if spec.family == "encoder-decoder":
         if "N" not in v and not ("N_enc" in v and "N_dec" in v):
-            raise ValueError("encoder-decoder model needs N, or both N_enc and N_dec")
+            raise InputError("encoder-decoder model needs N, or both N_enc and N_dec")
         if "N" in v and ("N_enc" in v or "N_dec" in v):
-            raise ValueError("give either N or N_enc and N_dec, not both")
+            raise InputError("give either N or N_enc and N_dec, not both")
     elif "N" not in v:
-        raise ValueError(f"{spec.family} model needs size N")
+        raise InputError(f"{spec.family} model needs size N")
     if not spec.mla:  # MLA's heads have widths of their own (d_nope, d_rope, d_v)
         _check_row_rule(_D_K_RULE, v)
     _check_row_rule(_H_KV_RULE, v)
     if "k" in v and "E" not in v:
-        raise ValueError("k (experts per token) needs E (experts)")
+        raise InputError("k (experts per token) needs E (experts)")
     if "E" in v and "k" not in v:
-        raise ValueError("E (experts) needs k (experts per token)")
+        raise InputError("E (experts) needs k (experts per token)")
     _check_row_rule(_K_E_RULE, v)
     if "E" not in v:  # the MoE layout options describe MoE layers; without E they would change nothing
         for name, dense in (("n_shared_experts", 0), ("moe_first_dense", 0), ("moe_every", 1)):
             if getattr(spec, name) != dense:
-                raise ValueError(
+                raise InputError(
                     f"{name} applies to mixture-of-experts models, and this one has no experts: "
                     f"give E and k as well, or drop {name}"
                 )
@@ -682,22 +683,22 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     _validate_stack_sizes(spec, v)
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
-            raise ValueError("N_w (windowed layers) needs the window w")
+            raise InputError("N_w (windowed layers) needs the window w")
         if spec.family != "decoder-only":
-            raise ValueError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+            raise InputError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
         if "N" in v and v["N_w"] > v["N"]:
-            raise ValueError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
+            raise InputError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
         if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
-            raise ValueError(
+            raise InputError(
                 "N_w (windowed layers) in a stack of dense and mixture-of-experts layers is not modelled: "
                 "the windowed layers of each kind would be needed"
             )
     if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
-        raise ValueError("token_projection needs a decoder-only model with an embedding width E_emb")
+        raise InputError("token_projection needs a decoder-only model with an embedding width E_emb")
     if spec.global_tokens and "w" not in v:
-        raise ValueError("global_tokens need a local attention window w")
+        raise InputError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
-        raise ValueError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
+        raise InputError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
     _validate_deberta(spec, v)
     _validate_ranges(spec, v)
 
@@ -707,38 +708,38 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
     if "E" not in v:
         for name in ("d_ff_e", "d_ff_s", "N_moe"):
             if name in v:
-                raise ValueError(
+                raise InputError(
                     f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
                 )
         for name in ("router_bias", "expert_bias", "shared_expert_gate"):
             if getattr(spec, name):
-                raise ValueError(
+                raise InputError(
                     f"{name} applies to mixture-of-experts models, and this one has no experts: give E and k"
                 )
     if "d_ff_s" in v and not spec.n_shared_experts:
-        raise ValueError("d_ff_s is the shared expert's width: set n_shared_experts >= 1, or drop d_ff_s")
+        raise InputError("d_ff_s is the shared expert's width: set n_shared_experts >= 1, or drop d_ff_s")
     if "N_moe" in v:
         if spec.family != "decoder-only":
-            raise ValueError("N_moe lays out the layers of a decoder-only model")
+            raise InputError("N_moe lays out the layers of a decoder-only model")
         if spec.moe_first_dense or spec.moe_every != 1:
-            raise ValueError(
+            raise InputError(
                 "give either N_moe (how many layers are MoE layers) or moe_first_dense/moe_every, not both"
             )
         if "N" in v and v["N_moe"] > v["N"]:
-            raise ValueError(f"N_moe={v['N_moe']} MoE layers exceed the N={v['N']} layers")
+            raise InputError(f"N_moe={v['N_moe']} MoE layers exceed the N={v['N']} layers")
     if spec.mla:
         missing = [n for n in MLA_SIZES if n not in v]
         if missing:
-            raise ValueError(f"mla (multi-head latent attention) needs sizes {', '.join(missing)}")
+            raise InputError(f"mla (multi-head latent attention) needs sizes {', '.join(missing)}")
         for name in ("h_kv", "d_k"):
             if name in v:
-                raise ValueError(
+                raise InputError(
                     f"{name} does not apply to mla (its heads are h, of width d_nope + d_rope): drop {name}"
                 )
     else:
         for name in ("r_q", "r_kv", "d_nope", "d_rope"):
             if name in v:
-                raise ValueError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
+                raise InputError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
 
 
 _TABLES = ("learned", "sinusoidal-table")
@@ -749,32 +750,32 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     seq2seq = spec.family == "encoder-decoder"
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
-            raise ValueError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
+            raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
     for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
         if name in v and spec.frontend not in frontends:
-            raise ValueError(
+            raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
             )
     if "d_pool" in v and not spec.pooler:
-        raise ValueError("d_pool is the pooler's output width; this model has no pooler")
+        raise InputError("d_pool is the pooler's output width; this model has no pooler")
     stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]
     for stack, kind, own in stacks if seq2seq else [("model", spec.positional, "")]:
         if kind in _TABLES and "L_max" not in v and own not in v:
-            raise ValueError(
+            raise InputError(
                 f"{kind} positions need L_max (rows of the position table, max_position_embeddings)"
                 + (f" or the {stack}'s own {own}" if own else "")
             )
     if "V_dec" in v and spec.share_embeddings:
-        raise ValueError("V_dec: a token table shared by encoder and decoder has one vocabulary V; drop V_dec")
+        raise InputError("V_dec: a token table shared by encoder and decoder has one vocabulary V; drop V_dec")
     if "h_dec" in v and "d_k" not in v and v["d_model"] % v["h_dec"]:
-        raise ValueError(f"h_dec={v['h_dec']} does not divide d_model={v['d_model']}")
+        raise InputError(f"h_dec={v['h_dec']} does not divide d_model={v['d_model']}")
     if "h_dec" in v and "h_kv" in v and v["h_dec"] % v["h_kv"]:
-        raise ValueError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
+        raise InputError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
     if spec.frontend != "tokens":
         needed = ("C_in", "p") if spec.frontend == "patch" else ("C_in",)
         for name in needed:
             if name not in v:
-                raise ValueError(f"frontend={spec.frontend} needs size {name}")
+                raise InputError(f"frontend={spec.frontend} needs size {name}")
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
@@ -782,7 +783,7 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
     the global tokens within the encoder's sequence."""
     layout = spec.moe_first_dense != 0 or spec.moe_every != 1
     if layout and spec.family == "encoder-only":  # the layout would change nothing: refuse it
-        raise ValueError(
+        raise InputError(
             "moe_first_dense and moe_every lay out the layers of a decoder; every layer of an "
             "encoder-only mixture-of-experts model is a MoE layer: drop them"
         )
@@ -790,18 +791,18 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
         n_name = "N" if "N" in v else "N_dec"
         n = v[n_name]
         if spec.moe_first_dense >= n:
-            raise ValueError(
+            raise InputError(
                 f"moe_first_dense={spec.moe_first_dense} dense layers leave none of the {n_name}={n} layers "
                 f"for the experts; moe_first_dense must be below {n_name}"
             )
         if spec.moe_first_dense + spec.moe_every > n:
-            raise ValueError(
+            raise InputError(
                 f"moe_every={spec.moe_every} after moe_first_dense={spec.moe_first_dense} dense layers leaves no "
                 f"mixture-of-experts layer among the {n_name}={n} layers; moe_first_dense + moe_every must be at "
                 f"most {n_name}"
             )
     if spec.frontend == "conv1d" and "L_src" in v and "L_src_max" in v and v["L_src"] != v["L_src_max"]:
-        raise ValueError(
+        raise InputError(
             f"L_src = {v['L_src']}: the convolutional audio front end (Whisper) reads exactly 2 x L_src_max "
             f"mel frames, so the source length is L_src_max = {v['L_src_max']}"
         )
@@ -809,7 +810,7 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
         # The encoder's self-attention reads L tokens (L_src for an encoder-decoder, L when not given).
         seq = "L_src" if spec.family == "encoder-decoder" and "L_src" in v else "L"
         if seq in v and spec.global_tokens > v[seq]:
-            raise ValueError(
+            raise InputError(
                 f"global_tokens={spec.global_tokens} exceeds the {v[seq]} tokens of a sequence ({seq}); "
                 f"a sequence cannot hold more global tokens than tokens"
             )
@@ -818,25 +819,25 @@ def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
 def _validate_deberta(spec: Spec, v: dict[str, int]) -> None:
     """DeBERTa's options (types-enc): each needs what it acts on, else it would change nothing."""
     if spec.embedding_projection != "albert" and "E_emb" not in v:
-        raise ValueError(f"embedding_projection={spec.embedding_projection} needs E_emb (the embedding width)")
+        raise InputError(f"embedding_projection={spec.embedding_projection} needs E_emb (the embedding width)")
     rel = "L_rel" in v
     for name, off in (("disentangled", "none"), ("share_att_key", False)):
         if getattr(spec, name) != off and not rel:
-            raise ValueError(f"{name} needs L_rel (the relative span of DeBERTa's relative position table)")
+            raise InputError(f"{name} needs L_rel (the relative span of DeBERTa's relative position table)")
     if (rel or spec.conv_kernel or spec.rel_norm) and spec.family != "encoder-only":
-        raise ValueError(
+        raise InputError(
             "L_rel and conv_kernel describe DeBERTa's encoder (relative table, ConvLayer); "
             f"this is a {spec.family} model"
         )
     if rel and "w" in v:
-        raise ValueError("L_rel (disentangled attention) with a local window w is not modelled")
+        raise InputError("L_rel (disentangled attention) with a local window w is not modelled")
     if spec.conv_groups != 1 and not spec.conv_kernel:
-        raise ValueError("conv_groups applies to DeBERTa's ConvLayer: give conv_kernel as well")
+        raise InputError("conv_groups applies to DeBERTa's ConvLayer: give conv_kernel as well")
     if spec.conv_kernel:
         if spec.conv_kernel % 2 == 0:
-            raise ValueError(
+            raise InputError(
                 f"conv_kernel={spec.conv_kernel} is even: DeBERTa's ConvLayer pads (k - 1) // 2 per side, so an "
                 "even kernel returns L - 1 positions and its forward fails; give an odd kernel"
             )
         if v["d_model"] % spec.conv_groups:
-            raise ValueError(f"conv_groups={spec.conv_groups} does not divide d_model={v['d_model']} (torch Conv1d)")
+            raise InputError(f"conv_groups={spec.conv_groups} does not divide d_model={v['d_model']} (torch Conv1d)")

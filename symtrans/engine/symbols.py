@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symtrans.base.errors import UnknownNameError
 from symtrans.engine.legend import _LEGEND, ASSUMPTIONS, LEGEND, SymbolInfo, symbols_json  # noqa: F401 (re-exported)
 
 # One SymPy symbol per legend entry, positive integers (used by simplification).
@@ -71,7 +72,7 @@ def symbol(name: str) -> sp.Symbol:
     try:
         return SYMBOLS[name]
     except KeyError:
-        raise KeyError(f"unknown symbol {name!r}; known: {', '.join(SYMBOLS)}") from None
+        raise UnknownNameError(f"unknown symbol {name!r}; known: {', '.join(SYMBOLS)}") from None
 
 
 def legend_for(*exprs: sp.Expr) -> list[SymbolInfo]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.display import _latex, _tex_text, cost_latex, cost_markdown  # noqa: E402,F401 (re-exported)
 
@@ -67,11 +68,11 @@ class Model:
             expr = parse_closed_form(expr)
         unknown = [k for k in sizes if k not in S.SYMBOLS]
         if unknown:
-            raise ValueError(f"unknown size {unknown[0]!r}; known: {', '.join(S.SYMBOLS)}")
+            raise InputError(f"unknown size {unknown[0]!r}; known: {', '.join(S.SYMBOLS)}")
         e = as_expr(expr).xreplace(substitution({**self.spec.values, **sizes}))
         if e.free_symbols:
             missing = ", ".join(sorted(str(s) for s in e.free_symbols))
-            raise ValueError(f"no value for {missing}; give it as a keyword, e.g. subs(expr, B=1)")
+            raise InputError(f"no value for {missing}; give it as a keyword, e.g. subs(expr, B=1)")
         return int(e) if e.is_Integer else e
 
     @property
@@ -126,7 +127,7 @@ class Model:
 
         v = dict(self.spec.values)
         if seq_len is None and "L" not in v:
-            raise ValueError("give seq_len (the model has no L)")
+            raise InputError("give seq_len (the model has no L)")
         L = v["L"] if seq_len is None else seq_len
         v.update(B=batch, L=L)
         v.setdefault("L_src", L)
@@ -146,7 +147,7 @@ class Model:
 
         bad = [k for k in options if k not in OPTION_NAMES]
         if bad:
-            raise ValueError(f"unknown size or option {bad[0]!r}")
+            raise InputError(f"unknown size or option {bad[0]!r}")
         return Model(self.name, self.spec.replace(sizes=sizes, **options), self.preset, self.notes)
 
     # -- display -----------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Mapping, Sequence
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
@@ -81,7 +82,7 @@ def to_bytes(fig, fmt: str = "png") -> bytes:
         ValueError: an unknown format.
     """
     if fmt not in FORMATS:
-        raise ValueError(f"chart format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise InputError(f"chart format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     import matplotlib
 
     buf = io.BytesIO()
@@ -207,9 +208,9 @@ def scaling_points(
     from symtrans.analysis.sweep import _column, sweep
 
     if quantity not in SCALING_QUANTITIES:
-        raise ValueError(f"quantity must be one of {', '.join(SCALING_QUANTITIES)}, not {quantity!r}")
+        raise InputError(f"quantity must be one of {', '.join(SCALING_QUANTITIES)}, not {quantity!r}")
     if over not in S.SYMBOLS:
-        raise ValueError(f"unknown size {over!r}; known: {', '.join(S.SYMBOLS)}")
+        raise InputError(f"unknown size {over!r}; known: {', '.join(S.SYMBOLS)}")
     res = sweep(spec, {over: _column(list(values))}, [quantity], rules=rules, defaults=defaults, invalid="skip")
     col = "params" if quantity == "params" else "flops_forward"
     return list(zip(np.asarray(res.columns[over]).tolist(), np.asarray(res.columns[col]).tolist()))

@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from symtrans.base.errors import InputError
+
 # Bits per element of every safetensors dtype (the safetensors 0.8 format: BOOL and the
 # 8-bit floats take a byte; F4 and the F6 formats are packed below a byte).
 SAFETENSORS_BITS: dict[str, int] = {
@@ -52,7 +54,7 @@ PICKLE_ADVICE = (
 )
 
 
-class CheckpointError(ValueError):
+class CheckpointError(InputError):
     """A checkpoint that cannot be read; the message is one sentence starting with the path."""
 
 

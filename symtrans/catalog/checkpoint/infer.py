@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from symtrans.base.errors import InputError
 from symtrans.catalog.checkpoint.inventory import Entry
 from symtrans.catalog.checkpoint.names import IN_OUT, Family, Kind
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
@@ -33,7 +34,7 @@ from symtrans.engine.symbols import SYMBOLS
 POSITIONS = "L_max" if "L_max" in SYMBOLS else "L"
 
 
-class InferenceError(ValueError):
+class InferenceError(InputError):
     """The shapes do not determine a Spec; the message says what is missing."""
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from symtrans.base.errors import InputError
 from symtrans.base.escape import Math, latex_escape, markdown_escape
 
 from . import doc, i18n
@@ -85,7 +86,7 @@ def render_context(report: doc.Report, fmt: str, env: Any = None, lang: str | No
         jinja2.UndefinedError: when the model lacks a field a writer uses.
     """
     if fmt not in FORMATS:
-        raise ValueError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise InputError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     lang = report_language(report, lang)
     env = env if env is not None else make_environment(fmt, lang)
     state = env.globals["latex_state"]
@@ -118,7 +119,7 @@ def render(
         ValueError: unknown format or language, non-positive batch or seq_len.
     """
     if fmt not in FORMATS:
-        raise ValueError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise InputError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if lang not in (None, "auto"):
         i18n.check(lang)
     return render_context(build_context(resolved, title=title, batch=batch, seq_len=seq_len), fmt, lang=lang)

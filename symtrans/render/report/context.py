@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import evaluate
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.conventions import CONVENTIONS
@@ -100,7 +101,7 @@ def _checked(n: int | None, what: str) -> int | None:
     if n is None:
         return None
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise ValueError(f"{what} must be a positive integer, not {n!r}")
+        raise InputError(f"{what} must be a positive integer, not {n!r}")
     return n
 
 
@@ -126,6 +127,10 @@ def _share(text: str) -> str:
 NO_LENGTH = N_("the model sets no sequence length L; give seq_len (--seq-len) for values")
 
 
+# The longest report title (characters).
+MAX_TITLE = 1000
+
+
 def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_len: int | None = None) -> doc.Report:
     """The report of ``resolved`` (a ``resolve.Resolved``) as a ``doc.Report``.
 
@@ -136,11 +141,15 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
             for an encoder-decoder); default the spec's ``L``.
 
     Raises:
-        ValueError: for a non-positive ``batch`` or ``seq_len``, or sizes that give a
-            non-integer count.
+        InputError: for a non-positive ``batch`` or ``seq_len``, a title longer than
+            ``MAX_TITLE`` characters, or sizes that give a non-integer count.
     """
     batch = _checked(batch, "batch")
     seq_len = _checked(seq_len, "seq_len")
+    if title is not None and len(title) > MAX_TITLE:
+        # TeX's hyperref turns the title into PDF metadata in time quadratic in its length
+        # (60,000 characters: minutes), and no heading of that size is a title.
+        raise InputError(f"the title has {len(title):,} characters; a report title has at most {MAX_TITLE:,}")
     spec: Spec = resolved.spec
     preset = resolved.preset
     model = build(spec, Workload())

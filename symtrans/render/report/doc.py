@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
 
+from symtrans.base.errors import UnknownNameError
+
 from .mathfmt import Equation, Formula
 
 
@@ -265,7 +267,7 @@ class Report:
         for s in self.sections:
             if s.id == id:
                 return s
-        raise KeyError(f"no section {id!r} in the report")
+        raise UnknownNameError(f"no section {id!r} in the report")
 
 
 def add_section(report: Report, section: Section, after: str | None = None) -> None:

@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple
 import jinja2
 from markupsafe import Markup
 
+from symtrans.base.errors import InputError
 from symtrans.base.escape import Math, latex_escape, markdown_escape, needs_unicode_tex
 
 from . import i18n, mathfmt
@@ -142,7 +143,7 @@ def _math_join(items: object, sep: str = " ") -> Math:
     if not all(isinstance(i, Math) for i in items):
         raise TypeError("mathjoin joins Math values only")
     if sep not in (" ", ""):
-        raise ValueError("mathjoin separators are ' ' and ''")
+        raise InputError("mathjoin separators are ' ' and ''")
     return Math(sep.join(items))
 
 
@@ -255,7 +256,7 @@ def _safe_path(path: object) -> Markup:
         ValueError: for any other name.
     """
     if not _PATH.fullmatch(str(path)):
-        raise ValueError(f"chart file name {path!r} is not one symtrans makes")
+        raise InputError(f"chart file name {path!r} is not one symtrans makes")
     return Markup(str(path))
 
 
@@ -296,7 +297,7 @@ def make_environment(fmt: str, lang: str = "en", unicode: bool = False) -> jinja
         ValueError: for another format or an unsupported language.
     """
     if fmt not in FORMATS:
-        raise ValueError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise InputError(f"report format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     translations = i18n.translations(lang)
     loader = jinja2.PackageLoader("symtrans.render.report", "templates")
     common: dict[str, Any] = dict(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gettext
 from pathlib import Path
 
+from symtrans.base.errors import InputError
 from symtrans.render.languages import CHOICES, DEFAULT, LANGUAGES, Language
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-class UnsupportedLanguage(ValueError):
+class UnsupportedLanguage(InputError):
     """A language without a catalog."""
 
 

@@ -27,6 +27,8 @@ import threading
 import time
 import unicodedata
 
+from symtrans.base.errors import EnvironmentProblem, InputError
+
 __all__ = [
     "MissingFontError",
     "PDFBuildError",
@@ -55,7 +57,7 @@ _JOB = "report"
 _XELATEX = re.compile(r"^%+ *!TEX program *= *xelatex *$", re.MULTILINE)
 
 
-class PDFBuildError(RuntimeError):
+class PDFBuildError(EnvironmentProblem):
     """The LaTeX run failed or timed out (the message names the first TeX error)."""
 
 
@@ -325,7 +327,7 @@ def _build(workdir, latex_source, files, latexmk, tex, xelatex, timeout) -> tupl
         f.write(latex_source)
     for name, data in (files or {}).items():
         if os.path.basename(name) != name or name.startswith("."):
-            raise ValueError(f"extra TeX input {name!r} must be a plain file name")
+            raise InputError(f"extra TeX input {name!r} must be a plain file name")
         with open(os.path.join(workdir, name), "wb") as f:
             f.write(data)
     pdf_flags = ["-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
