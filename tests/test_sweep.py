@@ -293,6 +293,7 @@ def test_cli_sweep_never_overwrites_with_partial_output(capsys, tmp_path):
 
 def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkeypatch):
     import symtrans.analysis.sweep as sw
+    from symtrans.base.errors import InputError
 
     out = tmp_path / "out.csv"
     out.write_text("precious\n")
@@ -305,7 +306,7 @@ def test_failure_in_a_late_chunk_leaves_the_file_intact(capsys, tmp_path, monkey
     def flaky(self, *args, **kwargs):
         calls["n"] += 1
         if calls["n"] > 3:
-            raise ValueError("simulated failure in the middle of the sweep")
+            raise InputError("simulated failure in the middle of the sweep")  # one of symtrans's own: exit 2
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Kernel, "run", flaky)
