@@ -32,6 +32,7 @@ from symtrans.analysis.walk import (
     pe_table,
     walk,
 )
+from symtrans.base.errors import InputError
 from symtrans.catalog.presets import PRESETS
 from symtrans.cli.main import main
 from symtrans.engine import symbols as S
@@ -215,16 +216,28 @@ def test_moe_layers_written_out():
     assert (exact(dense, {"N": 2}), exact(moe, {"N": 2})) == (2, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: architectures._layer_counts gives floor((N - moe_first_dense)/moe_every) MoE layers, "
-    "negative when N < moe_first_dense, and the Spec accepts such a model (a negative parameter count)",
-)
-def test_engine_layer_counts_when_the_dense_prefix_is_longer_than_the_stack():
-    spec = PRESETS["mixtral-8x7b"].spec.replace(sizes={"N": 1}, moe_first_dense=3)
-    walked = exact(walk(spec).flops, {**spec.values, "B": 1, "L": 8})
-    assert exact(build(spec).flops, {**spec.values, "B": 1, "L": 8}) == walked
-    assert exact(build(spec).params, spec.values) > 0
+def test_a_dense_prefix_as_long_as_the_stack_is_refused_and_a_shorter_one_counts_alike():
+    # The engine's closed form counts floor((N - moe_first_dense) / moe_every) MoE layers, which
+    # would be negative for N < moe_first_dense; the Spec refuses such a model where the sizes
+    # are given (issue 15: no negative count), in one InputError naming the option.
+    with pytest.raises(InputError, match="moe_first_dense=3 .* N=1"):
+        PRESETS["mixtral-8x7b"].spec.replace(sizes={"N": 1}, moe_first_dense=3)
+    with pytest.raises(InputError, match="moe_first_dense must be below N"):
+        PRESETS["mixtral-8x7b"].spec.replace(sizes={"N": 3}, moe_first_dense=3)
+    # N = 4 with 3 dense layers: one MoE layer (layer 4).  The walk (layer by layer, from
+    # shapes) and the closed form agree.
+    spec = PRESETS["mixtral-8x7b"].spec.replace(sizes={"N": 4}, moe_first_dense=3)
+    at = {**spec.values, "B": 1, "L": 8}
+    assert exact(build(spec).flops, at) == exact(walk(spec).flops, at)
+    # Parameters written out (Mixtral-8x7B's config: d_model 4096, d_ff 14336, 32 heads, 8 KV
+    # heads of 128, 8 experts, V 32000, untied head): per layer attention 2*4096^2 + 2*4096*1024
+    # and two RMSNorms; 3 dense SwiGLU FFNs of 3*4096*14336; one MoE layer of 8 such experts and
+    # a 4096 x 8 router; embedding and head 2*32000*4096; final norm 4096.
+    attention, ffn = 2 * 4096**2 + 2 * 4096 * 1024, 3 * 4096 * 14336
+    expected = 4 * (attention + 2 * 4096) + 3 * ffn + 8 * ffn + 4096 * 8 + 2 * 32000 * 4096 + 4096
+    assert exact(build(spec).params, spec.values) == expected == 2_367_754_240
+    dense, moe = moe_layers(spec, S.N)
+    assert (exact(dense, {"N": 4}), exact(moe, {"N": 4})) == (3, 1)
 
 
 # -- FLOPs from shapes ----------------------------------------------------------------------------
