@@ -3908,11 +3908,13 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
             More than MAX_UNKNOWN_KEYS unknown keys are refused outright, so the work
             stays linear in the number of keys.
     """
-    import difflib
-
     known = known_keys(model_type)
     targets = param_keys(model_type)
     unknown = [key for key in cfg if key not in known]  # one set lookup per key: linear
+    if not unknown:
+        return []
+    import difflib  # only when there is a key to match: not at every start-up
+
     if len(unknown) > MAX_UNKNOWN_KEYS:
         raise ConfigError(
             f"{len(unknown):,} keys are unknown to {_of(CLASSES, TEXT_ONLY, model_type)[0]} (at most {MAX_UNKNOWN_KEYS:,} "

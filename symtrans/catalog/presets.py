@@ -7,8 +7,6 @@ Each preset reproduces, to the parameter, the count of its reference implementat
 
 from __future__ import annotations
 
-import difflib
-
 from symtrans.base.errors import UnknownNameError
 from symtrans.catalog.handcounts import handcount_presets as _handcount_presets
 from symtrans.catalog.preset import Preset
@@ -465,6 +463,8 @@ def get(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
+        import difflib  # only for a misspelt name: not at start-up
+
         close = difflib.get_close_matches(name, PRESETS, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; see 'symtrans presets'"
         raise UnknownNameError(f"unknown preset {name!r}{hint}") from None

@@ -118,23 +118,6 @@ def _without_l(spec: Spec) -> Spec:
     return dataclasses.replace(spec, sizes=tuple((n, x) for n, x in spec.sizes if n != "L"))
 
 
-def int_arg(name: str, minimum: int = 1):
-    """An argparse ``type=`` for an exact integer >= ``minimum`` (accepts 4096, 4_096, 7e9)."""
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            v = parse_int(text, name)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-        if v < minimum:
-            kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            raise argparse.ArgumentTypeError(f"{name} must be {kind}, not {text}")
-        return v
-
-    return parse
-
-
 def parse_setting(item: str) -> tuple[str, object]:
     """Parse one ``NAME=VALUE`` into (name, typed value).
 

@@ -15,7 +15,7 @@ import json
 import re
 
 from symtrans.base.errors import InputError
-from symtrans.catalog.resolve import int_arg
+from symtrans.cli.arguments import int_arg
 
 _BYTES = re.compile(r"\s*([0-9][0-9_.eE+]*)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*")
 _BYTE_UNITS = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from symtrans.catalog.resolve import int_arg
+from symtrans.cli.arguments import int_arg
 
 
 def _bytes_arg(name: str, allow_zero: bool = True):

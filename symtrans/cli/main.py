@@ -17,15 +17,7 @@ import sys
 from typing import Sequence
 
 from symtrans.base.errors import InputError, SymtransError
-
-
-def int_arg(name: str, minimum: int = 1):
-    """``resolve.int_arg``, imported when the parser is built: importing the catalog (and
-    SymPy) here would put a second of start-up before ``main`` can catch Ctrl-C."""
-    from symtrans.catalog.resolve import int_arg as parse
-
-    return parse(name, minimum)
-
+from symtrans.cli.arguments import int_arg
 
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
 
@@ -656,6 +648,12 @@ class _OnlySubparsers:
         return self.sub.add_parser(name, **kwargs)
 
 
+def _wants(sub, *names: str) -> bool:
+    """Whether building ``sub`` needs any of the subcommands ``names``: a module that
+    only registers other subcommands is not imported (each costs start-up time)."""
+    return not isinstance(sub, _OnlySubparsers) or sub.only in names
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; ``only``: build just that subcommand (the one being run; the
     parse is the same for a command line that starts with it).  An unknown ``only``
@@ -693,44 +691,47 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_params)
 
-    p = sub.add_parser("flops", help="FLOPs: forward, backward, training, prefill, decode; conventions; --compare")
-    _common(p, ("text", "json"), "text")
-    _workload(p)
-    from symtrans.cli.usage import add_flops_options, add_memory_parser, add_time_parser
+    if _wants(sub, "flops", "memory", "time"):
+        from symtrans.cli.usage import add_flops_options, add_memory_parser, add_time_parser
 
-    add_flops_options(p)
-    p.set_defaults(func=_cmd_flops)
-    add_memory_parser(sub, _common, _workload)
-    add_time_parser(sub, _common, _workload)
-    from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
+        p = sub.add_parser("flops", help="FLOPs: forward, backward, training, prefill, decode; conventions; --compare")
+        _common(p, ("text", "json"), "text")
+        _workload(p)
+        add_flops_options(p)
+        p.set_defaults(func=_cmd_flops)
+        add_memory_parser(sub, _common, _workload)
+        add_time_parser(sub, _common, _workload)
+    if _wants(sub, "deploy"):
+        from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
 
-    add_deploy_parser(sub, _common, _emit, UsageError)
+        add_deploy_parser(sub, _common, _emit, UsageError)
 
-    p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
-    _common(
-        p,
-        ("markdown", "latex", "pdf", "html"),
-        None,  # None: from the -o extension (report_format)
-        "default: from the -o extension (.html html, .md markdown, .tex latex, .pdf pdf), else markdown; "
-        "without -o on a terminal, a short summary",
-    )
-    _workload(p)
-    p.add_argument("--title", default=None, help="report title (any script; escaped for every format)")
-    from symtrans.render.languages import CHOICES as LANGUAGES  # data only: no Jinja2, no SymPy
+    if _wants(sub, "report"):
+        p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
+        _common(
+            p,
+            ("markdown", "latex", "pdf", "html"),
+            None,  # None: from the -o extension (report_format)
+            "default: from the -o extension (.html html, .md markdown, .tex latex, .pdf pdf), else markdown; "
+            "without -o on a terminal, a short summary",
+        )
+        _workload(p)
+        p.add_argument("--title", default=None, help="report title (any script; escaped for every format)")
+        from symtrans.render.languages import CHOICES as LANGUAGES  # data only: no Jinja2, no SymPy
 
-    p.add_argument(
-        "--lang",
-        choices=LANGUAGES,
-        default="en",
-        help="language of the report's text (numbers, formulas and sources are the same in all); "
-        "auto: a hand-count preset in its article's language, else English",
-    )
-    p.add_argument(
-        "--no-charts",
-        action="store_true",
-        help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
-    )
-    p.set_defaults(func=_cmd_report)
+        p.add_argument(
+            "--lang",
+            choices=LANGUAGES,
+            default="en",
+            help="language of the report's text (numbers, formulas and sources are the same in all); "
+            "auto: a hand-count preset in its article's language, else English",
+        )
+        p.add_argument(
+            "--no-charts",
+            action="store_true",
+            help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("walk", help="shape walk: every step of the forward pass, its shapes and FLOPs")
     p.add_argument("model", metavar="MODEL", nargs="?", help="a preset name or a config.json path")
@@ -760,12 +761,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_walk)
 
-    from symtrans.cli.analysis import add_analysis_parsers  # solve, plan, sweep, diff, identities, plot
+    if _wants(sub, "solve", "plan", "sweep", "diff", "identities", "plot"):
+        from symtrans.cli.analysis import add_analysis_parsers
 
-    add_analysis_parsers(sub, _common, _workload, _emit, UsageError)
-    from symtrans.cli.inspect import add_inspect_parser  # checkpoint headers vs the formula
+        add_analysis_parsers(sub, _common, _workload, _emit, UsageError)
+    if _wants(sub, "inspect"):
+        from symtrans.cli.inspect import add_inspect_parser  # checkpoint headers vs the formula
 
-    add_inspect_parser(sub, _emit)
+        add_inspect_parser(sub, _emit)
     if only is not None and not sub.found:
         return build_parser()
     return parser

@@ -228,6 +228,8 @@ def _checksum(entry: Mapping) -> str:
 def _cached(key: str, fp: str) -> Mapping | None:
     path = cache_dir() / f"{key_id(key)}.json"
     try:
+        if not path.is_file():  # missing, or not a regular file (a FIFO would block the read)
+            return None
         entry = json.loads(path.read_text(encoding="utf-8"))
         if (
             isinstance(entry, dict)
@@ -270,8 +272,13 @@ def store(key: str, plan: Mapping) -> None:
 
 
 def lookup(spec, query: tuple) -> Mapping | None:
-    """The plan data for ``spec``'s structure and ``query``: shipped, else cached on disk,
-    else None (build it with SymPy: ``plans``)."""
+    """The plan data for ``spec``'s structure and ``query``: cached on disk, else shipped,
+    else None (build it with SymPy: ``plans``).
+
+    The disk cache is asked first: a preset's plan is never stored there (it is shipped),
+    so a preset costs one missing file, while a config.json seen before is answered
+    without loading the shipped data of every preset.
+    """
     if os.environ.get("SYMTRANS_NO_GENERATED"):  # tests and benchmarks force the SymPy path
         return None
     try:
@@ -279,10 +286,13 @@ def lookup(spec, query: tuple) -> Mapping | None:
     except Fallback:
         return None
     key = plan_key(spec, query)
+    cached = _cached(key, fp)
+    if cached is not None:
+        return cached
     hit = _shipped(fp).get(key_id(key))
     if hit is not None and hit.get("key") == key:
         return hit
-    return _cached(key, fp)
+    return None
 
 
 def numbers(spec, query: tuple, values: Mapping[str, int], generated: bool = True) -> Numbers:

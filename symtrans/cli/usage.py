@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
 from symtrans.base.errors import InputError
-from symtrans.catalog.resolve import int_arg
+from symtrans.cli.arguments import int_arg
 from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE, TRAINING_MODES
 
 _DTYPE_HELP = "fp32, bf16, fp16, fp8, int8, int4"
