@@ -497,7 +497,7 @@ def _sinusoids() -> Section:
     names[pos] = r"\mathit{pos}"
 
     def both(e: sp.Basic) -> Formula:
-        return Formula(Math(sp.latex(e, symbol_names=names)), Math(_MathMLFormulaPrinter().doprint(e)))
+        return Formula(Math(sp.latex(e, symbol_names=names)), lambda: _MathMLFormulaPrinter().doprint(e))
 
     return Section(
         "positions",

@@ -163,16 +163,30 @@ class Formula:
     """A piece of math printed for every format: ``tex`` (LaTeX math mode, for LaTeX and
     Markdown) and ``mathml`` (presentation MathML content without the ``<math>`` element,
     for HTML).  Both are trusted markup from SymPy's printers or from ``number``.  A
-    Formula is also an inline run of the report model (``doc``), of kind ``"math"``."""
+    Formula is also an inline run of the report model (``doc``), of kind ``"math"``.
+
+    The MathML may be given as a function of no arguments that prints it: it is printed
+    the first time ``mathml`` is read, so a Markdown or LaTeX report, which never reads
+    it, does not pay for SymPy's MathML printer (a third of a report's time).  Two
+    Formulas are equal when their LaTeX is: both printings come from one expression.
+    """
 
     tex: Math
-    mathml: Math
+    _mathml: object = field(repr=False, compare=False)  # Math, or a function giving it
     kind: str = field(default="math", init=False, repr=False, compare=False)
+
+    @property
+    def mathml(self) -> Math:
+        m = self._mathml
+        if callable(m):
+            m = Math(m())
+            object.__setattr__(self, "_mathml", m)  # printed once (a frozen dataclass's cache)
+        return m
 
 
 def formula(expr: sp.Expr) -> Formula:
-    """``expr`` printed by SymPy as LaTeX and as presentation MathML."""
-    return Formula(latex(expr), mathml(expr))
+    """``expr`` printed by SymPy as LaTeX and (when read) as presentation MathML."""
+    return Formula(latex(expr), lambda: mathml(expr))
 
 
 def symbol_formula(name: str) -> Formula:
@@ -195,7 +209,7 @@ def identifier(name: str) -> Formula:
         tex = LatexPrinter(
             {"symbol_names": {sym: f"{LatexPrinter().doprint(sp.Symbol(base))}_{{\\mathrm{{{sub}}}}}"}}
         ).doprint(sym)
-    return Formula(Math(tex), Math(MathMLPresentationPrinter({}).doprint(sym)))
+    return Formula(Math(tex), lambda: MathMLPresentationPrinter({}).doprint(sym))
 
 
 def number(n: int) -> Formula:
@@ -212,7 +226,7 @@ def join(parts: Sequence[Formula], op: str = "=") -> Formula:
     sep = " \\; " if op == ";" else f" {tex_op} "
     return Formula(
         Math(sep.join(p.tex for p in parts)),
-        Math("<mrow>" + f"<mo>{mml_op}</mo>".join(p.mathml for p in parts) + "</mrow>"),
+        lambda: "<mrow>" + f"<mo>{mml_op}</mo>".join(p.mathml for p in parts) + "</mrow>",  # printed when read
     )
 
 
@@ -353,9 +367,16 @@ class _Printers:
 
     def __init__(self, tex: LatexPrinter, mml: MathMLPresentationPrinter) -> None:
         self.tex, self.mml = tex, mml
+        self._tex: dict = {}  # segment -> its LaTeX: a line being filled is measured once per added term
 
     def tex_of(self, segments: list) -> str:
-        return "".join(self.tex.doprint(s) if not isinstance(s, tuple) else s[1] for s in segments)
+        return "".join(self._tex_segment(s) if not isinstance(s, tuple) else s[1] for s in segments)
+
+    def _tex_segment(self, s) -> str:
+        out = self._tex.get(s)
+        if out is None:
+            out = self._tex[s] = self.tex.doprint(s)
+        return out
 
     def mml_of(self, segments: list) -> str:
         return "".join(self.mml.doprint(s) if not isinstance(s, tuple) else s[2] for s in segments)
@@ -428,7 +449,8 @@ def _layout(expr: sp.Expr, pr: _Printers, limit: int) -> list[list]:
 
 def _lines(expr: sp.Expr, pr: _Printers, limit: int) -> list[Formula]:
     return [
-        Formula(Math(pr.tex_of(segs)), Math(f"<mrow>{pr.mml_of(segs)}</mrow>")) for segs in _layout(expr, pr, limit)
+        Formula(Math(pr.tex_of(segs)), lambda segs=segs: f"<mrow>{pr.mml_of(segs)}</mrow>")
+        for segs in _layout(expr, pr, limit)
     ]
 
 

@@ -26,12 +26,12 @@ def _shape(shape: Shape) -> Formula:
     dims = [formula(d) for d in shape]
     return Formula(
         Math(r" \times ".join(d.tex for d in dims)),
-        Math("<mrow>" + "<mo>\u00d7</mo>".join(d.mathml for d in dims) + "</mrow>"),
+        lambda: "<mrow>" + "<mo>\u00d7</mo>".join(d.mathml for d in dims) + "</mrow>",  # printed when read
     )
 
 
 def _times(a: Formula, b: Formula) -> Formula:
-    return Formula(Math(f"{a.tex} \\times {b.tex}"), Math(f"<mrow>{a.mathml}<mo>\u00d7</mo>{b.mathml}</mrow>"))
+    return Formula(Math(f"{a.tex} \\times {b.tex}"), lambda: f"<mrow>{a.mathml}<mo>\u00d7</mo>{b.mathml}</mrow>")
 
 
 def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
