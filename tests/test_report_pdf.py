@@ -151,3 +151,24 @@ def test_missing_fonts_and_packages_name_their_debian_package():
     pzdr = pdf_module._known_failure(r"! Font \XeTeXLink@font=pzdr at 0.00002pt not loadable: Metric (TFM) file")
     assert isinstance(pzdr, TeXNotFoundError) and "texlive-fonts-recommended" in str(pzdr)
     assert pdf_module._known_failure("! LaTeX Error: File `undefined-thing.sty' not found.") is None
+
+
+def test_without_latexmk_the_engine_runs_until_nothing_asks_for_a_rerun(monkeypatch, tmp_path):
+    # gpt2's report has longtables and hyperref outlines: its first pdflatex run warns
+    # "Table widths have changed. Rerun LaTeX." and "Rerun to get outlines right"; the
+    # second finds the widths and outlines of the first in its .aux/.out and asks for
+    # nothing, so two runs make the PDF (latexmk runs the same two).  Every run's log
+    # loads the package rerunfilecheck, which is no request for a rerun.
+    _tools()
+    real_which, real_run = pdf_module.shutil.which, pdf_module._run
+    runs = []
+
+    def run(cmd, *args, **kwargs):
+        runs.append(cmd[0])
+        return real_run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None if name == "latexmk" else real_which(name))
+    monkeypatch.setattr(pdf_module, "_run", run)
+    data = pdf_module.build_pdf(render(resolve("gpt2"), "latex"))
+    assert len(runs) == 2 and all(r.endswith("pdflatex") for r in runs)
+    assert "Shape walk" in _text(data, tmp_path)

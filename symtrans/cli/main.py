@@ -458,6 +458,18 @@ def _cmd_report(args) -> int:
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
+    if args.format == "pdf":  # before the report and its charts are built: seconds of work for nothing
+        if not args.output:
+            raise UsageError("report --format pdf needs -o PATH (or -o - for standard output)")
+        from symtrans.render.report.pdf import require_tex
+
+        require_tex()
+    if out and not args.no_charts:  # likewise every chart file: checked again when written
+        from symtrans.base.atomic import check_output
+        from symtrans.render.plots import chart_paths
+
+        for path in chart_paths(res.spec, out, args.format):
+            check_output(path, _input_files(args))
     from symtrans.render.report import build_context, i18n, render_context
     from symtrans.render.report.terminal import summary
 
@@ -468,8 +480,6 @@ def _cmd_report(args) -> int:
         _emit(args, summary(report))
         return 0
     if args.format == "pdf":
-        if not args.output:
-            raise UsageError("report --format pdf needs -o PATH (or -o - for standard output)")
         from symtrans.render.report import build_pdf
 
         files: dict[str, bytes] = {}

@@ -353,10 +353,33 @@ def chart_files(resolved, stem: str, fmt: str = "png", batch: int = 1, seq_len: 
         PlotsUnavailable: matplotlib is not installed.
     """
     spec = resolved.spec
-    out = {f"{stem}-shares.{fmt}": to_bytes(component_shares(spec, resolved.name, batch, seq_len), fmt)}
-    if spec.has("d_model"):
-        out[f"{stem}-scaling.{fmt}"] = to_bytes(scaling(spec, "d_model", "params", resolved.name), fmt)
+    shares, *rest = chart_names(spec, stem, fmt)
+    out = {shares: to_bytes(component_shares(spec, resolved.name, batch, seq_len), fmt)}
+    for name in rest:  # the scaling chart
+        out[name] = to_bytes(scaling(spec, "d_model", "params", resolved.name), fmt)
     return out
+
+
+def chart_names(spec, stem: str, fmt: str) -> list[str]:
+    """The file names of a report's charts: the shares chart, and the scaling chart when
+    the model has a ``d_model`` (no chart is drawn to know them)."""
+    return [f"{stem}-shares.{fmt}"] + ([f"{stem}-scaling.{fmt}"] if spec.has("d_model") else [])
+
+
+def chart_stem(output: str) -> str:
+    """The stem the chart files of the report ``output`` are named after: characters
+    symtrans makes itself (the writers check them: ``[A-Za-z0-9.-]`` only)."""
+    return re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
+
+
+def chart_paths(spec, output: str, report_format: str) -> list[str]:
+    """The paths the charts of a report written to ``output`` go to: beside it for
+    Markdown and LaTeX, none for HTML (inlined) or PDF (embedded).  Known before any chart
+    is drawn, so that an unwritable one fails the command before seconds of drawing."""
+    if report_format not in ("markdown", "latex"):
+        return []
+    directory = os.path.dirname(output)
+    return [os.path.join(directory, n) for n in chart_names(spec, chart_stem(output), CHART_FORMATS[report_format])]
 
 
 CHART_TITLES = {
@@ -391,11 +414,9 @@ def add_chart_section(
             ),
         )
         return {}
-    # File names symtrans makes itself (the writers check them: [A-Za-z0-9.-] only).
-    stem = re.sub(r"[^A-Za-z0-9.-]", "-", os.path.splitext(os.path.basename(output))[0]).lstrip(".-") or "report"
     fmt = CHART_FORMATS[report_format]
     try:  # matplotlib is imported here, when a chart is written, and only then
-        files = chart_files(resolved, stem, fmt, batch, seq_len)
+        files = chart_files(resolved, chart_stem(output), fmt, batch, seq_len)
     except PlotsUnavailable:
         doc.add_section(
             report,

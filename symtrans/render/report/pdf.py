@@ -55,6 +55,10 @@ _PROVIDERS = {
 }
 _JOB = "report"
 _XELATEX = re.compile(r"^%+ *!TEX program *= *xelatex *$", re.MULTILINE)
+# The warnings that ask for another run (longtable's "Table widths have changed. Rerun
+# LaTeX.", LaTeX's and rerunfilecheck's "Rerun to get ... right"); not the log's line that
+# loads the package rerunfilecheck, present in every run with hyperref.
+_RERUN = re.compile(r"\bRerun (?:LaTeX|to get)\b")
 
 
 class PDFBuildError(EnvironmentProblem):
@@ -72,6 +76,20 @@ class MissingFontError(PDFBuildError):
 def tex_available() -> bool:
     """True when latexmk or pdflatex is on PATH."""
     return bool(shutil.which("latexmk") or shutil.which("pdflatex"))
+
+
+def require_tex() -> None:
+    """Check that a PDF can be built at all, before the work that precedes the build.
+
+    Raises:
+        TeXNotFoundError: neither latexmk nor pdflatex is on PATH (names the Debian
+            packages to install).
+    """
+    if not tex_available():
+        raise TeXNotFoundError(
+            "PDF output needs TeX, but neither latexmk nor pdflatex is installed; "
+            f"install the Debian packages {', '.join(DEBIAN_PACKAGES)}"
+        )
 
 
 def engine(latex_source: str) -> str:
@@ -303,10 +321,7 @@ def build_pdf_and_log(
             f"install the Debian packages {', '.join(DEBIAN_PACKAGES + XETEX_PACKAGES)}"
         )
     if not latexmk and not tex:
-        raise TeXNotFoundError(
-            "PDF output needs TeX, but neither latexmk nor pdflatex is installed; "
-            f"install the Debian packages {', '.join(DEBIAN_PACKAGES)}"
-        )
+        require_tex()
     from symtrans.base.interrupt import interrupts_as_exceptions
 
     # The temporary folder is removed by the same ``finally`` that has already killed
@@ -342,7 +357,7 @@ def _build(workdir, latex_source, files, latexmk, tex, xelatex, timeout) -> tupl
             if left <= 0:
                 raise PDFBuildError(f"the LaTeX build took longer than {timeout:g} s and was stopped")
             code, out = _run([tex, *pdf_flags, _JOB + ".tex"], workdir, left)
-            if code != 0 or not re.search(r"Rerun|rerun", _read_log(workdir)):
+            if code != 0 or not _RERUN.search(_read_log(workdir)):
                 break
     log_text = _read_log(workdir) or out
     pdf_path = os.path.join(workdir, _JOB + ".pdf")
