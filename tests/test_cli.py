@@ -101,6 +101,33 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
     assert "Traceback" not in err
 
 
+def test_an_unknown_set_name_with_no_near_miss_lists_the_names(capsys):
+    # Nothing resembles "colour": the line names every size and option --set takes, as
+    # argparse does for an invalid choice, and leaves out the workload (B has --batch).
+    code, _, err = run(capsys, "params", "gpt2", "--set", "colour=red")
+    assert code == 2 and err.count("\n") == 1
+    sizes, options = err.split("choose a size (")[1].split(") or an option (")
+    assert {"d_model", "d_ff", "h", "h_kv", "N", "V", "L_max", "E", "k"} <= set(sizes.split(", "))
+    assert "B" not in sizes.split(", ") and "T_gen" not in sizes.split(", ")
+    assert {"norm", "ffn", "positional", "tie_output", "moe_first_dense"} <= set(options.rstrip(")\n").split(", "))
+
+
+def test_a_hub_id_is_not_downloaded_and_the_message_says_how_to_get_the_config(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no such directory here
+    code, out, err = run(capsys, "params", "meta-llama/Llama-2-7b-hf")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "hf download meta-llama/Llama-2-7b-hf config.json" in err and "llama-2-7b" in err
+    # The same text as a local directory holding a config.json is read as one.
+    (tmp_path / "meta-llama" / "Llama-2-7b-hf").mkdir(parents=True)
+    gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100, "n_positions": 32}
+    (tmp_path / "meta-llama" / "Llama-2-7b-hf" / "config.json").write_text(json.dumps(gpt2))
+    code, out, _ = run(capsys, "params", "meta-llama/Llama-2-7b-hf", "--format", "json")
+    # GPT-2 written out: wte 100*64 + wpe 32*64 + 2 layers of (4*64^2 + 4*64 attention, 2*64*256 + 256 + 64
+    # FFN, 2 LayerNorms of 2*64) + final LayerNorm 2*64; the LM head is tied.
+    layer = 4 * 64**2 + 4 * 64 + 2 * 64 * 256 + 256 + 64 + 4 * 64
+    assert code == 0 and json.loads(out)["total"] == 100 * 64 + 32 * 64 + 2 * layer + 2 * 64
+
+
 def test_unwritable_output_keeps_nothing_half_written(capsys, tmp_path):
     target = tmp_path / "no-such-dir" / "out.json"
     code, _, err = run(capsys, "params", "gpt2", "--format", "json", "-o", str(target))

@@ -9,6 +9,7 @@ Every failure raises ``ValueError`` with one sentence; the CLI prints it and exi
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from symtrans.base.errors import InputError
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
 from symtrans.engine.legend import LEGEND as SYMBOLS
-from symtrans.engine.spec import BOOL_SPELLINGS, OPTION_NAMES, OPTION_TYPES, WORKLOAD_SIZES, Spec
+from symtrans.engine.spec import BOOL_SPELLINGS, OPTION_NAMES, OPTION_TYPES, WORKLOAD_OPTIONS, WORKLOAD_SIZES, Spec
 
 if TYPE_CHECKING:  # pragma: no cover - imported where a config.json is read (it imports SymPy)
     from symtrans.accounting.quantization import Checkpoint
@@ -154,7 +155,11 @@ def parse_setting(item: str) -> tuple[str, object]:
     import difflib
 
     close = difflib.get_close_matches(name, list(SYMBOLS) + list(OPTION_NAMES), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    if close:
+        hint = f"; did you mean {', '.join(close)}?"
+    else:  # nothing alike: name them all, as argparse does for an invalid choice
+        sizes = [n for n in SYMBOLS if n not in WORKLOAD_OPTIONS]  # B, D, ... have options of their own
+        hint = f"; choose a size ({', '.join(sizes)}) or an option ({', '.join(OPTION_NAMES)})"
     raise InputError(f"unknown --set name {name!r}{hint}")
 
 
@@ -172,6 +177,25 @@ def apply_settings(spec: Spec, settings: list[str]) -> tuple[Spec, tuple[str, ..
     return new, notes
 
 
+# A Hugging Face Hub repository id (owner/name), as people paste it from the model page.
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _hub_id_message(model: str) -> str:
+    """Why ``owner/name`` is not read (no download: counts come from local files) and
+    how to get its config.json, with the presets whose names resemble its name."""
+    import difflib
+
+    name = model.partition("/")[2].lower()
+    close = difflib.get_close_matches(name, presets.PRESETS, n=3, cutoff=0.6)
+    hint = f"; presets of similar names: {', '.join(close)}" if close else ""
+    return (
+        f"{model}: no such file; it looks like a Hugging Face Hub id, and symtrans reads local files only "
+        f"(it never downloads): fetch the config with 'hf download {model} config.json --local-dir DIR' "
+        f"and give DIR{hint}"
+    )
+
+
 def resolve(model: str, settings: list[str] | None = None) -> Resolved:
     """Resolve MODEL (preset name or config.json path) and apply ``settings``.
 
@@ -180,6 +204,8 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
             bad --set, or an invalid resulting spec.
     """
     settings = list(settings or [])
+    if _HUB_ID.fullmatch(model) and not model.endswith(".json") and not os.path.exists(model):
+        raise InputError(_hub_id_message(model))
     if model.endswith(".json") or os.sep in model or os.path.exists(model):
         from symtrans.catalog.hf_config import load_config_checkpoint  # imported here: only config users pay for it
 

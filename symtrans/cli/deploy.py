@@ -267,7 +267,16 @@ def deploy_result(res, args) -> dict:
             for f in p.formulas
         ],
         "assumptions": p.assumptions,
-        "notes": notes + list(res.notes),
+        "notes": notes
+        + list(res.notes)
+        + (
+            [
+                f"{p.generate} generated token per request (the default of --generate): the throughput above is "
+                "the rate of whole requests, mostly prefill; give --generate (and --prompt) for a serving mix"
+            ]
+            if args.generate is None and p.generate == 1
+            else []
+        ),
     }
     if res.preset is not None:
         from symtrans.catalog import deploy_handcount

@@ -423,11 +423,15 @@ def cmd_flops(args, res, emit) -> int:
             + (f"; the layer stacks include their {r['recompute']} recomputation" if r["recompute"] != "none" else "")
             + "):"
         )
-        width = max(len(c["name"]) + 2 * c["depth"] for c in r["components"])
+
+        # As params prints them: the multiplicity beside the name, the count per instance last.
+        def label(c) -> str:
+            return "  " * c["depth"] + c["name"] + (f" x {c['count']}" if c["count"] != 1 else "")
+
+        width = max(len(label(c)) for c in r["components"])
         for c in r["components"]:
-            label = "  " * c["depth"] + c["name"]
-            count = f" x {c['count']}" if c["count"] != 1 else ""
-            lines.append(f"    {label:<{width}}  {_plain(c['total']):>24}  {c['share'] * 100:6.2f}%{count}")
+            each = f"  ({_plain(c['each'])} each)" if c["count"] not in (0, 1) else ""
+            lines.append(f"    {label(c):<{width}}  {_plain(c['total']):>24}  {c['share'] * 100:6.2f}%{each}")
     if "compare" in r:
         lines += _compare_lines(r["compare"], r["compare_basis"])
     emit(args, "\n".join(lines))
