@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from symtrans.catalog.checkpoint.formats import Checkpoint, CheckpointError
-from symtrans.catalog.checkpoint.infer import POSITIONS, Inference, InferenceError, gguf_hints, infer_spec, io_dims
+from symtrans.catalog.checkpoint.infer import Inference, InferenceError, gguf_hints, infer_spec, io_dims
 from symtrans.catalog.checkpoint.inventory import Entry, classify
 from symtrans.catalog.checkpoint.names import FAMILIES, MODEL_TYPES, Family, Kind, best_family, gguf_family
 from symtrans.catalog.checkpoint.quant import gguf_payload_bytes, scheme_from_config
@@ -43,7 +43,7 @@ from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
 # Sizes a user's --set passes to the shape inference (the rest are applied after it).
-_HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", POSITIONS)
+_HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", "L_max")
 
 TERM_LABELS = {
     "tied_copy": "tied matrix stored twice",
@@ -573,7 +573,7 @@ def _differences(entries: list[Entry], spec: Spec, fam: Family, hints: dict) -> 
         return []
     out = []
     for k, v in shaped.spec.values.items():
-        if k in ("V", "h", POSITIONS, "N", "N_enc", "N_dec") or k not in spec.values:  # V, N: their own terms
+        if k in ("V", "h", "N", "N_enc", "N_dec") or k not in spec.values:  # V, N: their own terms
             continue
         if spec.values[k] != v:
             out.append(f"{k}: {spec.values[k]:,} in the config, {v:,} in the stored shapes")

@@ -27,11 +27,6 @@ from symtrans.catalog.checkpoint.inventory import Entry
 from symtrans.catalog.checkpoint.names import IN_OUT, Family, Kind
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
-from symtrans.engine.symbols import SYMBOLS
-
-# The size of a learned position table: ``L_max`` once the engine has it (the lead's
-# change on main: ``L`` becomes the workload's sequence length only), ``L`` until then.
-POSITIONS = "L_max" if "L_max" in SYMBOLS else "L"
 
 
 class InferenceError(InputError):
@@ -237,17 +232,17 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
     if pos is not None:
         opts["positional"] = "learned"
         opts["position_offset"] = fam.position_offset
-        sizes[POSITIONS] = pos.shape[0] - fam.position_offset
-        found[POSITIONS] = f"rows of {pos.name}" + (f" minus {fam.position_offset}" if fam.position_offset else "")
+        sizes["L_max"] = pos.shape[0] - fam.position_offset
+        found["L_max"] = f"rows of {pos.name}" + (f" minus {fam.position_offset}" if fam.position_offset else "")
     elif rel is not None:
         opts["positional"] = "relative"
         opts["relative_buckets"] = rel.shape[0]
         found["relative_buckets"] = f"rows of {rel.name}"
     else:
         opts["positional"] = fam.positional
-        if POSITIONS in hints:
-            sizes[POSITIONS] = hints[POSITIONS]
-            found[POSITIONS] = "metadata"
+        if "L_max" in hints:
+            sizes["L_max"] = hints["L_max"]
+            found["L_max"] = "metadata"
     types = _first(params, Role.TYPE_EMBEDDING)
     if types is not None:
         opts["token_types"] = types.shape[0]
@@ -328,7 +323,7 @@ def gguf_hints(meta: dict[str, Any]) -> dict[str, Any]:
         ("attention.head_count_kv", "h_kv"),
         ("attention.key_length", "d_k"),
         ("expert_used_count", "k"),
-        ("context_length", POSITIONS),
+        ("context_length", "L_max"),
         ("vocab_size", "V"),
     ):
         v = meta.get(f"{arch}.{key}")

@@ -30,10 +30,6 @@ from functools import lru_cache
 
 from symtrans.engine.roles import Block, Role
 
-# The dense map before the logits of an MLM head.  ``Role.HEAD_TRANSFORM`` is its name
-# from the roles rework on main; ``MLM_TRANSFORM`` its earlier name.
-_HEAD_TRANSFORM = getattr(Role, "HEAD_TRANSFORM", None) or getattr(Role, "MLM_TRANSFORM")
-
 
 class Kind(str, Enum):
     """What a stored tensor is, for counting."""
@@ -171,8 +167,8 @@ def _bert_rules() -> tuple[Rule, ...]:
         Rule(L + r"output\.dense", R.FFN_DOWN, B.FFN),
         Rule(L + r"output\.LayerNorm", R.NORM, B.NORM, VECTOR),
         Rule(r"pooler\.dense", R.POOLER, B.POOLER),
-        Rule(r"(?:cls\.predictions|lm_head)\.transform\.dense", _HEAD_TRANSFORM, B.MLM_HEAD),
-        Rule(r"lm_head\.dense", _HEAD_TRANSFORM, B.MLM_HEAD),
+        Rule(r"(?:cls\.predictions|lm_head)\.transform\.dense", Role.HEAD_TRANSFORM, B.MLM_HEAD),
+        Rule(r"lm_head\.dense", Role.HEAD_TRANSFORM, B.MLM_HEAD),
         Rule(r"(?:cls\.predictions\.transform\.LayerNorm|lm_head\.layer_norm)", R.NORM, B.MLM_HEAD, VECTOR),
         Rule(r"(?:cls\.predictions\.decoder|lm_head\.decoder)", R.LM_HEAD, B.MLM_HEAD),
         Rule(r"(?:cls\.predictions|lm_head)", R.MLM_BIAS, B.MLM_HEAD, VECTOR),  # its leaf is "bias"
