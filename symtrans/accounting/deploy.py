@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from symtrans.accounting.hardware import Accelerator, fraction
+from symtrans.accounting.hardware import MIN_UTILISATION, Accelerator, fraction
 from symtrans.base.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -223,6 +223,17 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     if o.devices % o.tensor_parallel:
         raise InputError(f"--tensor-parallel {o.tensor_parallel} must divide --devices {o.devices}")
     u = fraction(o.utilisation, "--gpu-memory-utilization")
+    for flag, eff in (
+        ("--compute-efficiency", o.compute_efficiency),
+        ("--bandwidth-efficiency", o.bandwidth_efficiency),
+    ):
+        # the same floor as an MFU (hardware.MIN_UTILISATION): smaller values only give times of
+        # astronomical length, past what a float can print (1e-320 overflowed)
+        if fraction(eff, flag) < MIN_UTILISATION:
+            raise InputError(
+                f"{flag} = {float(eff):g} is implausibly small: the fraction of the peak a deployment achieves "
+                f"is 0.2 to 0.8 in practice; the smallest accepted is {float(MIN_UTILISATION):g}"
+            )
     notes: list[str] = []
     kv_dtype = o.kv_dtype or default_kv_dtype(o.dtype)
     get_dtype(kv_dtype)
@@ -232,7 +243,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     values = dict(spec.values)
     if "L" not in values and "L_max" not in values:
         raise InputError("the model has no context length L; give --set L=N")
-    context = values.get("L_max", values.get("L"))  # L_max (max_position_embeddings) once the lead's split lands
+    context = values.get("L_max", values.get("L"))  # the position table (max_position_embeddings), else L
     gen = o.generate
     if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
         raise InputError(f"--generate must be a positive integer, not {gen!r}")

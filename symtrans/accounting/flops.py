@@ -107,8 +107,11 @@ def _embedding_lookups(spec: Spec, wl: Workload, conv: Convention) -> sp.Expr:
     return 2 * wl.batch * rows * width * sp.Rational(conv.flops_per_mac, 2)
 
 
-def _check(mode: str | None, mask: str, recompute: str) -> None:
-    if mode is not None and mode not in TRAINING_MODES:
+_NO_MODE = object()  # prefill and decode take no training mode
+
+
+def _check(mode, mask: str, recompute: str) -> None:
+    if mode is not _NO_MODE and (not isinstance(mode, str) or mode not in TRAINING_MODES):  # None too
         raise InputError(
             f"unknown mode {mode!r}; valid modes: {', '.join(TRAINING_MODES)} "
             "(prefill and decode: prefill_expr, decode_expr)"
@@ -391,7 +394,7 @@ def prefill_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> s
 def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
-    _check(None, mask, "none")
+    _check(_NO_MODE, mask, "none")
     _require_generation(spec)
     spec.check_workload()
     conv = get_convention(convention)
@@ -425,7 +428,7 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
 def _decode_step_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
-    _check(None, mask, "none")
+    _check(_NO_MODE, mask, "none")
     _require_generation(spec)
     spec.check_workload()
     conv = get_convention(convention)

@@ -136,6 +136,14 @@ from symtrans.engine.spec import Spec
 
 # Largest size accepted: beyond 2**53 a value is not a real model (and not exact in a float).
 MAX_SIZE = 2**53
+# The most layers read from a config.json: per-layer keys (layer_types, mlp_only_layers, ...)
+# are lists of one entry per layer, so the reading is linear in the depth; the deepest
+# published models have a few hundred layers.  A deeper model is counted in closed form at
+# any depth with --set N=... (or N_enc/N_dec) on a config of ordinary depth.
+MAX_LAYERS = 100_000
+LAYER_KEYS = frozenset(
+    ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers")
+)
 # A config.json is a few kB; refuse to read anything absurdly large.
 MAX_BYTES = 10 * 2**20
 
@@ -1745,7 +1753,13 @@ class _Reader:
             return self._default(key, "missing", default, shown)
         if v is None and nullable:
             return self._default(key, "is null", default, shown)
-        return check_size(k, v, zero_ok=zero_ok)
+        v = check_size(k, v, zero_ok=zero_ok)
+        if key in LAYER_KEYS and v > MAX_LAYERS:
+            raise ConfigError(
+                f"{k} is {v:,}: more layers than symtrans reads from a config.json (at most {MAX_LAYERS:,}); "
+                "count a deeper model with --set N=... on a config of ordinary depth (a closed form at any depth)"
+            )
+        return v
 
     def flag(self, key: str, default: Any = _MISSING, note: bool = True) -> bool:
         """A JSON boolean; ``note=False`` for switches whose default is unremarkable."""
@@ -2060,6 +2074,10 @@ def _llama_like(r: _Reader) -> Spec:
             )
         elif mt != "qwen2":
             r.size("head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", nullable=True)
+    if "d_k" in sizes:  # transformers' RoPE validation of the head width (found by fuzzing: counted before)
+        _check_rotary_head(r, "head_dim", sizes["d_k"])
+    else:
+        _check_rotary_head(r, "hidden_size / num_attention_heads", d // h)
     opts: dict[str, Any] = {}
     if mt == "llama":
         if r.flag("attention_bias"):
@@ -3026,7 +3044,9 @@ def _moe_decoder(r: _Reader) -> Spec:
         k = r.size("num_experts_per_tok")
         step = r.size("decoder_sparse_step")
         dense_only = set(_int_list(r, "mlp_only_layers") or [])
-        n_moe = sum(1 for i in range(n) if i not in dense_only and E > 0 and (i + 1) % step == 0)
+        # every step-th layer, less the dense-only ones among them (no loop over the layers)
+        n_moe = len(range(step - 1, n, step)) - sum(1 for i in dense_only if 0 <= i < n and (i + 1) % step == 0)
+        n_moe = n_moe if E > 0 else 0
         dense_ff, expert_ff = r.size("intermediate_size"), r.size("moe_intermediate_size")
     elif mt == "gpt_oss":
         E, k = r.size("num_local_experts"), r.size("num_experts_per_tok")
@@ -3037,8 +3057,9 @@ def _moe_decoder(r: _Reader) -> Spec:
         layers = _int_list(r, "moe_layers")
         if layers is None:
             step = r.size("interleave_moe_layer_step")
-            layers = list(range(step - 1, n, step))
-        n_moe = sum(1 for i in range(n) if i in set(layers))
+            n_moe = len(range(step - 1, n, step))
+        else:
+            n_moe = len({i for i in layers if 0 <= i < n})
         dense_ff, expert_ff = r.size("intermediate_size_mlp"), r.size("intermediate_size")
     _moe_layout(r, sizes, opts, n_moe, E, k, dense_ff, expert_ff)
     if "E" in sizes:

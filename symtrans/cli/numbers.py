@@ -289,7 +289,8 @@ def lookup(spec, query: tuple) -> Mapping | None:
     cached = _cached(key, fp)
     if cached is not None:
         return cached
-    hit = _shipped(fp).get(key_id(key))
+    raw = _shipped(fp).get(key_id(key))  # the plan as JSON text (only this one is parsed)
+    hit = json.loads(raw) if raw is not None else None
     if hit is not None and hit.get("key") == key:
         return hit
     return None

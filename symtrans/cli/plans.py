@@ -16,6 +16,7 @@ Regenerate the shipped data after changing a closed form, a preset or a plan::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -294,8 +295,8 @@ def generate() -> tuple[str, dict[str, list[str]]]:
         "",
         "PLANS = {",
     ]
-    for kid in sorted(plans):
-        lines.append(f"    {kid!r}: {plans[kid]!r},")
+    for kid in sorted(plans):  # each plan as JSON text: loading the module unmarshals strings only
+        lines.append(f"    {kid!r}: {json.dumps(plans[kid], separators=(',', ':'))!r},")
     lines += ["}", ""]
     return "\n".join(lines), owners
 
@@ -313,7 +314,7 @@ def stale_presets() -> list[str]:
     out = []
     for name, p in PRESETS.items():
         entries = preset_entries(p)
-        if any(shipped.get(k) != v for k, v in entries.items()):
+        if any(shipped.get(k) != json.dumps(v, separators=(",", ":")) for k, v in entries.items()):
             out.append(name)
     return out
 

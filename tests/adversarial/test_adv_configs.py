@@ -142,6 +142,16 @@ CASES = [
         "num_hidden_groups",
     ),
     ("cross-attention", _with(GPT2, add_cross_attention=True), "add_cross_attention"),
+    # --- depth: per-layer keys are lists of one entry per layer, read in linear time, so the
+    # depth a config.json may give is bounded (found by fuzzing: 10^8 layers took 800 MB,
+    # 2^31 a MemoryError); --set N counts any depth in closed form
+    ("hundred-million-layers", _with(LLAMA, num_hidden_layers=10**8), "num_hidden_layers is 100,000,000"),
+    ("two-to-the-31-layers", _with(GPT2, n_layer=2**31), "n_layer is 2,147,483,648"),
+    ("t5-deep-decoder", json.dumps({"model_type": "t5", "num_decoder_layers": 10**6}), "num_decoder_layers"),
+    # --- an odd rotary head above 4: LlamaConfig's validate_rope raises "RoPE requires an even
+    # rotary dimension" (transformers 5.x); found by fuzzing, counted before
+    ("odd-rotary-head-dim", _with(LLAMA, head_dim=5), "head_dim (5) is odd"),
+    ("odd-implied-rotary-head", _with(LLAMA, hidden_size=20, num_attention_heads=4), "(5) is odd"),
 ]
 
 # The command each case runs: mostly ``params --format json`` over an earlier out.json; a few
@@ -194,3 +204,40 @@ def test_config_larger_than_any_real_one(reject, tmp_path):
 def test_endless_device_is_not_read_to_the_end(reject):
     # /dev/zero reports size 0 and never ends: it is refused before a byte is read (issue 15).
     reject(["params", "/dev/zero", "-o", "out.md"], needle="/dev/zero: is a character device, not a regular file")
+
+
+def test_a_deep_interleaved_moe_config_is_read_in_linear_time(tmp_path, capsys):
+    # Llama-4 text: 30,000 layers, every 2nd a MoE layer.  The MoE layers were counted with a
+    # set built once per layer (quadratic: 8.7 s); they are counted in closed form now.
+    # Written out (Llama4TextConfig, no biases, untied head, attention_chunk_size null):
+    # per layer attention 16*24 (q: 4 heads of 6) + 2*16*12 (k, v: 2 heads of 6) + 24*16 (o)
+    # = 1,152, two RMSNorms 32; 15,000 dense layers of SwiGLU 3*16*8 = 384; 15,000 MoE layers
+    # of 3 experts 3*(3*16*10), a shared expert 3*16*10 and a router 16*3 = 1,968; embedding
+    # and head 2*23*16; final norm 16.  (transformers on the meta device: 5,472 for 2 layers,
+    # the same sum with 1 layer of each kind.)
+    from symtrans.cli.main import main
+
+    cfg = {
+        "model_type": "llama4_text",
+        "hidden_size": 16,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 6,
+        "num_hidden_layers": 30000,
+        "intermediate_size": 10,
+        "intermediate_size_mlp": 8,
+        "interleave_moe_layer_step": 2,
+        "num_local_experts": 3,
+        "num_experts_per_tok": 2,
+        "attention_chunk_size": None,
+        "vocab_size": 23,
+        "max_position_embeddings": 17,
+        "tie_word_embeddings": False,
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert main(["params", str(path), "--format", "json"]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert (
+        total == 30000 * (1152 + 32) + 15000 * 384 + 15000 * (3 * 3 * 16 * 10 + 3 * 16 * 10 + 16 * 3) + 2 * 23 * 16 + 16
+    )

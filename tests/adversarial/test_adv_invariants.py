@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from symtrans.base.errors import InputError
 from symtrans.cli.main import main
 
 GPT2 = dict(d=768, dff=3072, N=12, V=50257, L=1024)
@@ -303,6 +304,22 @@ def test_workload_lengths_of_an_encoder_decoder_act(capsys):
 
 
 # ------------------------------------------------------------------ the Python API
+
+
+def test_the_api_refuses_a_mode_of_none():
+    # Found by fuzzing: mode=None was taken as training (3x the forward FLOPs), while
+    # convention=None and mask=None were refused.
+    import symtrans
+
+    with pytest.raises(InputError, match="unknown mode None"):
+        symtrans.model("gpt2").flops(seq_len=1024, mode=None)
+
+
+@pytest.mark.parametrize("flag", ["--compute-efficiency", "--bandwidth-efficiency"])
+def test_deploy_refuses_a_vanishing_efficiency(capsys, flag):
+    # Found by fuzzing: 1e-320 ended in an OverflowError traceback (a time past float range).
+    code, out, err = run(capsys, "deploy", "gpt2", "--accelerator", "a100-80gb", flag, "1e-320")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "smallest accepted is 1e-06" in err
 
 
 def test_the_api_takes_positive_ints_only():
