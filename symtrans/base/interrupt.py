@@ -45,6 +45,7 @@ __all__ = [
     "message",
     "note_written",
     "pending",
+    "until_exit",
 ]
 
 _CAUGHT = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -159,6 +160,26 @@ def interrupts_as_exceptions() -> Iterator[None]:
             signal.signal(sig, old)
         if hook is not None:
             sys.unraisablehook = hook
+
+
+def until_exit() -> None:
+    """For the rest of the process (the CLI, after its run): SIGINT, SIGTERM and SIGHUP at
+    their default dispositions end it at once with one line saying what the run wrote
+    and 128 + the signal number, instead of dying silently while the interpreter shuts
+    down.  Ignored signals stay ignored; off the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def late(signum, frame) -> None:
+        try:
+            os.write(2, f"symtrans: {message(_exception(signum))}\n".encode("utf-8", "replace"))
+        finally:
+            os._exit(128 + signum)
+
+    for sig in (*_CAUGHT, signal.SIGINT):
+        current = signal.getsignal(sig)
+        if current is signal.SIG_DFL or current is signal.default_int_handler:
+            signal.signal(sig, late)
 
 
 def exit_status(e: KeyboardInterrupt) -> int:

@@ -106,7 +106,7 @@ def test_sigterm_at_random_moments_of_a_report_exits_143_and_keeps_or_completes_
     # trial must exit 143 with one line, and r.html must be either the earlier file
     # (the line says nothing was written) or the complete new report (the line says it was
     # written).  The complete report is the one an uninterrupted run writes.
-    trials = 8 if CI else 2
+    trials = 8 if CI else 3
     ref = tmp_path / "ref"
     ref.mkdir()
     start = time.monotonic()
@@ -135,6 +135,9 @@ def test_sigterm_at_random_moments_of_a_report_exits_143_and_keeps_or_completes_
         if p.returncode == 0:  # it finished before the signal: not a trial
             continue
         got = (work / "r.html").read_bytes()
+        if p.returncode == -signal.SIGTERM:  # before Python ran symtrans's first line: the default action
+            assert err == "" and got == SENTINEL, err  # (the shell reports it as 143 too)
+            continue
         assert p.returncode == 143, err
         assert err.count("\n") == 1 and "Traceback" not in err and "Exception ignored" not in err, err
         if "after writing r.html in full" in err:
