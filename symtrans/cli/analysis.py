@@ -166,6 +166,11 @@ def _cmd_solve(args, emit) -> int:
         convention=args.convention,
         memory_options=memory_options,
     )
+    if r.context is not None:  # the answer passes the model's maximum positions (issue 25.2)
+        from symtrans.analysis.solve import context_warning
+        from symtrans.cli.main import _warn
+
+        _warn(args, context_warning(r.unknown, r.below.value, r.context[0], r.context[1]))
     if args.format == "json":
         out = r.to_dict()
         out["model"] = res.name
@@ -200,6 +205,12 @@ def _cmd_solve(args, emit) -> int:
                 f"  nearest {label}: {r.unknown} = {c.value}: {grouped(c.count)} {r.unit} "
                 f"({'+' if diff >= 0 else '-'}{grouped(abs(diff))}); {sizes}"
             )
+    if r.context is not None and r.context[2] is not None:
+        limit, _, at = r.context
+        lines.append(
+            f"  within the context: {r.unknown} = {limit:,}: {grouped(at.count)} {r.unit} "
+            f"({grouped(r.target - at.count)} under the budget)"
+        )
     lines += [f"  note: {n}" for n in r.notes]
     emit(args, "\n".join(lines))
     return 0
