@@ -740,6 +740,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
         add_deploy_parser(sub, _common, _emit, UsageError)
 
+    if _wants(sub, "train"):
+        from symtrans.cli.train import add_train_parser  # training at scale (issue 24)
+
+        add_train_parser(sub, _common, _emit, UsageError)
+
     if _wants(sub, "report"):
         p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
         _common(
