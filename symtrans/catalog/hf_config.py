@@ -147,6 +147,7 @@ from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MA
     check_rotary_head,
     check_size,
     show,
+    window_size,
 )
 from symtrans.engine.spec import Spec
 
@@ -690,6 +691,41 @@ ALIASES: dict[str, dict[str, str]] = {
         "num_hidden_layers": "encoder_layers",
     },
 }
+
+# The symtrans size of each PretrainedConfig key (the names every config class answers to,
+# through its attribute_map: ALIASES), so that ``--set num_hidden_layers=16`` is N = 16
+# (issue 25.15).  Only keys whose meaning is the same in every reader are listed.
+SIZE_OF_KEY: dict[str, str] = {
+    "hidden_size": "d_model",
+    "intermediate_size": "d_ff",
+    "num_attention_heads": "h",
+    "num_key_value_heads": "h_kv",
+    "head_dim": "d_k",
+    "num_hidden_layers": "N",
+    "vocab_size": "V",
+    "max_position_embeddings": "L_max",
+    "num_local_experts": "E",
+    "num_experts": "E",
+    "num_experts_per_tok": "k",
+    "sliding_window": "w",
+}
+
+
+def size_of_key(key: str) -> tuple[str, str] | None:
+    """(symtrans size, PretrainedConfig key) of a Hugging Face config key, or None.
+
+    ``key`` is a PretrainedConfig name (``hidden_size``) or a model type's own name for
+    it, found through the attribute_map tables ``ALIASES`` (``n_embd``, ``n_layer``,
+    ``d_kv``, ``encoder_layers``, ...).
+    """
+    if key in SIZE_OF_KEY:
+        return SIZE_OF_KEY[key], key
+    for table in ALIASES.values():
+        for canonical, own in table.items():
+            if own == key and canonical in SIZE_OF_KEY:
+                return SIZE_OF_KEY[canonical], canonical
+    return None
+
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
 # ``to_dict()`` keys of a default instance and the ``attribute_map`` aliases, minus the
@@ -1980,7 +2016,8 @@ def _dec_head_dim(r: _Reader, d: int, h: int) -> int | None:
     if r.mt in ("gemma2", "gemma3_text"):
         return r.size("head_dim")  # a field with a class default (256)
     if r.mt in _DEC_NO_HEAD_DIM:
-        if r.given("head_dim") and r.cfg["head_dim"] * h != d:
+        hd = r.cfg.get("head_dim")  # no field of these classes: any value is ignored, as transformers does
+        if hd is not None and (isinstance(hd, bool) or not isinstance(hd, int) or hd * h != d):
             r.notes.append(
                 f"head_dim {_show(r.cfg['head_dim'])} ignored: {r.model} always uses hidden_size // "
                 f"num_attention_heads = {d // h}"
@@ -2006,9 +2043,11 @@ def _dec_window_all(r: _Reader) -> int | None:
     """``sliding_window`` on every layer (Phi3Config, Starcoder2Config: null, the default,
     means none): the Spec's window ``w`` (FLOPs and KV cache, no parameters)."""
     k, w = r._lookup("sliding_window")
-    if k is None or w is None:
+    if k is None:
         return None
-    w = check_size("sliding_window", w)
+    w = window_size(r, "sliding_window", w)
+    if w is None:
+        return None
     r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
     return w
 
@@ -2050,9 +2089,9 @@ def _dec_layer_pattern(r: _Reader, n_layers: int) -> tuple[int, int] | None:
         raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
     elif len(types) != n_layers:
         raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
+    w = window_size(r, "sliding_window", w)
     if w is None:
         return None
-    w = check_size("sliding_window", w)
     n_w = sum(t == "sliding_attention" for t in types)
     if n_w == 0:
         return None
@@ -2335,8 +2374,8 @@ def _moe_pattern(r: _Reader, n: int) -> tuple[int | None, str]:
     k, w = r._lookup(window_key)
     if k is None:  # Qwen2/3MoeConfig: 4096, used only with use_sliding_window (the instance nulls it)
         w = _QWEN_WINDOW_DEFAULT if mt in ("qwen2_moe", "qwen3_moe") else r.defaults[window_key]
-    elif w is not None:
-        w = check_size(window_key, w)
+    else:
+        w = window_size(r, window_key, w)
     use = True
     if mt in ("qwen2_moe", "qwen3_moe"):
         use = r.flag("use_sliding_window", note=False)
@@ -3090,7 +3129,8 @@ _FAMILIES.update({rec.model_type: rec.read for rec in RECORDS if not rec.text_on
 
 _NOT_YET: dict[str, str] = {  # model_type -> why it cannot be counted yet
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gemma3": 'its language model, text_config model_type "gemma3_text", is not supported yet',
+    "gemma3": "Gemma3ForConditionalGeneration's SigLIP vision tower and multi-modal projector are not "
+    "counted yet; its language model is: count the text_config alone as model_type gemma3_text",
 }
 
 

@@ -209,3 +209,21 @@ def check_rotary_head(r: Reader, key: str, hd: int) -> None:
         raise ConfigError(
             f"{key} ({hd}) is odd: rotary positions rotate pairs of features, so {r.cls} requires it even"
         )
+
+
+def window_size(r: Reader, key: str, v: Any) -> int | None:
+    """A sliding window (or attention chunk) read from ``key``: a positive size, or None for
+    "no window" given as null or as 0 (transformers 5.x's ``save_pretrained`` writes 0 for a
+    window that is switched off, e.g. Qwen2MoeConfig without ``use_sliding_window``; a window
+    changes FLOPs and the KV cache, never a parameter).
+
+    Raises:
+        ConfigError: a value that is no size (negative, a float, a string, ...).
+    """
+    if v is None:
+        return None
+    v = check_size(key, v, zero_ok=True)
+    if v == 0:
+        r.notes.append(f"{key} 0 read as no window (as transformers 5.x writes a window that is off)")
+        return None
+    return v

@@ -369,6 +369,31 @@ def _cmd_identities(args, emit) -> int:
 # plot
 
 
+def _flat_line_hint(args, res) -> None:
+    """Warn when the parameters do not depend on the x axis (a rotary model over L): the
+    line is flat, and FLOPs are what grow with it (issue 25.17)."""
+    if args.quantity != "params":
+        return
+    from symtrans.cli.main import _warn
+    from symtrans.engine.architectures import build
+    from symtrans.engine.symbols import SYMBOLS
+
+    x = SYMBOLS.get(args.over)
+    if x is not None and x not in build(res.spec).params.free_symbols:
+        why = ""
+        if args.over == "L":
+            why = (
+                " (a position table's rows are L_max, not the workload's L)"
+                if res.spec.positional in ("learned", "sinusoidal-table")
+                else f" ({res.spec.positional} positions have no parameters)"
+            )
+        _warn(
+            args,
+            f"the parameters of {res.name} do not depend on {args.over}{why}: the line is flat; "
+            f"--quantity flops shows how the cost grows with {args.over}",
+        )
+
+
 def _cmd_plot(args, emit, usage_error) -> int:
     import os
 
@@ -383,6 +408,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
         if args.kind == "shares":
             fig = component_shares(res.spec, res.name, args.batch, args.seq_len, args.mask)
         else:
+            _flat_line_hint(args, res)
             fig = scaling(
                 res.spec,
                 args.over,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, check_size, show
+from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, show, window_size
 from symtrans.engine.spec import Spec
 
 # LlamaConfig-style defaults shared by the decoder classes (each record overrides its own).
@@ -155,8 +155,8 @@ def window(r: Reader, n_layers: int) -> int | None:
         w = r.defaults["sliding_window"] if r.mt in ("mistral", "mixtral") else QWEN_WINDOW_DEFAULT
         if r.mt in ("mistral", "mixtral") and w is not None:
             r._default("sliding_window", "missing", w, None)
-    if w is not None:
-        w = check_size("sliding_window", w)
+    if k is not None:
+        w = window_size(r, "sliding_window", w)
     if r.mt in ("mistral", "mixtral"):
         if w is not None:
             r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
