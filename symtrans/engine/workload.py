@@ -137,8 +137,8 @@ def resolve_workload(
     """
     from symtrans.engine.conventions import MASK_MODES  # no SymPy: the generated fast path uses this too
 
-    batch = _positive(batch, "batch")
-    seq_len = _positive(seq_len, "seq_len")
+    batch = _positive(batch, "B")
+    seq_len = _positive(seq_len, "L")
     prompt = _positive(prompt, "the prompt length")
     generated = _positive(generated, "the generated tokens")
     if mask not in MASK_MODES:
