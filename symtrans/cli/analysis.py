@@ -137,6 +137,11 @@ def _cmd_solve(args, emit) -> int:
         convention=args.convention,
         memory_options=memory_options,
     )
+    if r.context is not None:  # the answer passes the model's maximum positions (issue 25.2)
+        from symtrans.analysis.solve import context_warning
+        from symtrans.cli.main import _warn
+
+        _warn(args, context_warning(r.unknown, r.below.value, r.context[0], r.context[1]))
     if args.format == "json":
         out = r.to_dict()
         out["model"] = res.name
@@ -171,6 +176,12 @@ def _cmd_solve(args, emit) -> int:
                 f"  nearest {label}: {r.unknown} = {c.value}: {grouped(c.count)} {r.unit} "
                 f"({'+' if diff >= 0 else '-'}{grouped(abs(diff))}); {sizes}"
             )
+    if r.context is not None and r.context[2] is not None:
+        limit, _, at = r.context
+        lines.append(
+            f"  within the context: {r.unknown} = {limit:,}: {grouped(at.count)} {r.unit} "
+            f"({grouped(r.target - at.count)} under the budget)"
+        )
     lines += [f"  note: {n}" for n in r.notes]
     emit(args, "\n".join(lines))
     return 0
@@ -329,6 +340,31 @@ def _cmd_identities(args, emit) -> int:
 # plot
 
 
+def _flat_line_hint(args, res) -> None:
+    """Warn when the parameters do not depend on the x axis (a rotary model over L): the
+    line is flat, and FLOPs are what grow with it (issue 25.17)."""
+    if args.quantity != "params":
+        return
+    from symtrans.cli.main import _warn
+    from symtrans.engine.architectures import build
+    from symtrans.engine.symbols import SYMBOLS
+
+    x = SYMBOLS.get(args.over)
+    if x is not None and x not in build(res.spec).params.free_symbols:
+        why = ""
+        if args.over == "L":
+            why = (
+                " (a position table's rows are L_max, not the workload's L)"
+                if res.spec.positional in ("learned", "sinusoidal-table")
+                else f" ({res.spec.positional} positions have no parameters)"
+            )
+        _warn(
+            args,
+            f"the parameters of {res.name} do not depend on {args.over}{why}: the line is flat; "
+            f"--quantity flops shows how the cost grows with {args.over}",
+        )
+
+
 def _cmd_plot(args, emit, usage_error) -> int:
     import os
 
@@ -343,6 +379,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
         if args.kind == "shares":
             fig = component_shares(res.spec, res.name, args.batch, args.seq_len, args.mask)
         else:
+            _flat_line_hint(args, res)
             fig = scaling(
                 res.spec,
                 args.over,

@@ -27,9 +27,33 @@ class UsageError(SymtransError):
 
 
 class _Parser(argparse.ArgumentParser):
+    _active: argparse.ArgumentParser | None = None  # the innermost (sub)parser that ran
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        _Parser._active = self  # a subcommand's parser runs inside the root's: the last one wins
+        return super().parse_known_args(args, namespace)
+
     # argparse prints the whole usage on error; the contract is one line on stderr.
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(message, _Parser._active or self)}")
+
+
+def _did_you_mean(message: str, parser: argparse.ArgumentParser) -> str:
+    """A near miss among the subcommand's options for an unrecognized one (``--seqlen``:
+    ``--seq-len``), as argparse itself only does from Python 3.14 (issue 25.16)."""
+    import difflib
+
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for token in message.split(":", 1)[1].split():
+        if token.startswith("--"):
+            close = difflib.get_close_matches(token.partition("=")[0], options, n=1, cutoff=0.7)
+            hints += [(close[0], token.partition("=")[0])] if close else []
+    if len(hints) == 1:
+        return f"; did you mean {hints[0][0]}?"
+    return f"; did you mean {', '.join(f'{o} (for {t})' for o, t in hints)}?" if hints else ""
 
 
 # ---------------------------------------------------------------------------------
@@ -711,6 +735,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
 
         add_deploy_parser(sub, _common, _emit, UsageError)
+
+    if _wants(sub, "train"):
+        from symtrans.cli.train import add_train_parser  # training at scale (issue 24)
+
+        add_train_parser(sub, _common, _emit, UsageError)
 
     if _wants(sub, "report"):
         p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
