@@ -153,13 +153,16 @@ def seconds(x: int | float | Fraction) -> str:
 def byte_size(x: int | Fraction, labels: bool = True) -> str:
     """Bytes exactly, then in binary and decimal units: '85,899,345,920 bytes = 80.00 GiB
     (binary) = 85.90 GB (decimal)' (``labels=False`` leaves out the two words in
-    parentheses); below 1 KiB the exact bytes only.  The one formatter of byte amounts."""
+    parentheses); below 1 KiB the exact bytes only.  A fraction (a margin of 10 %) is a
+    whole number of bytes rounded up, with the exact value after it.  The one formatter of
+    byte amounts."""
     f = Fraction(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+    whole = -(-f.numerator // f.denominator)
+    exact = "" if f.denominator == 1 else f" (exactly {f.numerator}/{f.denominator}, rounded up)"
     if abs(f) < 1024:
-        return f"{exact} bytes"
+        return f"{grouped(whole)} bytes{exact}"
     b, d = (" (binary)", " (decimal)") if labels else ("", "")
-    return f"{exact} bytes = {binary_bytes(f)}{b} = {si(f, 'B', 2)}{d}"
+    return f"{grouped(whole)} bytes = {binary_bytes(f)}{b} = {si(f, 'B', 2)}{d}{exact}"
 
 
 def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
