@@ -106,6 +106,13 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         help="tokens of one request, prompt + generated (vLLM's; default: the model's context)",
     )
     p.add_argument(
+        "--mla",
+        default=None,
+        choices=("absorbed", "expanded"),
+        help="multi-head latent attention at decode: absorbed (vLLM, SGLang; default under --engine vllm) or "
+        "expanded (transformers' eager; default under --engine none)",
+    )
+    p.add_argument(
         "--pipeline-parallel-size",
         type=int_arg("--pipeline-parallel-size"),
         default=1,
@@ -243,9 +250,24 @@ def _options(args, checkpoint):
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
         serving_context=getattr(checkpoint, "serving_context", None),
+        mla=args.mla,
         **given,
     )
     return opts, notes
+
+
+def _mla(spec, p) -> dict:
+    """Decode FLOPs per token of the request's last token, both ways (``mla_decode``)."""
+    from symtrans.accounting.mla_decode import decode_flops_per_token
+
+    ctx = p.prompt + p.generate
+    return {
+        "form": p.mla,
+        "context": ctx,
+        "decode_flops_per_token": {
+            f: _x(decode_flops_per_token(spec, spec.values, ctx, f)) for f in ("absorbed", "expanded")
+        },
+    }
 
 
 def _x(x):
@@ -288,6 +310,7 @@ def deploy_result(res, args) -> dict:
             "cuda_visible_bytes": p.device_memory,
         },
         "engine": {"name": o.engine, "version": o.engine_version, "terms": p.engine_terms},
+        "mla": _mla(res.spec, p) if p.mla else None,
         "devices": o.devices,
         "tensor_parallel": o.tensor_parallel,
         "replicas": p.replicas,
@@ -444,6 +467,14 @@ def deploy_text(r: dict) -> str:
         f"{float(Fraction(r['requests_per_second'])):,.2f} requests/s in waves, "
         f"{float(Fraction(r['decode_tokens_per_second'])):,.1f} tokens/s while decoding"
     )
+    if r.get("mla"):
+        ml = r["mla"]
+        d = ml["decode_flops_per_token"]
+        lines.append(
+            f"  multi-head latent attention decoded {ml['form']}: {float(Fraction(d[ml['form']])):.4g} FLOPs for a token "
+            f"at context {ml['context']:,} (absorbed {float(Fraction(d['absorbed'])):.4g}, vLLM and SGLang; expanded "
+            f"{float(Fraction(d['expanded'])):.4g}, transformers' eager re-expanding the cache; --mla)"
+        )
     t = r["targets"]
     if "latency" in t:
         lt = t["latency"]
