@@ -407,7 +407,7 @@ def test_bad_json_text(tmp_path, text, message):
 
 
 BAD_DICT = [
-    ({}, "model_type is missing; supported model types: bert, roberta, albert, gpt2, llama"),
+    ({}, "model_type is missing; supported model types: bert, roberta, albert, gpt2"),
     ({"model_type": "gpt-j"}, 'model_type "gpt-j" is not supported; supported model types: bert'),
     ({"model_type": 7}, "model_type must be a string, not 7"),
     (

@@ -324,8 +324,16 @@ def _layer_activations(
     scores: bool,
     cross_src: sp.Expr | None = None,
     moe: bool = False,
+    tp: sp.Expr | int = 1,
+    sp_on: bool = False,
 ) -> sp.Expr:
     """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
+
+    On one of ``tp`` tensor-parallel ranks (Korthikanti et al. 2022 §4.2.1-4.2.2, Table 2):
+    the tensors inside the attention and FFN blocks (Q, K, V, scores, the FFN's inner
+    width, W_O's input) are split over tp; the d_model-wide ones outside them (norm inputs,
+    the blocks' inputs, dropout masks, router logits) are replicated, or split too under
+    sequence parallelism (``sp_on``).  tp = 1: the whole layer.
 
     ``a_bytes`` per activation element (2 at 16 bits), 1 byte per dropout-mask element;
     ``scores`` keeps the a·s² terms (off under FlashAttention or selective recomputation).
@@ -337,11 +345,12 @@ def _layer_activations(
     t = b * s
     mask_b = sp.Integer(1) if dropout else sp.Integer(0)
     norms = 0 if spec.norm == "none" else 1
+    inner = sp.Integer(1) / tp  # share of a tensor-parallel split tensor on one rank
+    rep = inner if sp_on else sp.Integer(1)  # share of a d_model-wide tensor outside the blocks
 
     def attn(q_tokens, kv_tokens, q_len, kv_len):
         pairs = attention_pairs(q_len, kv_len, "full")
-        x = a_bytes * q_tokens * d  # input of W_Q (and of W_K, W_V for self-attention)
-        x += a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
+        x = a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_k  # K, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
         if spec.qk_norm != "none":
@@ -353,21 +362,21 @@ def _layer_activations(
             if dropout:
                 x += mask_b * b * D.h * pairs + a_bytes * b * D.h * pairs  # dropout mask and output
         x += a_bytes * q_tokens * D.h * D.d_v  # input of W_O
-        x += mask_b * q_tokens * d  # dropout mask after W_O
-        return x
+        # input of W_Q (and of W_K, W_V for self-attention); dropout mask after W_O
+        return inner * x + rep * (a_bytes * q_tokens * d + mask_b * q_tokens * d)
 
-    total = attn(t, t, s, s) + norms * a_bytes * t * d
+    total = attn(t, t, s, s) + rep * norms * a_bytes * t * d
     if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
-        total += attn(t, b * cross_src, s, cross_src) + norms * a_bytes * t * d
+        total += attn(t, b * cross_src, s, cross_src) + rep * norms * a_bytes * t * d
     width = S.d_ff_e if moe and spec.has("d_ff_e") else D.d_ff  # a routed expert's own width (types-moe)
     if spec.ffn == "mlp":
-        inner = 2 * a_bytes * t * width  # activation input, and input of W_2
+        wide = 2 * a_bytes * t * width  # activation input, and input of W_2
     else:
-        inner = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
-    ffn = a_bytes * t * d + inner
-    if moe:
-        ffn = S.k * ffn + a_bytes * t * S.E  # k experts' copies of the input and their inner terms; router logits
-    total += ffn + mask_b * t * d + norms * a_bytes * t * d
+        wide = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
+    ffn = rep * a_bytes * t * d + inner * wide
+    if moe:  # k experts' copies of the input and their inner terms; router logits
+        ffn = S.k * ffn + rep * a_bytes * t * S.E
+    total += ffn + rep * (mask_b * t * d + norms * a_bytes * t * d)
     return total
 
 

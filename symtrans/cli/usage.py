@@ -105,7 +105,9 @@ def add_memory_parser(sub, common, workload) -> None:
         help="adam-mixed (default; 12 bytes/parameter), adam, adamw, adam-8bit, sgd-momentum, sgd",
     )
     p.add_argument("--zero", type=int_arg("--zero", 0), default=0, metavar="STAGE", help="ZeRO stage 0-3")
-    p.add_argument("--dp", type=int_arg("--dp"), default=1, metavar="N_d", help="data-parallel ranks")
+    p.add_argument(
+        "--dp", type=int_arg("--dp"), default=None, metavar="N_d", help="data-parallel ranks (training; default 1)"
+    )
     p.add_argument(
         "--recompute", default="none", metavar="KIND", help=f"activation recomputation: {', '.join(RECOMPUTE)}"
     )
@@ -198,25 +200,17 @@ def _num(x, unit: str) -> str:
 
 
 def _bytes(x) -> str:
-    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)'."""
-    from symtrans.base.numbers import binary_bytes, grouped, si
+    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)' (``base.numbers.byte_size``)."""
+    from symtrans.base.numbers import byte_size
 
-    f = _frac(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-    if abs(f) < 1024:
-        return f"{exact} bytes"
-    return f"{exact} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+    return byte_size(_frac(x))
 
 
 def _seconds(x) -> str:
-    f = float(_frac(x))
-    if f >= 86400:
-        return f"{f:.4g} s ({f / 86400:.3g} days)"
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(float(_frac(x)))
 
 
 def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
@@ -442,6 +436,31 @@ def cmd_flops(args, res, emit) -> int:
 # memory
 
 
+def _check_parallel_options(args) -> None:
+    """ZeRO and data parallelism are training options: refuse them where they would be
+    silently ignored (issue 25.7), and settle ``args.dp`` (default 1).
+
+    Raises:
+        InputError: ``--zero``/``--dp`` with ``--inference`` (one replica's weights, KV cache
+            and activations: no gradients or optimizer states to shard), or ``--zero 1-3``
+            without ``--dp`` (ZeRO shards over the data-parallel ranks: over one rank,
+            nothing is sharded).
+    """
+    if args.inference and (args.zero != 0 or args.dp is not None):
+        given = " and ".join(o for o, on in (("--zero", args.zero != 0), ("--dp", args.dp is not None)) if on)
+        raise InputError(
+            f"{given} {'apply' if ' and ' in given else 'applies'} to training memory; --inference counts one replica's weights, KV cache and "
+            "activations (no gradients or optimizer states to shard): leave them out"
+        )
+    if args.zero in (1, 2, 3) and args.dp is None:
+        raise InputError(
+            f"--zero {args.zero} shards over the data-parallel ranks: give --dp N_d "
+            "(over one rank, ZeRO shards nothing)"
+        )
+    if args.dp is None:
+        args.dp = 1
+
+
 def memory_command_result(res, args, generated: bool = True) -> dict:
     """The JSON object of ``symtrans memory``: the seven byte counts (exact), their
     closed forms and the options used (``generated``: as ``flops_command_result``)."""
@@ -451,6 +470,7 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
     from symtrans.cli.main import with_numbers
 
     spec = res.spec
+    _check_parallel_options(args)
     v = _values(res, args.batch, args.seq_len, args)
     mode = "inference" if args.inference else "training"
     seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
