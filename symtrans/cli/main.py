@@ -510,7 +510,10 @@ def _cmd_report(args) -> int:
         if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import add_chart_section
 
-            files = add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len)
+            files = _charts(
+                args,
+                add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len, args.charts),
+            )
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
             _report_written(args, report, out, "pdf")
@@ -518,13 +521,23 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = add_chart_section(report, res, out, args.format, args.batch, args.seq_len)
+        files = _charts(args, add_chart_section(report, res, out, args.format, args.batch, args.seq_len, args.charts))
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))
     if out:
         _report_written(args, report, out, args.format)
     return 0
+
+
+def _charts(args, files):
+    """The chart files; None (no matplotlib, charts not asked for with --charts): a warning."""
+    if files is None:
+        from symtrans.render.plots import INSTALL_HINT
+
+        _warn(args, f"the report has no charts: they need matplotlib ({INSTALL_HINT}); --no-charts silences this")
+        return {}
+    return files
 
 
 def _report_written(args, report, output: str, fmt: str) -> None:
@@ -765,10 +778,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="language of the report's text (numbers, formulas and sources are the same in all); "
             "auto: a hand-count preset in its article's language, else English",
         )
-        p.add_argument(
+        charts = p.add_mutually_exclusive_group()
+        charts.add_argument(
             "--no-charts",
             action="store_true",
             help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        charts.add_argument(
+            "--charts",
+            action="store_true",
+            help="ask for the charts: without matplotlib the report says how to install it "
+            "(by default the charts are drawn when matplotlib is installed, else left out with a warning)",
         )
         p.set_defaults(func=_cmd_report)
 

@@ -198,6 +198,10 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
                 )
             )
         )
+        # where L came from (a config.json has no workload: symtrans's default), as the CLI says (issue 25.13)
+        length_source = "--seq-len" if seq_len is not None else getattr(resolved, "seq_len_source", None)
+        if length_source:
+            rows.append(Row((msg("sequence length from"), runs(length_source))))
     rows.append(Row((msg("family"), runs(spec.family))))
     if preset is not None:
         rows.append(Row((msg("sizes from"), source)))
