@@ -479,6 +479,10 @@ def _cmd_report(args) -> int:
     from symtrans.cli.inspect import with_checkpoint_section
 
     res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
+    if args.train is not None:  # the training plan of a layout (issue 24)
+        from symtrans.cli.train import with_train_section
+
+        res = with_train_section(args.model, args.set, args.train, res)
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
@@ -789,6 +793,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             action="store_true",
             help="ask for the charts: without matplotlib the report says how to install it "
             "(by default the charts are drawn when matplotlib is installed, else left out with a warning)",
+        )
+        p.add_argument(
+            "--train",
+            default=None,
+            metavar='"OPTIONS"',
+            help='add a training plan section: the options of symtrans train, quoted (--train "--tp 8 --pp 2")',
         )
         p.set_defaults(func=_cmd_report)
 

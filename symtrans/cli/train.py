@@ -271,3 +271,41 @@ def text_lines(r: dict) -> list[str]:
     for a in t["assumptions"]:
         lines.append(f"  assumption: {a}")
     return lines
+
+
+def with_train_section(model: str, settings: list[str], options: str, res):
+    """``res`` with a "Training plan" report section for ``report MODEL --train "OPTIONS"``:
+    OPTIONS are ``symtrans train``'s (``--tp 8 --pp 2 ...``), split as a shell would
+    (``shlex``, never evaluated) and parsed by the same parser.
+
+    Raises:
+        UsageError: an option ``train`` does not take (one line); InputError: a bad layout.
+    """
+    import argparse
+    import shlex
+    from dataclasses import replace
+
+    from symtrans.accounting.hardware import parse_accelerator, parse_utilisation
+    from symtrans.accounting.parallel_time import parse_cluster
+    from symtrans.cli.main import UsageError, _common, _Parser
+    from symtrans.render.train_section import report_section
+
+    try:
+        words = shlex.split(options)
+    except ValueError as e:
+        raise UsageError(f"symtrans report: --train {options!r}: {e}") from None
+    parser = _Parser(prog="symtrans report --train")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_train_parser(sub, _common, None, UsageError)
+    extra = [w for s in settings for w in ("--set", s)]
+    args = parser.parse_args(["train", model, *extra, *words])
+    if args.format != "text" or args.output:
+        raise UsageError("symtrans report: --train takes the layout options of train, not --format or -o")
+    if not isinstance(args, argparse.Namespace):  # pragma: no cover - argparse always returns one
+        raise UsageError("symtrans report: --train could not be read")
+    lay = layout_from_args(args, res.spec)
+    acc = parse_accelerator(args.accelerator)
+    if args.fp8 and acc.fp8 is None:
+        raise UsageError(f"symtrans report: --fp8 needs fp8 tensor units; {acc.name} has none")
+    r = train_result(res, lay, acc, parse_cluster(args.cluster), parse_utilisation(args.mfu), args.tokens, args.devices)
+    return replace(res, sections=res.sections + (report_section(r),))

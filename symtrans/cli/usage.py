@@ -204,10 +204,15 @@ def _bytes(x) -> str:
     from symtrans.base.numbers import binary_bytes, grouped, si
 
     f = _frac(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+    # a byte count is an integer: a fraction (a margin of 10 %) is shown rounded up, the exact value beside it
+    whole = -(-f.numerator // f.denominator)
+    exact = grouped(whole) + ("" if f.denominator == 1 else f" (exactly {f.numerator}/{f.denominator}, rounded up)")
     if abs(f) < 1024:
-        return f"{exact} bytes"
-    return f"{exact} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+        return f"{exact} bytes" if f.denominator == 1 else f"{grouped(whole)} bytes{exact[len(grouped(whole)) :]}"
+    return (
+        f"{grouped(whole)} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+        + exact[len(grouped(whole)) :]
+    )
 
 
 def _seconds(x) -> str:
