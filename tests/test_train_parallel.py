@@ -220,9 +220,46 @@ def test_every_text_figure_is_in_the_json(capsys):
         (["llama-3-8b", "--zero", "4"], "--zero"),
         (["llama-3-8b", "--zero", "1", "--distributed-optimizer"], "not both"),
         (["llama-3-8b", "--cluster", "bogus"], "--cluster"),
+        (["llama-3-8b", "--zero", "2", "--pp", "2"], "pipeline engine"),
+        (["mixtral-8x7b", "--tp", "2"], "--sequence-parallel"),
+        (["mixtral-8x7b", "--ep", "4", "--dp", "2"], "must divide dp x cp"),
     ],
 )
 def test_bad_layouts_one_line(capsys, argv, says):
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
+
+
+# --- sweep and solve: GPT-2 small (Radford et al. 2019; Hugging Face's gpt2: 124,439,808 parameters,
+# 12 layers, d 768, 12 heads, V 50257, tied head), s = 1024, b = 1, full recomputation, no ZeRO
+GPT2_P = 124_439_808
+ONE_DEVICE = (
+    16 * GPT2_P  # 2 bf16 weights + 2 bf16 gradients + 4 fp32 master + 8 Adam m, v (ZeRO §3.1)
+    + 2 * 1024 * 768 * 12  # full recomputation: each layer's 16-bit input (Korthikanti Table 2)
+    + (8 * 1024 + 1024 * 768)  # input ids (int64) and the embedding's dropout mask (Megatron-LM)
+    + (2 * 1024 * 768 + 4 * 1024 * 50257)  # the head's input and fp32 logits
+)
+SOLVE = ["gpt2", "--seq-len", "1024", "--recompute", "full", "--solve", "--format", "json", "--max-devices", "16"]
+
+
+def test_solve_boundary_is_one_device(capsys):
+    assert ONE_DEVICE == 2_218_131_456
+    r = run_json_argv(capsys, *SOLVE, "--accelerator", f"peak=1e15,memory={ONE_DEVICE}")
+    assert r["devices"] == 1 and r["layouts"][0]["busiest_bytes"] == ONE_DEVICE
+    r = run_json_argv(capsys, *SOLVE, "--accelerator", f"peak=1e15,memory={ONE_DEVICE - 1}")
+    assert r["devices"] == 2 and all(row["busiest_bytes"] <= ONE_DEVICE - 1 for row in r["layouts"])
+
+
+def test_sweep_rows_and_refusals(capsys):
+    r = run_json_argv(capsys, "gpt2", "--sweep", "tp=1,2,5 pp=1,5", "--format", "json", "--seq-len", "1024")
+    rows = {(row["tp"], row["pp"]): row for row in r["rows"]}
+    assert len(rows) == 6
+    assert "must divide the 12 attention heads" in rows[(5, 1)]["refused"]
+    assert "must divide the 12 layers" in rows[(1, 5)]["refused"]
+    assert rows[(1, 1)]["devices"] == 1 and "refused" not in rows[(2, 1)]
+
+
+def run_json_argv(capsys, *argv) -> dict:
+    assert main(["train", *argv]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)

@@ -53,6 +53,7 @@ from symtrans.engine.architectures import build, decoder_symbols
 from symtrans.engine.cost import Cost, Node, Step
 from symtrans.engine.evaluate import exact_rational
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
+from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")
@@ -177,7 +178,7 @@ class Term:
         v = self.value
         return {
             "name": self.name,
-            "closed_form": str(self.expr),
+            "closed_form": str(closed_form(self.expr)),  # the project's one simplification policy
             "value": int(v) if v.is_Integer else float(v),
             "exact": str(v),
             "source": self.source,
@@ -274,6 +275,10 @@ def check_layout(spec: Spec, values: dict, lay: Layout, devices: int | None = No
             raise InputError(f"--ep {lay.ep} must divide the {e} routed experts")
         if (lay.dp * lay.cp) % lay.ep:
             raise InputError(f"--ep {lay.ep} must divide dp x cp = {lay.dp * lay.cp} (experts are sharded over them)")
+    if lay.zero >= 2 and lay.pp > 1:  # deepspeed/runtime/pipe/engine.py, PipelineEngine.__init__'s assertion
+        raise InputError(f"ZeRO-{lay.zero} shards gradients, which DeepSpeed's pipeline engine refuses; use --zero 0-1")
+    if spec.is_moe and lay.tp > 1 and not lay.sequence_parallel:  # Megatron-LM arguments.py, validate_args
+        raise InputError("Megatron-LM runs MoE with tensor parallelism only with --sequence-parallel")
     if lay.global_batch % (lay.micro_batch * lay.dp):
         raise InputError(
             f"--global-batch {lay.global_batch} must be a multiple of --micro-batch x --dp = {lay.micro_batch * lay.dp}"
@@ -432,7 +437,7 @@ def model_state_terms(spec: Spec, values: dict, lay: Layout, stage: str, params:
     terms.append(
         Term(
             "optimizer states",
-            sp.simplify(state),
+            state,
             _evaluate(state, values),
             f"{opt.name}: {opt.description} ({opt.source})",
         )
@@ -526,7 +531,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
     terms = [
         Term(
             "activations: layers",
-            sp.simplify(layers),
+            layers,
             _evaluate(layers, values),
             src,
             f"{flight_src}; recompute {lay.recompute}, tp {t}, sp {'on' if sp_on else 'off'}, cp {lay.cp}"
@@ -546,7 +551,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
         terms.append(
             Term(
                 "activations: embedding",
-                sp.simplify(emb),
+                emb,
                 _evaluate(emb, values),
                 "input ids (int64) and the embedding's dropout mask per micro-batch in flight, / tp (Megatron-LM "
                 "megatron/training/theoretical_memory_usage.py, compute_activation_memory)",

@@ -8,27 +8,14 @@ outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import bytes_arg, int_arg
 
 
 def _bytes_arg(name: str, allow_zero: bool = True):
-    """argparse ``type=`` for bytes written 0, 85899345920, 16GiB, 100MB."""
-
-    def parse(text: str) -> int:
-        from symtrans.base.numbers import parse_bytes
-
-        try:
-            v = parse_bytes(text, name)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-        if v < 0 or (v == 0 and not allow_zero):
-            raise argparse.ArgumentTypeError(f"{name} must be {'zero or ' if allow_zero else ''}positive, not {text}")
-        return v
-
-    return parse
+    """argparse ``type=`` for bytes written 0, 85899345920, 16GiB, 100MB (``arguments.bytes_arg``)."""
+    return bytes_arg(name, allow_zero)
 
 
 def add_deploy_parser(sub, common, emit, usage_error) -> None:
@@ -375,12 +362,10 @@ def deploy_result(res, args) -> dict:
 
 
 def _seconds(x) -> str:
-    f = float(x)
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(x)
 
 
 def _bytes(n) -> str:

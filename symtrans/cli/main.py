@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Sequence
 
-from symtrans.base.errors import InputError, SymtransError
+from symtrans.base.errors import SymtransError
 from symtrans.cli.arguments import int_arg
 
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
@@ -391,22 +391,17 @@ def _cmd_params(args) -> int:
 
 
 def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
-    """Sizes for evaluating forward FLOPs: the spec's, with B, L (or L_src/L_tgt) set.
+    """Sizes for evaluating forward FLOPs: the spec's, with the workload's B, L (and
+    L_src/L_tgt) set by the one rule of ``engine.workload.resolve_workload``."""
+    return command_workload(res, batch, seq_len).values(res.spec)
 
-    ``seq_len`` defaults to the spec's L; for an encoder-decoder, L_src and L_tgt
-    default to ``seq_len`` unless the spec (via --set) already gives them.
-    """
-    v = dict(res.spec.values)
-    if seq_len is None:
-        seq_len = v.get("L")
-        if seq_len is None:
-            raise InputError("give --seq-len (the model has no L)")
-    v["B"] = batch
-    v["L"] = seq_len
-    v.setdefault("L_src", seq_len)
-    v.setdefault("L_tgt", seq_len)
-    res.spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens <= L)
-    return v
+
+def command_workload(res, batch: int, seq_len: int | None, mask: str = "full"):
+    """The ``engine.workload.Workload`` of a command on ``res`` (a ``resolve.Resolved``):
+    ``--batch``, ``--seq-len`` (else the model's L, with its source) and ``--mask``."""
+    from symtrans.engine.workload import resolve_workload
+
+    return resolve_workload(res.spec, batch, seq_len, mask=mask, seq_len_source=res.seq_len_source)
 
 
 def _check_flops_options(args, res) -> None:
@@ -501,7 +496,8 @@ def _cmd_report(args) -> int:
     from symtrans.render.report import build_context, i18n, render_context
     from symtrans.render.report.terminal import summary
 
-    report = build_context(res, title=args.title, batch=args.batch, seq_len=args.seq_len)
+    wl = command_workload(res, args.batch, args.seq_len)  # the headline, the FLOPs sections and the charts read it
+    report = build_context(res, title=args.title, workload=wl)
     lang = i18n.resolve(args.lang, report.language)
     if not out and not explicit and sys.stdout.isatty():
         # a person at a terminal: the headline numbers, and how to write the whole report
@@ -515,8 +511,7 @@ def _cmd_report(args) -> int:
             from symtrans.render.plots import add_chart_section
 
             files = _charts(
-                args,
-                add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len, args.charts),
+                args, add_chart_section(report, res, out or "report.pdf", "latex", workload=wl, asked=args.charts)
             )
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
@@ -525,7 +520,7 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = _charts(args, add_chart_section(report, res, out, args.format, args.batch, args.seq_len, args.charts))
+        files = _charts(args, add_chart_section(report, res, out, args.format, workload=wl, asked=args.charts))
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))

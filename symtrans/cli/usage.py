@@ -200,30 +200,17 @@ def _num(x, unit: str) -> str:
 
 
 def _bytes(x) -> str:
-    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)'."""
-    from symtrans.base.numbers import binary_bytes, grouped, si
+    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)' (``base.numbers.byte_size``)."""
+    from symtrans.base.numbers import byte_size
 
-    f = _frac(x)
-    # a byte count is an integer: a fraction (a margin of 10 %) is shown rounded up, the exact value beside it
-    whole = -(-f.numerator // f.denominator)
-    exact = grouped(whole) + ("" if f.denominator == 1 else f" (exactly {f.numerator}/{f.denominator}, rounded up)")
-    if abs(f) < 1024:
-        return f"{exact} bytes" if f.denominator == 1 else f"{grouped(whole)} bytes{exact[len(grouped(whole)) :]}"
-    return (
-        f"{grouped(whole)} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
-        + exact[len(grouped(whole)) :]
-    )
+    return byte_size(_frac(x))
 
 
 def _seconds(x) -> str:
-    f = float(_frac(x))
-    if f >= 86400:
-        return f"{f:.4g} s ({f / 86400:.3g} days)"
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(float(_frac(x)))
 
 
 def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
