@@ -54,11 +54,14 @@ MAX_DEVICES = 10**6
 
 
 class DoesNotFit(InputError):
-    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
+    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes;
+    ``figures``: the memory terms per device that were compared (weights, reserve, the
+    engine's terms, usable, device memory, token budget), for ``symtrans reconcile``."""
 
-    def __init__(self, message: str, shortfall: int) -> None:
+    def __init__(self, message: str, shortfall: int, figures: dict | None = None) -> None:
         super().__init__(message)
         self.shortfall = shortfall
+        self.figures = figures or {}
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class DeployOptions:
             ``prompt`` to max_model_len − generate).
         serving_context: vLLM's derived context where rope scaling stretches the
             positions (``vllm_profile.derived_max_model_len``); used under ``engine="vllm"``.
+        mla: multi-head latent attention decoded ``absorbed`` (vLLM, SGLang; the default
+            under ``engine="vllm"``) or ``expanded`` (transformers' eager; ``mla_decode``).
     """
 
     devices: int = 1
@@ -121,6 +126,7 @@ class DeployOptions:
     max_num_seqs: int | None = None
     max_model_len: int | None = None
     serving_context: int | None = None
+    mla: str | None = None
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,7 @@ class Plan:
     host_bytes: int
     device_memory: int = 0
     engine_terms: dict = field(default_factory=dict)
+    mla: str | None = None
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -415,6 +422,16 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
             f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
             short,
+            {
+                "weights_per_device": weights_dev,
+                "activation_reserve": reserve,
+                "engine_terms": engine_terms,
+                "usable": int(usable),
+                "device_memory": M,
+                "token_budget": budget,
+                "kv_bytes_per_token": kv_tok,
+                "utilisation": u,
+            },
         )
     if o.concurrency is not None:
         if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:
@@ -447,8 +464,19 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         bandwidth_efficiency=o.bandwidth_efficiency,
     )
 
+    from symtrans.accounting import mla_decode
+
+    mla = mla_decode.check_form(o.mla or ("absorbed" if vllm else "expanded")) if spec.mla else None
+
     def phases(batch_size: int) -> dict:
-        return inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        out = inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        if mla == "absorbed":  # vLLM decodes MLA absorbed (mla_decode): fewer FLOPs, the same bytes
+            d = out["decode"]
+            flops = d.flops - mla_decode.saving(values, batch_size, prompt, gen)
+            out["decode"] = replace(
+                d, flops=flops, intensity=flops / d.bytes, compute_time=d.compute_time * flops / d.flops
+            )
+        return out
 
     one = phases(1)
     at = phases(batch)
@@ -495,6 +523,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         host_bytes=ckpt + o.host_allowance,
         device_memory=M,
         engine_terms=engine_terms,
+        mla=mla,
     )
     p.targets = _targets(p, phases, max_conc)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)

@@ -59,6 +59,21 @@ L_tgt_max = SYMBOLS["L_tgt_max"]
 C_in = SYMBOLS["C_in"]
 p = SYMBOLS["p"]
 d_pool = SYMBOLS["d_pool"]
+# --- layer kinds (issue 20)
+N_attn = SYMBOLS["N_attn"]
+N_ssm = SYMBOLS["N_ssm"]
+N_lin = SYMBOLS["N_lin"]
+d_inner = SYMBOLS["d_inner"]
+d_state = SYMBOLS["d_state"]
+d_conv = SYMBOLS["d_conv"]
+dt_rank = SYMBOLS["dt_rank"]
+h_ssm = SYMBOLS["h_ssm"]
+g_ssm = SYMBOLS["g_ssm"]
+h_lk = SYMBOLS["h_lk"]
+h_lv = SYMBOLS["h_lv"]
+d_lk = SYMBOLS["d_lk"]
+d_lv = SYMBOLS["d_lv"]
+L_chunk = SYMBOLS["L_chunk"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
