@@ -59,6 +59,16 @@ L_tgt_max = SYMBOLS["L_tgt_max"]
 C_in = SYMBOLS["C_in"]
 p = SYMBOLS["p"]
 d_pool = SYMBOLS["d_pool"]
+d_vis = SYMBOLS["d_vis"]
+d_ff_vis = SYMBOLS["d_ff_vis"]
+N_vis = SYMBOLS["N_vis"]
+C_vis = SYMBOLS["C_vis"]
+p_vis = SYMBOLS["p_vis"]
+P_vis = SYMBOLS["P_vis"]
+t_vis = SYMBOLS["t_vis"]
+m_vis = SYMBOLS["m_vis"]
+n_feat = SYMBOLS["n_feat"]
+d_proj = SYMBOLS["d_proj"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
