@@ -220,9 +220,102 @@ def test_every_text_figure_is_in_the_json(capsys):
         (["llama-3-8b", "--zero", "4"], "--zero"),
         (["llama-3-8b", "--zero", "1", "--distributed-optimizer"], "not both"),
         (["llama-3-8b", "--cluster", "bogus"], "--cluster"),
+        (["llama-3-8b", "--zero", "2", "--pp", "2"], "pipeline engine"),
+        (["llama-3-8b", "--optimizer", "adafactor", "--tp", "2"], "Adafactor"),
+        (["llama-3-8b", "--recompute-layers", "2"], "applies to --recompute full"),
+        (["llama-3-8b", "--cp", "3", "--seq-len", "4096"], "divisible by 2 x --cp"),
+        (["llama-3-8b", "--accelerator", "v100-sxm2", "--fp8"], "fp8 tensor units"),
+        (["mixtral-8x7b", "--tp", "2"], "--sequence-parallel"),
+        (["mixtral-8x7b", "--ep", "4", "--dp", "2"], "must divide dp x cp"),
     ],
 )
 def test_bad_layouts_one_line(capsys, argv, says):
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
+
+
+# --- sweep and solve: GPT-2 small (Radford et al. 2019; Hugging Face's gpt2: 124,439,808 parameters,
+# 12 layers, d 768, 12 heads, V 50257, tied head), s = 1024, b = 1, full recomputation, no ZeRO
+GPT2_P = 124_439_808
+ONE_DEVICE = (
+    16 * GPT2_P  # 2 bf16 weights + 2 bf16 gradients + 4 fp32 master + 8 Adam m, v (ZeRO §3.1)
+    + 2 * 1024 * 768 * 12  # full recomputation: each layer's 16-bit input (Korthikanti Table 2)
+    + (8 * 1024 + 1024 * 768)  # input ids (int64) and the embedding's dropout mask (Megatron-LM)
+    + (2 * 1024 * 768 + 4 * 1024 * 50257)  # the head's input and fp32 logits
+)
+SOLVE = ["gpt2", "--seq-len", "1024", "--recompute", "full", "--solve", "--format", "json", "--max-devices", "16"]
+
+
+def test_solve_boundary_is_one_device(capsys):
+    assert ONE_DEVICE == 2_218_131_456
+    r = run_json_argv(capsys, *SOLVE, "--accelerator", f"peak=1e15,memory={ONE_DEVICE}")
+    assert r["devices"] == 1 and r["layouts"][0]["busiest_bytes"] == ONE_DEVICE
+    r = run_json_argv(capsys, *SOLVE, "--accelerator", f"peak=1e15,memory={ONE_DEVICE - 1}")
+    assert r["devices"] == 2 and all(row["busiest_bytes"] <= ONE_DEVICE - 1 for row in r["layouts"])
+
+
+def test_sweep_rows_and_refusals(capsys):
+    r = run_json_argv(capsys, "gpt2", "--sweep", "tp=1,2,5 pp=1,5", "--format", "json", "--seq-len", "1024")
+    rows = {(row["tp"], row["pp"]): row for row in r["rows"]}
+    assert len(rows) == 6
+    assert "must divide the 12 attention heads" in rows[(5, 1)]["refused"]
+    assert "must divide the 12 layers" in rows[(1, 5)]["refused"]
+    assert rows[(1, 1)]["devices"] == 1 and "refused" not in rows[(2, 1)]
+
+
+def run_json_argv(capsys, *argv) -> dict:
+    assert main(["train", *argv]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def deepspeed_zero2_gpu_bytes(total_params: int, gpus: int) -> int:
+    """deepspeed 0.19.8 deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs
+    with cpu_offload=False: gpu_mem = 2 * total_params + int(18 * total_params / total_gpus), its comment:
+    18 = 2 (16-bit grads) + 4 (32-bit grads) + 4 (32-bit params) + 8 (optimizer states)."""
+    return 2 * total_params + int(18 * total_params / gpus)
+
+
+def test_llama3_8b_zero2_beside_deepspeed(capsys):
+    base = ["llama-3-8b", "--dp", "8", "--zero", "2", "--seq-len", "4096", "--global-batch", "8"]
+    ds = deepspeed_zero2_gpu_bytes(LLAMA_P, 8)
+    for grad, missing in (("bf16", 4 * LLAMA_P // 8), ("fp32", 2 * LLAMA_P // 8)):
+        t = terms(run_json(capsys, *base, "--grad-dtype", grad)["memory"][0])
+        ours = t["weights"] + t["gradients"] + t["optimizer master weights"] + t["optimizer states"]
+        assert t["weights"] == 2 * LLAMA_P  # ZeRO-2 keeps every 16-bit weight
+        # named: DeepSpeed counts a 16-bit and a 32-bit gradient partition; symtrans one, of --grad-dtype
+        assert ds - ours == missing
+
+
+# the layers' matrices of Llama-3-8B, per layer: q, o (d x d); k, v (1024 x d); gate, up, down (d x ff)
+LAYER_MATRICES = 2 * D * D + 2 * 1024 * D + 3 * D * FF
+NORMS = N * 2 * D + D
+
+
+def test_optimizer_states_adafactor_muon(capsys):
+    base = ["llama-3-8b", "--seq-len", "4096"]
+    t = terms(run_json(capsys, *base, "--optimizer", "adafactor")["memory"][0])
+    # Shazeer & Stern 2018: per matrix an fp32 row and column vector (rows + cols); vectors keep a full fp32 v
+    per_layer = 2 * (D + D) + 2 * (1024 + D) + 3 * (FF + D)
+    assert t["optimizer states"] == 4 * (N * per_layer + 2 * (V + D)) + 4 * NORMS
+    assert t["optimizer master weights"] == 4 * LLAMA_P
+    t = terms(run_json(capsys, *base, "--optimizer", "muon")["memory"][0])
+    # Muon: one fp32 momentum for the hidden matrices; AdamW's m and v for embeddings, head and norms
+    assert t["optimizer states"] == 4 * N * LAYER_MATRICES + 8 * (2 * V * D + NORMS)
+
+
+def test_fp8_copies(capsys):
+    t = terms(run_json(capsys, "llama-3-8b", "--seq-len", "4096", "--fp8")["memory"][0])
+    # TransformerEngine: 1 byte per element of each layer's weight matrix, and 3 amax histories of
+    # 1,024 fp32 values for each of the 7 linear maps of a layer (recipe.DelayedScaling defaults)
+    assert t["fp8 weight copies and amax history"] == N * LAYER_MATRICES + N * 7 * 3 * 1024 * 4
+
+
+def test_tp_and_cp_bytes(capsys):
+    r = run_json(capsys, "llama-3-8b", "--tp", "4", "--cp", "2", "--seq-len", "8192", "--global-batch", "1")
+    by_axis = {c["axis"]: c for c in r["communication"]}
+    tokens = 8192 // 2  # s / cp per rank
+    # TP (Shoeybi et al. 2019 Figure 4): 2 blocks per layer x (forward + backward) all-reduces of 2·b·s·d bytes
+    assert by_axis["tp"]["bytes_per_step"] == 32 * 2 * 2 * (2 * tokens * D) * Fraction(2 * 3, 4)
+    # CP ring: 3(cp - 1) passes of the rank's K and V chunk (2 x 1024 wide, / tp) per layer
+    assert by_axis["cp"]["bytes_per_step"] == 32 * 3 * 1 * (2 * tokens * (2 * 1024) // 4)

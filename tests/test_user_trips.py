@@ -83,3 +83,86 @@ def test_memory_zero3_over_8_ranks_divides_the_model_states_by_8(capsys):
     p = 124_439_808
     assert (r["weights_bytes"], r["gradients_bytes"], r["optimizer_bytes"]) == (2 * p // 8, 2 * p // 8, 12 * p // 8)
     assert r["dp"] == 8 and r["zero_stage"] == 3
+
+
+# -- 25.15, 25.16, 25.17: Hugging Face names in --set, did-you-mean, a flat scaling line ---------
+
+
+def test_set_takes_hugging_face_key_names(capsys):
+    code, out, _ = _run(capsys, "params", "llama-2-7b", "--set", "num_hidden_layers=16", "--format", "json")
+    assert code == 0
+    # Llama-2-7B (Touvron et al. 2023; config.json: hidden_size 4096, intermediate_size 11008,
+    # vocab 32000, untied head) at 16 layers: per layer 3*4096*11008 (SwiGLU) + 4*4096^2
+    # (attention) + 2*4096 (two RMSNorms); embeddings and head 2*32000*4096; final norm 4096.
+    per_layer = 3 * 4096 * 11_008 + 4 * 4096 * 4096 + 2 * 4096
+    assert json.loads(out)["total"] == 16 * per_layer + 2 * 32_000 * 4096 + 4096 == 3_500_281_856
+
+
+@pytest.mark.parametrize(
+    "setting, same",
+    [
+        ("n_layer=6", "N=6"),  # GPT2Config.attribute_map: num_hidden_layers -> n_layer
+        ("n_embd=1536", "d_model=1536"),
+        ("hidden_size=1536", "d_model=1536"),
+        ("n_head=24", "h=24"),
+        ("intermediate_size=6144", "d_ff=6144"),
+        ("vocab_size=50304", "V=50304"),
+        ("n_positions=2048", "L_max=2048"),
+    ],
+)
+def test_set_hugging_face_name_counts_as_the_symtrans_size(capsys, setting, same):
+    got = []
+    for s in (setting, same):
+        assert main(["params", "gpt2", "--set", s, "--format", "json"]) == 0
+        r = json.loads(capsys.readouterr().out)
+        got.append((r["total"], r["sizes"]))
+    assert got[0] == got[1]
+    name, value = same.split("=")
+    assert got[0][1][name] == int(value)  # GPT-2's own value is another (config.json of gpt2)
+
+
+def test_set_near_miss_of_a_hugging_face_name_suggests_it_not_share_layers(capsys):
+    code, _, err = _run(capsys, "params", "gpt2", "--set", "num_hiden_layers=6")
+    assert code == 2 and "did you mean num_hidden_layers (N)" in err
+
+
+@pytest.mark.parametrize(
+    "argv, suggestion",
+    [
+        (["flops", "gpt2", "--seqlen", "10"], "did you mean --seq-len?"),
+        (["flops", "gpt2", "--seqlen=10"], "did you mean --seq-len?"),
+        (["memory", "gpt2", "--inferenc"], None),  # an abbreviation argparse accepts: no error
+        (["report", "gpt2", "--langg", "zh"], "did you mean --lang?"),
+    ],
+)
+def test_mistyped_option_gets_a_did_you_mean(capsys, argv, suggestion):
+    code, _, err = _run(capsys, *argv)
+    if suggestion is None:
+        assert code == 0
+    else:
+        assert code == 2 and suggestion in err and err.count("\n") == 1
+
+
+def test_plot_scaling_over_L_of_a_rotary_model_suggests_flops(capsys, tmp_path):
+    from conftest import require
+
+    require("matplotlib")
+    code, _, err = _run(capsys, "plot", "llama-2-7b", "--kind", "scaling", "--over", "L", "-o", str(tmp_path / "a.png"))
+    # Llama-2 uses rotary positions (Touvron et al. 2023 §2.2): no parameter depends on L.
+    assert code == 0 and "do not depend on L" in err and "--quantity flops" in err
+    code, _, err = _run(
+        capsys,
+        "plot",
+        "llama-2-7b",
+        "--kind",
+        "scaling",
+        "--over",
+        "L",
+        "--quantity",
+        "flops",
+        "-o",
+        str(tmp_path / "b.png"),
+    )
+    assert code == 0 and "do not depend" not in err
+    code, _, err = _run(capsys, "plot", "llama-2-7b", "--kind", "scaling", "--over", "N", "-o", str(tmp_path / "c.png"))
+    assert code == 0 and "do not depend" not in err

@@ -16,7 +16,7 @@ Memory of one device (bytes):
 
 * weights: 16-bit parameters of the stage, /dp_shard under ZeRO-3 (Rajbhandari et al. 2020
   §5); ZeRO-3 adds the working set of the largest tensor gathered whole with its gradient;
-  ``fp8`` adds TransformerEngine's FP8 copy of each weight matrix (1 byte per element) and
+  ``fp8`` adds TransformerEngine's FP8 copy of each layer's weight matrix (1 byte per element) and
   its delayed-scaling amax history (1,024 fp32 values for each of the input, weight and
   output-gradient of every linear: ``recipe.DelayedScaling(amax_history_len=1024)``);
 * gradients: the grad dtype's bytes per parameter, /dp_shard under ZeRO-2/3;
@@ -53,6 +53,7 @@ from symtrans.engine.architectures import build, decoder_symbols
 from symtrans.engine.cost import Cost, Node, Step
 from symtrans.engine.evaluate import exact_rational
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
+from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
 RECOMPUTE_CHOICES = ("none", "selective", "full")
@@ -177,7 +178,7 @@ class Term:
         v = self.value
         return {
             "name": self.name,
-            "closed_form": str(self.expr),
+            "closed_form": str(closed_form(self.expr)),  # the project's one simplification policy
             "value": int(v) if v.is_Integer else float(v),
             "exact": str(v),
             "source": self.source,
@@ -274,6 +275,10 @@ def check_layout(spec: Spec, values: dict, lay: Layout, devices: int | None = No
             raise InputError(f"--ep {lay.ep} must divide the {e} routed experts")
         if (lay.dp * lay.cp) % lay.ep:
             raise InputError(f"--ep {lay.ep} must divide dp x cp = {lay.dp * lay.cp} (experts are sharded over them)")
+    if lay.zero >= 2 and lay.pp > 1:  # deepspeed/runtime/pipe/engine.py, PipelineEngine.__init__'s assertion
+        raise InputError(f"ZeRO-{lay.zero} shards gradients, which DeepSpeed's pipeline engine refuses; use --zero 0-1")
+    if spec.is_moe and lay.tp > 1 and not lay.sequence_parallel:  # Megatron-LM arguments.py, validate_args
+        raise InputError("Megatron-LM runs MoE with tensor parallelism only with --sequence-parallel")
     if lay.global_batch % (lay.micro_batch * lay.dp):
         raise InputError(
             f"--global-batch {lay.global_batch} must be a multiple of --micro-batch x --dp = {lay.micro_batch * lay.dp}"
@@ -292,6 +297,10 @@ def check_layout(spec: Spec, values: dict, lay: Layout, devices: int | None = No
         per_stage = (n or 0) // lay.pp
         if not 0 <= lay.recompute_layers <= per_stage:
             raise InputError(f"--recompute-layers must be between 0 and the {per_stage} layers of a stage")
+    if lay.optimizer == "adafactor" and lay.tp > 1:
+        raise InputError(
+            "Adafactor's factored state of a tensor-parallel shard is not counted (Megatron-LM has no Adafactor); use --tp 1"
+        )
     if lay.cp > 1 and spec.mla:
         raise InputError("context parallelism of multi-head latent attention is not counted")
 
@@ -349,10 +358,10 @@ def stage_params(spec: Spec, lay: Layout) -> dict[str, StageParams]:
             else:
                 sp_.dense += mult * params
             sp_.matrices += mult * mat
-            if where == "layers" and step.role not in REPLICATED:
+            if where == "layers" and step.role not in REPLICATED:  # the layers' linear maps (TransformerEngine's)
                 sp_.hidden_matrices += mult * mat
+                sp_.linears += mult * linears
             sp_.factored += mult * factored
-            sp_.linears += mult * linears
     if tied_copy:
         emb = [n.step for n in tree.nodes() if n.step.role == Role.TOKEN_EMBEDDING and n.step.params != 0]
         for step in emb:
@@ -432,7 +441,7 @@ def model_state_terms(spec: Spec, values: dict, lay: Layout, stage: str, params:
     terms.append(
         Term(
             "optimizer states",
-            sp.simplify(state),
+            state,
             _evaluate(state, values),
             f"{opt.name}: {opt.description} ({opt.source})",
         )
@@ -450,13 +459,14 @@ def model_state_terms(spec: Spec, values: dict, lay: Layout, stage: str, params:
             )
         )
     if lay.fp8:
-        fp8 = params.matrices + 3 * AMAX_HISTORY * 4 * params.linears
+        fp8 = params.hidden_matrices + 3 * AMAX_HISTORY * 4 * params.linears
         terms.append(
             Term(
                 "fp8 weight copies and amax history",
                 fp8,
                 _evaluate(fp8, values),
-                "TransformerEngine: an FP8 cast (1 byte) of each weight matrix held, and per linear map "
+                "TransformerEngine: an FP8 cast (1 byte) of each layer's weight matrix held (embedding, head and "
+                "router stay 16-bit), and per linear map "
                 "1,024-entry fp32 amax histories for input, weight and output gradient (recipe.DelayedScaling)",
             )
         )
@@ -526,7 +536,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
     terms = [
         Term(
             "activations: layers",
-            sp.simplify(layers),
+            layers,
             _evaluate(layers, values),
             src,
             f"{flight_src}; recompute {lay.recompute}, tp {t}, sp {'on' if sp_on else 'off'}, cp {lay.cp}"
@@ -546,7 +556,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
         terms.append(
             Term(
                 "activations: embedding",
-                sp.simplify(emb),
+                emb,
                 _evaluate(emb, values),
                 "input ids (int64) and the embedding's dropout mask per micro-batch in flight, / tp (Megatron-LM "
                 "megatron/training/theoretical_memory_usage.py, compute_activation_memory)",

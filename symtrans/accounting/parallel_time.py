@@ -44,6 +44,7 @@ from symtrans.accounting import parallel as P
 from symtrans.accounting.hardware import Accelerator
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
+from symtrans.engine.simplify import closed_form
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ class Collective:
             "buffer_bytes": _num(P.evaluate(self.size, values)),
             "ring_factor": str(self.factor),
             "bytes_per_step": _num(self.bytes(values)),
-            "closed_form": str(sp.simplify(self.count * self.size * self.factor)),
+            "closed_form": str(closed_form(self.count * self.size * self.factor)),
             "formula": self.formula,
             "seconds": float(seconds),
             "exposed": self.exposed,

@@ -327,12 +327,16 @@ def _total(quantity: str, side: Side) -> sp.Expr:
 
 
 def _values(spec: Spec, workload: Mapping[str, int]) -> dict[str, int]:
-    v = dict(workload)
-    v.update(spec.values)
-    v.update({k: x for k, x in workload.items() if k in ("B", "L", "L_src", "L_tgt")})
-    if "L" in v:
-        v.setdefault("L_src", v["L"])
-        v.setdefault("L_tgt", v["L"])
+    """The sizes of one side: the model's, and for FLOPs (``workload`` has B) the lengths
+    of ``engine.workload.resolve_workload`` (the rule every command uses); L_src/L_tgt
+    given in ``workload`` win."""
+    v = {**workload, **spec.values}
+    if "B" not in workload or ("L" not in workload and not spec.has("L")):
+        return v  # parameters, or FLOPs without a length (refused where the count needs one)
+    from symtrans.engine.workload import resolve_workload
+
+    v.update(resolve_workload(spec, workload["B"], workload.get("L")).values(spec))
+    v.update({k: x for k, x in workload.items() if k in ("L_src", "L_tgt")})
     return v
 
 

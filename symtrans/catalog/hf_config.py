@@ -694,6 +694,41 @@ ALIASES: dict[str, dict[str, str]] = {
     },
 }
 
+# The symtrans size of each PretrainedConfig key (the names every config class answers to,
+# through its attribute_map: ALIASES), so that ``--set num_hidden_layers=16`` is N = 16
+# (issue 25.15).  Only keys whose meaning is the same in every reader are listed.
+SIZE_OF_KEY: dict[str, str] = {
+    "hidden_size": "d_model",
+    "intermediate_size": "d_ff",
+    "num_attention_heads": "h",
+    "num_key_value_heads": "h_kv",
+    "head_dim": "d_k",
+    "num_hidden_layers": "N",
+    "vocab_size": "V",
+    "max_position_embeddings": "L_max",
+    "num_local_experts": "E",
+    "num_experts": "E",
+    "num_experts_per_tok": "k",
+    "sliding_window": "w",
+}
+
+
+def size_of_key(key: str) -> tuple[str, str] | None:
+    """(symtrans size, PretrainedConfig key) of a Hugging Face config key, or None.
+
+    ``key`` is a PretrainedConfig name (``hidden_size``) or a model type's own name for
+    it, found through the attribute_map tables ``ALIASES`` (``n_embd``, ``n_layer``,
+    ``d_kv``, ``encoder_layers``, ...).
+    """
+    if key in SIZE_OF_KEY:
+        return SIZE_OF_KEY[key], key
+    for table in ALIASES.values():
+        for canonical, own in table.items():
+            if own == key and canonical in SIZE_OF_KEY:
+                return SIZE_OF_KEY[canonical], canonical
+    return None
+
+
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
 # ``to_dict()`` keys of a default instance and the ``attribute_map`` aliases, minus the
 # PretrainedConfig ones in COMMON_KEYS).  A key of a config.json outside these, COMMON_KEYS

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Sequence
 
-from symtrans.base.errors import InputError, SymtransError
+from symtrans.base.errors import SymtransError
 from symtrans.cli.arguments import int_arg
 
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
@@ -27,9 +27,33 @@ class UsageError(SymtransError):
 
 
 class _Parser(argparse.ArgumentParser):
+    _active: argparse.ArgumentParser | None = None  # the innermost (sub)parser that ran
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        _Parser._active = self  # a subcommand's parser runs inside the root's: the last one wins
+        return super().parse_known_args(args, namespace)
+
     # argparse prints the whole usage on error; the contract is one line on stderr.
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(message, _Parser._active or self)}")
+
+
+def _did_you_mean(message: str, parser: argparse.ArgumentParser) -> str:
+    """A near miss among the subcommand's options for an unrecognized one (``--seqlen``:
+    ``--seq-len``), as argparse itself only does from Python 3.14 (issue 25.16)."""
+    import difflib
+
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for token in message.split(":", 1)[1].split():
+        if token.startswith("--"):
+            close = difflib.get_close_matches(token.partition("=")[0], options, n=1, cutoff=0.7)
+            hints += [(close[0], token.partition("=")[0])] if close else []
+    if len(hints) == 1:
+        return f"; did you mean {hints[0][0]}?"
+    return f"; did you mean {', '.join(f'{o} (for {t})' for o, t in hints)}?" if hints else ""
 
 
 # ---------------------------------------------------------------------------------
@@ -390,22 +414,17 @@ def _cmd_params(args) -> int:
 
 
 def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
-    """Sizes for evaluating forward FLOPs: the spec's, with B, L (or L_src/L_tgt) set.
+    """Sizes for evaluating forward FLOPs: the spec's, with the workload's B, L (and
+    L_src/L_tgt) set by the one rule of ``engine.workload.resolve_workload``."""
+    return command_workload(res, batch, seq_len).values(res.spec)
 
-    ``seq_len`` defaults to the spec's L; for an encoder-decoder, L_src and L_tgt
-    default to ``seq_len`` unless the spec (via --set) already gives them.
-    """
-    v = dict(res.spec.values)
-    if seq_len is None:
-        seq_len = v.get("L")
-        if seq_len is None:
-            raise InputError("give --seq-len (the model has no L)")
-    v["B"] = batch
-    v["L"] = seq_len
-    v.setdefault("L_src", seq_len)
-    v.setdefault("L_tgt", seq_len)
-    res.spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens <= L)
-    return v
+
+def command_workload(res, batch: int, seq_len: int | None, mask: str = "full"):
+    """The ``engine.workload.Workload`` of a command on ``res`` (a ``resolve.Resolved``):
+    ``--batch``, ``--seq-len`` (else the model's L, with its source) and ``--mask``."""
+    from symtrans.engine.workload import resolve_workload
+
+    return resolve_workload(res.spec, batch, seq_len, mask=mask, seq_len_source=res.seq_len_source)
 
 
 def _check_flops_options(args, res) -> None:
@@ -478,6 +497,10 @@ def _cmd_report(args) -> int:
     from symtrans.cli.inspect import with_checkpoint_section
 
     res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
+    if args.train is not None:  # the training plan of a layout (issue 24)
+        from symtrans.cli.train import with_train_section
+
+        res = with_train_section(args.model, args.set, args.train, res)
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
@@ -496,7 +519,8 @@ def _cmd_report(args) -> int:
     from symtrans.render.report import build_context, i18n, render_context
     from symtrans.render.report.terminal import summary
 
-    report = build_context(res, title=args.title, batch=args.batch, seq_len=args.seq_len)
+    wl = command_workload(res, args.batch, args.seq_len)  # the headline, the FLOPs sections and the charts read it
+    report = build_context(res, title=args.title, workload=wl)
     lang = i18n.resolve(args.lang, report.language)
     if not out and not explicit and sys.stdout.isatty():
         # a person at a terminal: the headline numbers, and how to write the whole report
@@ -509,7 +533,7 @@ def _cmd_report(args) -> int:
         if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import add_chart_section
 
-            files = add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len)
+            files = add_chart_section(report, res, out or "report.pdf", "latex", workload=wl)
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
             _report_written(args, report, out, "pdf")
@@ -517,7 +541,7 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = add_chart_section(report, res, out, args.format, args.batch, args.seq_len)
+        files = add_chart_section(report, res, out, args.format, workload=wl)
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))
@@ -774,6 +798,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--no-charts",
             action="store_true",
             help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        p.add_argument(
+            "--train",
+            default=None,
+            metavar='"OPTIONS"',
+            help='add a training plan section: the options of symtrans train, quoted (--train "--tp 8 --pp 2")',
         )
         p.set_defaults(func=_cmd_report)
 

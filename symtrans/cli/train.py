@@ -63,6 +63,18 @@ def add_train_parser(sub, common, emit, usage_error) -> None:
     )
     p.add_argument("--mfu", default="0.4", metavar="U", help="utilisation of the busy time (default 0.4)")
     p.add_argument("--tokens", type=int_arg("--tokens"), default=None, metavar="D", help="training tokens: run time")
+    p.add_argument(
+        "--sweep",
+        default=None,
+        metavar='"tp=1,2,4 pp=1,2 ..."',
+        help="evaluate every combination of these axes (tp, pp, vpp, dp, ep, cp, micro_batch); refused ones say why",
+    )
+    p.add_argument(
+        "--solve",
+        action="store_true",
+        help="the smallest tp x pp x dp (x ep) whose busiest device fits the accelerator, fastest first",
+    )
+    p.add_argument("--max-devices", type=int_arg("--max-devices"), default=4096, metavar="N", help="for --solve")
     p.set_defaults(func=lambda args: cmd_train(args, emit))
 
 
@@ -206,6 +218,8 @@ def cmd_train(args, emit) -> int:
         raise UsageError(f"symtrans train: --fp8 needs fp8 tensor units; {acc.name} has none")
     cluster = parse_cluster(args.cluster)
     mfu = parse_utilisation(args.mfu)
+    if args.sweep is not None or args.solve:
+        return _search(args, emit, res, lay, acc, cluster, mfu)
     r = train_result(res, lay, acc, cluster, mfu, args.tokens, args.devices)
     if args.format == "json":
         emit(args, json.dumps(r, indent=2))
@@ -271,3 +285,85 @@ def text_lines(r: dict) -> list[str]:
     for a in t["assumptions"]:
         lines.append(f"  assumption: {a}")
     return lines
+
+
+def with_train_section(model: str, settings: list[str], options: str, res):
+    """``res`` with a "Training plan" report section for ``report MODEL --train "OPTIONS"``:
+    OPTIONS are ``symtrans train``'s (``--tp 8 --pp 2 ...``), split as a shell would
+    (``shlex``, never evaluated) and parsed by the same parser.
+
+    Raises:
+        UsageError: an option ``train`` does not take (one line); InputError: a bad layout.
+    """
+    import argparse
+    import shlex
+    from dataclasses import replace
+
+    from symtrans.accounting.hardware import parse_accelerator, parse_utilisation
+    from symtrans.accounting.parallel_time import parse_cluster
+    from symtrans.cli.main import UsageError, _common, _Parser
+    from symtrans.render.train_section import report_section
+
+    try:
+        words = shlex.split(options)
+    except ValueError as e:
+        raise UsageError(f"symtrans report: --train {options!r}: {e}") from None
+    parser = _Parser(prog="symtrans report --train")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_train_parser(sub, _common, None, UsageError)
+    extra = [w for s in settings for w in ("--set", s)]
+    args = parser.parse_args(["train", model, *extra, *words])
+    if args.format != "text" or args.output:
+        raise UsageError("symtrans report: --train takes the layout options of train, not --format or -o")
+    if not isinstance(args, argparse.Namespace):  # pragma: no cover - argparse always returns one
+        raise UsageError("symtrans report: --train could not be read")
+    lay = layout_from_args(args, res.spec)
+    acc = parse_accelerator(args.accelerator)
+    if args.fp8 and acc.fp8 is None:
+        raise UsageError(f"symtrans report: --fp8 needs fp8 tensor units; {acc.name} has none")
+    r = train_result(res, lay, acc, parse_cluster(args.cluster), parse_utilisation(args.mfu), args.tokens, args.devices)
+    return replace(res, sections=res.sections + (report_section(r),))
+
+
+def _search(args, emit, res, lay, acc, cluster, mfu) -> int:
+    """``--sweep`` and ``--solve``: rows of layouts (analysis.parallel_search)."""
+    from symtrans.analysis import parallel_search as PS
+    from symtrans.cli.main import UsageError
+
+    if args.sweep is not None and args.solve:
+        raise UsageError("symtrans train: give --sweep or --solve, not both")
+    fixed = args.global_batch is not None
+    spec, values = res.spec, res.spec.values
+    if args.solve:
+        found = PS.solve(spec, values, lay, acc, cluster, mfu, fixed, args.max_devices)
+        out = {"model": res.name, "accelerator": acc.name, "device_memory_bytes": acc.memory, **found}
+        rows = found["layouts"]
+        head = (
+            f"{res.name}: the smallest layout that fits {acc.name} ({acc.memory:,} bytes): {found['devices']} devices "
+            f"({len(rows)} layout(s) of that size fit, fastest first; {found['tried']:,} evaluated)"
+        )
+    else:
+        rows = PS.sweep(spec, values, lay, PS.parse_axes(args.sweep), acc, cluster, mfu, fixed)
+        out = {"model": res.name, "accelerator": acc.name, "device_memory_bytes": acc.memory, "rows": rows}
+        head = f"{res.name}: {len(rows)} layouts on {acc.name} ({acc.memory or '-'} bytes per device)"
+    if args.format == "json":
+        emit(args, json.dumps(out, indent=2))
+        return 0
+    from symtrans.base.numbers import binary_bytes
+
+    lines = [head, "     tp   pp  vpp    dp   ep   cp   mb  devices  busiest device              step s    tokens/s"]
+    for r in rows:
+        sizes = (
+            f"  {r['tp']:>5}{r['pp']:>5}{r['vpp']:>5}{r['dp']:>6}{r['ep']:>5}{r['cp']:>5}{r['micro_batch']:>5}"
+            f"{r['devices']:>9}"
+        )
+        if "refused" in r:
+            lines.append(f"{sizes}  refused: {r['refused']}")
+            continue
+        fit = "fits" if r["fits"] else "DOES NOT FIT"
+        lines.append(
+            f"{sizes}  {binary_bytes(r['busiest_bytes']):>11} {r['busiest_stage']:<5} {fit:<12}"
+            f"{r['step_seconds']:>9.3f} {r['tokens_per_second']:>11,.0f}"
+        )
+    emit(args, "\n".join(lines))
+    return 0

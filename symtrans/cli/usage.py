@@ -200,25 +200,17 @@ def _num(x, unit: str) -> str:
 
 
 def _bytes(x) -> str:
-    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)'."""
-    from symtrans.base.numbers import binary_bytes, grouped, si
+    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)' (``base.numbers.byte_size``)."""
+    from symtrans.base.numbers import byte_size
 
-    f = _frac(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-    if abs(f) < 1024:
-        return f"{exact} bytes"
-    return f"{exact} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+    return byte_size(_frac(x))
 
 
 def _seconds(x) -> str:
-    f = float(_frac(x))
-    if f >= 86400:
-        return f"{f:.4g} s ({f / 86400:.3g} days)"
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(float(_frac(x)))
 
 
 def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
