@@ -262,7 +262,7 @@ def text_lines(r: dict) -> list[str]:
         for t in m["terms"]:
             lines.append(f"    {t['name']:<38} {_b(t['value'])}")
         fits = "" if m["fits"] is None else ("  fits" if m["fits"] else "  DOES NOT FIT")
-        lines.append(f"    {'total':<38} {_b(m['total_bytes'])}{fits} (device {m['device_memory_bytes'] or '-'} bytes)")
+        lines.append(f"    {'total':<38} {_b(m['total_bytes'])}{fits} (device {m['device_memory_bytes'] or 0:,} bytes)")
         for n in m["notes"]:
             lines.append(f"    note: {n}")
     lines.append("  communication per step, one device of the first stage (ring factor per rank):")

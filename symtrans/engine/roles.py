@@ -77,6 +77,18 @@ class Role(str, Enum):
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
     VISION = "vision"  # a tensor of a vision-language model's image side (engine/vision.py)
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
+    # --- layer kinds (issue 20): state-space and linear-attention mixers
+    MIXER_IN_PROJ = "mixer_in_proj"  # Mamba in_proj (x, z [, B, C, dt]); Gated DeltaNet in_proj_qkvz
+    MIXER_GATE_PROJ = "mixer_gate_proj"  # Gated DeltaNet in_proj_ba: beta and the decay input a, per value head
+    MIXER_CONV = "mixer_conv"  # the causal depthwise conv1d of a mixer (Mamba, Gated DeltaNet)
+    SSM_X_PROJ = "ssm_x_proj"  # Mamba 1 x_proj: d_inner -> dt_rank + 2 d_state (dt, B, C)
+    SSM_DT_PROJ = "ssm_dt_proj"  # Mamba 1 dt_proj: dt_rank -> d_inner, with bias
+    SSM_DT_BIAS = "ssm_dt_bias"  # Mamba 2 / Gated DeltaNet dt_bias: one per head
+    SSM_A = "ssm_a"  # A_log: the (negative, log-stored) state decay
+    SSM_D = "ssm_d"  # D: the skip connection of the state-space layer
+    MIXER_NORM = "mixer_norm"  # a norm inside a mixer (gated RMSNorm; Jamba's dt/B/C norms)
+    MIXER_OUT_PROJ = "mixer_out_proj"  # out_proj of a Mamba or Gated DeltaNet mixer
+    SCAN = "scan"  # the products of the recurrence (selective scan, chunked SSD, chunked delta rule)
 
 
 class Block(str, Enum):
@@ -108,6 +120,10 @@ class Block(str, Enum):
     # --- vision-language wrappers: the image side beside the language model
     VISION_TOWER = "vision_tower"  # CLIP / Qwen2-VL vision encoder (engine/vision.py)
     PROJECTOR = "projector"  # the map from vision features into the language model's width
+    # --- layer kinds (issue 20)
+    SSM_MIXER = "ssm_mixer"  # a Mamba 1 or Mamba 2 mixer
+    LINEAR_ATTENTION = "linear_attention"  # a Gated DeltaNet mixer
+    FFN_SUBLAYER = "ffn_sublayer"  # the FFN half of a hybrid stack's layers, by FFN kind (kinds.hybrid_layers)
 
 
 # Roles of weight matrices that attention and FFN blocks apply to every token: the
@@ -122,3 +138,6 @@ VISION_BLOCKS = (Block.VISION_TOWER, Block.PROJECTOR)
 # --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
 # before the first layer; they run with the encoder (prefill of an encoder-decoder).
 FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)
+# --- layer kinds: the weight matrices of state-space and linear-attention mixers
+MIXER_PROJECTIONS = (Role.MIXER_IN_PROJ, Role.MIXER_GATE_PROJ, Role.SSM_X_PROJ, Role.SSM_DT_PROJ, Role.MIXER_OUT_PROJ)
+MIXER_BLOCKS = (Block.SSM_MIXER, Block.LINEAR_ATTENTION)

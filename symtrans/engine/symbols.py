@@ -69,6 +69,21 @@ t_vis = SYMBOLS["t_vis"]
 m_vis = SYMBOLS["m_vis"]
 n_feat = SYMBOLS["n_feat"]
 d_proj = SYMBOLS["d_proj"]
+# --- layer kinds (issue 20)
+N_attn = SYMBOLS["N_attn"]
+N_ssm = SYMBOLS["N_ssm"]
+N_lin = SYMBOLS["N_lin"]
+d_inner = SYMBOLS["d_inner"]
+d_state = SYMBOLS["d_state"]
+d_conv = SYMBOLS["d_conv"]
+dt_rank = SYMBOLS["dt_rank"]
+h_ssm = SYMBOLS["h_ssm"]
+g_ssm = SYMBOLS["g_ssm"]
+h_lk = SYMBOLS["h_lk"]
+h_lv = SYMBOLS["h_lv"]
+d_lk = SYMBOLS["d_lk"]
+d_lv = SYMBOLS["d_lv"]
+L_chunk = SYMBOLS["L_chunk"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
