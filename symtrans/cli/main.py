@@ -768,6 +768,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
 
         add_deploy_parser(sub, _common, _emit, UsageError)
+    if _wants(sub, "reconcile"):
+        from symtrans.cli.reconcile import add_reconcile_parser  # a vLLM log line by line (issue 23)
+
+        add_reconcile_parser(sub, _common, _emit)
 
     if _wants(sub, "train"):
         from symtrans.cli.train import add_train_parser  # training at scale (issue 24)
