@@ -280,6 +280,13 @@ def params_result(res, generated: bool = True) -> dict:
             from symtrans.catalog.comparison import comparison_json
 
             out["hand_count"] = comparison_json(res.preset, spec)
+    if spec.vision != "none":  # a vision-language model: the text-only figure beside the whole class
+        from symtrans.engine.architectures import build
+        from symtrans.engine.evaluate import exact
+        from symtrans.engine.vision import vision_params
+
+        vision = exact(vision_params(build(spec)), values)
+        out["parts"] = {"all": out["total"], "text": out["total"] - vision, "vision": vision}
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     return out
 
@@ -365,7 +372,23 @@ def _cmd_params(args) -> int:
         return 0
     from symtrans.base.numbers import count, grouped
 
-    lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
+    part = getattr(args, "part", "all")
+    if part != "all" and "parts" not in r:
+        raise UsageError(
+            f"symtrans params: --part {part} needs a vision-language model; {r['model']} has no vision tower"
+        )
+    headline = r["parts"][part] if part != "all" else r["total"]
+    what = {
+        "all": "parameters",
+        "text": "parameters of the language model (text only)",
+        "vision": "parameters of the vision tower and projector",
+    }[part]
+    lines = [f"{r['model']}: {grouped(headline)} {what} ({count(headline)})"]
+    if "parts" in r:
+        lines.append(
+            f"  text only (language model and LM head): {grouped(r['parts']['text'])}; "
+            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['total'])}"
+        )
     if peft:
         lines += _peft_lines(peft)
     if "active" in r:
@@ -728,6 +751,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         default=None,
         metavar="r=R,targets=q,v",
         help="LoRA trainable vs frozen parameters; targets: q, k, v, o, gate, up, down, attention, ffn, all",
+    )
+    p.add_argument(
+        "--part",
+        choices=("all", "text", "vision"),
+        default="all",
+        help="a vision-language model: the whole class (all), its language model (text) or its vision side",
     )
     p.add_argument(
         "--adapter",
