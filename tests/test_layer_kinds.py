@@ -34,6 +34,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
+from symtrans.accounting.memory import kv_cache_bytes  # noqa: E402
 from symtrans.engine.architectures import FORWARD, build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 from symtrans.engine.kinds import LayerKind  # noqa: E402
@@ -94,6 +95,8 @@ def _check(model_cls, config, spec: Spec, batch: int, seq: int, forward: bool = 
     fp32 = 4  # bytes per element of the float32 model's cache
     assert batch * seq * exact(tree.cache, spec.values) * fp32 == kv
     assert batch * exact(tree.state, spec.values) * fp32 == state
+    # memory's cache bytes sum the same tree: K/V of B x L tokens plus B constant states
+    assert exact(kv_cache_bytes(spec, batch, seq, "fp32"), spec.values) == kv + state
 
 
 def _mixers(counts: dict[str, int]) -> tuple[str, dict[str, int]]:
