@@ -321,3 +321,56 @@ def test_an_absurd_target_throughput_is_refused_in_one_line(capsys):
     # issue 27: --target-throughput 1e25 printed a 26-digit figure and a plan
     code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--target-throughput", "1e25")
     assert code == 2 and out == "" and err.count("\n") == 1 and "1,000,000" in err
+
+
+# --------------------------------------------------------------------------------- reconcile
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["check"] != "none"], ids=lambda c: c["name"])
+def test_reconcile_explains_every_figure_of_the_log(capsys, case):
+    from symtrans.analysis.vllm_log import parse
+
+    log = LOGS / f"{case['name']}.log"
+    figs = parse(log.read_text(encoding="utf-8"))
+    argv = _argv(case)
+    code, out, err = run(capsys, "reconcile", str(log), *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    keys = {
+        "weights",
+        "non_torch",
+        "activation_peak",
+        "total_gpu_memory",
+        "kv_memory",
+        "gpu_blocks",
+        "kv_tokens",
+        "refused_tokens",
+        "concurrency",
+    }
+    shown = {(row["line"], row["figure"]) for row in r["rows"]}
+    assert len(shown) >= len([k for k in figs.figures if k in keys]) >= 1
+    for row in r["rows"]:
+        assert row["term"] and str(row["line"]) and row["text"] in log.read_text(encoding="utf-8")
+    # the budget row agrees with deploy for the same input
+    tokens, _, _ = predict(capsys, case)
+    for row in r["rows"]:
+        if row["figure"] in ("GPU KV cache size", "KV cache tokens (the refusal)"):
+            assert row["symtrans"] == tokens and row["logged"] == case["vllm_tokens"]
+        if row["figure"] == "GPU blocks":
+            assert row["symtrans"] * 16 == tokens and row["logged"] * 16 == case["vllm_tokens"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hello world\n",
+        "",
+        "GPU blocks: __import__('os').system('true')\n",
+        "GPU KV cache size: " + "9" * 5000 + " tokens\n",
+    ],
+)
+def test_reconcile_refuses_a_log_it_cannot_read_in_one_line(capsys, tmp_path, text):
+    log = tmp_path / "vllm.log"
+    log.write_text(text)
+    code, out, err = run(capsys, "reconcile", str(log), "llama-2-7b", "--accelerator", "t4")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err

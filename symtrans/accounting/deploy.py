@@ -54,11 +54,14 @@ MAX_DEVICES = 10**6
 
 
 class DoesNotFit(InputError):
-    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
+    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes;
+    ``figures``: the memory terms per device that were compared (weights, reserve, the
+    engine's terms, usable, device memory, token budget), for ``symtrans reconcile``."""
 
-    def __init__(self, message: str, shortfall: int) -> None:
+    def __init__(self, message: str, shortfall: int, figures: dict | None = None) -> None:
         super().__init__(message)
         self.shortfall = shortfall
+        self.figures = figures or {}
 
 
 @dataclass(frozen=True)
@@ -419,6 +422,16 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
             f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
             short,
+            {
+                "weights_per_device": weights_dev,
+                "activation_reserve": reserve,
+                "engine_terms": engine_terms,
+                "usable": int(usable),
+                "device_memory": M,
+                "token_budget": budget,
+                "kv_bytes_per_token": kv_tok,
+                "utilisation": u,
+            },
         )
     if o.concurrency is not None:
         if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:

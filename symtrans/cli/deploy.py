@@ -20,16 +20,23 @@ def _bytes_arg(name: str, allow_zero: bool = True):
 
 def add_deploy_parser(sub, common, emit, usage_error) -> None:
     """The ``deploy`` subcommand (registered by ``cli.main.build_parser``)."""
-    from symtrans.accounting.hardware import ACCELERATORS
 
     p = sub.add_parser(
         "deploy",
         help="serving plan: memory per device, max concurrency (vLLM's), TTFT, TPOT, throughput, devices, host, disk",
     )
     common(p, ("text", "json"), "text")
+    add_deploy_options(p)
+    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
+
+
+def add_deploy_options(p, accelerator_required: bool = True) -> None:
+    """The options of ``deploy`` (shared with ``reconcile``)."""
+    from symtrans.accounting.hardware import ACCELERATORS
+
     p.add_argument(
         "--accelerator",
-        required=True,
+        required=accelerator_required,
         metavar="NAME|SPEC",
         help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
     )
@@ -195,7 +202,6 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         metavar="BYTES",
         help="host memory beyond the staged checkpoint: runtime, tokenizer, buffers (default 0)",
     )
-    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
 
 
 def _options(args, checkpoint):
