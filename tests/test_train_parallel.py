@@ -319,3 +319,20 @@ def test_tp_and_cp_bytes(capsys):
     assert by_axis["tp"]["bytes_per_step"] == 32 * 2 * 2 * (2 * tokens * D) * Fraction(2 * 3, 4)
     # CP ring: 3(cp - 1) passes of the rank's K and V chunk (2 x 1024 wide, / tp) per layer
     assert by_axis["cp"]["bytes_per_step"] == 32 * 3 * 1 * (2 * tokens * (2 * 1024) // 4)
+
+
+def test_compare_names_the_references(capsys):
+    r = run_json(
+        capsys, "llama-3-8b", "--dp", "8", "--zero", "3", "--seq-len", "4096", "--global-batch", "8", "--compare"
+    )
+    (ds,) = r["references"]  # Megatron-LM has no ZeRO-3: only DeepSpeed's estimate applies
+    assert ds["value"] == deepspeed_zero3_gpu_bytes(LLAMA_P, V * D, 8)
+    assert ds["difference"] == 2 * LLAMA_P // 8 and "18 bytes per sharded parameter" in ds["named"]
+    r = run_json(
+        capsys, *GPT3, "--tp", "8", "--pp", "8", "--vpp", "2", "--dp", "16", "--sequence-parallel",
+        "--recompute", "selective", "--global-batch", "1536", "--distributed-optimizer", "--compare",
+    )  # fmt: skip
+    (mg,) = r["references"]
+    penalty = 1 + Fraction(7, 16)
+    megatron_acts = (SBH * (18 + 4 * 4) * L_ + 8 * S_ * B_ * 8 + SBH * 8) * penalty / 8  # compute_activation_memory
+    assert mg["activations"] == megatron_acts and mg["difference_activations"] == 0

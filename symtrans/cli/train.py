@@ -64,6 +64,11 @@ def add_train_parser(sub, common, emit, usage_error) -> None:
     p.add_argument("--mfu", default="0.4", metavar="U", help="utilisation of the busy time (default 0.4)")
     p.add_argument("--tokens", type=int_arg("--tokens"), default=None, metavar="D", help="training tokens: run time")
     p.add_argument(
+        "--compare",
+        action="store_true",
+        help="beside DeepSpeed's estimate_zero2/3 and Megatron-LM's theoretical_memory_usage, differences named",
+    )
+    p.add_argument(
         "--sweep",
         default=None,
         metavar='"tp=1,2,4 pp=1,2 ..."',
@@ -112,7 +117,7 @@ def _num(v):
     return int(v) if v.is_Integer else float(v)
 
 
-def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None) -> dict:
+def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None, compare=False) -> dict:
     """The JSON object of ``symtrans train`` (every figure, with closed forms and sources)."""
     import sympy as sp
 
@@ -198,6 +203,18 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None) -> dict
         "achieved_mfu": float(sp.Rational(t.flops_model) / (t.step * lay.devices * t.peak)),
         "assumptions": t.assumptions,
     }
+    if compare:
+        from symtrans.accounting import parallel_refs as R
+
+        first = stages[0]
+        named = {term.name: term.value for term in first.terms}
+        states = sp.Add(*[v for k, v in named.items() if not k.startswith("activations") and not k.startswith("fp8")])
+        acts = sp.Add(*[v for k, v in named.items() if k.startswith("activations")])
+        refs = [
+            R.deepspeed(spec, values, lay, states),
+            R.megatron(spec, values, lay, states - named.get("ZeRO-3 gathered working set", 0), acts),
+        ]
+        out["references"] = [x for x in refs if x is not None]
     if tokens is not None:
         secs = sp.Rational(tokens) / t.tokens_per_second
         out["time"]["training_tokens"] = tokens
@@ -220,7 +237,7 @@ def cmd_train(args, emit) -> int:
     mfu = parse_utilisation(args.mfu)
     if args.sweep is not None or args.solve:
         return _search(args, emit, res, lay, acc, cluster, mfu)
-    r = train_result(res, lay, acc, cluster, mfu, args.tokens, args.devices)
+    r = train_result(res, lay, acc, cluster, mfu, args.tokens, args.devices, args.compare)
     if args.format == "json":
         emit(args, json.dumps(r, indent=2))
         return 0
@@ -282,6 +299,18 @@ def text_lines(r: dict) -> list[str]:
     ]
     if "time_to_train_days" in t:
         lines.append(f"    {t['training_tokens']:,} tokens: {t['time_to_train_days']:,.2f} days")
+    for ref in r.get("references", []):
+        if "value" in ref:
+            lines.append(
+                f"  {ref['reference']} ({ref['source']}): {ref['formula']} = {ref['value']:,} bytes of model states; "
+                f"symtrans {ref['symtrans']:,}; difference {ref['difference']:,}: {ref['named']}"
+            )
+        else:
+            lines.append(
+                f"  {ref['reference']} ({ref['source']}), first stage: weights and optimizer "
+                f"{ref['weights_and_optimizer']:,.0f} (symtrans {ref['symtrans_weights_and_optimizer']:,.0f}), "
+                f"activations {ref['activations']:,.0f} (symtrans {ref['symtrans_activations']:,.0f}): {ref['named']}"
+            )
     for a in t["assumptions"]:
         lines.append(f"  assumption: {a}")
     return lines

@@ -47,7 +47,7 @@ FRONTENDS = ("tokens", "patch", "conv1d")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -92,10 +92,22 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    # --- vision-language wrappers (engine/vision.py)
+    "d_vis",
+    "d_ff_vis",
+    "N_vis",
+    "C_vis",
+    "p_vis",
+    "P_vis",
+    "t_vis",
+    "m_vis",
+    "n_feat",
+    "d_proj",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
     "N_lin",
+    "N_conv",
     "d_inner",
     "d_state",
     "d_conv",
@@ -108,6 +120,13 @@ MODEL_SIZES = (
     "d_lv",
     "L_chunk",
 )
+# The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
+VISIONS = ("none", "clip", "qwen2_vl")
+VISION_SIZES = {
+    "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
+    "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",)}
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -217,12 +236,18 @@ class Spec:
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
             Conv1d layers over C_in mel bins, the second with stride 2).
+        vision: the image side of a vision-language wrapper beside its decoder-only language
+            model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
+            two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
+            and a patch merger).  Its parameters are in the total; the text-only figure
+            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+        projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
-            Qwen3-Next).  Each kind after the first has a count symbol (``N_attn``,
-            ``N_ssm``, ``N_lin``); the first kind has the rest, N minus them, so any
+            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution).  Each kind
+            after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
             d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
@@ -232,7 +257,8 @@ class Spec:
             (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
         ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
             ``mamba_proj_bias``); ssm_conv_bias: the mixer's conv1d has one
-            (``use_conv_bias``, ``mamba_conv_bias``).
+            (``use_conv_bias``, ``mamba_conv_bias``); for a short convolution, its
+            in_proj, conv and out_proj all have one (LFM2's ``conv_bias``).
         ssm_inner_norms: Jamba's RMSNorms on dt (dt_rank), B and C (d_state each) inside
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
@@ -341,6 +367,8 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    vision: str = "none"
+    projector_bias: bool = True
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -525,6 +553,8 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "vision": VISIONS,
+    "projector_bias": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -766,14 +796,21 @@ def mixer_kinds(spec: Spec) -> tuple[str, ...]:
 
 
 # Each kind's count symbol (``kinds.LayerKind.count``) and the sizes its mixer needs.
-MIXER_COUNTS = {"attention": "N_attn", "mamba": "N_ssm", "mamba2": "N_ssm", "gated_deltanet": "N_lin"}
+MIXER_COUNTS = {
+    "attention": "N_attn",
+    "mamba": "N_ssm",
+    "mamba2": "N_ssm",
+    "gated_deltanet": "N_lin",
+    "short_conv": "N_conv",
+}
 _MIXER_SIZES = {
     "attention": (),
     "mamba": ("d_inner", "d_state", "d_conv", "dt_rank"),
     "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
+    "short_conv": ("d_conv",),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
 _LAYER_KIND_SIZES += ("h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 
 
@@ -875,6 +912,23 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
 _TABLES = ("learned", "sinusoidal-table")
 
 
+def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
+    """A vision tower needs a decoder-only language model and exactly its sizes."""
+    allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
+    for name in v:
+        if name in VISION_SIZES["clip"] + VISION_SIZES["qwen2_vl"] + ("d_proj",) and name not in allowed:
+            raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.vision == "none":
+        if not spec.projector_bias:
+            raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
+        return
+    if spec.family != "decoder-only":
+        raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
+    missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
+    if missing:
+        raise InputError(f"vision={spec.vision} needs sizes {', '.join(missing)}")
+
+
 def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     """Position-table rows per stack, the decoder's own sizes and the front ends' sizes."""
     seq2seq = spec.family == "encoder-decoder"
@@ -886,6 +940,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
             )
+    _validate_vision(spec, v)
     if "d_pool" in v and not spec.pooler:
         raise InputError("d_pool is the pooler's output width; this model has no pooler")
     stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]
