@@ -41,6 +41,7 @@ from symtrans.engine.frontends import audio_conv, patch_embedding
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
+from symtrans.engine.vision import vision_parts
 
 
 @dataclass(frozen=True)
@@ -650,4 +651,5 @@ def _build(spec: Spec, wl: Workload) -> Cost:
         )
         if spec.lm_head:
             children.append(_lm_head(spec, B * wl.seq))
+        children += vision_parts(spec)
     return Cost(name="model", block=Block.MODEL, children=tuple(c for c in children))

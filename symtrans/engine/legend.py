@@ -91,6 +91,21 @@ _LEGEND = [
     ),
     SymbolInfo("p", "p", "patch side of a vision front end (patch_size): p x p pixels per token", "pixels"),
     SymbolInfo("d_pool", r"d_{\mathrm{pool}}", "pooler output width, where it differs from d_model", "features"),
+    # --- vision-language wrappers: the vision tower's own sizes (engine/vision.py)
+    SymbolInfo("d_vis", r"d_{\mathrm{vis}}", "vision tower width (vision_config hidden_size / embed_dim)", "features"),
+    SymbolInfo("d_ff_vis", r"d_{\mathrm{ff,vis}}", "vision tower feed-forward width", "features"),
+    SymbolInfo("N_vis", r"N_{\mathrm{vis}}", "vision tower layers", "layers"),
+    SymbolInfo("C_vis", r"C_{\mathrm{vis}}", "image channels read by the vision tower", "channels"),
+    SymbolInfo(
+        "p_vis", r"p_{\mathrm{vis}}", "patch side of the vision tower: p_vis x p_vis pixels per patch", "pixels"
+    ),
+    SymbolInfo(
+        "P_vis", r"P_{\mathrm{vis}}", "patches per image: rows of CLIP's position table less its class token", "patches"
+    ),
+    SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
+    SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
+    SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
+    SymbolInfo("d_proj", r"d_{\mathrm{proj}}", "patch merger output width, where it differs from d_model", "features"),
     # --- layer kinds (issue 20): count symbols of a hybrid stack and the sizes of its mixers
     SymbolInfo("N_attn", r"N_{\mathrm{attn}}", "attention layers of a hybrid stack", "layers"),
     SymbolInfo("N_ssm", r"N_{\mathrm{ssm}}", "state-space (Mamba) layers of a hybrid stack", "layers"),

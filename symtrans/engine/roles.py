@@ -75,6 +75,7 @@ class Role(str, Enum):
     PATCH_EMBEDDING = "patch_embedding"  # ViT's p x p Conv2d from C_in channels to d_model
     CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
+    VISION = "vision"  # a tensor of a vision-language model's image side (engine/vision.py)
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
     # --- layer kinds (issue 20): state-space and linear-attention mixers
     MIXER_IN_PROJ = "mixer_in_proj"  # Mamba in_proj (x, z [, B, C, dt]); Gated DeltaNet in_proj_qkvz
@@ -116,6 +117,9 @@ class Block(str, Enum):
     # --- encoders (types-enc)
     RELATIVE_EMBEDDINGS = "relative_embeddings"  # DeBERTa's relative position table (+ its norm)
     CONV_LAYER = "conv_layer"  # DeBERTa-v2's ConvLayer after the first layer
+    # --- vision-language wrappers: the image side beside the language model
+    VISION_TOWER = "vision_tower"  # CLIP / Qwen2-VL vision encoder (engine/vision.py)
+    PROJECTOR = "projector"  # the map from vision features into the language model's width
     # --- layer kinds (issue 20)
     SSM_MIXER = "ssm_mixer"  # a Mamba 1 or Mamba 2 mixer
     LINEAR_ATTENTION = "linear_attention"  # a Gated DeltaNet mixer
@@ -129,6 +133,8 @@ FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
 ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)
 STACKS = (Block.ENCODER, Block.DECODER)
 HEADS = (Block.LM_HEAD, Block.MLM_HEAD)
+# The image side of a vision-language model: not part of the text-only figure.
+VISION_BLOCKS = (Block.VISION_TOWER, Block.PROJECTOR)
 # --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
 # before the first layer; they run with the encoder (prefill of an encoder-decoder).
 FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)

@@ -92,6 +92,17 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    # --- vision-language wrappers (engine/vision.py)
+    "d_vis",
+    "d_ff_vis",
+    "N_vis",
+    "C_vis",
+    "p_vis",
+    "P_vis",
+    "t_vis",
+    "m_vis",
+    "n_feat",
+    "d_proj",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -108,6 +119,13 @@ MODEL_SIZES = (
     "d_lv",
     "L_chunk",
 )
+# The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
+VISIONS = ("none", "clip", "qwen2_vl")
+VISION_SIZES = {
+    "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
+    "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",)}
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -217,6 +235,12 @@ class Spec:
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
             Conv1d layers over C_in mel bins, the second with stride 2).
+        vision: the image side of a vision-language wrapper beside its decoder-only language
+            model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
+            two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
+            and a patch merger).  Its parameters are in the total; the text-only figure
+            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+        projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -341,6 +365,8 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    vision: str = "none"
+    projector_bias: bool = True
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -525,6 +551,8 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "vision": VISIONS,
+    "projector_bias": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -875,6 +903,23 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
 _TABLES = ("learned", "sinusoidal-table")
 
 
+def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
+    """A vision tower needs a decoder-only language model and exactly its sizes."""
+    allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
+    for name in v:
+        if name in VISION_SIZES["clip"] + VISION_SIZES["qwen2_vl"] + ("d_proj",) and name not in allowed:
+            raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.vision == "none":
+        if not spec.projector_bias:
+            raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
+        return
+    if spec.family != "decoder-only":
+        raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
+    missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
+    if missing:
+        raise InputError(f"vision={spec.vision} needs sizes {', '.join(missing)}")
+
+
 def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     """Position-table rows per stack, the decoder's own sizes and the front ends' sizes."""
     seq2seq = spec.family == "encoder-decoder"
@@ -886,6 +931,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
             )
+    _validate_vision(spec, v)
     if "d_pool" in v and not spec.pooler:
         raise InputError("d_pool is the pooler's output width; this model has no pooler")
     stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]
