@@ -947,11 +947,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every line on stderr has the characters a terminal would act on shown escaped.
     """
     from symtrans.base.escape import terminal_escape
-    from symtrans.base.interrupt import exit_status, interrupts_as_exceptions, message
+    from symtrans.base.interrupt import check, exit_status, interrupts_as_exceptions, message, until_exit
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            return _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            status = _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            check()  # a signal that a finaliser swallowed still ends the run with its status
+        if argv is None:  # the process is this command: a signal during shutdown still says what was written
+            until_exit()
+        return status
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (interrupt.Terminated)
         print(f"symtrans: {message(e)}", file=sys.stderr)
         return exit_status(e)
