@@ -374,3 +374,29 @@ def test_reconcile_refuses_a_log_it_cannot_read_in_one_line(capsys, tmp_path, te
     log.write_text(text)
     code, out, err = run(capsys, "reconcile", str(log), "llama-2-7b", "--accelerator", "t4")
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_vllm_sliding_window_rule_per_request(capsys):
+    # vllm/v1/kv_cache_interface.py SlidingWindowSpec: min(w - 1 + max_num_batched_tokens, max_model_len)
+    # tokens + one block per windowed layer. Mistral-7B-v0.1 (w = 4,096, every layer windowed) on an H100
+    # (max_num_batched_tokens 8,192) at 32,768 tokens: min(4,095 + 8,192, 32,768) = 12,287 -> 768 blocks + 1
+    # = 769 blocks of 16 = 12,304 tokens, where the bare formula keeps w = 4,096.
+    argv = [str(CONFIGS / "mistral-7b-v0.1.json"), "--accelerator", "h100-sxm", "--format", "json"]
+    code, out, _ = run(capsys, "deploy", *argv)
+    assert code == 0 and json.loads(out)["workload"]["tokens_per_request"] == 769 * 16
+    code, out, _ = run(capsys, "deploy", *argv, "--engine", "none")
+    assert json.loads(out)["workload"]["tokens_per_request"] == 4096
+    # Gemma-2-9B: 21 full layers of 8,192 tokens (512 blocks) and 21 windowed ones of min(4,095 + 8,192,
+    # 8,192) = 8,192 -> 513 blocks: (512 + 513) / 2 x 16 = 8,200 tokens in every layer
+    code, out, _ = run(
+        capsys,
+        "deploy",
+        str(CONFIGS / "gemma-2-9b.json"),
+        "--accelerator",
+        "h100-sxm",
+        "--dtype",
+        "bf16",
+        "--format",
+        "json",
+    )
+    assert code == 0 and json.loads(out)["workload"]["tokens_per_request"] == (512 + 513) * 16 // 2
