@@ -204,3 +204,30 @@ def test_report_from_a_config_says_where_L_came_from(capsys, tmp_path):
     assert "L_max = 40,960" in head
     code, _, _ = _run(capsys, "report", "gpt2", "--seq-len", "512", "--no-charts", "-o", str(out))
     assert "| sequence length from | --seq-len |" in out.read_text(encoding="utf-8")
+
+
+# -- 25.8: the dtype of every memory figure, and where it came from ---------------------------------
+
+GEMMA2_9B = "tests/fixtures/configs/gemma-2-9b.json"  # torch_dtype "float32", as published
+GEMMA2_9B_PARAMS = 9_241_705_984  # transformers Gemma2ForCausalLM on the meta device (tests/test_hf_config.py)
+
+
+def test_memory_of_an_fp32_checkpoint_names_its_dtype_and_offers_the_serving_dtype_apart(capsys):
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[2] == "  weights fp32: the checkpoint's dtype (the config's torch_dtype), as stored"
+    assert lines[3].startswith("  served in bf16") and f"weights {2 * GEMMA2_9B_PARAMS:,} bytes" in lines[3]
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference", "--format", "json")
+    r = json.loads(out)
+    assert (r["dtype"], r["dtype_source"], r["checkpoint_dtype"]) == ("fp32", "checkpoint", "fp32")
+    assert r["weights_bytes"] == 4 * GEMMA2_9B_PARAMS  # 4 bytes per fp32 parameter
+    assert r["serving"]["dtype"] == "bf16" and r["serving"]["weights_bytes"] == 2 * GEMMA2_9B_PARAMS
+
+
+def test_memory_says_when_the_dtype_is_given_or_symtrans_s_default(capsys):
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference", "--dtype", "bf16")
+    assert code == 0 and "  weights bf16: --dtype" in out and "served in" not in out
+    code, out, _ = _run(capsys, "memory", "gpt2", "--format", "json")
+    r = json.loads(out)
+    assert (r["dtype"], r["dtype_source"], r["checkpoint_dtype"]) == ("bf16", "default", None)
