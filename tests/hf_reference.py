@@ -71,18 +71,16 @@ HF_CLASSES = {
     "vit": "ViTModel",
 }
 
-# Multimodal wrappers: symtrans counts their language model only (see reference_total).
+# Multimodal wrappers: symtrans counts the whole class; its text-only figure is
+# language_model_count (model.model.language_model and lm_head).
 WRAPPED = ("llava", "qwen2_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     """The transformers count, with the one adjustment the module docstring explains (T5's
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
-    as ``model.parameters()`` counts it; for a multimodal wrapper, the language model only
-    (``language_model_count``)."""
-    if model_type in WRAPPED:
-        return language_model_count(hf, model)
-    n = hf.count(model)
+    as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
+    n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
     if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate

@@ -221,6 +221,10 @@ def test_every_text_figure_is_in_the_json(capsys):
         (["llama-3-8b", "--zero", "1", "--distributed-optimizer"], "not both"),
         (["llama-3-8b", "--cluster", "bogus"], "--cluster"),
         (["llama-3-8b", "--zero", "2", "--pp", "2"], "pipeline engine"),
+        (["llama-3-8b", "--optimizer", "adafactor", "--tp", "2"], "Adafactor"),
+        (["llama-3-8b", "--recompute-layers", "2"], "applies to --recompute full"),
+        (["llama-3-8b", "--cp", "3", "--seq-len", "4096"], "divisible by 2 x --cp"),
+        (["llama-3-8b", "--accelerator", "v100-sxm2", "--fp8"], "fp8 tensor units"),
         (["mixtral-8x7b", "--tp", "2"], "--sequence-parallel"),
         (["mixtral-8x7b", "--ep", "4", "--dp", "2"], "must divide dp x cp"),
     ],
@@ -263,3 +267,86 @@ def test_sweep_rows_and_refusals(capsys):
 def run_json_argv(capsys, *argv) -> dict:
     assert main(["train", *argv]) == 0, capsys.readouterr().err
     return json.loads(capsys.readouterr().out)
+
+
+def deepspeed_zero2_gpu_bytes(total_params: int, gpus: int) -> int:
+    """deepspeed 0.19.8 deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs
+    with cpu_offload=False: gpu_mem = 2 * total_params + int(18 * total_params / total_gpus), its comment:
+    18 = 2 (16-bit grads) + 4 (32-bit grads) + 4 (32-bit params) + 8 (optimizer states)."""
+    return 2 * total_params + int(18 * total_params / gpus)
+
+
+def test_llama3_8b_zero2_beside_deepspeed(capsys):
+    base = ["llama-3-8b", "--dp", "8", "--zero", "2", "--seq-len", "4096", "--global-batch", "8"]
+    ds = deepspeed_zero2_gpu_bytes(LLAMA_P, 8)
+    for grad, missing in (("bf16", 4 * LLAMA_P // 8), ("fp32", 2 * LLAMA_P // 8)):
+        t = terms(run_json(capsys, *base, "--grad-dtype", grad)["memory"][0])
+        ours = t["weights"] + t["gradients"] + t["optimizer master weights"] + t["optimizer states"]
+        assert t["weights"] == 2 * LLAMA_P  # ZeRO-2 keeps every 16-bit weight
+        # named: DeepSpeed counts a 16-bit and a 32-bit gradient partition; symtrans one, of --grad-dtype
+        assert ds - ours == missing
+
+
+# the layers' matrices of Llama-3-8B, per layer: q, o (d x d); k, v (1024 x d); gate, up, down (d x ff)
+LAYER_MATRICES = 2 * D * D + 2 * 1024 * D + 3 * D * FF
+NORMS = N * 2 * D + D
+
+
+def test_optimizer_states_adafactor_muon(capsys):
+    base = ["llama-3-8b", "--seq-len", "4096"]
+    t = terms(run_json(capsys, *base, "--optimizer", "adafactor")["memory"][0])
+    # Shazeer & Stern 2018: per matrix an fp32 row and column vector (rows + cols); vectors keep a full fp32 v
+    per_layer = 2 * (D + D) + 2 * (1024 + D) + 3 * (FF + D)
+    assert t["optimizer states"] == 4 * (N * per_layer + 2 * (V + D)) + 4 * NORMS
+    assert t["optimizer master weights"] == 4 * LLAMA_P
+    t = terms(run_json(capsys, *base, "--optimizer", "muon")["memory"][0])
+    # Muon: one fp32 momentum for the hidden matrices; AdamW's m and v for embeddings, head and norms
+    assert t["optimizer states"] == 4 * N * LAYER_MATRICES + 8 * (2 * V * D + NORMS)
+
+
+def test_fp8_copies(capsys):
+    t = terms(run_json(capsys, "llama-3-8b", "--seq-len", "4096", "--fp8")["memory"][0])
+    # TransformerEngine: 1 byte per element of each layer's weight matrix, and 3 amax histories of
+    # 1,024 fp32 values for each of the 7 linear maps of a layer (recipe.DelayedScaling defaults)
+    assert t["fp8 weight copies and amax history"] == N * LAYER_MATRICES + N * 7 * 3 * 1024 * 4
+
+
+def test_tp_and_cp_bytes(capsys):
+    r = run_json(capsys, "llama-3-8b", "--tp", "4", "--cp", "2", "--seq-len", "8192", "--global-batch", "1")
+    by_axis = {c["axis"]: c for c in r["communication"]}
+    tokens = 8192 // 2  # s / cp per rank
+    # TP (Shoeybi et al. 2019 Figure 4): 2 blocks per layer x (forward + backward) all-reduces of 2·b·s·d bytes
+    assert by_axis["tp"]["bytes_per_step"] == 32 * 2 * 2 * (2 * tokens * D) * Fraction(2 * 3, 4)
+    # CP ring: 3(cp - 1) passes of the rank's K and V chunk (2 x 1024 wide, / tp) per layer
+    assert by_axis["cp"]["bytes_per_step"] == 32 * 3 * 1 * (2 * tokens * (2 * 1024) // 4)
+
+
+def test_compare_names_the_references(capsys):
+    r = run_json(
+        capsys, "llama-3-8b", "--dp", "8", "--zero", "3", "--seq-len", "4096", "--global-batch", "8", "--compare"
+    )
+    (ds,) = r["references"]  # Megatron-LM has no ZeRO-3: only DeepSpeed's estimate applies
+    assert ds["value"] == deepspeed_zero3_gpu_bytes(LLAMA_P, V * D, 8)
+    assert ds["difference"] == 2 * LLAMA_P // 8 and "18 bytes per sharded parameter" in ds["named"]
+    r = run_json(
+        capsys, *GPT3, "--tp", "8", "--pp", "8", "--vpp", "2", "--dp", "16", "--sequence-parallel",
+        "--recompute", "selective", "--global-batch", "1536", "--distributed-optimizer", "--compare",
+    )  # fmt: skip
+    (mg,) = r["references"]
+    penalty = 1 + Fraction(7, 16)
+    megatron_acts = (SBH * (18 + 4 * 4) * L_ + 8 * S_ * B_ * 8 + SBH * 8) * penalty / 8  # compute_activation_memory
+    assert mg["activations"] == megatron_acts and mg["difference_activations"] == 0
+
+
+def test_interleaved_in_flight(capsys):
+    """Megatron-LM's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving):
+    the first rank warms up (p - 1)·2 + (v - 1)·p chunks and then holds one more, at most the m·v
+    chunks of the step; a chunk is L/(pv) layers.  p = 4, v = 2: 6 + 4 + 1 = 11 chunks = 11/2 stages."""
+    base = [*GPT3, "--tp", "8", "--pp", "4", "--vpp", "2", "--sequence-parallel", "--recompute", "selective"]
+    r = run_json(capsys, *base, "--dp", "1", "--global-batch", "8")  # m = 8: 11 <= 16 chunks
+    assert r["memory"][0]["in_flight_micro_batches"] == "11/2"
+    assert r["memory"][1]["in_flight_micro_batches"] == "5/2"  # the last rank: (v - 1)p + 1 = 5 chunks
+    first = terms(r["memory"][0])
+    assert first["activations: layers"] == Fraction(SBH * 34, 8) * (L_ // 8) * 11  # 11 chunks of L/(pv) = 12 layers
+    r = run_json(capsys, *base, "--dp", "1", "--global-batch", "4")  # m = p = 4: only 8 chunks exist
+    assert r["memory"][0]["in_flight_micro_batches"] == "4"

@@ -321,3 +321,82 @@ def test_an_absurd_target_throughput_is_refused_in_one_line(capsys):
     # issue 27: --target-throughput 1e25 printed a 26-digit figure and a plan
     code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--target-throughput", "1e25")
     assert code == 2 and out == "" and err.count("\n") == 1 and "1,000,000" in err
+
+
+# --------------------------------------------------------------------------------- reconcile
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["check"] != "none"], ids=lambda c: c["name"])
+def test_reconcile_explains_every_figure_of_the_log(capsys, case):
+    from symtrans.analysis.vllm_log import parse
+
+    log = LOGS / f"{case['name']}.log"
+    figs = parse(log.read_text(encoding="utf-8"))
+    argv = _argv(case)
+    code, out, err = run(capsys, "reconcile", str(log), *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    keys = {
+        "weights",
+        "non_torch",
+        "activation_peak",
+        "total_gpu_memory",
+        "kv_memory",
+        "gpu_blocks",
+        "kv_tokens",
+        "refused_tokens",
+        "concurrency",
+    }
+    shown = {(row["line"], row["figure"]) for row in r["rows"]}
+    assert len(shown) >= len([k for k in figs.figures if k in keys]) >= 1
+    for row in r["rows"]:
+        assert row["term"] and str(row["line"]) and row["text"] in log.read_text(encoding="utf-8")
+    # the budget row agrees with deploy for the same input
+    tokens, _, _ = predict(capsys, case)
+    for row in r["rows"]:
+        if row["figure"] in ("GPU KV cache size", "KV cache tokens (the refusal)"):
+            assert row["symtrans"] == tokens and row["logged"] == case["vllm_tokens"]
+        if row["figure"] == "GPU blocks":
+            assert row["symtrans"] * 16 == tokens and row["logged"] * 16 == case["vllm_tokens"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hello world\n",
+        "",
+        "GPU blocks: __import__('os').system('true')\n",
+        "GPU KV cache size: " + "9" * 5000 + " tokens\n",
+    ],
+)
+def test_reconcile_refuses_a_log_it_cannot_read_in_one_line(capsys, tmp_path, text):
+    log = tmp_path / "vllm.log"
+    log.write_text(text)
+    code, out, err = run(capsys, "reconcile", str(log), "llama-2-7b", "--accelerator", "t4")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_vllm_sliding_window_rule_per_request(capsys):
+    # vllm/v1/kv_cache_interface.py SlidingWindowSpec: min(w - 1 + max_num_batched_tokens, max_model_len)
+    # tokens + one block per windowed layer. Mistral-7B-v0.1 (w = 4,096, every layer windowed) on an H100
+    # (max_num_batched_tokens 8,192) at 32,768 tokens: min(4,095 + 8,192, 32,768) = 12,287 -> 768 blocks + 1
+    # = 769 blocks of 16 = 12,304 tokens, where the bare formula keeps w = 4,096.
+    argv = [str(CONFIGS / "mistral-7b-v0.1.json"), "--accelerator", "h100-sxm", "--format", "json"]
+    code, out, _ = run(capsys, "deploy", *argv)
+    assert code == 0 and json.loads(out)["workload"]["tokens_per_request"] == 769 * 16
+    code, out, _ = run(capsys, "deploy", *argv, "--engine", "none")
+    assert json.loads(out)["workload"]["tokens_per_request"] == 4096
+    # Gemma-2-9B: 21 full layers of 8,192 tokens (512 blocks) and 21 windowed ones of min(4,095 + 8,192,
+    # 8,192) = 8,192 -> 513 blocks: (512 + 513) / 2 x 16 = 8,200 tokens in every layer
+    code, out, _ = run(
+        capsys,
+        "deploy",
+        str(CONFIGS / "gemma-2-9b.json"),
+        "--accelerator",
+        "h100-sxm",
+        "--dtype",
+        "bf16",
+        "--format",
+        "json",
+    )
+    assert code == 0 and json.loads(out)["workload"]["tokens_per_request"] == (512 + 513) * 16 // 2

@@ -54,11 +54,14 @@ MAX_DEVICES = 10**6
 
 
 class DoesNotFit(InputError):
-    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
+    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes;
+    ``figures``: the memory terms per device that were compared (weights, reserve, the
+    engine's terms, usable, device memory, token budget), for ``symtrans reconcile``."""
 
-    def __init__(self, message: str, shortfall: int) -> None:
+    def __init__(self, message: str, shortfall: int, figures: dict | None = None) -> None:
         super().__init__(message)
         self.shortfall = shortfall
+        self.figures = figures or {}
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class DeployOptions:
             ``prompt`` to max_model_len − generate).
         serving_context: vLLM's derived context where rope scaling stretches the
             positions (``vllm_profile.derived_max_model_len``); used under ``engine="vllm"``.
+        mla: multi-head latent attention decoded ``absorbed`` (vLLM, SGLang; the default
+            under ``engine="vllm"``) or ``expanded`` (transformers' eager; ``mla_decode``).
     """
 
     devices: int = 1
@@ -121,6 +126,7 @@ class DeployOptions:
     max_num_seqs: int | None = None
     max_model_len: int | None = None
     serving_context: int | None = None
+    mla: str | None = None
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,7 @@ class Plan:
     host_bytes: int
     device_memory: int = 0
     engine_terms: dict = field(default_factory=dict)
+    mla: str | None = None
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -356,6 +363,11 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         for flag, n in (("--max-num-batched-tokens", mnbt), ("--max-num-seqs", seqs)):
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise InputError(f"{flag} must be a positive integer, not {n!r}")
+        if spec.has("w") and spec.family == "decoder-only":
+            # vLLM keeps min(w - 1 + max_num_batched_tokens, max_model_len) + one block per windowed layer
+            # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w
+            tokens_per_request = _vllm_window_tokens(spec, values, kv_dtype, prompt + gen, mnbt, o.block_size)
+            kv_req = tokens_per_request * kv_tok
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
             engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
@@ -406,7 +418,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
             f"of {prompt + gen:,} tokens"
             + (
-                f" (a KV cache the size of {tokens_per_request:,} tokens in every layer: sliding windows)"
+                f" (a KV cache the size of {tokens_per_request:,} tokens in every layer: windowed layers hold their "
+                "window)"
                 if tokens_per_request != prompt + gen
                 else ""
             )
@@ -415,6 +428,16 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
             f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
             short,
+            {
+                "weights_per_device": weights_dev,
+                "activation_reserve": reserve,
+                "engine_terms": engine_terms,
+                "usable": int(usable),
+                "device_memory": M,
+                "token_budget": budget,
+                "kv_bytes_per_token": kv_tok,
+                "utilisation": u,
+            },
         )
     if o.concurrency is not None:
         if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:
@@ -447,8 +470,19 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         bandwidth_efficiency=o.bandwidth_efficiency,
     )
 
+    from symtrans.accounting import mla_decode
+
+    mla = mla_decode.check_form(o.mla or ("absorbed" if vllm else "expanded")) if spec.mla else None
+
     def phases(batch_size: int) -> dict:
-        return inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        out = inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        if mla == "absorbed":  # vLLM decodes MLA absorbed (mla_decode): fewer FLOPs, the same bytes
+            d = out["decode"]
+            flops = d.flops - mla_decode.saving(values, batch_size, prompt, gen)
+            out["decode"] = replace(
+                d, flops=flops, intensity=flops / d.bytes, compute_time=d.compute_time * flops / d.flops
+            )
+        return out
 
     one = phases(1)
     at = phases(batch)
@@ -495,11 +529,32 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         host_bytes=ckpt + o.host_allowance,
         device_memory=M,
         engine_terms=engine_terms,
+        mla=mla,
     )
     p.targets = _targets(p, phases, max_conc)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
+    """A request's KV cache under vLLM's sliding-window rule, in tokens of every layer (rounded up).
+
+    The full-attention and windowed layers' shares come from the cache at L = w (every layer holds
+    w tokens) and at L = 2w (full layers 2w, windowed w): full = B − A, windowed = 2A − B, each per w
+    tokens.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
+    cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), block) + 1 to a windowed one."""
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+
+    w = values["w"]
+    a = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(w), kv_dtype), values)
+    b = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(2 * w), kv_dtype), values)
+    full, windowed = (b - a) / w, (2 * a - b) / w  # bytes per token of the full and the windowed layers
+    per_token = evaluate(kv_cache_per_token(spec, kv_dtype), values)
+    full_tokens = -(-mml // block) * block
+    window_tokens = (-(-min(w - 1 + mnbt, mml) // block) + 1) * block
+    return int(sp.ceiling((full * full_tokens + windowed * window_tokens) / per_token))
 
 
 def _targets(p: Plan, phases, max_conc: int) -> dict:

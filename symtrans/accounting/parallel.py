@@ -16,7 +16,7 @@ Memory of one device (bytes):
 
 * weights: 16-bit parameters of the stage, /dp_shard under ZeRO-3 (Rajbhandari et al. 2020
   §5); ZeRO-3 adds the working set of the largest tensor gathered whole with its gradient;
-  ``fp8`` adds TransformerEngine's FP8 copy of each weight matrix (1 byte per element) and
+  ``fp8`` adds TransformerEngine's FP8 copy of each layer's weight matrix (1 byte per element) and
   its delayed-scaling amax history (1,024 fp32 values for each of the input, weight and
   output-gradient of every linear: ``recipe.DelayedScaling(amax_history_len=1024)``);
 * gradients: the grad dtype's bytes per parameter, /dp_shard under ZeRO-2/3;
@@ -297,6 +297,10 @@ def check_layout(spec: Spec, values: dict, lay: Layout, devices: int | None = No
         per_stage = (n or 0) // lay.pp
         if not 0 <= lay.recompute_layers <= per_stage:
             raise InputError(f"--recompute-layers must be between 0 and the {per_stage} layers of a stage")
+    if lay.optimizer == "adafactor" and lay.tp > 1:
+        raise InputError(
+            "Adafactor's factored state of a tensor-parallel shard is not counted (Megatron-LM has no Adafactor); use --tp 1"
+        )
     if lay.cp > 1 and spec.mla:
         raise InputError("context parallelism of multi-head latent attention is not counted")
 
@@ -354,10 +358,10 @@ def stage_params(spec: Spec, lay: Layout) -> dict[str, StageParams]:
             else:
                 sp_.dense += mult * params
             sp_.matrices += mult * mat
-            if where == "layers" and step.role not in REPLICATED:
+            if where == "layers" and step.role not in REPLICATED:  # the layers' linear maps (TransformerEngine's)
                 sp_.hidden_matrices += mult * mat
+                sp_.linears += mult * linears
             sp_.factored += mult * factored
-            sp_.linears += mult * linears
     if tied_copy:
         emb = [n.step for n in tree.nodes() if n.step.role == Role.TOKEN_EMBEDDING and n.step.params != 0]
         for step in emb:
@@ -455,13 +459,14 @@ def model_state_terms(spec: Spec, values: dict, lay: Layout, stage: str, params:
             )
         )
     if lay.fp8:
-        fp8 = params.matrices + 3 * AMAX_HISTORY * 4 * params.linears
+        fp8 = params.hidden_matrices + 3 * AMAX_HISTORY * 4 * params.linears
         terms.append(
             Term(
                 "fp8 weight copies and amax history",
                 fp8,
                 _evaluate(fp8, values),
-                "TransformerEngine: an FP8 cast (1 byte) of each weight matrix held, and per linear map "
+                "TransformerEngine: an FP8 cast (1 byte) of each layer's weight matrix held (embedding, head and "
+                "router stay 16-bit), and per linear map "
                 "1,024-entry fp32 amax histories for input, weight and output gradient (recipe.DelayedScaling)",
             )
         )
@@ -488,6 +493,30 @@ def _is_moe_layer(layer: Cost) -> bool:
     return any(True for _ in layer.blocks_of(Block.MOE))
 
 
+def in_flight(lay: Layout, stage: str) -> tuple[sp.Rational, str]:
+    """Micro-batches whose activations a device of ``stage`` holds at the peak, in units of a
+    stage's L/p layers (a Rational under interleaving), and the sentence saying why.
+
+    1F1B: min(m, p) on the first stage, 1 on the last (Narayanan et al. 2021 §2.2.1).
+    Interleaved (v chunks): the first device warms up 2(p - 1) + (v - 1)p + 1 chunks of
+    L/(pv) layers, (pv + p - 1)/v stage-equivalents = p(1 + (p - 1)/(pv)) (Korthikanti et
+    al. 2022 §4.2.3); the last (v - 1)p + 1 chunks (Megatron-LM's interleaved warm-up count);
+    at most the m·v chunks of the step.
+    """
+    p, v, m = lay.pp, lay.vpp, lay.micro_batches
+    if v > 1:
+        chunks = 2 * (p - 1) + (v - 1) * p + 1 if stage == "first" else (v - 1) * p + 1
+        chunks = min(chunks, m * v)  # no more chunks than the step runs (m = p: Megatron's warm-up is capped so)
+        return sp.Rational(chunks, v), (
+            "interleaved 1F1B: the first device warms up 2(p-1) + (v-1)p + 1 model chunks of L/(pv) layers, "
+            "L(1 + (p-1)/(pv)) layer-micro-batches (Korthikanti et al. 2022 §4.2.3; Megatron-LM "
+            "megatron/training/theoretical_memory_usage.py, compute_activation_memory); the last (v-1)p + 1"
+        )
+    return sp.Integer(min(m, p) if stage == "first" else 1), (
+        "1F1B: the first stage holds min(m, p) micro-batches in flight, the last one (Narayanan et al. 2021 §2.2.1)"
+    )
+
+
 def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[Term]:
     """Activation bytes one device of ``stage`` holds at the peak of the schedule."""
     p, v, m = lay.pp, lay.vpp, lay.micro_batches
@@ -512,21 +541,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
             layer_sum = k * inp + (n_layers / p - k) * stored
     else:
         layer_sum = sp.Add(*[mu * f for mu, f in per_layer]) / p
-    # layers' worth of micro-batches in flight at the stage
-    if v > 1:
-        chunks_first = 2 * (p - 1) + (v - 1) * p + 1
-        chunks_last = (v - 1) * p + 1
-        flight = sp.Rational(chunks_first if stage == "first" else chunks_last, v)
-        flight_src = (
-            "interleaved 1F1B: the first device warms up 2(p-1) + (v-1)p + 1 model chunks of L/(pv) layers, "
-            "L(1 + (p-1)/(pv)) layer-micro-batches (Korthikanti et al. 2022 §4.2.3; Megatron-LM "
-            "megatron/training/theoretical_memory_usage.py, compute_activation_memory); the last (v-1)p + 1"
-        )
-    else:
-        flight = sp.Integer(min(m, p) if stage == "first" else 1)
-        flight_src = (
-            "1F1B: the first stage holds min(m, p) micro-batches in flight, the last one (Narayanan et al. 2021 §2.2.1)"
-        )
+    flight, flight_src = in_flight(lay, stage)
     layers = layer_sum * flight
     terms = [
         Term(

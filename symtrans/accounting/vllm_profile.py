@@ -151,7 +151,7 @@ def version(name: str | None) -> VersionRules:
     if text in VERSIONS:
         return VERSIONS[text]
     parts = text.split(".")
-    if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) and parts[0] == "0":
+    if len(text) <= 24 and len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) and parts[0] == "0":
         minor = int(parts[1])
         if minor <= 4:
             return VERSIONS["0.4"]

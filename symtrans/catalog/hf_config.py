@@ -47,10 +47,11 @@ vit         ViTModel (with its pooler)          ViTConfig
 ==========  ==================================  =============================
 
 (*) Multimodal wrappers (``WRAPPERS``): their ``text_config`` (Qwen2-VL: or the text keys at
-the top level, as its Hub checkpoints are saved) is read as its own model_type and only the
-language model is counted (``model.language_model`` and ``lm_head``), with the wrapper's tie
-rule; the notes name what is left out (vision tower, projector).  Gemma-3 waits for its text
-model type, gemma3_text.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
+the top level, as its Hub checkpoints are saved) is read as its own model_type, with the
+wrapper's tie rule, and their ``vision_config`` as the vision tower and projector
+(``catalog/models/vision.py``, ``engine/vision.py``): the total is the whole class; the
+text-only figure (``params --part text``, JSON ``parts``) is the language model and lm_head.
+Gemma-3 (multimodal) waits for its SigLIP tower; its text model type, gemma3_text, is read.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
 cache and time are refused (size ``N_w``: per-layer windows are not modelled yet).
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
@@ -135,6 +136,7 @@ from symtrans.catalog.models.llama import QWEN_WINDOW_DEFAULT as _QWEN_WINDOW_DE
 from symtrans.catalog.models.llama import heads as _heads
 from symtrans.catalog.models.llama import window as _window
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, ModelType, no_effect
+from symtrans.catalog.models.vision import llava_vision, qwen2_vl_vision
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
     MAX_LAYERS,
@@ -1163,11 +1165,11 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     ),
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
     "llava": _no_effect(
-        vision="image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
-        "vision_config vision_feature_layer vision_feature_select_strategy",
+        **{"image tokens": "image_seq_length image_token_id image_token_index vision_feature_select_strategy"},
+        act="projector_hidden_act",
     ),
     "qwen2_vl": _no_effect(
-        vision="image_token_id video_token_id vision_config vision_end_token_id vision_start_token_id",
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     # --- seq2seq
     "mbart": _no_effect(
@@ -2922,8 +2924,9 @@ class Wrapper:
             the wrapper's value alone decides (Gemma3Config).
         flat: the wrapper also takes the text keys at its top level (Qwen2VLConfig.__post_init__
             moves them into text_config when there is none, as Hub checkpoints are saved).
-        language_model: what is counted, in transformers' module names.
-        left_out: what is not counted, by name.
+        language_model: the language model, in transformers' module names.
+        vision: the image side (vision tower and projector), counted beside it
+            (``catalog/models/vision.py``, ``engine/vision.py``).
     """
 
     text_type: str
@@ -2931,7 +2934,7 @@ class Wrapper:
     tie_or: bool
     flat: bool
     language_model: str
-    left_out: str
+    vision: str
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -2946,7 +2949,7 @@ WRAPPERS: dict[str, Wrapper] = {
         tie_or=True,
         flat=False,
         language_model="model.language_model (the text_config's base model) and lm_head",
-        left_out="the vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
+        vision="the CLIP vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
         "(model.multi_modal_projector, two linear maps)",
     ),
     "qwen2_vl": Wrapper(
@@ -2955,7 +2958,7 @@ WRAPPERS: dict[str, Wrapper] = {
         tie_or=True,
         flat=True,
         language_model="model.language_model (Qwen2VLTextModel) and lm_head",
-        left_out="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
+        vision="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
         "with its patch merger)",
     ),
 }
@@ -3031,13 +3034,18 @@ def _wrapped(r: _Reader) -> Spec:
     text_cls, _ = _of(CLASSES, TEXT_ONLY, text_mt)
     r.notes.insert(
         0,
-        f"counted: the language model of transformers {r.model}, {w.language_model} "
-        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); left out: {w.left_out}",
+        f"counted: transformers {r.model}, {w.language_model} and {w.vision} "
+        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); the text-only figure leaves out {w.vision}",
     )
     r.notes += [f"text_config: {n}" for n in notes[1:]]
     if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
         spec = spec.replace(head_bias=False)
-    return spec
+    if r.mt == "llava":
+        sizes, opts, notes = llava_vision(r)
+    else:
+        sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
+    r.notes += notes
+    return spec.replace(sizes=sizes, **opts)
 
 
 def _qwen2_vl_text(r: _Reader) -> Spec:

@@ -151,6 +151,8 @@ def parse_setting(item: str) -> tuple[str, object]:
             if low in _FALSE:
                 return name, False
             raise InputError(f"{name} must be true or false, not {raw!r}")
+        if kind is str:  # mixers: kinds joined by "|", checked by Spec
+            return name, raw
         return name, parse_int(raw, name)
     from symtrans.catalog.hf_config import size_of_key  # here: only a Hugging Face name pays for it
 

@@ -20,16 +20,23 @@ def _bytes_arg(name: str, allow_zero: bool = True):
 
 def add_deploy_parser(sub, common, emit, usage_error) -> None:
     """The ``deploy`` subcommand (registered by ``cli.main.build_parser``)."""
-    from symtrans.accounting.hardware import ACCELERATORS
 
     p = sub.add_parser(
         "deploy",
         help="serving plan: memory per device, max concurrency (vLLM's), TTFT, TPOT, throughput, devices, host, disk",
     )
     common(p, ("text", "json"), "text")
+    add_deploy_options(p)
+    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
+
+
+def add_deploy_options(p, accelerator_required: bool = True) -> None:
+    """The options of ``deploy`` (shared with ``reconcile``)."""
+    from symtrans.accounting.hardware import ACCELERATORS
+
     p.add_argument(
         "--accelerator",
-        required=True,
+        required=accelerator_required,
         metavar="NAME|SPEC",
         help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
     )
@@ -104,6 +111,13 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         default=None,
         metavar="TOKENS",
         help="tokens of one request, prompt + generated (vLLM's; default: the model's context)",
+    )
+    p.add_argument(
+        "--mla",
+        default=None,
+        choices=("absorbed", "expanded"),
+        help="multi-head latent attention at decode: absorbed (vLLM, SGLang; default under --engine vllm) or "
+        "expanded (transformers' eager; default under --engine none)",
     )
     p.add_argument(
         "--pipeline-parallel-size",
@@ -188,7 +202,6 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         metavar="BYTES",
         help="host memory beyond the staged checkpoint: runtime, tokenizer, buffers (default 0)",
     )
-    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
 
 
 def _options(args, checkpoint):
@@ -243,9 +256,24 @@ def _options(args, checkpoint):
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
         serving_context=getattr(checkpoint, "serving_context", None),
+        mla=args.mla,
         **given,
     )
     return opts, notes
+
+
+def _mla(spec, p) -> dict:
+    """Decode FLOPs per token of the request's last token, both ways (``mla_decode``)."""
+    from symtrans.accounting.mla_decode import decode_flops_per_token
+
+    ctx = p.prompt + p.generate
+    return {
+        "form": p.mla,
+        "context": ctx,
+        "decode_flops_per_token": {
+            f: _x(decode_flops_per_token(spec, spec.values, ctx, f)) for f in ("absorbed", "expanded")
+        },
+    }
 
 
 def _x(x):
@@ -288,6 +316,7 @@ def deploy_result(res, args) -> dict:
             "cuda_visible_bytes": p.device_memory,
         },
         "engine": {"name": o.engine, "version": o.engine_version, "terms": p.engine_terms},
+        "mla": _mla(res.spec, p) if p.mla else None,
         "devices": o.devices,
         "tensor_parallel": o.tensor_parallel,
         "replicas": p.replicas,
@@ -407,8 +436,8 @@ def deploy_text(r: dict) -> str:
         + (
             ""
             if r["workload"]["tokens_per_request"] == r["workload"]["prompt"] + r["workload"]["generate"]
-            else f" (its KV cache equals {r['workload']['tokens_per_request']:,} tokens in every layer: "
-            "sliding-window layers keep fewer)"
+            else f" (its KV cache takes what {r['workload']['tokens_per_request']:,} tokens in every layer would: "
+            "windowed layers hold their window)"
         ),
         "  memory per device:",
         f"    weights (once)               {_bytes(m['weights'])}",
@@ -444,6 +473,14 @@ def deploy_text(r: dict) -> str:
         f"{float(Fraction(r['requests_per_second'])):,.2f} requests/s in waves, "
         f"{float(Fraction(r['decode_tokens_per_second'])):,.1f} tokens/s while decoding"
     )
+    if r.get("mla"):
+        ml = r["mla"]
+        d = ml["decode_flops_per_token"]
+        lines.append(
+            f"  multi-head latent attention decoded {ml['form']}: {float(Fraction(d[ml['form']])):.4g} FLOPs for a token "
+            f"at context {ml['context']:,} (absorbed {float(Fraction(d['absorbed'])):.4g}, vLLM and SGLang; expanded "
+            f"{float(Fraction(d['expanded'])):.4g}, transformers' eager re-expanding the cache; --mla)"
+        )
     t = r["targets"]
     if "latency" in t:
         lt = t["latency"]

@@ -280,6 +280,13 @@ def params_result(res, generated: bool = True) -> dict:
             from symtrans.catalog.comparison import comparison_json
 
             out["hand_count"] = comparison_json(res.preset, spec)
+    if spec.vision != "none":  # a vision-language model: the text-only figure beside the whole class
+        from symtrans.engine.architectures import build
+        from symtrans.engine.evaluate import exact
+        from symtrans.engine.vision import vision_params
+
+        vision = exact(vision_params(build(spec)), values)
+        out["parts"] = {"all": out["total"], "text": out["total"] - vision, "vision": vision}
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     return out
 
@@ -365,7 +372,23 @@ def _cmd_params(args) -> int:
         return 0
     from symtrans.base.numbers import count, grouped
 
-    lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
+    part = getattr(args, "part", "all")
+    if part != "all" and "parts" not in r:
+        raise UsageError(
+            f"symtrans params: --part {part} needs a vision-language model; {r['model']} has no vision tower"
+        )
+    headline = r["parts"][part] if part != "all" else r["total"]
+    what = {
+        "all": "parameters",
+        "text": "parameters of the language model (text only)",
+        "vision": "parameters of the vision tower and projector",
+    }[part]
+    lines = [f"{r['model']}: {grouped(headline)} {what} ({count(headline)})"]
+    if "parts" in r:
+        lines.append(
+            f"  text only (language model and LM head): {grouped(r['parts']['text'])}; "
+            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['total'])}"
+        )
     if peft:
         lines += _peft_lines(peft)
     if "active" in r:
@@ -510,7 +533,9 @@ def _cmd_report(args) -> int:
         if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import add_chart_section
 
-            files = add_chart_section(report, res, out or "report.pdf", "latex", workload=wl)
+            files = _charts(
+                args, add_chart_section(report, res, out or "report.pdf", "latex", workload=wl, asked=args.charts)
+            )
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
             _report_written(args, report, out, "pdf")
@@ -518,13 +543,23 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = add_chart_section(report, res, out, args.format, workload=wl)
+        files = _charts(args, add_chart_section(report, res, out, args.format, workload=wl, asked=args.charts))
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))
     if out:
         _report_written(args, report, out, args.format)
     return 0
+
+
+def _charts(args, files):
+    """The chart files; None (no matplotlib, charts not asked for with --charts): a warning."""
+    if files is None:
+        from symtrans.render.plots import INSTALL_HINT
+
+        _warn(args, f"the report has no charts: they need matplotlib ({INSTALL_HINT}); --no-charts silences this")
+        return {}
+    return files
 
 
 def _report_written(args, report, output: str, fmt: str) -> None:
@@ -718,6 +753,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="LoRA trainable vs frozen parameters; targets: q, k, v, o, gate, up, down, attention, ffn, all",
     )
     p.add_argument(
+        "--part",
+        choices=("all", "text", "vision"),
+        default="all",
+        help="a vision-language model: the whole class (all), its language model (text) or its vision side",
+    )
+    p.add_argument(
         "--adapter",
         default=None,
         metavar="r=R[,placement=houlsby|pfeiffer]",
@@ -739,6 +780,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
 
         add_deploy_parser(sub, _common, _emit, UsageError)
+    if _wants(sub, "reconcile"):
+        from symtrans.cli.reconcile import add_reconcile_parser  # a vLLM log line by line (issue 23)
+
+        add_reconcile_parser(sub, _common, _emit)
 
     if _wants(sub, "train"):
         from symtrans.cli.train import add_train_parser  # training at scale (issue 24)
@@ -765,10 +810,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="language of the report's text (numbers, formulas and sources are the same in all); "
             "auto: a hand-count preset in its article's language, else English",
         )
-        p.add_argument(
+        charts = p.add_mutually_exclusive_group()
+        charts.add_argument(
             "--no-charts",
             action="store_true",
             help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        charts.add_argument(
+            "--charts",
+            action="store_true",
+            help="ask for the charts: without matplotlib the report says how to install it "
+            "(by default the charts are drawn when matplotlib is installed, else left out with a warning)",
         )
         p.add_argument(
             "--train",
@@ -895,11 +947,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every line on stderr has the characters a terminal would act on shown escaped.
     """
     from symtrans.base.escape import terminal_escape
-    from symtrans.base.interrupt import exit_status, interrupts_as_exceptions, message
+    from symtrans.base.interrupt import check, exit_status, interrupts_as_exceptions, message, until_exit
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            return _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            status = _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            check()  # a signal that a finaliser swallowed still ends the run with its status
+        if argv is None:  # the process is this command: a signal during shutdown still says what was written
+            until_exit()
+        return status
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (interrupt.Terminated)
         print(f"symtrans: {message(e)}", file=sys.stderr)
         return exit_status(e)

@@ -64,6 +64,11 @@ def add_train_parser(sub, common, emit, usage_error) -> None:
     p.add_argument("--mfu", default="0.4", metavar="U", help="utilisation of the busy time (default 0.4)")
     p.add_argument("--tokens", type=int_arg("--tokens"), default=None, metavar="D", help="training tokens: run time")
     p.add_argument(
+        "--compare",
+        action="store_true",
+        help="beside DeepSpeed's estimate_zero2/3 and Megatron-LM's theoretical_memory_usage, differences named",
+    )
+    p.add_argument(
         "--sweep",
         default=None,
         metavar='"tp=1,2,4 pp=1,2 ..."',
@@ -112,7 +117,7 @@ def _num(v):
     return int(v) if v.is_Integer else float(v)
 
 
-def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None) -> dict:
+def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None, compare=False) -> dict:
     """The JSON object of ``symtrans train`` (every figure, with closed forms and sources)."""
     import sympy as sp
 
@@ -165,6 +170,11 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None) -> dict
                     "experts_closed_form": str(p.experts),
                 },
                 "terms": [term.json() for term in st.terms],
+                # micro-batches in flight, in units of one stage's L/p layers (Rational under interleaving)
+                "in_flight_micro_batches": str(P.in_flight(lay, st.stage)[0]),
+                "expert_weights_bytes": _num(
+                    P.evaluate(2 * p.experts / (sp.Rational(lay.dp * lay.cp, lay.ep) if lay.zero >= 3 else 1), values)
+                ),
                 "total_bytes": _num(st.total),
                 "fits": bool(st.total <= acc.memory) if acc.memory else None,
                 "device_memory_bytes": acc.memory,
@@ -198,6 +208,18 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None) -> dict
         "achieved_mfu": float(sp.Rational(t.flops_model) / (t.step * lay.devices * t.peak)),
         "assumptions": t.assumptions,
     }
+    if compare:
+        from symtrans.accounting import parallel_refs as R
+
+        first = stages[0]
+        named = {term.name: term.value for term in first.terms}
+        states = sp.Add(*[v for k, v in named.items() if not k.startswith("activations") and not k.startswith("fp8")])
+        acts = sp.Add(*[v for k, v in named.items() if k.startswith("activations")])
+        refs = [
+            R.deepspeed(spec, values, lay, states),
+            R.megatron(spec, values, lay, states - named.get("ZeRO-3 gathered working set", 0), acts),
+        ]
+        out["references"] = [x for x in refs if x is not None]
     if tokens is not None:
         secs = sp.Rational(tokens) / t.tokens_per_second
         out["time"]["training_tokens"] = tokens
@@ -220,7 +242,7 @@ def cmd_train(args, emit) -> int:
     mfu = parse_utilisation(args.mfu)
     if args.sweep is not None or args.solve:
         return _search(args, emit, res, lay, acc, cluster, mfu)
-    r = train_result(res, lay, acc, cluster, mfu, args.tokens, args.devices)
+    r = train_result(res, lay, acc, cluster, mfu, args.tokens, args.devices, args.compare)
     if args.format == "json":
         emit(args, json.dumps(r, indent=2))
         return 0
@@ -261,8 +283,11 @@ def text_lines(r: dict) -> list[str]:
         )
         for t in m["terms"]:
             lines.append(f"    {t['name']:<38} {_b(t['value'])}")
+        if m["parameters"]["experts"]:
+            lines.append(f"      {'of the weights, expert shards':<36} {_b(m['expert_weights_bytes'])}")
+        lines.append(f"      micro-batches in flight: {m['in_flight_micro_batches']} (in units of the stage's layers)")
         fits = "" if m["fits"] is None else ("  fits" if m["fits"] else "  DOES NOT FIT")
-        lines.append(f"    {'total':<38} {_b(m['total_bytes'])}{fits} (device {m['device_memory_bytes'] or '-'} bytes)")
+        lines.append(f"    {'total':<38} {_b(m['total_bytes'])}{fits} (device {m['device_memory_bytes'] or 0:,} bytes)")
         for n in m["notes"]:
             lines.append(f"    note: {n}")
     lines.append("  communication per step, one device of the first stage (ring factor per rank):")
@@ -282,6 +307,18 @@ def text_lines(r: dict) -> list[str]:
     ]
     if "time_to_train_days" in t:
         lines.append(f"    {t['training_tokens']:,} tokens: {t['time_to_train_days']:,.2f} days")
+    for ref in r.get("references", []):
+        if "value" in ref:
+            lines.append(
+                f"  {ref['reference']} ({ref['source']}): {ref['formula']} = {ref['value']:,} bytes of model states; "
+                f"symtrans {ref['symtrans']:,}; difference {ref['difference']:,}: {ref['named']}"
+            )
+        else:
+            lines.append(
+                f"  {ref['reference']} ({ref['source']}), first stage: weights and optimizer "
+                f"{ref['weights_and_optimizer']:,.0f} (symtrans {ref['symtrans_weights_and_optimizer']:,.0f}), "
+                f"activations {ref['activations']:,.0f} (symtrans {ref['symtrans_activations']:,.0f}): {ref['named']}"
+            )
     for a in t["assumptions"]:
         lines.append(f"  assumption: {a}")
     return lines

@@ -404,13 +404,16 @@ def add_chart_section(
     batch: int = 1,
     seq_len: int | None = None,
     workload=None,
-) -> dict[str, bytes]:
+    asked: bool = True,
+) -> dict[str, bytes] | None:
     """Add a "Charts" section to a report (``report.doc.Report``); return the chart files.
 
     ``output`` is the report's path: the charts are named after it and referenced
     relative to it (Markdown, LaTeX), or inlined as SVG (HTML: no files).  Without an
     output path, or without matplotlib, the section says how to get the charts and no
-    files are returned.
+    files are returned; but without matplotlib and charts not ``asked`` for (a report's
+    default), no section is added and None is returned, so that the report ends with its
+    last section, not an install hint (issue 25.12): the caller says it on stderr.
     """
     from symtrans.render.report import doc
     from symtrans.render.report.doc import Section, msg
@@ -430,6 +433,8 @@ def add_chart_section(
     try:  # matplotlib is imported here, when a chart is written, and only then
         files = chart_files(resolved, chart_stem(output), fmt, batch, seq_len, workload)
     except PlotsUnavailable:
+        if not asked:
+            return None
         doc.add_section(
             report,
             Section(

@@ -60,8 +60,8 @@ WHY: dict[str, str] = {
     "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
     "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
     "which is what the model reads",
-    "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
-    "it counts the language model of a multimodal wrapper only",
+    "image tokens": "which token ids stand for images or videos, how many per image, and which image "
+    "features are kept: the placement of the vision tower's output, no weights",
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",

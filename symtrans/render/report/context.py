@@ -191,6 +191,10 @@ def build_context(
                 )
             )
         )
+        # where L came from (a config.json has no workload: symtrans's default), as the CLI says (issue 25.13)
+        length_source = workload.seq_len_source if workload is not None else None
+        if length_source:
+            rows.append(Row((msg("sequence length from"), runs(length_source))))
     rows.append(Row((msg("family"), runs(spec.family))))
     if preset is not None:
         rows.append(Row((msg("sizes from"), source)))
