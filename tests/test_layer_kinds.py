@@ -34,6 +34,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
+from symtrans.accounting.memory import kv_cache_bytes  # noqa: E402
 from symtrans.engine.architectures import FORWARD, build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 from symtrans.engine.kinds import LayerKind  # noqa: E402
@@ -94,12 +95,14 @@ def _check(model_cls, config, spec: Spec, batch: int, seq: int, forward: bool = 
     fp32 = 4  # bytes per element of the float32 model's cache
     assert batch * seq * exact(tree.cache, spec.values) * fp32 == kv
     assert batch * exact(tree.state, spec.values) * fp32 == state
+    # memory's cache bytes sum the same tree: K/V of B x L tokens plus B constant states
+    assert exact(kv_cache_bytes(spec, batch, seq, "fp32"), spec.values) == kv + state
 
 
 def _mixers(counts: dict[str, int]) -> tuple[str, dict[str, int]]:
     """``Spec.mixers`` and the count sizes for layer counts by kind (first kind: the rest)."""
     present = [k for k, n in counts.items() if n]
-    names = {"attention": "N_attn", "mamba": "N_ssm", "gated_deltanet": "N_lin"}
+    names = {"attention": "N_attn", "mamba": "N_ssm", "gated_deltanet": "N_lin", "short_conv": "N_conv"}
     return "|".join(present), {names[k]: counts[k] for k in present[1:]}
 
 
@@ -329,6 +332,63 @@ def test_qwen3_next_random_flops_and_cache(args, seq, batch):
     _check(*_qwen3_next(*args), batch, seq)
 
 
+# --- LFM2-like: gated short convolutions + attention (Liquid AI 2025) ------------------------
+
+
+def _lfm2(d, ff, h, kv_heads, types, dc, bias, v, tie):
+    n = len(types)
+    config = transformers.Lfm2Config(
+        vocab_size=v, hidden_size=d, intermediate_size=ff, num_hidden_layers=n, num_attention_heads=h,
+        num_key_value_heads=kv_heads, layer_types=types, conv_L_cache=dc, conv_bias=bias,
+        block_auto_adjust_ff_dim=False, tie_word_embeddings=tie, attn_implementation="eager",
+    )  # fmt: skip
+    n_attn = types.count("full_attention")
+    mixers, counts = _mixers({"short_conv": n - n_attn, "attention": n_attn})
+    sizes = {"d_model": d, "d_ff": ff, "h": h, "h_kv": kv_heads, "V": v, "N": n} | counts
+    if n_attn < n:
+        sizes |= {"d_conv": dc}
+    spec = Spec(
+        sizes=sizes, mixers=mixers, positional="rotary", tie_output=tie, ffn="swiglu", qk_norm="head",
+        ssm_conv_bias=bias, **PRE,
+    )  # fmt: skip
+    return transformers.Lfm2ForCausalLM, config, spec
+
+
+def test_lfm2_like_fixed_example():
+    # conv, conv, attention, conv: 3 short convolutions (in_proj 16 x 48, conv 16 x 3, out_proj
+    # 16 x 16: 1,072 each without biases) and one attention layer.
+    types = ["conv", "conv", "full_attention", "conv"]
+    cls, config, spec = _lfm2(16, 24, 4, 2, types, 3, False, 50, True)
+    assert spec.mixers == "short_conv|attention" and spec.values["N_attn"] == 1
+    mixer = build(spec).child("decoder").children[0].children[1]
+    assert exact(mixer.params, spec.values) == 16 * 48 + 16 * 3 + 16 * 16 == 1072
+    _check(cls, config, spec, 2, 9)
+
+
+@st.composite
+def _lfm2_draw(draw, forward=False):
+    h = draw(st.integers(1, 4))
+    kv = draw(st.sampled_from([x for x in range(1, h + 1) if h % x == 0]))
+    n = draw(st.integers(1, 3 if forward else 5))
+    types = draw(st.lists(st.sampled_from(["conv", "full_attention"]), min_size=n, max_size=n))
+    if forward and "full_attention" not in types:  # a cached forward needs one (transformers asks it the length)
+        types[-1] = "full_attention"
+    return (2 * h * draw(st.integers(1, 3)), draw(st.integers(2, 16)), h, kv, types, draw(st.integers(1, 4)),
+            draw(st.booleans()), draw(st.integers(8, 40)), draw(st.booleans()))  # fmt: skip
+
+
+@PARAMS
+@given(args=_lfm2_draw())
+def test_lfm2_random_params(args):
+    _check(*_lfm2(*args), 1, 1, forward=False)
+
+
+@FORWARDS
+@given(args=_lfm2_draw(forward=True), seq=st.integers(1, 9), batch=st.integers(1, 2))
+def test_lfm2_random_flops_and_cache(args, seq, batch):
+    _check(*_lfm2(*args), batch, seq)
+
+
 # --- the registry and the closed forms ---------------------------------------------------
 
 
@@ -364,3 +424,14 @@ def test_refusals_name_the_problem():
         Spec(sizes=base | {"N_attn": 2, "h": 2, "d_ff": 8}, mixers="mamba|attention")
     with pytest.raises(InputError, match="h_ssm"):
         Spec(sizes=base | {"h_ssm": 2}, mixers="mamba", mixer_only=True)
+
+
+def test_walk_refuses_a_stack_of_layer_kinds_in_one_line():
+    """The shape walk rebuilds attention stacks from Spec options; a hybrid is refused (exit 2,
+    one line), not walked wrongly, and its report leaves the walk section out."""
+    from symtrans.analysis.walk import walk
+    from symtrans.base.errors import InputError
+
+    _, _, spec = _jamba(16, 24, 4, 2, 4, 2, 1, 2, 0, 4, 2, 4, 3, 3, 50, False)
+    with pytest.raises(InputError, match="mixers=mamba|attention"):
+        walk(spec)

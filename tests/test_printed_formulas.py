@@ -45,11 +45,13 @@ def _value(expr_text: str, sizes: dict) -> object:
 
 
 def _sizes(name: str, quantity: str) -> dict:
-    v = dict(resolve(name).spec.values)
+    spec = resolve(name).spec
+    v = dict(spec.values)
     if quantity == "flops":
         v["B"] = 1
-        v.setdefault("L_src", v["L"])
-        v.setdefault("L_tgt", v["L"])
+        if spec.family == "encoder-decoder":  # both stacks at the model's L (only a seq2seq model has them)
+            v.setdefault("L_src", v["L"])
+            v.setdefault("L_tgt", v["L"])
     return v
 
 

@@ -336,3 +336,17 @@ def test_compare_names_the_references(capsys):
     penalty = 1 + Fraction(7, 16)
     megatron_acts = (SBH * (18 + 4 * 4) * L_ + 8 * S_ * B_ * 8 + SBH * 8) * penalty / 8  # compute_activation_memory
     assert mg["activations"] == megatron_acts and mg["difference_activations"] == 0
+
+
+def test_interleaved_in_flight(capsys):
+    """Megatron-LM's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving):
+    the first rank warms up (p - 1)·2 + (v - 1)·p chunks and then holds one more, at most the m·v
+    chunks of the step; a chunk is L/(pv) layers.  p = 4, v = 2: 6 + 4 + 1 = 11 chunks = 11/2 stages."""
+    base = [*GPT3, "--tp", "8", "--pp", "4", "--vpp", "2", "--sequence-parallel", "--recompute", "selective"]
+    r = run_json(capsys, *base, "--dp", "1", "--global-batch", "8")  # m = 8: 11 <= 16 chunks
+    assert r["memory"][0]["in_flight_micro_batches"] == "11/2"
+    assert r["memory"][1]["in_flight_micro_batches"] == "5/2"  # the last rank: (v - 1)p + 1 = 5 chunks
+    first = terms(r["memory"][0])
+    assert first["activations: layers"] == Fraction(SBH * 34, 8) * (L_ // 8) * 11  # 11 chunks of L/(pv) = 12 layers
+    r = run_json(capsys, *base, "--dp", "1", "--global-batch", "4")  # m = p = 4: only 8 chunks exist
+    assert r["memory"][0]["in_flight_micro_batches"] == "4"

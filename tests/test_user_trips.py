@@ -166,3 +166,68 @@ def test_plot_scaling_over_L_of_a_rotary_model_suggests_flops(capsys, tmp_path):
     assert code == 0 and "do not depend" not in err
     code, _, err = _run(capsys, "plot", "llama-2-7b", "--kind", "scaling", "--over", "N", "-o", str(tmp_path / "c.png"))
     assert code == 0 and "do not depend" not in err
+
+
+# -- 25.12: the quick start's report ends with its last section, not an install hint -------------
+
+
+def test_report_without_matplotlib_leaves_the_charts_out_unless_asked(capsys, tmp_path, monkeypatch):
+    import symtrans.render.plots as plots
+
+    def no_matplotlib(*args, **kwargs):  # what _figure raises when matplotlib cannot be imported
+        raise plots.PlotsUnavailable("charts need matplotlib")
+
+    monkeypatch.setattr(plots, "_figure", no_matplotlib)
+    for name in ("r.html", "r.md"):  # the quick start writes HTML
+        out = tmp_path / name
+        code, _, err = _run(capsys, "report", "gpt2", "-o", str(out))
+        assert code == 0
+        text = out.read_text(encoding="utf-8")
+        assert "Charts need matplotlib" not in text and "## Charts" not in text and ">Charts</h2>" not in text
+        assert "no charts" in err and "symtrans[plots]" in err and err.count("\n") == 1
+    code, _, err = _run(capsys, "report", "gpt2", "--no-charts", "-o", str(tmp_path / "q.md"))
+    assert code == 0 and err == ""
+
+
+# -- 25.13: a report from a config.json says where its L came from -------------------------------
+
+
+def test_report_from_a_config_says_where_L_came_from(capsys, tmp_path):
+    # qwen3-4b-shaped.json sets max_position_embeddings 40960 and no workload: L is
+    # symtrans's default of 2,048 tokens, which the CLI already names.
+    out = tmp_path / "q.md"
+    code, _, _ = _run(capsys, "report", "tests/fixtures/configs/qwen3-4b-shaped.json", "--no-charts", "-o", str(out))
+    assert code == 0
+    head = out.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    assert "$L = 2{,}048$" in head
+    assert "| sequence length from | symtrans's default of 2048 tokens (set --seq-len)" in head
+    assert "L_max = 40,960" in head
+    code, _, _ = _run(capsys, "report", "gpt2", "--seq-len", "512", "--no-charts", "-o", str(out))
+    assert "| sequence length from | --seq-len |" in out.read_text(encoding="utf-8")
+
+
+# -- 25.8: the dtype of every memory figure, and where it came from ---------------------------------
+
+GEMMA2_9B = "tests/fixtures/configs/gemma-2-9b.json"  # torch_dtype "float32", as published
+GEMMA2_9B_PARAMS = 9_241_705_984  # transformers Gemma2ForCausalLM on the meta device (tests/test_hf_config.py)
+
+
+def test_memory_of_an_fp32_checkpoint_names_its_dtype_and_offers_the_serving_dtype_apart(capsys):
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[2] == "  weights fp32: the checkpoint's dtype (the config's torch_dtype), as stored"
+    assert lines[3].startswith("  served in bf16") and f"weights {2 * GEMMA2_9B_PARAMS:,} bytes" in lines[3]
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference", "--format", "json")
+    r = json.loads(out)
+    assert (r["dtype"], r["dtype_source"], r["checkpoint_dtype"]) == ("fp32", "checkpoint", "fp32")
+    assert r["weights_bytes"] == 4 * GEMMA2_9B_PARAMS  # 4 bytes per fp32 parameter
+    assert r["serving"]["dtype"] == "bf16" and r["serving"]["weights_bytes"] == 2 * GEMMA2_9B_PARAMS
+
+
+def test_memory_says_when_the_dtype_is_given_or_symtrans_s_default(capsys):
+    code, out, _ = _run(capsys, "memory", GEMMA2_9B, "--inference", "--dtype", "bf16")
+    assert code == 0 and "  weights bf16: --dtype" in out and "served in" not in out
+    code, out, _ = _run(capsys, "memory", "gpt2", "--format", "json")
+    r = json.loads(out)
+    assert (r["dtype"], r["dtype_source"], r["checkpoint_dtype"]) == ("bf16", "default", None)

@@ -363,6 +363,11 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         for flag, n in (("--max-num-batched-tokens", mnbt), ("--max-num-seqs", seqs)):
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise InputError(f"{flag} must be a positive integer, not {n!r}")
+        if spec.has("w") and spec.family == "decoder-only":
+            # vLLM keeps min(w - 1 + max_num_batched_tokens, max_model_len) + one block per windowed layer
+            # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w
+            tokens_per_request = _vllm_window_tokens(spec, values, kv_dtype, prompt + gen, mnbt, o.block_size)
+            kv_req = tokens_per_request * kv_tok
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
             engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
@@ -413,7 +418,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
             f"of {prompt + gen:,} tokens"
             + (
-                f" (a KV cache the size of {tokens_per_request:,} tokens in every layer: sliding windows)"
+                f" (a KV cache the size of {tokens_per_request:,} tokens in every layer: windowed layers hold their "
+                "window)"
                 if tokens_per_request != prompt + gen
                 else ""
             )
@@ -529,6 +535,26 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
+    """A request's KV cache under vLLM's sliding-window rule, in tokens of every layer (rounded up).
+
+    The full-attention and windowed layers' shares come from the cache at L = w (every layer holds
+    w tokens) and at L = 2w (full layers 2w, windowed w): full = B − A, windowed = 2A − B, each per w
+    tokens.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
+    cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), block) + 1 to a windowed one."""
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+
+    w = values["w"]
+    a = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(w), kv_dtype), values)
+    b = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(2 * w), kv_dtype), values)
+    full, windowed = (b - a) / w, (2 * a - b) / w  # bytes per token of the full and the windowed layers
+    per_token = evaluate(kv_cache_per_token(spec, kv_dtype), values)
+    full_tokens = -(-mml // block) * block
+    window_tokens = (-(-min(w - 1 + mnbt, mml) // block) + 1) * block
+    return int(sp.ceiling((full * full_tokens + windowed * window_tokens) / per_token))
 
 
 def _targets(p: Plan, phases, max_conc: int) -> dict:

@@ -206,6 +206,8 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
     if spec.family == "encoder-only":
         return sp.Integer(0)
     spec.check_sizes({}, workload=True)  # refuses a stack of windowed and full layers (N_w)
+    if spec.mixers != "attention":  # a stack of layer kinds: the tree's cache (its attention layers only)
+        return build(spec).cache * b
     D = dims(spec)
     n = S.N if spec.has("N") else S.N_dec
     if spec.mla:
@@ -227,16 +229,34 @@ def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
     return sp.Min(seq, S.w)
 
 
+def state_bytes_per_sequence(spec: Spec, dtype: str = "bf16") -> sp.Expr:
+    """Constant cache bytes per sequence, whatever its length: the SSM state (d_inner·d_state)
+    and convolution window (channels·d_conv) of every Mamba layer and the recurrent state
+    (h_lv·d_lk·d_lv) and window of every Gated DeltaNet layer, summed over the Cost tree
+    (``Step.state``; Gu & Dao 2023, Dao & Gu 2024, Yang et al. 2024), at ``dtype``'s bytes
+    (transformers keeps them in the model's dtype; tests/test_layer_kinds.py compares
+    its cache tensors).  0 for a stack of attention layers only.
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    b = get_dtype(dtype).bytes
+    return build(spec).state * b if spec.mixers != "attention" else sp.Integer(0)
+
+
 def kv_cache_bytes(
     spec: Spec, batch: sp.Expr, seq: sp.Expr, kv_dtype: str = "bf16", src: sp.Expr | None = None
 ) -> sp.Expr:
     """KV cache bytes of ``batch`` sequences of ``seq`` tokens (an encoder-decoder adds
-    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token).
+    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token);
+    a stack with state-space or linear-attention layers adds their constant state per
+    sequence (``state_bytes_per_sequence``), kept in the same dtype.
 
     Raises:
         ValueError: unknown dtype.
     """
     total = batch * _cache_length(spec, seq) * kv_cache_per_token(spec, kv_dtype)
+    total += batch * state_bytes_per_sequence(spec, kv_dtype)
     if spec.family == "encoder-decoder":
         total += batch * (src if src is not None else seq) * kv_cache_per_token(spec, kv_dtype)
     return total

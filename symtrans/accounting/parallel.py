@@ -63,9 +63,10 @@ EMBEDDING_BLOCKS = (Block.EMBEDDINGS, Block.ENCODER_EMBEDDINGS, Block.DECODER_EM
 COLUMN_PARALLEL = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.FFN_UP, Role.FFN_GATE, Role.Q_UP, Role.KV_UP)
 # blocks whose output a row-parallel map reduces over tp: one all-reduce each, forward and backward
 REDUCED_BLOCKS = (*ATTENTION_BLOCKS, Block.FFN, Block.MOE)
-# replicated on every tensor-parallel rank: Megatron-Core's TopKRouter weight and its learned
-# position table (a plain nn.Embedding, not vocabulary-parallel)
-REPLICATED = (Role.ROUTER, Role.POSITION_EMBEDDING, Role.TYPE_EMBEDDING)
+# replicated on every tensor-parallel rank: Megatron-Core's TopKRouter weight, its learned
+# position table (a plain nn.Embedding, not vocabulary-parallel) and MLA's down-projections
+# (linear_q_down_proj and linear_kv_down_proj are TELinear, duplicated, in its MLA layer specs)
+REPLICATED = (Role.ROUTER, Role.POSITION_EMBEDDING, Role.TYPE_EMBEDDING, Role.Q_DOWN, Role.KV_DOWN)
 AMAX_HISTORY = 1024  # TransformerEngine recipe.DelayedScaling amax_history_len default
 
 
@@ -493,6 +494,30 @@ def _is_moe_layer(layer: Cost) -> bool:
     return any(True for _ in layer.blocks_of(Block.MOE))
 
 
+def in_flight(lay: Layout, stage: str) -> tuple[sp.Rational, str]:
+    """Micro-batches whose activations a device of ``stage`` holds at the peak, in units of a
+    stage's L/p layers (a Rational under interleaving), and the sentence saying why.
+
+    1F1B: min(m, p) on the first stage, 1 on the last (Narayanan et al. 2021 §2.2.1).
+    Interleaved (v chunks): the first device warms up 2(p - 1) + (v - 1)p + 1 chunks of
+    L/(pv) layers, (pv + p - 1)/v stage-equivalents = p(1 + (p - 1)/(pv)) (Korthikanti et
+    al. 2022 §4.2.3); the last (v - 1)p + 1 chunks (Megatron-LM's interleaved warm-up count);
+    at most the m·v chunks of the step.
+    """
+    p, v, m = lay.pp, lay.vpp, lay.micro_batches
+    if v > 1:
+        chunks = 2 * (p - 1) + (v - 1) * p + 1 if stage == "first" else (v - 1) * p + 1
+        chunks = min(chunks, m * v)  # no more chunks than the step runs (m = p: Megatron's warm-up is capped so)
+        return sp.Rational(chunks, v), (
+            "interleaved 1F1B: the first device warms up 2(p-1) + (v-1)p + 1 model chunks of L/(pv) layers, "
+            "L(1 + (p-1)/(pv)) layer-micro-batches (Korthikanti et al. 2022 §4.2.3; Megatron-LM "
+            "megatron/training/theoretical_memory_usage.py, compute_activation_memory); the last (v-1)p + 1"
+        )
+    return sp.Integer(min(m, p) if stage == "first" else 1), (
+        "1F1B: the first stage holds min(m, p) micro-batches in flight, the last one (Narayanan et al. 2021 §2.2.1)"
+    )
+
+
 def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[Term]:
     """Activation bytes one device of ``stage`` holds at the peak of the schedule."""
     p, v, m = lay.pp, lay.vpp, lay.micro_batches
@@ -517,21 +542,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
             layer_sum = k * inp + (n_layers / p - k) * stored
     else:
         layer_sum = sp.Add(*[mu * f for mu, f in per_layer]) / p
-    # layers' worth of micro-batches in flight at the stage
-    if v > 1:
-        chunks_first = 2 * (p - 1) + (v - 1) * p + 1
-        chunks_last = (v - 1) * p + 1
-        flight = sp.Rational(chunks_first if stage == "first" else chunks_last, v)
-        flight_src = (
-            "interleaved 1F1B: the first device warms up 2(p-1) + (v-1)p + 1 model chunks of L/(pv) layers, "
-            "L(1 + (p-1)/(pv)) layer-micro-batches (Korthikanti et al. 2022 §4.2.3; Megatron-LM "
-            "megatron/training/theoretical_memory_usage.py, compute_activation_memory); the last (v-1)p + 1"
-        )
-    else:
-        flight = sp.Integer(min(m, p) if stage == "first" else 1)
-        flight_src = (
-            "1F1B: the first stage holds min(m, p) micro-batches in flight, the last one (Narayanan et al. 2021 §2.2.1)"
-        )
+    flight, flight_src = in_flight(lay, stage)
     layers = layer_sum * flight
     terms = [
         Term(

@@ -151,7 +151,7 @@ def version(name: str | None) -> VersionRules:
     if text in VERSIONS:
         return VERSIONS[text]
     parts = text.split(".")
-    if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) and parts[0] == "0":
+    if len(text) <= 24 and len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) and parts[0] == "0":
         minor = int(parts[1])
         if minor <= 4:
             return VERSIONS["0.4"]
@@ -206,7 +206,13 @@ def activation_peak(values: dict, tokens: int, seqs: int, tp: int, act_bytes: in
     gpu_model_runner.py, ``_dummy_sampler_run``)."""
     d, dff, V = values["d_model"], values.get("d_ff", 4 * values["d_model"]), values["V"]
     k = values.get("k")
-    per_token = 2 * d + (k * (3 * dff // tp + d) if k else 3 * dff // tp)
+    dense = 2 * d + 3 * dff // tp  # a dense layer (all of them without experts)
+    if not k:
+        per_token = dense
+    else:  # the experts' width is d_ff_e where the model also has dense layers (DeepSeek), else d_ff
+        moe = 2 * d + k * (3 * values.get("d_ff_e", dff) // tp + d)
+        has_dense = values.get("N_moe", values["N"]) < values["N"]
+        per_token = max(moe, dense) if has_dense else moe
     return tokens * act_bytes * per_token + seqs * V * 4
 
 

@@ -46,6 +46,8 @@ import threading
 from typing import BinaryIO, Iterable
 
 from symtrans.base.errors import InputError
+from symtrans.base.interrupt import check as check_interrupt
+from symtrans.base.interrupt import note_written
 
 __all__ = ["Transaction", "atomic_file", "check_output", "write_atomic"]
 
@@ -379,7 +381,9 @@ class Transaction:
                 check_output(shown, self.inputs)
                 staged.append((shown, target, self._stage(shown, target, payload)))
             with _Signals():
+                check_interrupt()  # a signal a finaliser swallowed earlier still stops the run here
                 self._rename_all(staged)
+                note_written([shown for shown, _, _ in staged])  # a signal held back until now says so
         except BaseException:
             for _, _, tmp in staged:
                 _unlink(tmp)

@@ -436,8 +436,8 @@ def deploy_text(r: dict) -> str:
         + (
             ""
             if r["workload"]["tokens_per_request"] == r["workload"]["prompt"] + r["workload"]["generate"]
-            else f" (its KV cache equals {r['workload']['tokens_per_request']:,} tokens in every layer: "
-            "sliding-window layers keep fewer)"
+            else f" (its KV cache takes what {r['workload']['tokens_per_request']:,} tokens in every layer would: "
+            "windowed layers hold their window)"
         ),
         "  memory per device:",
         f"    weights (once)               {_bytes(m['weights'])}",

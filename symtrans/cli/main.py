@@ -533,7 +533,9 @@ def _cmd_report(args) -> int:
         if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import add_chart_section
 
-            files = add_chart_section(report, res, out or "report.pdf", "latex", workload=wl)
+            files = _charts(
+                args, add_chart_section(report, res, out or "report.pdf", "latex", workload=wl, asked=args.charts)
+            )
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
             _report_written(args, report, out, "pdf")
@@ -541,13 +543,23 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = add_chart_section(report, res, out, args.format, workload=wl)
+        files = _charts(args, add_chart_section(report, res, out, args.format, workload=wl, asked=args.charts))
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))
     if out:
         _report_written(args, report, out, args.format)
     return 0
+
+
+def _charts(args, files):
+    """The chart files; None (no matplotlib, charts not asked for with --charts): a warning."""
+    if files is None:
+        from symtrans.render.plots import INSTALL_HINT
+
+        _warn(args, f"the report has no charts: they need matplotlib ({INSTALL_HINT}); --no-charts silences this")
+        return {}
+    return files
 
 
 def _report_written(args, report, output: str, fmt: str) -> None:
@@ -798,10 +810,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="language of the report's text (numbers, formulas and sources are the same in all); "
             "auto: a hand-count preset in its article's language, else English",
         )
-        p.add_argument(
+        charts = p.add_mutually_exclusive_group()
+        charts.add_argument(
             "--no-charts",
             action="store_true",
             help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        charts.add_argument(
+            "--charts",
+            action="store_true",
+            help="ask for the charts: without matplotlib the report says how to install it "
+            "(by default the charts are drawn when matplotlib is installed, else left out with a warning)",
         )
         p.add_argument(
             "--train",
@@ -927,12 +946,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every line on stderr has the characters a terminal would act on shown escaped.
     """
-    from symtrans.base.escape import terminal_escape
-    from symtrans.base.interrupt import exit_status, interrupts_as_exceptions, message
+    from symtrans.base.escape import one_line
+    from symtrans.base.interrupt import check, exit_status, interrupts_as_exceptions, message, until_exit
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            return _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            status = _main(argv, lambda line: print(one_line(line), file=sys.stderr))
+            check()  # a signal that a finaliser swallowed still ends the run with its status
+        if argv is None:  # the process is this command: a signal during shutdown still says what was written
+            until_exit()
+        return status
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (interrupt.Terminated)
         print(f"symtrans: {message(e)}", file=sys.stderr)
         return exit_status(e)
@@ -975,7 +998,7 @@ def _main(argv: Sequence[str] | None, say) -> int:
         msg = str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
-        say(f"symtrans: error: {' '.join(str(msg).split())}")
+        say(f"symtrans: error: {msg}")  # say: one line, capped and escaped (escape.one_line)
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)

@@ -170,6 +170,11 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None, compare
                     "experts_closed_form": str(p.experts),
                 },
                 "terms": [term.json() for term in st.terms],
+                # micro-batches in flight, in units of one stage's L/p layers (Rational under interleaving)
+                "in_flight_micro_batches": str(P.in_flight(lay, st.stage)[0]),
+                "expert_weights_bytes": _num(
+                    P.evaluate(2 * p.experts / (sp.Rational(lay.dp * lay.cp, lay.ep) if lay.zero >= 3 else 1), values)
+                ),
                 "total_bytes": _num(st.total),
                 "fits": bool(st.total <= acc.memory) if acc.memory else None,
                 "device_memory_bytes": acc.memory,
@@ -278,6 +283,9 @@ def text_lines(r: dict) -> list[str]:
         )
         for t in m["terms"]:
             lines.append(f"    {t['name']:<38} {_b(t['value'])}")
+        if m["parameters"]["experts"]:
+            lines.append(f"      {'of the weights, expert shards':<36} {_b(m['expert_weights_bytes'])}")
+        lines.append(f"      micro-batches in flight: {m['in_flight_micro_batches']} (in units of the stage's layers)")
         fits = "" if m["fits"] is None else ("  fits" if m["fits"] else "  DOES NOT FIT")
         lines.append(f"    {'total':<38} {_b(m['total_bytes'])}{fits} (device {m['device_memory_bytes'] or 0:,} bytes)")
         for n in m["notes"]:

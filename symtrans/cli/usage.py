@@ -489,6 +489,7 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
         "batch": args.batch,
         "seq_len": seq,
         "seq_len_source": _seq_len_source(res, args),
+        **_dtype_source(getattr(res, "checkpoint", None), args.dtype, fmt.dtype),
     }
     if mode == "training":
         head.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
@@ -511,7 +512,35 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
         out["notes"] = notes
         return out
 
-    return with_numbers(spec, NB.memory_query(args, fmt, args.batch, seq, src), v, assemble, generated)
+    out = with_numbers(spec, NB.memory_query(args, fmt, args.batch, seq, src), v, assemble, generated)
+    if mode == "inference" and args.dtype is None and head["dtype_source"] != "default" and fmt.dtype == "fp32":
+        # A checkpoint stored in fp32 (gemma-2-9b's config) is served in 16 bits: both figures, apart (issue 25.8).
+        import copy
+
+        served = copy.copy(args)
+        served.dtype, served.dp = SERVING_DTYPE, None  # dp: settled again by _check_parallel_options
+        s = memory_command_result(res, served, generated)
+        out["serving"] = {
+            "dtype": SERVING_DTYPE,
+            **{k: s[k] for k in ("weights_bytes", "kv_cache_bytes", "total_bytes")},
+        }
+    return out
+
+
+SERVING_DTYPE = "bf16"  # a 16-bit serving dtype: servers cast fp32 checkpoints down (Gemma-2 needs bf16, not fp16)
+
+
+def _dtype_source(checkpoint, given: str | None, dtype: str) -> dict:
+    """Where the weights' dtype came from (``dtype_source``: ``--dtype``, ``checkpoint``
+    or ``default``), in words, and the checkpoint's own dtype (None without one)."""
+    ck_dtype = getattr(checkpoint, "dtype", None)
+    if given is not None:
+        source, words = "--dtype", "--dtype"
+    elif ck_dtype:
+        source, words = "checkpoint", "the checkpoint's dtype (the config's torch_dtype), as stored"
+    else:
+        source, words = "default", "symtrans's default (no checkpoint dtype; --dtype to change)"
+    return {"dtype_source": source, "dtype_from": words, "checkpoint_dtype": ck_dtype}
 
 
 def cmd_memory(args, res=None, emit=None) -> int:
@@ -535,7 +564,13 @@ def cmd_memory(args, res=None, emit=None) -> int:
         + (", FlashAttention" if r["flash_attention"] else "")
         + (", eager attention" if r["eager_attention"] else "")
     )
-    lines = [head, f"  L = {r['seq_len']:,}: {r['seq_len_source']}"]
+    lines = [head, f"  L = {r['seq_len']:,}: {r['seq_len_source']}", f"  weights {r['dtype']}: {r['dtype_from']}"]
+    if "serving" in r:
+        sv = r["serving"]
+        lines.append(
+            f"  served in {sv['dtype']} (the serving dtype: servers cast fp32 checkpoints to 16 bits; --dtype {sv['dtype']}): "
+            f"weights {_bytes(sv['weights_bytes'])}, total {_bytes(sv['total_bytes'])}"
+        )
     if r["mode"] == "training":
         lines.append(
             f"  optimizer {r['optimizer']}: {r['optimizer_bytes_per_parameter']} bytes per parameter "

@@ -123,6 +123,7 @@ class Block(str, Enum):
     # --- layer kinds (issue 20)
     SSM_MIXER = "ssm_mixer"  # a Mamba 1 or Mamba 2 mixer
     LINEAR_ATTENTION = "linear_attention"  # a Gated DeltaNet mixer
+    SHORT_CONV = "short_conv"  # LFM2's gated short convolution
     FFN_SUBLAYER = "ffn_sublayer"  # the FFN half of a hybrid stack's layers, by FFN kind (kinds.hybrid_layers)
 
 
@@ -140,4 +141,4 @@ VISION_BLOCKS = (Block.VISION_TOWER, Block.PROJECTOR)
 FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)
 # --- layer kinds: the weight matrices of state-space and linear-attention mixers
 MIXER_PROJECTIONS = (Role.MIXER_IN_PROJ, Role.MIXER_GATE_PROJ, Role.SSM_X_PROJ, Role.SSM_DT_PROJ, Role.MIXER_OUT_PROJ)
-MIXER_BLOCKS = (Block.SSM_MIXER, Block.LINEAR_ATTENTION)
+MIXER_BLOCKS = (Block.SSM_MIXER, Block.LINEAR_ATTENTION, Block.SHORT_CONV)

@@ -47,7 +47,7 @@ FRONTENDS = ("tokens", "patch", "conv1d")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -107,6 +107,7 @@ MODEL_SIZES = (
     "N_attn",
     "N_ssm",
     "N_lin",
+    "N_conv",
     "d_inner",
     "d_state",
     "d_conv",
@@ -245,8 +246,8 @@ class Spec:
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
-            Qwen3-Next).  Each kind after the first has a count symbol (``N_attn``,
-            ``N_ssm``, ``N_lin``); the first kind has the rest, N minus them, so any
+            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution).  Each kind
+            after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
             d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
@@ -256,7 +257,8 @@ class Spec:
             (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
         ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
             ``mamba_proj_bias``); ssm_conv_bias: the mixer's conv1d has one
-            (``use_conv_bias``, ``mamba_conv_bias``).
+            (``use_conv_bias``, ``mamba_conv_bias``); for a short convolution, its
+            in_proj, conv and out_proj all have one (LFM2's ``conv_bias``).
         ssm_inner_norms: Jamba's RMSNorms on dt (dt_rank), B and C (d_state each) inside
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
@@ -794,14 +796,21 @@ def mixer_kinds(spec: Spec) -> tuple[str, ...]:
 
 
 # Each kind's count symbol (``kinds.LayerKind.count``) and the sizes its mixer needs.
-MIXER_COUNTS = {"attention": "N_attn", "mamba": "N_ssm", "mamba2": "N_ssm", "gated_deltanet": "N_lin"}
+MIXER_COUNTS = {
+    "attention": "N_attn",
+    "mamba": "N_ssm",
+    "mamba2": "N_ssm",
+    "gated_deltanet": "N_lin",
+    "short_conv": "N_conv",
+}
 _MIXER_SIZES = {
     "attention": (),
     "mamba": ("d_inner", "d_state", "d_conv", "dt_rank"),
     "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
+    "short_conv": ("d_conv",),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
 _LAYER_KIND_SIZES += ("h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 
 

@@ -43,6 +43,7 @@ from conftest import (  # noqa: E402  (tests/adversarial/conftest.py)
     SENTINEL,
     Outcome,
     assert_one_line_exit_2,
+    default_signals,
     device,
     fifo,
     hard_link,
@@ -238,6 +239,7 @@ def test_stdout_alias_on_an_appended_file_keeps_its_contents(tmp_path, alias):
             stdout=out,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=default_signals,
             env=env,
             cwd=tmp_path,
             timeout=120,
@@ -603,6 +605,7 @@ def test_a_signal_in_the_middle_of_a_streamed_sweep_leaves_nothing(tmp_path, sig
         env=env,
         capture_output=True,
         text=True,
+        preexec_fn=default_signals,
         timeout=120,
     )
     assert p.returncode == status, p.stderr
@@ -621,6 +624,7 @@ def test_real_signal_is_one_line_and_its_status(tmp_path, sig, status, argv):
         env=env,
         capture_output=True,
         text=True,
+        preexec_fn=default_signals,
         timeout=120,
     )
     assert p.returncode == status, p.stderr
@@ -666,6 +670,7 @@ def test_signal_during_a_real_pdf_build_leaves_no_tex_process_and_no_folder(tmp_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     try:
         deadline = time.monotonic() + 120

@@ -191,6 +191,10 @@ def build_context(
                 )
             )
         )
+        # where L came from (a config.json has no workload: symtrans's default), as the CLI says (issue 25.13)
+        length_source = workload.seq_len_source if workload is not None else None
+        if length_source:
+            rows.append(Row((msg("sequence length from"), runs(length_source))))
     rows.append(Row((msg("family"), runs(spec.family))))
     if preset is not None:
         rows.append(Row((msg("sizes from"), source)))
@@ -447,7 +451,8 @@ def build_context(
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
     from symtrans.render.report.walk_section import report_section
 
-    doc.add_section(report, report_section(spec, fvalues), after="flops")
+    if spec.mixers == "attention":  # the walk traces attention stacks; layer kinds are in the tree above
+        doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------
     from symtrans.render.usage_report import add_sections as add_usage_sections
