@@ -424,3 +424,14 @@ def test_refusals_name_the_problem():
         Spec(sizes=base | {"N_attn": 2, "h": 2, "d_ff": 8}, mixers="mamba|attention")
     with pytest.raises(InputError, match="h_ssm"):
         Spec(sizes=base | {"h_ssm": 2}, mixers="mamba", mixer_only=True)
+
+
+def test_walk_refuses_a_stack_of_layer_kinds_in_one_line():
+    """The shape walk rebuilds attention stacks from Spec options; a hybrid is refused (exit 2,
+    one line), not walked wrongly, and its report leaves the walk section out."""
+    from symtrans.analysis.walk import walk
+    from symtrans.base.errors import InputError
+
+    _, _, spec = _jamba(16, 24, 4, 2, 4, 2, 1, 2, 0, 4, 2, 4, 3, 3, 50, False)
+    with pytest.raises(InputError, match="mixers=mamba|attention"):
+        walk(spec)

@@ -499,6 +499,35 @@ AUDIT_BASE: dict[str, dict] = {
         patch_size=2,
         num_channels=3,
     ),
+    # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=6,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            pad_token_id=0,
+        )
+        for mt in ("seed_oss", "ernie4_5", "glm", "glm4", "nemotron")
+    },
+    **{  # Helium's o_proj is d x d and ArceeConfig requires h | d: heads of d / h
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            pad_token_id=0,
+        )
+        for mt in ("helium", "arcee")
+    },
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -770,6 +799,12 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
+    ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
+    (
+        "helium",
+        "num_attention_heads",
+    ): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("bert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("gpt2", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",

@@ -350,3 +350,39 @@ def test_interleaved_in_flight(capsys):
     assert first["activations: layers"] == Fraction(SBH * 34, 8) * (L_ // 8) * 11  # 11 chunks of L/(pv) = 12 layers
     r = run_json(capsys, *base, "--dp", "1", "--global-batch", "4")  # m = p = 4: only 8 chunks exist
     assert r["memory"][0]["in_flight_micro_batches"] == "4"
+
+
+def test_mla_moe_tensor_parallel_shard(capsys, tmp_path):
+    """A tiny DeepSeek-V3 (config below) at tp 2: Megatron-Core's MLA builds the q and kv
+    down-projections as duplicated TELinear (replicated), the up-projections column-parallel,
+    the output row-parallel; the router is replicated, experts and the shared expert split."""
+    cfg = {
+        "model_type": "deepseek_v3", "vocab_size": 128, "hidden_size": 64, "intermediate_size": 96,
+        "moe_intermediate_size": 32, "num_hidden_layers": 2, "first_k_dense_replace": 1,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "n_routed_experts": 4, "n_shared_experts": 1,
+        "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "q_lora_rank": 48, "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "max_position_embeddings": 256,
+        "tie_word_embeddings": False,
+    }  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    r = run_json(capsys, str(path), "--tp", "2", "--sequence-parallel", "--seq-len", "64")
+    attention = (
+        64 * 48  # q_a_proj, replicated
+        + 48  # q_a_layernorm
+        + 48 * 4 * (16 + 8) // 2  # q_b_proj, column-parallel
+        + 64 * (32 + 8)  # kv_a_proj_with_mqa, replicated
+        + 32  # kv_a_layernorm
+        + 32 * 4 * (16 + 16) // 2  # kv_b_proj, column-parallel
+        + 4 * 16 * 64 // 2  # o_proj, row-parallel
+    )
+    expected = (
+        128 * 64 // 2 * 2  # vocabulary-parallel embedding and untied head
+        + 64  # final norm
+        + 2 * (attention + 2 * 64)  # two layers: attention and their two norms
+        + 3 * 64 * 96 // 2  # the dense first layer's MLP
+        + 4 * 64  # router, replicated
+        + 4 * 3 * 64 * 32 // 2  # routed experts, split over tp
+        + 3 * 64 * 32 // 2  # the shared expert
+    )
+    assert r["memory"][0]["parameters"]["total"] == expected == 57_568

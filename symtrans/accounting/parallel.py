@@ -63,9 +63,10 @@ EMBEDDING_BLOCKS = (Block.EMBEDDINGS, Block.ENCODER_EMBEDDINGS, Block.DECODER_EM
 COLUMN_PARALLEL = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.FFN_UP, Role.FFN_GATE, Role.Q_UP, Role.KV_UP)
 # blocks whose output a row-parallel map reduces over tp: one all-reduce each, forward and backward
 REDUCED_BLOCKS = (*ATTENTION_BLOCKS, Block.FFN, Block.MOE)
-# replicated on every tensor-parallel rank: Megatron-Core's TopKRouter weight and its learned
-# position table (a plain nn.Embedding, not vocabulary-parallel)
-REPLICATED = (Role.ROUTER, Role.POSITION_EMBEDDING, Role.TYPE_EMBEDDING)
+# replicated on every tensor-parallel rank: Megatron-Core's TopKRouter weight, its learned
+# position table (a plain nn.Embedding, not vocabulary-parallel) and MLA's down-projections
+# (linear_q_down_proj and linear_kv_down_proj are TELinear, duplicated, in its MLA layer specs)
+REPLICATED = (Role.ROUTER, Role.POSITION_EMBEDDING, Role.TYPE_EMBEDDING, Role.Q_DOWN, Role.KV_DOWN)
 AMAX_HISTORY = 1024  # TransformerEngine recipe.DelayedScaling amax_history_len default
 
 

@@ -206,7 +206,13 @@ def activation_peak(values: dict, tokens: int, seqs: int, tp: int, act_bytes: in
     gpu_model_runner.py, ``_dummy_sampler_run``)."""
     d, dff, V = values["d_model"], values.get("d_ff", 4 * values["d_model"]), values["V"]
     k = values.get("k")
-    per_token = 2 * d + (k * (3 * dff // tp + d) if k else 3 * dff // tp)
+    dense = 2 * d + 3 * dff // tp  # a dense layer (all of them without experts)
+    if not k:
+        per_token = dense
+    else:  # the experts' width is d_ff_e where the model also has dense layers (DeepSeek), else d_ff
+        moe = 2 * d + k * (3 * values.get("d_ff_e", dff) // tp + d)
+        has_dense = values.get("N_moe", values["N"]) < values["N"]
+        per_token = max(moe, dense) if has_dense else moe
     return tokens * act_bytes * per_token + seqs * V * 4
 
 

@@ -946,12 +946,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every line on stderr has the characters a terminal would act on shown escaped.
     """
-    from symtrans.base.escape import terminal_escape
+    from symtrans.base.escape import one_line
     from symtrans.base.interrupt import check, exit_status, interrupts_as_exceptions, message, until_exit
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            status = _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            status = _main(argv, lambda line: print(one_line(line), file=sys.stderr))
             check()  # a signal that a finaliser swallowed still ends the run with its status
         if argv is None:  # the process is this command: a signal during shutdown still says what was written
             until_exit()
@@ -998,7 +998,7 @@ def _main(argv: Sequence[str] | None, say) -> int:
         msg = str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
-        say(f"symtrans: error: {' '.join(str(msg).split())}")
+        say(f"symtrans: error: {msg}")  # say: one line, capped and escaped (escape.one_line)
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)

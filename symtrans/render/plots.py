@@ -75,6 +75,27 @@ def _place(fig, left: float, right: float, bottom: float, top: float, wspace_in:
     return axes
 
 
+_COVERED: set[int] = set()
+
+
+def _plain(text: str) -> str:
+    """User text (a model or file name) as a chart label drawn literally: ``$`` escaped so
+    matplotlib's mathtext never parses it (``x$\\frac$y.json`` was a ParseSyntaxException),
+    control characters escaped as in messages, and a character the chart font (matplotlib's
+    default) has no glyph for shown as its ``\\uXXXX`` escape, so no "Glyph missing"
+    warning reaches stderr."""
+    from symtrans.base.escape import terminal_escape
+
+    if not _COVERED:
+        from matplotlib.font_manager import FontProperties, findfont
+        from matplotlib.ft2font import FT2Font
+
+        _COVERED.update(FT2Font(findfont(FontProperties())).get_charmap())
+    s = terminal_escape(text)
+    s = "".join(c if ord(c) in _COVERED or c in " " else f"\\u{ord(c):04x}" for c in s)
+    return s.replace("$", r"\$")
+
+
 def to_bytes(fig, fmt: str = "png") -> bytes:
     """The figure rendered as ``png`` (150 dpi), ``svg`` or ``pdf`` bytes (reproducible: no dates).
 
@@ -185,7 +206,7 @@ def component_shares(
         ax.set_xlabel("share (%)")
         ax.set_title(f"{title}: {fmt(total)}", fontsize=10)
     if name:
-        fig.suptitle(name, fontsize=11, y=1 - 0.12 / fig.get_size_inches()[1], va="top")
+        fig.suptitle(_plain(name), fontsize=11, y=1 - 0.12 / fig.get_size_inches()[1], va="top")
     return fig
 
 
@@ -270,7 +291,9 @@ def scaling(
     defaults = {"B": batch, **({"L": seq_len} if seq_len else {})}
     pts = scaling_points(spec, over, values, quantity, default_rules(spec, over), defaults)
     (ax,) = _place(fig, 0.85, 0.2, 0.6, 0.4)
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{name or 'model'} ({over} varies)")
+    ax.plot(
+        [p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{_plain(name or 'model')} ({over} varies)"
+    )
     unit = "parameters" if quantity == "params" else f"forward FLOPs (B={batch})"
 
     def q(s: Spec) -> int | None:
@@ -285,7 +308,7 @@ def scaling(
 
     if over in spec.values or (over == "L" and seq_len):
         x0 = spec.values.get(over, seq_len)
-        ax.scatter([x0], [q(spec)], color="#c44e52", zorder=3, label=name or "this model")
+        ax.scatter([x0], [q(spec)], color="#c44e52", zorder=3, label=_plain(name or "this model"))
     if mark_presets:
         xs, ys, names = [], [], []
         for p in PRESETS.values():

@@ -13,19 +13,26 @@ reasons ``WHY``) and the engine's ``Spec``, never ``hf_config`` or this package'
 
 How to add a type (a new dense decoder type is one new record plus its fixture):
 
-1. Write its record in the module of its family (a new module ``models/<type>.py`` for a new
-   family, added to ``_MODULES`` below): ``model_type``, ``config_class`` and ``model_class``
-   (transformers 5.x names), ``read`` (the family's reader function, ``Reader -> Spec``),
-   ``defaults`` (the config class's defaults of the keys read), ``config_keys`` (every field
-   of the config class), ``no_param_effect`` (each key that changes no parameter, with its
-   reason from ``record.WHY``), ``aliases`` (its ``attribute_map``) and ``pad_default``.  Add
-   it to the module's ``RECORDS``.
-2. Add its fixture: a published ``config.json`` under ``tests/fixtures/configs/`` with the
-   count transformers builds on the meta device, and its strategy and audit base in the
-   tests (tests/test_model_types.py checks every registered type; its coverage tests fail
-   until the type has them).
+1. Write its record in the module of its family: for a Llama-shaped decoder, a ``ModelType`` in
+   ``models/dense.py`` whose ``read`` is a ``DenseLayout(...).read`` naming the keys that switch
+   its biases and its fixed options (norms, QK norms, an MLP without gate); for a new family, a
+   new module ``models/<type>.py`` added to ``_MODULES`` below.  A record states
+   ``model_type``, ``config_class`` and ``model_class`` (transformers 5.x names), ``defaults``
+   (the config class's defaults of the keys read), ``config_keys`` (every field of the config
+   class), ``no_param_effect`` (each key that changes no parameter, with its reason from
+   ``record.WHY``), ``aliases`` (its ``attribute_map``) and ``pad_default``; add it to the
+   module's ``RECORDS``.
+2. Add its fixture: the transformers class in ``tests/hf_reference.HF_CLASSES``, a strategy in
+   ``hf_reference.STRATEGIES`` (``dense(mt)`` for a dense decoder) and a base config in
+   ``tests/test_model_types.AUDIT_BASE``: the meta-device cross-checks, the key audit,
+   FlopCounterMode and the re-save test (tests/test_resave.py) then cover the type; their
+   coverage tests fail until it has them.
 3. Paste ``python -m symtrans model-types --format markdown`` into the README's table
    (``tests/test_model_types_table.py`` checks it).
+
+The commit that added helium, arcee, seed_oss, ernie4_5, glm, glm4 and nemotron touched
+exactly these: ``catalog/models/dense.py``, ``tests/hf_reference.py``,
+``tests/test_model_types.py`` and ``README.md`` (and registered ``dense`` here once).
 
 Nothing else changes: ``symtrans model-types``, the refusal message's list, typo detection and
 ``--set`` all read the tables assembled from the records.
@@ -33,10 +40,10 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 
 from __future__ import annotations
 
-from symtrans.catalog.models import gpt2_like, llama
+from symtrans.catalog.models import dense, gpt2_like, llama
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like)
+_MODULES = (llama, gpt2_like, dense)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}

@@ -466,7 +466,8 @@ def build_context(
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
     from symtrans.render.report.walk_section import report_section
 
-    doc.add_section(report, report_section(spec, fvalues), after="flops")
+    if spec.mixers == "attention":  # the walk traces attention stacks; layer kinds are in the tree above
+        doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------
     from symtrans.render.usage_report import add_sections as add_usage_sections
