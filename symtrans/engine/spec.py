@@ -890,6 +890,11 @@ def _validate_mixers(spec: Spec) -> None:
             raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
     if spec.ssm_inner_norms and "mamba" not in uses:
         raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
+    if names != ("attention",) and (spec.moe_first_dense or spec.moe_every != 1 or spec.share_layers != "none"):
+        raise InputError(
+            "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
+            "share_layers are not modelled for it): give N_moe"
+        )
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
 
