@@ -461,7 +461,7 @@ def _locate(model: "Cost", path: str) -> sp.Expr:
 
 
 def _spec_with(spec: Spec, settings: tuple[str, ...]) -> Spec:
-    from symtrans.catalog.resolve import apply_settings
+    from symtrans.catalog.settings import apply_settings
 
     return apply_settings(spec, list(settings))[0] if settings else spec
 
