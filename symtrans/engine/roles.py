@@ -76,6 +76,9 @@ class Role(str, Enum):
     CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
+    # --- the generic path (catalog/generic): a tensor whose module's class and name do not
+    # make its role certain; its label is the module path
+    GENERIC = "generic"
 
 
 class Block(str, Enum):
