@@ -93,8 +93,9 @@ def config_object(model_type: str, cfg: dict[str, Any]):
         raise InputError(f"transformers' {model_type} config refuses it: {_one_line(e)}") from None
 
 
-def build_meta(model_type: str, config):
-    """The model class of ``model_type`` built from ``config`` on the meta device.
+def build_meta(model_type: str, config, class_name: str | None = None):
+    """The model class of ``model_type`` (or ``class_name``, a transformers class) built
+    from ``config`` on the meta device.
 
     Returns:
         ``(model, class_name)``.
@@ -103,7 +104,7 @@ def build_meta(model_type: str, config):
         InputError: no model class, or the class cannot be built from this config.
     """
     torch, transformers = modules()
-    name = model_class_name(model_type)
+    name = class_name or model_class_name(model_type)
     if name is None:
         raise InputError(f"transformers has no model class for model_type {model_type!r}")
     cls = getattr(transformers, name, None)
@@ -111,11 +112,38 @@ def build_meta(model_type: str, config):
         raise InputError(f"transformers {transformers.__version__} cannot import {name}")
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            with torch.device("meta"):
+            with _no_torch_init(), torch.device("meta"):
                 model = cls._from_config(config)
     except Exception as e:  # the modeling code refuses the config: say so in one line
         raise InputError(f"transformers' {name} cannot be built from this config: {_one_line(e)}") from None
     return model, name
+
+
+@contextlib.contextmanager
+def _no_torch_init():
+    """torch's initializers (``nn.init.*``) as no-ops while a model is built: on meta they
+    only cost time (half of a build).  transformers' own ``init_weights`` still runs, so
+    weights are tied as in a real load (``no_init_weights`` would skip the tying too)."""
+    import sys
+
+    from transformers import initialization as init
+
+    saved = []
+    for name in getattr(init, "TORCH_MODULES_TO_PATCH", ("torch.nn.init",)):
+        module = sys.modules.get(name)
+        for fn in init.TORCH_INIT_FUNCTIONS if module is not None else ():
+            if hasattr(module, fn):
+                saved.append((module, fn, getattr(module, fn)))
+                setattr(module, fn, _keep)
+    try:
+        yield
+    finally:
+        for module, fn, original in saved:
+            setattr(module, fn, original)
+
+
+def _keep(tensor=None, *args, **kwargs):
+    return tensor
 
 
 def _one_line(e: BaseException) -> str:

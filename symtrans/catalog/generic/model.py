@@ -47,6 +47,7 @@ class GenericModel:
     probes: int
     builds: int
     notes: list[str] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)  # config key path -> symbol name
 
     @property
     def closed_form(self) -> sp.Expr:
@@ -65,8 +66,10 @@ class GenericModel:
         return int(v) if v.is_Integer else v
 
 
-def count(cfg: dict[str, Any], name: str = "config", probes: int = 2) -> GenericModel:
-    """Count ``cfg`` (a parsed config.json whose model_type transformers knows).
+def count(cfg: dict[str, Any], name: str = "config", probes: int = 4, class_name: str | None = None) -> GenericModel:
+    """Count ``cfg`` (a parsed config.json whose model_type transformers knows) as the class
+    the rule names (``build.MAPPINGS``), or as ``class_name`` (a curated record's class,
+    for the agreement check).
 
     Raises:
         InputError: transformers' config class or model class refuses the config.
@@ -74,14 +77,14 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 2) -> Generic
     """
     mt = cfg["model_type"]
     config = B.config_object(mt, cfg)
-    model, cls = B.build_meta(mt, config)
+    model, cls = B.build_meta(mt, config, class_name)
     total = sum(p.numel() for p in model.parameters())
     root = T.tree(model)
     real_q = root.quantities()
     del model
 
     def measure(d: dict[str, Any]) -> dict[str, int]:
-        m, _ = B.build_meta(mt, B.config_object(mt, d))
+        m, _ = B.build_meta(mt, B.config_object(mt, d), cls)
         return T.tree(m).quantities()
 
     inf = I.infer(config.to_dict(), real_q, measure, Y.key_symbols, probes=probes)
@@ -108,8 +111,9 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 2) -> Generic
     if numeric_count:
         notes.append(f"{numeric_count} dimension(s) or count(s) fit no product of config keys: kept numeric")
     notes.append("FLOPs, memory and deploy are not available for this type yet (parameters only)")
+    keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
     return GenericModel(
-        name, mt, cls, version, cost, total, sizes, meanings, inf.numeric, inf.probes, inf.builds, notes
+        name, mt, cls, version, cost, total, sizes, meanings, inf.numeric, inf.probes, inf.builds, notes, keys
     )
 
 
