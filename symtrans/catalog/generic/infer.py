@@ -193,13 +193,32 @@ def infer(
     keys = list(changed)
     while len(checks) < probes + 1 and tries < 4 * probes and keys:
         tries += 1
-        pick = [k for k in keys if rng.random() < 0.5] or [rng.choice(keys)]
+        # two or three keys at once: products of sums show there, and such a config
+        # usually builds (changing half the keys at once mostly breaks a constraint)
+        pick = rng.sample(keys, k=min(len(keys), rng.randint(2, 3)))
         trial = base_cfg
         for k in pick:
             trial = with_value(trial, k, changed[k][0], k in layer_keys)
         try:
             builds += 1
             checks.append((flatten(trial), measure(trial)))
+        except InputError:
+            continue
+    # And at the real depth: a form fitted on the few-layer copy can miss a term that only
+    # a deeper stack has.  Two probes of the real config with two or three keys doubled.
+    used = sorted(k for k in changed if any(f is not None and symbols[k] in f.free_symbols for f in forms.values()))
+    real_done = 0
+    for _ in range(3 * probes):
+        if real_done == 2 or not used:
+            break
+        pick = rng.sample(used, k=min(len(used), rng.randint(2, 3)))
+        trial = real_cfg
+        for k in pick:
+            trial = with_value(trial, k, 2 * values[k], k in layer_keys)
+        try:
+            builds += 1
+            checks.append((flatten(trial), measure(trial)))
+            real_done += 1
         except InputError:
             continue
     done = len(checks) - 1

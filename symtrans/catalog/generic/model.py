@@ -66,7 +66,7 @@ class GenericModel:
         return int(v) if v.is_Integer else v
 
 
-def count(cfg: dict[str, Any], name: str = "config", probes: int = 4, class_name: str | None = None) -> GenericModel:
+def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name: str | None = None) -> GenericModel:
     """Count ``cfg`` (a parsed config.json whose model_type transformers knows) as the class
     the rule names (``build.MAPPINGS``), or as ``class_name`` (a curated record's class,
     for the agreement check).

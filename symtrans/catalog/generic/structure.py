@@ -120,23 +120,30 @@ def _walk(module, path: str, qname: str, name: str, seen: set[int]) -> Node:
         cpath = f"{path}.{cname}" if path else cname
         cq = f"{qname}.{cname}" if qname else cname
         if _repeated(child):
+            items = [(i, m) for i, m in child._modules.items() if m is not None]
+            sigs = {i: _signature(m) for i, m in items}
+            # Children of one kind that differ in shape (a conv stack whose widths grow) are
+            # kept apart, each with its own name, so that every tensor keeps a closed form.
+            trial = set(seen)
+            shapes: dict[str, dict] = {}
+            uneven: set[str] = set()
+            for i, m in items:
+                q = _walk(m, "", f"{cq}[{sigs[i]}]", "", trial).quantities()
+                if sigs[i] in shapes and shapes[sigs[i]] != q:
+                    uneven.add(sigs[i])
+                shapes.setdefault(sigs[i], q)
             kinds: dict[str, Group] = {}
-            for iname, item in child._modules.items():
-                if item is None:
-                    continue
-                sig = _signature(item)
-                kq = f"{cq}[{sig}]"
-                sub = _walk(item, f"{cpath}.{iname}", kq, f"{cname}.{iname}", seen)
-                if sub.total() == 0 and not sub.children and not sub.groups and not sub.tensors:
+            for i, m in items:
+                key = f"{sigs[i]}@{i}" if sigs[i] in uneven else sigs[i]
+                sub = _walk(m, f"{cpath}.{i}", f"{cq}[{key}]", f"{cname}.{i}", seen)
+                if not (sub.tensors or sub.children or sub.groups):
                     continue  # a parameter-free child (an activation, a tied copy)
-                g = kinds.get(sig)
+                g = kinds.get(key)
                 if g is None:
-                    kinds[sig] = g = Group(kind=sig, count=1, node=sub, all_params=sub.total())
+                    kinds[key] = Group(kind=key, count=1, node=sub, all_params=sub.total())
                 else:
                     g.count += 1
                     g.all_params += sub.total()
-                    if sub.quantities() != g.node.quantities():
-                        g.regular = False
             if kinds:
                 node.groups.append((cname, list(kinds.values())))
         else:
