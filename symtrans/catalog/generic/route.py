@@ -6,6 +6,7 @@ Nothing from the config's folder is ever imported: ``auto_map`` is never followe
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from symtrans.base.errors import InputError
@@ -37,7 +38,40 @@ def route(cfg: dict[str, Any], model_type: str, supported: str) -> Exception:
             f"model_type {model_type!r} has no curated record and the generic path needs "
             f"{' and '.join(missing)} ({EXTRA}); supported model types: {supported}"
         )
+    if not _listed(model_type):
+        shown = json.dumps(model_type, ensure_ascii=False)
+        if "auto_map" in cfg:
+            return InputError(
+                f"model_type {shown} is not supported: it has no curated record, the installed transformers has no "
+                "such type, and its auto_map names code in the config's folder (symtrans never runs remote code)"
+            )
+        return InputError(
+            f"model_type {shown} is not supported; supported model types: {supported} "
+            "(and the installed transformers has no such type to count it from)"
+        )
     return GenericRoute(cfg, model_type, supported)
+
+
+def _listed(model_type: str) -> bool:
+    """Whether the installed transformers lists ``model_type`` in CONFIG_MAPPING_NAMES, read
+    from its source text (importing it would import torch: seconds, on every refusal and on
+    every config answered from the disk cache).  ``check`` confirms it after the import."""
+    from importlib.util import find_spec
+
+    spec = find_spec("transformers")
+    if spec is None or not spec.submodule_search_locations:
+        return True  # unknown layout: let check decide after the import
+    from pathlib import Path
+
+    auto = Path(next(iter(spec.submodule_search_locations))) / "models" / "auto"
+    quoted = f'"{model_type}"'
+    found = False
+    for name in ("auto_mappings.py", "configuration_auto.py"):  # the table and its additions
+        try:
+            found = found or quoted in (auto / name).read_text(encoding="utf-8")
+        except OSError:
+            continue
+    return found or not (auto / "configuration_auto.py").exists()  # unknown layout: check decides
 
 
 def check(cfg: dict[str, Any], model_type: str, supported: str) -> None:
