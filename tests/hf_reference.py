@@ -69,20 +69,26 @@ HF_CLASSES = {
     "marian": "MarianMTModel",
     "whisper": "WhisperForConditionalGeneration",
     "vit": "ViTModel",
+    # --- dense decoders of catalog/models/dense.py (issue 21)
+    "helium": "HeliumForCausalLM",
+    "arcee": "ArceeForCausalLM",
+    "seed_oss": "SeedOssForCausalLM",
+    "ernie4_5": "Ernie4_5ForCausalLM",
+    "glm": "GlmForCausalLM",
+    "glm4": "Glm4ForCausalLM",
+    "nemotron": "NemotronForCausalLM",
 }
 
-# Multimodal wrappers: symtrans counts their language model only (see reference_total).
+# Multimodal wrappers: symtrans counts the whole class; its text-only figure is
+# language_model_count (model.model.language_model and lm_head).
 WRAPPED = ("llava", "qwen2_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     """The transformers count, with the one adjustment the module docstring explains (T5's
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
-    as ``model.parameters()`` counts it; for a multimodal wrapper, the language model only
-    (``language_model_count``)."""
-    if model_type in WRAPPED:
-        return language_model_count(hf, model)
-    n = hf.count(model)
+    as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
+    n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
     if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
@@ -760,6 +766,56 @@ def vit(draw) -> dict:
     return cfg
 
 
+# The bias keys of each dense decoder's config class (transformers 5.24), drawn or left to the default.
+_DENSE_BIAS_KEYS = {
+    "helium": ("attention_bias", "mlp_bias"),
+    "arcee": ("attention_bias", "mlp_bias"),
+    "seed_oss": ("attention_bias", "attention_out_bias", "mlp_bias"),
+    "ernie4_5": ("use_bias",),
+    "glm": ("attention_bias",),
+    "glm4": ("attention_bias",),
+    "nemotron": ("attention_bias", "mlp_bias"),
+}
+
+
+# Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
+# must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
+_DENSE_STRICT_NULL = ("helium", "glm", "glm4")
+_DENSE_WHOLE_HEADS = ("helium", "arcee")
+
+
+@st.composite
+def dense(draw, mt: str) -> dict:
+    """A small config of a dense decoder: heads, GQA, head_dim given or not (hidden_size may
+    leave a remainder), biases, tying, and a padding row inside the vocabulary (the class
+    defaults of pad_token_id, such as GLM's 151329, lie outside a small one)."""
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _heads(draw, cfg)
+    h = cfg["num_attention_heads"]
+    if "head_dim" not in cfg or mt in _DENSE_WHOLE_HEADS:
+        cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3))  # d // h even: rotary pairs
+        cfg.pop("head_dim", None)
+        if mt == "helium":  # HeliumAttention's o_proj is d x d: only h * head_dim = d builds a runnable model
+            cfg["head_dim"] = cfg["hidden_size"] // h
+        elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
+            cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
+    if mt in ("glm", "glm4") and "head_dim" not in cfg:
+        cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
+    if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
+        cfg["num_key_value_heads"] = None
+    for key in _DENSE_BIAS_KEYS[mt]:
+        _maybe(draw, cfg, key, st.booleans())
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -813,4 +869,5 @@ STRATEGIES = {
     "marian": bart_family("marian"),
     "whisper": whisper(),
     "vit": vit(),
+    **{mt: dense(mt) for mt in _DENSE_BIAS_KEYS},
 }

@@ -51,7 +51,7 @@ def run(capsys, *argv):
 
 
 def deploy_json(capsys, *argv) -> dict:
-    code, out, err = run(capsys, "deploy", *argv, "--format", "json")
+    code, out, err = run(capsys, "deploy", "--engine", "none", *argv, "--format", "json")
     assert code == 0, err
     return json.loads(out)
 
@@ -75,8 +75,10 @@ def test_llama2_7b_bf16_on_one_a100_80gb_fits_29_requests_of_4096_tokens(capsys)
     assert r["max_concurrency"] == 29 and r["concurrency"] == 29
     f = {x["name"]: x for x in r["formulas"]}
     assert f["token budget"]["substituted"] == "floor((9/10 × 85,899,345,920 − 13,476,831,232 − 0) / 524,288)"
-    code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--activation-reserve", "0")
-    assert "= 121,750 tokens" in out and "maximum concurrency: 29 requests of 4,096 tokens" in out
+    code, out, _ = run(
+        capsys, "deploy", "--engine", "none", "llama-2-7b", "--accelerator", "a100-80gb", "--activation-reserve", "0"
+    )
+    assert "= 121,750 tokens" in out and "maximum concurrency: 29 whole requests of 4,096 tokens" in out
 
 
 def test_vllm_paged_blocks_round_the_budget_down_to_whole_blocks(capsys):
@@ -308,7 +310,7 @@ def test_a_gptq_config_changes_the_weight_bytes_with_no_flag(tmp_path, capsys):
         "vectors": LLAMA7_VECTORS * 2,
     }  # fmt: skip
     assert r["weights"]["quantization"] == "gptq int4 g128"
-    code, out, _ = run(capsys, "deploy", str(path), "--accelerator", "t4", "--prompt", "1000")
+    code, out, _ = run(capsys, "deploy", "--engine", "none", str(path), "--accelerator", "t4", "--prompt", "1000")
     assert "scales" in out and "zeros" in out and "g_idx" in out and "from the config's quantization_config" in out
     # memory and time count the same bytes
     code, out, _ = run(capsys, "memory", str(path), "--inference", "--format", "json")
@@ -454,11 +456,13 @@ def test_an_uncounted_quantization_config_is_one_line_unless_overridden(tmp_path
     cfg["quantization_config"] = {"quant_method": "hqq", "nbits": 4}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    code, out, err = run(capsys, "deploy", str(path), "--accelerator", "a100-80gb")
+    code, out, err = run(capsys, "deploy", "--engine", "none", str(path), "--accelerator", "a100-80gb")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "hqq" in err
     code, out, _ = run(capsys, "params", str(path))  # parameter counts do not need the bytes
     assert code == 0
-    code, out, _ = run(capsys, "deploy", str(path), "--accelerator", "a100-80gb", "--quantization", "none")
+    code, out, _ = run(
+        capsys, "deploy", "--engine", "none", str(path), "--accelerator", "a100-80gb", "--quantization", "none"
+    )
     assert code == 0
 
 
@@ -486,7 +490,7 @@ def test_an_uncounted_quantization_config_is_one_line_unless_overridden(tmp_path
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv):
-    code, out, err = run(capsys, "deploy", "llama-2-7b", *argv)
+    code, out, err = run(capsys, "deploy", "--engine", "none", "llama-2-7b", *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
 
 
@@ -496,7 +500,9 @@ def test_a_model_that_does_not_fit_prints_the_shortfall_in_bytes(capsys):
     need = 68_976_648_192 * 2 + 4096 * 80 * 8 * 2 * 128 * 2
     short = need - Fraction(9, 10) * 80 * GiB
     assert short == 61_986_062_336
-    code, out, err = run(capsys, "deploy", "llama-2-70b", "--accelerator", "a100-80gb", "--activation-reserve", "0")
+    code, out, err = run(
+        capsys, "deploy", "--engine", "none", "llama-2-70b", "--accelerator", "a100-80gb", "--activation-reserve", "0"
+    )
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "61,986,062,336 bytes more" in err
     with pytest.raises(DoesNotFit) as e:
@@ -508,14 +514,24 @@ def test_too_many_concurrent_requests_is_refused_with_the_shortfall(capsys):
     # 40 requests of 4,096 tokens: 13,476,831,232 + 40 x 4,096 x 524,288 - 0.9 x 80 GiB
     short = 13_476_831_232 + 40 * 4096 * 524_288 - Fraction(9, 10) * 80 * GiB
     code, out, err = run(
-        capsys, "deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--activation-reserve", "0", "--concurrency", "40"
+        capsys,
+        "deploy",
+        "--engine",
+        "none",
+        "llama-2-7b",
+        "--accelerator",
+        "a100-80gb",
+        "--activation-reserve",
+        "0",
+        "--concurrency",
+        "40",
     )
     assert code == 2 and f"short by {int(short):,} bytes" in err and "at most 29" in err
 
 
 def test_never_prints_a_concurrency_of_zero(capsys):
     for model, acc in (("llama-2-70b", "t4"), ("gpt3-175b", "a100-80gb"), ("llama-2-13b", "l4")):
-        code, out, err = run(capsys, "deploy", model, "--accelerator", acc)
+        code, out, err = run(capsys, "deploy", "--engine", "none", model, "--accelerator", acc)
         assert code == 2 and "concurrency: 0" not in out + err and " 0 requests" not in out + err
 
 
@@ -572,7 +588,7 @@ def test_the_hanguang_800_is_a_custom_accelerator_with_the_articles_128_tflops()
 
 
 def test_deploy_prints_the_hand_count_for_the_articles_model(capsys):
-    code, out, _ = run(capsys, "deploy", "handcount-001-deployment", "--accelerator", "t4")
+    code, out, _ = run(capsys, "deploy", "--engine", "none", "handcount-001-deployment", "--accelerator", "t4")
     assert code == 0
     assert "79,411,200,000" in out and "79,462,400,000" in out and "1.746 ms" in out
     for printed in PRINTED:

@@ -499,6 +499,35 @@ AUDIT_BASE: dict[str, dict] = {
         patch_size=2,
         num_channels=3,
     ),
+    # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=6,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            pad_token_id=0,
+        )
+        for mt in ("seed_oss", "ernie4_5", "glm", "glm4", "nemotron")
+    },
+    **{  # Helium's o_proj is d x d and ArceeConfig requires h | d: heads of d / h
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            pad_token_id=0,
+        )
+        for mt in ("helium", "arcee")
+    },
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -716,6 +745,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ],
     ("llava", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
     ("llava", "vision_feature_select_strategy"): ["full"],
+    ("llava", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
     ("llava", "projector_hidden_act"): ["relu"],
     ("llava", "image_token_id"): [1],
     ("qwen2_vl", "text_config"): [
@@ -769,6 +799,9 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
+    ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
+    ("helium", "num_attention_heads"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("bert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("gpt2", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",
@@ -1670,21 +1703,37 @@ FULL_SIZE = [
         + _ln(6144),
         15_517_456_384,
     ),
-    # LlavaForConditionalGeneration's language model: model.language_model (a LlamaModel: Llama-2-7B
-    # shape, vocabulary 32064) + lm_head 4096 x 32064 (untied).  llava-1.5-7b-hf.
+    # LlavaForConditionalGeneration, whole: model.language_model (a LlamaModel: Llama-2-7B shape,
+    # vocabulary 32064) + lm_head 4096 x 32064 (untied) = 6,738,939,904; the CLIP ViT-L/14-336
+    # tower (class token, bias-free 3 x 14 x 14 patch conv, 577 positions, pre/post LayerNorms,
+    # 24 layers of biased q/k/v/o and fc1/fc2 with two LayerNorms) = 303,507,456; the projector
+    # 1024 -> 4096 -> 4096 = 20,979,712 (issue 21).  llava-1.5-7b-hf.
     (
         LLAVA_15_7B,
-        32064 * 4096 * 2 + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 4096,
-        6_738_939_904,
+        32064 * 4096 * 2
+        + 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096)
+        + 4096
+        + (1024 + 3 * 14 * 14 * 1024 + 577 * 1024 + 2 * _ln(1024))
+        + 24 * (4 * _lin(1024, 1024) + _lin(1024, 4096) + _lin(4096, 1024) + 2 * _ln(1024))
+        + _lin(1024, 4096)
+        + _lin(4096, 4096),
+        7_063_427_072,
     ),
-    # Qwen2VLForConditionalGeneration's language model: Qwen2VLTextModel (q, k, v biased; GQA 28/4
-    # heads of 128) + lm_head 3584 x 152064 (untied).  Qwen2-VL-7B-Instruct.
+    # Qwen2VLForConditionalGeneration, whole: Qwen2VLTextModel (q, k, v biased; GQA 28/4 heads of
+    # 128) + lm_head 3584 x 152064 (untied) = 7,615,616,512; model.visual: bias-free Conv3d
+    # 3 x 2 x 14 x 14 -> 1280, 32 blocks (LayerNorms, fused qkv, proj, fc1/fc2 1280 -> 5120, all
+    # biased), merger (LayerNorm 1280, 5120 -> 5120, 5120 -> 3584) = 675,759,104.  Qwen2-VL-7B-Instruct.
     (
         QWEN2_VL_7B,
         152064 * 3584 * 2
         + 28 * (_lin(3584, 3584) + 2 * _lin(3584, 512) + 3584 * 3584 + 3 * 3584 * 18944 + 2 * 3584)
-        + 3584,
-        7_615_616_512,
+        + 3584
+        + 3 * 2 * 14 * 14 * 1280
+        + 32 * (2 * _ln(1280) + _lin(1280, 3840) + _lin(1280, 1280) + _lin(1280, 5120) + _lin(5120, 1280))
+        + _ln(1280)
+        + _lin(5120, 5120)
+        + _lin(5120, 3584),
+        8_291_375_616,
     ),
 ]
 
@@ -1932,7 +1981,7 @@ def test_moe_walk_equals_the_engine(model_type):
 @pytest.mark.parametrize(("cfg", "arithmetic", "figure"), FULL_SIZE, ids=[c["model_type"] for c, _, _ in FULL_SIZE])
 def test_full_size_counts(hf, cfg, arithmetic, figure):
     """Real checkpoints' configs: symtrans = the arithmetic above = transformers on the meta device
-    (for a wrapper: model.model.language_model + model.lm_head, the vision side left out)."""
+    (a wrapper whole: language model, lm_head, vision tower and projector)."""
     spec, notes = spec_from_config(cfg, cfg["model_type"])
     assert exact(build(spec).params, spec.values) == arithmetic == figure
     assert reference_total(hf, cfg["model_type"], cfg, hf.build(cfg["model_type"], cfg)) == figure
@@ -1944,22 +1993,24 @@ def test_wrappers_say_what_they_count_and_leave_out():
         (QWEN2_VL_7B, "Qwen2VLForConditionalGeneration"),
     ):
         _, notes = spec_from_config(cfg, cfg["model_type"])
-        assert notes[0].startswith(f"counted: the language model of transformers {model}, model.language_model")
-        assert "left out: the vision tower" in notes[0]
+        assert notes[0].startswith(f"counted: transformers {model}, model.language_model")
+        assert "the text-only figure leaves out the" in notes[0] and "vision tower" in notes[0]
     assert "multi-modal projector" in spec_from_config(LLAVA_15_7B, "llava")[1][0]
 
 
 def test_wrapper_cli_notes(tmp_path, capsys):
-    """``symtrans params`` prints the count and, among its notes, what it counts and leaves out."""
+    """``symtrans params`` prints the whole count, the text-only figure and, among its notes, what it counts."""
     from symtrans.cli.main import main
 
     path = tmp_path / "llava-1.5-7b.json"
     path.write_text(json.dumps(LLAVA_15_7B))
     assert main(["params", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "6,738,939,904 parameters" in out
-    assert "note: counted: the language model of transformers LlavaForConditionalGeneration" in out
-    assert "left out: the vision tower (model.vision_tower, from vision_config) and the multi-modal projector" in out
+    assert "7,063,427,072 parameters" in out and "text only (language model and LM head): 6,738,939,904" in out
+    assert "note: counted: transformers LlavaForConditionalGeneration" in out
+    assert (
+        "leaves out the CLIP vision tower (model.vision_tower, from vision_config) and the multi-modal projector" in out
+    )
 
 
 def test_tie_rules_of_the_wrappers(hf):

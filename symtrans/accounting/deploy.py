@@ -48,12 +48,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from symtrans.accounting.quantization import Quantization
 
 
-class DoesNotFit(InputError):
-    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes."""
+# the most devices a --target-throughput may ask for: ten times the largest GPU clusters
+# announced (about 10^5 accelerators), so that a plan beyond it is refused, not printed
+MAX_DEVICES = 10**6
 
-    def __init__(self, message: str, shortfall: int) -> None:
+
+class DoesNotFit(InputError):
+    """The model (or the asked concurrency) does not fit; ``shortfall`` in bytes;
+    ``figures``: the memory terms per device that were compared (weights, reserve, the
+    engine's terms, usable, device memory, token budget), for ``symtrans reconcile``."""
+
+    def __init__(self, message: str, shortfall: int, figures: dict | None = None) -> None:
         super().__init__(message)
         self.shortfall = shortfall
+        self.figures = figures or {}
 
 
 @dataclass(frozen=True)
@@ -68,14 +76,28 @@ class DeployOptions:
         concurrency: requests in flight in all (None: as many as fit).
         prompt, generate: tokens per request (prompt None: the context length L minus
             ``generate`` for a decoder-only model, L for an encoder-decoder's source).
-        utilisation: vLLM's gpu_memory_utilization, in (0, 1].
-        activation_reserve: bytes (None: the default above).
+        utilisation: vLLM's gpu_memory_utilization, in (0, 1] (None: 0.9, or the vLLM
+            release's default under ``engine="vllm"``).
+        activation_reserve: bytes (None: the default above, or the vLLM profile's peak).
         compute_efficiency, bandwidth_efficiency: fractions of peak and bandwidth achieved.
-        block_size: KV cache block (tokens); vLLM's paged blocks are 16, 1 counts tokens.
+        block_size: KV cache block (tokens); None: 1 (counts tokens), 16 under vLLM.
         target_latency: seconds a request may take (prefill + decode of its wave).
         target_throughput: generated tokens per second wanted in all.
         disk_allowance, host_allowance: bytes added to the checkpoint for files beside
             it (tokenizer, config) and for the serving process (runtime, buffers).
+        engine: "vllm" applies ``vllm_profile``'s start-up rules (CUDA-visible memory,
+            the profiling run's activation peak, memory outside PyTorch, blocks of 16,
+            the release's utilisation); "none" the bare formula above.
+        engine_version: the vLLM release line (``vllm_profile.version``).
+        non_torch, cuda_graphs: bytes outside PyTorch and of captured CUDA graphs
+            (None: the release's logged figure; 0).
+        max_num_batched_tokens, max_num_seqs: the profiling run's size (None: vLLM's default).
+        max_model_len: tokens of one request, prompt + generated (vLLM's flag; sets
+            ``prompt`` to max_model_len − generate).
+        serving_context: vLLM's derived context where rope scaling stretches the
+            positions (``vllm_profile.derived_max_model_len``); used under ``engine="vllm"``.
+        mla: multi-head latent attention decoded ``absorbed`` (vLLM, SGLang; the default
+            under ``engine="vllm"``) or ``expanded`` (transformers' eager; ``mla_decode``).
     """
 
     devices: int = 1
@@ -87,15 +109,24 @@ class DeployOptions:
     concurrency: int | None = None
     prompt: int | None = None
     generate: int = 1
-    utilisation: sp.Rational = sp.Rational(9, 10)
+    utilisation: sp.Rational | None = None
     activation_reserve: int | None = None
     compute_efficiency: sp.Rational = sp.Integer(1)
     bandwidth_efficiency: sp.Rational = sp.Integer(1)
-    block_size: int = 1
+    block_size: int | None = None
     target_latency: sp.Rational | None = None
     target_throughput: sp.Rational | None = None
     disk_allowance: int = 0
     host_allowance: int = 0
+    engine: str = "none"
+    engine_version: str | None = None
+    non_torch: int | None = None
+    cuda_graphs: int | None = None
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    max_model_len: int | None = None
+    serving_context: int | None = None
+    mla: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +176,9 @@ class Plan:
     checkpoint_bytes: int
     disk_bytes: int
     host_bytes: int
+    device_memory: int = 0
+    engine_terms: dict = field(default_factory=dict)
+    mla: str | None = None
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -217,6 +251,19 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         raise InputError(
             f"deploy needs the accelerator's memory= (bytes) and bandwidth= (bytes/s); {acc.name} has no {missing}"
         )
+    from dataclasses import replace
+
+    from symtrans.accounting import vllm_profile as vp
+
+    if o.engine not in vp.ENGINES:
+        raise InputError(f"--engine must be one of {', '.join(vp.ENGINES)}, not {str(o.engine)[:40]!r}")
+    vllm = o.engine == "vllm"
+    rules = vp.version(o.engine_version) if vllm else None
+    o = replace(
+        o,
+        utilisation=o.utilisation if o.utilisation is not None else (rules.utilisation if vllm else sp.Rational(9, 10)),
+        block_size=o.block_size if o.block_size is not None else (vp.BLOCK_SIZE if vllm else 1),
+    )
     for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"{what} must be a positive integer, not {n!r}")
@@ -244,9 +291,29 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     if "L" not in values and "L_max" not in values:
         raise InputError("the model has no context length L; give --set L=N")
     context = values.get("L_max", values.get("L"))  # the position table (max_position_embeddings), else L
+    if vllm and o.serving_context:
+        notes.append(
+            f"vLLM's max_model_len {o.serving_context:,}: the config's {context:,} positions times its rope-scaling "
+            "factor (vllm/config.py, _get_and_verify_max_len)"
+        )
+        context = o.serving_context
     gen = o.generate
     if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
         raise InputError(f"--generate must be a positive integer, not {gen!r}")
+    if o.max_model_len is not None:
+        mml = o.max_model_len
+        if isinstance(mml, bool) or not isinstance(mml, int) or mml < 1:
+            raise InputError(f"--max-model-len must be a positive integer, not {mml!r}")
+        if o.prompt is not None:
+            raise InputError("give --max-model-len or --prompt, not both (max_model_len = prompt + generate)")
+        if mml > context:
+            raise InputError(
+                f"--max-model-len {mml:,} exceeds the model's {context:,} positions (max_position_embeddings); "
+                "vLLM refuses it too (give --set L_max=N for a model with rope scaling)"
+            )
+        if mml <= gen:
+            raise InputError(f"--max-model-len {mml:,} leaves no room for a prompt beside --generate {gen:,}")
+        o = replace(o, prompt=mml - gen)
     if o.prompt is None:
         prompt = context - gen if spec.family == "decoder-only" else context
         if prompt < 1:
@@ -286,7 +353,38 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     mat, vec = evaluate(mat_expr, values), evaluate(vec_expr, values)
     weights_dev = int(sp.ceiling(mat / tp + vec))
 
-    if o.activation_reserve is None:
+    engine_terms: dict[str, int] = {}
+    M = acc.memory
+    if vllm:
+        M, m_source = vp.cuda_visible(acc)
+        notes.append(f"CUDA-visible memory {M:,} bytes per device ({m_source}); datasheet {acc.memory:,}")
+        mnbt = o.max_num_batched_tokens or vp.max_num_batched_tokens(rules, M, acc.name, prompt + gen)
+        seqs = o.max_num_seqs or vp.max_num_seqs(rules, M, acc.name)
+        for flag, n in (("--max-num-batched-tokens", mnbt), ("--max-num-seqs", seqs)):
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise InputError(f"{flag} must be a positive integer, not {n!r}")
+        if spec.has("w") and spec.family == "decoder-only":
+            # vLLM keeps min(w - 1 + max_num_batched_tokens, max_model_len) + one block per windowed layer
+            # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w
+            tokens_per_request = _vllm_window_tokens(spec, values, kv_dtype, prompt + gen, mnbt, o.block_size)
+            kv_req = tokens_per_request * kv_tok
+        act_bytes = 4 if o.dtype == "fp32" else 2
+        if o.activation_reserve is None:
+            engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
+        engine_terms["non-torch memory"] = (
+            o.non_torch if o.non_torch is not None else rules.non_torch[1 if tp > 1 else 0]
+        )
+        engine_terms["CUDA graphs"] = o.cuda_graphs or 0
+        notes.append(
+            f"vLLM {rules.name} profile: gpu_memory_utilization {_g(o.utilisation)} ({rules.utilisation_source}); "
+            f"profiling run of {mnbt:,} tokens (max_num_batched_tokens) and {seqs:,} sequences' fp32 logits "
+            f"(max_num_seqs); memory outside PyTorch {engine_terms['non-torch memory']:,} bytes "
+            f"({rules.non_torch_source if o.non_torch is None else '--non-torch'}); CUDA graphs "
+            f"{engine_terms['CUDA graphs']:,} bytes (V1 captures them after sizing the KV cache, in the headroom)"
+        )
+    if o.activation_reserve is None and vllm:
+        reserve = sum(engine_terms.values())
+    elif o.activation_reserve is None:
         act_dtype = o.dtype if o.dtype in ("fp32", "bf16", "fp16") else "bf16"
         m = memory_terms(
             spec,
@@ -303,9 +401,10 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         reserve = o.activation_reserve
         if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 0:
             raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
+        reserve += sum(engine_terms.values())
 
-    M = acc.memory
-    usable = u * M
+    # a byte count is an integer: the usable memory is rounded down to a whole byte
+    usable = sp.Integer(int(sp.floor(u * M)))
     free = usable - weights_dev - reserve
     b = o.block_size
     blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
@@ -317,10 +416,28 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         )
         raise DoesNotFit(
             f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
-            f"of {tokens_per_request:,} tokens at --gpu-memory-utilization {_g(u)}: it needs {short:,} bytes more "
+            f"of {prompt + gen:,} tokens"
+            + (
+                f" (a KV cache the size of {tokens_per_request:,} tokens in every layer: windowed layers hold their "
+                "window)"
+                if tokens_per_request != prompt + gen
+                else ""
+            )
+            + f" at --gpu-memory-utilization {float(u):g}: the KV cache holds {budget:,} tokens"
+            f"{' (vLLM refuses to start)' if vllm else ''}; it needs {short:,} bytes more "
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
-            f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {_g(usable)} usable)",
+            f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
             short,
+            {
+                "weights_per_device": weights_dev,
+                "activation_reserve": reserve,
+                "engine_terms": engine_terms,
+                "usable": int(usable),
+                "device_memory": M,
+                "token_budget": budget,
+                "kv_bytes_per_token": kv_tok,
+                "utilisation": u,
+            },
         )
     if o.concurrency is not None:
         if isinstance(o.concurrency, bool) or not isinstance(o.concurrency, int) or o.concurrency < 1:
@@ -353,8 +470,19 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         bandwidth_efficiency=o.bandwidth_efficiency,
     )
 
+    from symtrans.accounting import mla_decode
+
+    mla = mla_decode.check_form(o.mla or ("absorbed" if vllm else "expanded")) if spec.mla else None
+
     def phases(batch_size: int) -> dict:
-        return inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        out = inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
+        if mla == "absorbed":  # vLLM decodes MLA absorbed (mla_decode): fewer FLOPs, the same bytes
+            d = out["decode"]
+            flops = d.flops - mla_decode.saving(values, batch_size, prompt, gen)
+            out["decode"] = replace(
+                d, flops=flops, intensity=flops / d.bytes, compute_time=d.compute_time * flops / d.flops
+            )
+        return out
 
     one = phases(1)
     at = phases(batch)
@@ -399,11 +527,34 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         checkpoint_bytes=ckpt,
         disk_bytes=ckpt + o.disk_allowance,
         host_bytes=ckpt + o.host_allowance,
+        device_memory=M,
+        engine_terms=engine_terms,
+        mla=mla,
     )
     p.targets = _targets(p, phases, max_conc)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
+    """A request's KV cache under vLLM's sliding-window rule, in tokens of every layer (rounded up).
+
+    The full-attention and windowed layers' shares come from the cache at L = w (every layer holds
+    w tokens) and at L = 2w (full layers 2w, windowed w): full = B − A, windowed = 2A − B, each per w
+    tokens.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
+    cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), block) + 1 to a windowed one."""
+    from symtrans.accounting.flops import evaluate
+    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+
+    w = values["w"]
+    a = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(w), kv_dtype), values)
+    b = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(2 * w), kv_dtype), values)
+    full, windowed = (b - a) / w, (2 * a - b) / w  # bytes per token of the full and the windowed layers
+    per_token = evaluate(kv_cache_per_token(spec, kv_dtype), values)
+    full_tokens = -(-mml // block) * block
+    window_tokens = (-(-min(w - 1 + mnbt, mml) // block) + 1) * block
+    return int(sp.ceiling((full * full_tokens + windowed * window_tokens) / per_token))
 
 
 def _targets(p: Plan, phases, max_conc: int) -> dict:
@@ -440,6 +591,12 @@ def _targets(p: Plan, phases, max_conc: int) -> dict:
         ph = phases(batch)
         per_replica = sp.Rational(batch * p.generate) / (ph["prefill"].time + ph["decode"].time)
         replicas = int(sp.ceiling(sp.Rational(o.target_throughput) / per_replica))
+        if replicas * tp > MAX_DEVICES:
+            raise InputError(
+                f"--target-throughput {float(o.target_throughput):.4g} tokens/s needs {replicas * tp:.3g} devices at "
+                f"{float(per_replica):,.1f} tokens/s per replica of {tp}: more than {MAX_DEVICES:,}, past any "
+                "serving cluster (the largest GPU clusters hold about 10^5 devices); give a smaller target"
+            )
         out["throughput"] = {
             "target": sp.Rational(o.target_throughput),
             "batch": batch,
@@ -474,7 +631,7 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
         Formula(
             "token budget",
             "floor((u·M − W − R) / k)" if b == 1 else f"floor((u·M − W − R) / ({b}·k)) · {b}",
-            f"floor(({_g(o.utilisation)} × {acc.memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) / "
+            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) / "
             + (f"{p.kv_bytes_per_token:,})" if b == 1 else f"({b} × {p.kv_bytes_per_token:,})) × {b}"),
             sp.Integer(p.token_budget),
             "tokens",
@@ -516,9 +673,14 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
 def _assumptions(p: Plan, spec) -> list[str]:
     o = p.options
     out = [
-        f"vLLM's KV budget: {_g(o.utilisation)} of the device memory, less the weights and the activation reserve"
+        f"vLLM's KV budget: {_g(o.utilisation)} of the device memory, rounded down to a whole byte, less the "
+        "weights and the activation reserve"
         + (
-            " (the reserve: one layer's activations for a prefill of the prompt at batch 1 with FlashAttention, "
+            " (the reserve: "
+            + " + ".join(f"{k} {v:,}" for k, v in p.engine_terms.items())
+            + " bytes: vllm/v1/worker/gpu_worker.py, determine_available_memory)"
+            if p.engine_terms and p.reserve_is_default
+            else " (the reserve: one layer's activations for a prefill of the prompt at batch 1 with FlashAttention, "
             "plus the fp32 logits)"
             if p.reserve_is_default
             else ""

@@ -221,6 +221,16 @@ ACCELERATORS: dict[str, Accelerator] = {
             "48 GB GDDR6, 864 GB/s",
         ),
         Accelerator(
+            "rtx-3090",
+            71 * T,
+            71 * T,
+            None,
+            936 * G,
+            24 * GiB,
+            "NVIDIA Ampere GA102 GPU architecture whitepaper, GeForce RTX 3090: bf16 and fp16 tensor 71 TFLOPS dense "
+            "(fp16 accumulate; 35.6 with fp32 accumulate), no fp8; 24 GB GDDR6X, 936 GB/s",
+        ),
+        Accelerator(
             "rtx-4090",
             165_200 * G,
             165_200 * G,

@@ -206,6 +206,8 @@ def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
     if spec.family == "encoder-only":
         return sp.Integer(0)
     spec.check_sizes({}, workload=True)  # refuses a stack of windowed and full layers (N_w)
+    if spec.mixers != "attention":  # a stack of layer kinds: the tree's cache (its attention layers only)
+        return build(spec).cache * b
     D = dims(spec)
     n = S.N if spec.has("N") else S.N_dec
     if spec.mla:
@@ -227,16 +229,34 @@ def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
     return sp.Min(seq, S.w)
 
 
+def state_bytes_per_sequence(spec: Spec, dtype: str = "bf16") -> sp.Expr:
+    """Constant cache bytes per sequence, whatever its length: the SSM state (d_inner·d_state)
+    and convolution window (channels·d_conv) of every Mamba layer and the recurrent state
+    (h_lv·d_lk·d_lv) and window of every Gated DeltaNet layer, summed over the Cost tree
+    (``Step.state``; Gu & Dao 2023, Dao & Gu 2024, Yang et al. 2024), at ``dtype``'s bytes
+    (transformers keeps them in the model's dtype; tests/test_layer_kinds.py compares
+    its cache tensors).  0 for a stack of attention layers only.
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    b = get_dtype(dtype).bytes
+    return build(spec).state * b if spec.mixers != "attention" else sp.Integer(0)
+
+
 def kv_cache_bytes(
     spec: Spec, batch: sp.Expr, seq: sp.Expr, kv_dtype: str = "bf16", src: sp.Expr | None = None
 ) -> sp.Expr:
     """KV cache bytes of ``batch`` sequences of ``seq`` tokens (an encoder-decoder adds
-    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token).
+    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token);
+    a stack with state-space or linear-attention layers adds their constant state per
+    sequence (``state_bytes_per_sequence``), kept in the same dtype.
 
     Raises:
         ValueError: unknown dtype.
     """
     total = batch * _cache_length(spec, seq) * kv_cache_per_token(spec, kv_dtype)
+    total += batch * state_bytes_per_sequence(spec, kv_dtype)
     if spec.family == "encoder-decoder":
         total += batch * (src if src is not None else seq) * kv_cache_per_token(spec, kv_dtype)
     return total
@@ -324,8 +344,16 @@ def _layer_activations(
     scores: bool,
     cross_src: sp.Expr | None = None,
     moe: bool = False,
+    tp: sp.Expr | int = 1,
+    sp_on: bool = False,
 ) -> sp.Expr:
     """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
+
+    On one of ``tp`` tensor-parallel ranks (Korthikanti et al. 2022 §4.2.1-4.2.2, Table 2):
+    the tensors inside the attention and FFN blocks (Q, K, V, scores, the FFN's inner
+    width, W_O's input) are split over tp; the d_model-wide ones outside them (norm inputs,
+    the blocks' inputs, dropout masks, router logits) are replicated, or split too under
+    sequence parallelism (``sp_on``).  tp = 1: the whole layer.
 
     ``a_bytes`` per activation element (2 at 16 bits), 1 byte per dropout-mask element;
     ``scores`` keeps the a·s² terms (off under FlashAttention or selective recomputation).
@@ -337,11 +365,12 @@ def _layer_activations(
     t = b * s
     mask_b = sp.Integer(1) if dropout else sp.Integer(0)
     norms = 0 if spec.norm == "none" else 1
+    inner = sp.Integer(1) / tp  # share of a tensor-parallel split tensor on one rank
+    rep = inner if sp_on else sp.Integer(1)  # share of a d_model-wide tensor outside the blocks
 
     def attn(q_tokens, kv_tokens, q_len, kv_len):
         pairs = attention_pairs(q_len, kv_len, "full")
-        x = a_bytes * q_tokens * d  # input of W_Q (and of W_K, W_V for self-attention)
-        x += a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
+        x = a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_k  # K, saved for Q K^T
         x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
         if spec.qk_norm != "none":
@@ -353,21 +382,21 @@ def _layer_activations(
             if dropout:
                 x += mask_b * b * D.h * pairs + a_bytes * b * D.h * pairs  # dropout mask and output
         x += a_bytes * q_tokens * D.h * D.d_v  # input of W_O
-        x += mask_b * q_tokens * d  # dropout mask after W_O
-        return x
+        # input of W_Q (and of W_K, W_V for self-attention); dropout mask after W_O
+        return inner * x + rep * (a_bytes * q_tokens * d + mask_b * q_tokens * d)
 
-    total = attn(t, t, s, s) + norms * a_bytes * t * d
+    total = attn(t, t, s, s) + rep * norms * a_bytes * t * d
     if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
-        total += attn(t, b * cross_src, s, cross_src) + norms * a_bytes * t * d
+        total += attn(t, b * cross_src, s, cross_src) + rep * norms * a_bytes * t * d
     width = S.d_ff_e if moe and spec.has("d_ff_e") else D.d_ff  # a routed expert's own width (types-moe)
     if spec.ffn == "mlp":
-        inner = 2 * a_bytes * t * width  # activation input, and input of W_2
+        wide = 2 * a_bytes * t * width  # activation input, and input of W_2
     else:
-        inner = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
-    ffn = a_bytes * t * d + inner
-    if moe:
-        ffn = S.k * ffn + a_bytes * t * S.E  # k experts' copies of the input and their inner terms; router logits
-    total += ffn + mask_b * t * d + norms * a_bytes * t * d
+        wide = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
+    ffn = rep * a_bytes * t * d + inner * wide
+    if moe:  # k experts' copies of the input and their inner terms; router logits
+        ffn = S.k * ffn + rep * a_bytes * t * S.E
+    total += ffn + rep * (mask_b * t * d + norms * a_bytes * t * d)
     return total
 
 

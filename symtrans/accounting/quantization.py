@@ -33,11 +33,34 @@ K = cols input features, with b bits and group size g:
   256 (128 low nibbles + 64 high bits + 16 int8 scales + fp16 d): 8.5, 4.5, 4.5 and
   6.5625 bits per weight.  K must be a multiple of the block.
 
+* **FP8** (``quant_method: fp8``; vLLM ``quantization/fp8.py``, transformers'
+  ``finegrained_fp8``): e4m3 weights K·N bytes; block-wise (``weight_block_size``
+  [bn, bk], DeepSeek-V3, Qwen3-FP8) one fp32 ``weight_scale_inv`` per bn x bk block:
+  4·ceil(N/bn)·ceil(K/bk); per-tensor one fp32 ``weight_scale`` (4 bytes) and, with
+  ``activation_scheme: static``, one fp32 ``input_scale``.
+* **compressed-tensors** (``quant_method: compressed-tensors``; the
+  ``compressed_tensors`` library, ``initialize_qparams``): weights of ``num_bits`` (int
+  or float) K·N·b/8 bytes; the ``weight_scale`` in the checkpoint's dtype (2 bytes for
+  bf16/fp16; fp8 e4m3, 1 byte, for 4-bit floats: NVFP4) with one element per tensor
+  (``tensor``), output row (``channel``), row and group of g inputs (``group``,
+  ``tensor_group``: N·ceil(K/g)) or block (``block``); NVFP4's ``tensor_group`` adds an
+  fp32 ``weight_global_scale`` (4 bytes) and, with 4-bit float activations, an fp32
+  ``input_global_scale``; 4-bit integers packed eight per int32 (``pack-quantized``)
+  add the int64 ``weight_shape`` (16 bytes); static activations add their scale;
+  asymmetric int8 adds int8 zero points of the scale's shape.
+* **MXFP4** (``quant_method: mxfp4``; gpt-oss; OCP Microscaling spec v1.0: blocks of 32
+  fp4 values sharing one E8M0 scale; transformers ``integrations/mxfp4.py``'s
+  ``_blocks``/``_scales`` tensors): the routed experts only, K·N/2 bytes of packed
+  values + K·N/32 bytes of scales; everything else (attention, router, embeddings, head,
+  expert biases) stays in the base dtype.
+
 Which tensors each method replaces (the rest stay in the base dtype):
 
 * GPTQ and AWQ: the linear maps of the model except the output head (unless the
   config says ``lm_head: true``) and the MoE routers (AutoGPTQ's and AutoAWQ's module
-  lists); embeddings stay.
+  lists); embeddings stay.  FP8 and compressed-tensors the same (vLLM builds the routers
+  and the head unquantized; compressed-tensors' ``ignore`` names ``lm_head``).
+* MXFP4: the routed experts only.
 * bitsandbytes: every linear map except the output head (transformers keeps the output
   embedding in full precision) and the MoE routers (a bare weight in transformers 5.x,
   not an ``nn.Linear``); embeddings stay.  MoE experts are counted as quantized.
@@ -100,8 +123,9 @@ class Quantization:
     """How a quantizer stores the matrices it replaces (see the module docstring).
 
     Attributes:
-        method: ``gptq``, ``awq``, ``nf4``, ``fp4``, ``bnb-int8`` or a GGUF type
-            (``q8_0``, ``q4_0``, ``q4_k``, ``q6_k``).
+        method: ``gptq``, ``awq``, ``nf4``, ``fp4``, ``bnb-int8``, ``fp8``,
+            ``compressed-tensors``, ``mxfp4`` or a GGUF type (``q8_0``, ``q4_0``,
+            ``q4_k``, ``q6_k``).
         bits: bits per quantized weight (GPTQ 2/3/4/8, AWQ 4, bitsandbytes 4 or 8; for
             GGUF the nominal bits of the type).
         group_size: GPTQ/AWQ input features per scale; None for one group over all of
@@ -109,6 +133,15 @@ class Quantization:
         double_quant: bitsandbytes 4-bit double quantization of the absmax.
         lm_head: GPTQ quantizes the output head too.
         origin: where it came from (a config.json's quantization_config, or --quantization).
+        block: FP8 / compressed-tensors block (rows, cols) per scale.
+        strategy: compressed-tensors' weight strategy (tensor, channel, group,
+            tensor_group, block); FP8: "block" or "tensor".
+        float_weights: compressed-tensors' weights are floats (FP8, NVFP4), not ints.
+        scale_bytes: bytes of one weight scale (compressed-tensors: the checkpoint dtype's;
+            fp8 for 4-bit floats).
+        static_input: activation scales are stored (static activation quantization).
+        symmetric: no zero points (compressed-tensors).
+        fp4_activations: NVFP4 W4A4: an fp32 input_global_scale per matrix.
     """
 
     method: str
@@ -117,6 +150,13 @@ class Quantization:
     double_quant: bool = False
     lm_head: bool = False
     origin: str = "--quantization"
+    block: tuple[int, int] | None = None
+    strategy: str = ""
+    float_weights: bool = False
+    scale_bytes: int = 4
+    static_input: bool = False
+    symmetric: bool = True
+    fp4_activations: bool = False
 
     @property
     def name(self) -> str:
@@ -127,6 +167,13 @@ class Quantization:
             return self.method + (" + double quant" if self.double_quant else "")
         if self.method == "bnb-int8":
             return "bitsandbytes int8 (LLM.int8)"
+        if self.method == "fp8":
+            return "fp8 " + (f"block {self.block[0]}x{self.block[1]}" if self.block else "per-tensor")
+        if self.method == "compressed-tensors":
+            kind = ("nvfp4" if self.bits == 4 else "fp8") if self.float_weights else f"int{self.bits}"
+            return f"compressed-tensors {kind} {self.strategy}" + (f" g{self.group_size}" if self.group_size else "")
+        if self.method == "mxfp4":
+            return "mxfp4 experts"
         return f"GGUF {self.method.upper()}"
 
     def describe(self) -> str:
@@ -156,6 +203,32 @@ class Quantization:
             )
         if m == "bnb-int8":
             return "bitsandbytes LLM.int8(): int8 K·N + fp32 row scale 4·N bytes per matrix (Dettmers et al. 2022 §3)"
+        if m == "fp8":
+            if self.block:
+                bn, bk = self.block
+                return (
+                    f"FP8 e4m3 K·N bytes + fp32 weight_scale_inv 4·ceil(N/{bn})·ceil(K/{bk}) per matrix "
+                    "(vLLM quantization/fp8.py, block-wise); router, head and embeddings in the base dtype"
+                )
+            return (
+                "FP8 e4m3 K·N bytes + one fp32 weight_scale"
+                + (" and input_scale" if self.static_input else "")
+                + " per matrix (vLLM quantization/fp8.py, per-tensor); router, head and embeddings in the base dtype"
+            )
+        if m == "compressed-tensors":
+            return (
+                f"compressed-tensors: {self.bits}-bit {'float' if self.float_weights else 'int'} weights K·N·{self.bits}/8 "
+                f"+ {self.scale_bytes}-byte scales per {self.strategy}"
+                + (f" of {self.group_size}" if self.group_size else "")
+                + (" + fp32 global scale" if self.strategy == "tensor_group" else "")
+                + (" + int8 zero points" if not self.symmetric else "")
+                + " (compressed_tensors initialize_qparams); head and router in the base dtype"
+            )
+        if m == "mxfp4":
+            return (
+                "MXFP4 experts: K·N/2 bytes of fp4 blocks + K·N/32 bytes of E8M0 scales per expert matrix (OCP MX v1.0, "
+                "blocks of 32); attention, router, embeddings, head in the base dtype"
+            )
         t = GGUF_TYPES[m]
         import sympy as sp
 
@@ -164,10 +237,14 @@ class Quantization:
             f"({sp.Rational(8 * t.type_size, t.block)} bits per weight; {t.layout}; {GGUF_SOURCE}); vectors F32"
         )
 
-    def replaces(self, m: Matrix) -> bool:
-        """Whether this method quantizes matrix ``m`` (see the module docstring)."""
+    def replaces(self, m: Matrix, role=None) -> bool:
+        """Whether this method quantizes matrix ``m`` of a step of ``role`` (see the module docstring)."""
         from symtrans.engine import symbols as S
 
+        if self.method == "mxfp4":
+            from symtrans.engine.roles import Role
+
+            return role == Role.EXPERTS and not m.lookup
         head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
         if self.method in GGUF_TYPES:
             return (not m.lookup and not router) or (m.lookup and m.rows == S.V)
@@ -200,6 +277,36 @@ class Quantization:
             return {"packed": sp.ceiling(n / 2), "absmax": stats, "maps": sp.Integer(maps)}
         if m == "bnb-int8":
             return {"packed": N * K, "scales": 4 * N}
+        if m == "fp8":
+            if self.block:
+                bn, bk = self.block
+                return {"packed": N * K, "scales": 4 * sp.ceiling(N / bn) * sp.ceiling(K / bk)}
+            return {"packed": N * K, "scales": sp.Integer(8 if self.static_input else 4)}
+        if m == "mxfp4":
+            return {"packed": N * K / 2, "scales": N * K / 32}
+        if m == "compressed-tensors":
+            st = self.strategy
+            if st == "tensor":
+                elems = sp.Integer(1)
+            elif st == "channel":
+                elems = N
+            elif st in ("group", "tensor_group"):
+                elems = N * sp.ceiling(K / self.group_size)
+            else:  # block
+                bn, bk = self.block
+                elems = sp.ceiling(N / bn) * sp.ceiling(K / bk)
+            out = {"packed": N * K * b / 8, "scales": elems * self.scale_bytes}
+            if st == "tensor_group":
+                out["scales"] += 4  # weight_global_scale, fp32
+            if self.bits == 4 and not self.float_weights:
+                out["packed"] += 16  # pack-quantized's int64 weight_shape (2,)
+            if self.static_input:
+                out["scales"] += self.scale_bytes
+            if self.fp4_activations:
+                out["scales"] += 4  # input_global_scale, fp32
+            if not self.symmetric:
+                out["zeros"] = elems
+            return out
         t = GGUF_TYPES[m]
         return {"packed": N * K * t.type_size / t.block}
 
@@ -223,6 +330,10 @@ class Quantization:
                     f"AWQ needs the input features to be a multiple of the group size {self.group_size} and the "
                     f"outputs a multiple of {32 // self.bits}; {what} is {rows} x {cols}"
                 )
+        elif m == "mxfp4" and cols % 32:
+            raise InputError(f"MXFP4 stores blocks of 32 weights along each row, but {what} has rows of {cols}")
+        elif m == "compressed-tensors" and self.bits == 4 and (cols * rows) % 8:
+            raise InputError(f"compressed-tensors packs 4-bit weights eight per int32, but {what} is {rows} x {cols}")
         elif m in GGUF_TYPES:
             block = GGUF_TYPES[m].block
             if cols % block:
@@ -325,9 +436,10 @@ def _show(v) -> str:
     return json.dumps(v) if isinstance(v, (str, bool, int, type(None))) else type(v).__name__
 
 
-def from_config(qc) -> Quantization:
+def from_config(qc, dtype: str | None = None) -> Quantization:
     """A Hugging Face ``quantization_config`` as a Quantization (gptq, awq gemm,
-    bitsandbytes 4-bit/8-bit).
+    bitsandbytes 4-bit/8-bit, fp8, compressed-tensors, mxfp4); ``dtype`` is the
+    checkpoint's (compressed-tensors stores its scales in it).
 
     Raises:
         ValueError: one sentence naming the key: another quant_method, a layout other
@@ -392,9 +504,113 @@ def from_config(qc) -> Quantization:
         if kind not in ("nf4", "fp4"):
             raise InputError(f"bnb_4bit_quant_type must be nf4 or fp4, not {_show(kind)}")
         return _build(kind, {"double_quant": flag("bnb_4bit_use_double_quant", False)}, origin)
+    if method == "fp8":
+        return _fp8_config(qc, origin)
+    if method == "compressed-tensors":
+        return _compressed_tensors_config(qc, origin, dtype)
+    if method == "mxfp4":
+        # gpt-oss lists what MXFP4 leaves alone anyway (attention, router, embeddings, head)
+        skipped = qc.get("modules_to_not_convert") or []
+        kept = ("self_attn", "router", "embed_tokens", "lm_head", "gate")
+        if not isinstance(skipped, list) or not all(isinstance(x, str) and x.split(".")[-1] in kept for x in skipped):
+            raise InputError(
+                "quantization_config modules_to_not_convert names modules other than attention, routers, embeddings "
+                "and the head, which symtrans does not map"
+            )
+        return Quantization("mxfp4", 4, 32, origin=origin)
     raise InputError(
-        f"quantization_config quant_method {_show(method)} is not counted; symtrans counts gptq, awq and bitsandbytes "
-        "(give --quantization or --dtype to override)"
+        f"quantization_config quant_method {_show(method)} is not counted; symtrans counts gptq, awq, bitsandbytes, "
+        "fp8, compressed-tensors and mxfp4 (give --quantization or --dtype to override)"
+    )
+
+
+def _fp8_config(qc: dict, origin: str) -> Quantization:
+    """``quant_method: fp8`` (see the module docstring)."""
+    fmt = qc.get("fmt", "e4m3")
+    if fmt not in ("e4m3", None):
+        raise InputError(f"quantization_config fmt {_show(fmt)} is not counted; only e4m3 fp8 weights")
+    scheme = qc.get("activation_scheme", "dynamic")
+    if scheme not in ("dynamic", "static"):
+        raise InputError(f"quantization_config activation_scheme must be dynamic or static, not {_show(scheme)}")
+    skipped = qc.get("modules_to_not_convert", qc.get("ignored_layers"))
+    if skipped not in (None, []) and not (
+        isinstance(skipped, list)
+        and all(isinstance(x, str) and x.split(".")[-1] in ("lm_head", "gate") for x in skipped)
+    ):
+        raise InputError(
+            "quantization_config modules_to_not_convert leaves modules other than the head and routers unquantized "
+            "by name, which symtrans does not map"
+        )
+    block = qc.get("weight_block_size")
+    if block is None:
+        return Quantization("fp8", 8, origin=origin, strategy="tensor", static_input=scheme == "static")
+    if (
+        not isinstance(block, list)
+        or len(block) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= 65536 for x in block)
+    ):
+        raise InputError(f"quantization_config weight_block_size must be two positive integers, not {_show(block)}")
+    if scheme == "static":
+        raise InputError("block-wise fp8 with activation_scheme static is not a layout vLLM loads")
+    return Quantization("fp8", 8, origin=origin, block=(block[0], block[1]), strategy="block")
+
+
+_CT_FORMATS = ("float-quantized", "int-quantized", "pack-quantized", "nvfp4-pack-quantized", "naive-quantized")
+
+
+def _compressed_tensors_config(qc: dict, origin: str, dtype: str | None) -> Quantization:
+    """``quant_method: compressed-tensors`` with one config group (see the module docstring)."""
+    groups = qc.get("config_groups")
+    if not isinstance(groups, dict) or len(groups) != 1:
+        raise InputError("compressed-tensors config_groups must hold exactly one group to be counted")
+    (group,) = groups.values()
+    if not isinstance(group, dict) or not isinstance(group.get("weights"), dict):
+        raise InputError("compressed-tensors config group has no weights arguments")
+    w = group["weights"]
+    bits, kind, strategy = w.get("num_bits"), w.get("type", "int"), w.get("strategy")
+    if bits not in (4, 8) or kind not in ("int", "float"):
+        raise InputError(f"compressed-tensors weights of {_show(bits)}-bit {_show(kind)} are not counted (4 or 8 bits)")
+    if strategy not in ("tensor", "channel", "group", "tensor_group", "block"):
+        raise InputError(f"compressed-tensors weight strategy {_show(strategy)} is not counted")
+    fmt = qc.get("format")
+    if fmt not in _CT_FORMATS:
+        raise InputError(f"compressed-tensors format {_show(fmt)} is not counted; known: {', '.join(_CT_FORMATS)}")
+    g = w.get("group_size")
+    if strategy in ("group", "tensor_group") and (isinstance(g, bool) or not isinstance(g, int) or g < 1):
+        raise InputError(f"compressed-tensors group strategy needs a positive group_size, not {_show(g)}")
+    block = w.get("block_structure")
+    if strategy == "block" and (
+        not isinstance(block, list) or len(block) != 2 or not all(isinstance(x, int) and x > 0 for x in block)
+    ):
+        raise InputError(f"compressed-tensors block strategy needs block_structure [rows, cols], not {_show(block)}")
+    symmetric = w.get("symmetric", True)
+    if not symmetric and (bits != 8 or kind != "int"):
+        raise InputError("asymmetric compressed-tensors weights are counted for int8 only")
+    ignore = qc.get("ignore") or []
+    if not isinstance(ignore, list) or not all(
+        isinstance(x, str) and (x.split(".")[-1] in ("lm_head", "gate") or x in ("re:.*mlp.gate$", "re:.*lm_head"))
+        for x in ignore
+    ):
+        raise InputError(
+            "compressed-tensors ignore lists modules other than the head and routers, which symtrans does not map"
+        )
+    act = group.get("input_activations")
+    static = isinstance(act, dict) and act.get("dynamic") is False
+    fp4_act = isinstance(act, dict) and act.get("num_bits") == 4 and act.get("type") == "float"
+    float4 = kind == "float" and bits == 4
+    return Quantization(
+        "compressed-tensors",
+        bits,
+        g if strategy in ("group", "tensor_group") else None,
+        origin=origin,
+        block=(block[0], block[1]) if strategy == "block" else None,
+        strategy=strategy,
+        float_weights=kind == "float",
+        # initialize_qparams: scales in the weights' dtype, fp8 e4m3 for 4-bit floats
+        scale_bytes=1 if float4 else (4 if dtype == "fp32" else 2),
+        static_input=static and not fp4_act,
+        symmetric=bool(symmetric),
+        fp4_activations=fp4_act,
     )
 
 
@@ -415,6 +631,8 @@ class Checkpoint:
             Commands that count bytes refuse with them unless --dtype / --quantization
             override (``weight_format``).
         notes: what was read, for the output.
+        serving_context: vLLM's default max_model_len where the config's rope scaling
+            makes it differ from max_position_embeddings (``vllm_profile.derived_max_model_len``).
     """
 
     dtype: str | None = None
@@ -422,6 +640,7 @@ class Checkpoint:
     dtype_problem: str = ""
     quantization_problem: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    serving_context: int | None = None
 
 
 def checkpoint_from_config(cfg: dict) -> Checkpoint:
@@ -442,11 +661,13 @@ def checkpoint_from_config(cfg: dict) -> Checkpoint:
     quant = None
     if "quantization_config" in cfg and cfg["quantization_config"] is not None:
         try:
-            quant = from_config(cfg["quantization_config"])
+            quant = from_config(cfg["quantization_config"], dtype)
             notes.append(f"quantized weights from the config's quantization_config: {quant.name}")
         except ValueError as e:
             quant_problem = str(e)
-    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes))
+    from symtrans.accounting.vllm_profile import derived_max_model_len
+
+    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes), derived_max_model_len(cfg))
 
 
 def weight_format(checkpoint: Checkpoint | None, dtype: str | None, quantization: str | None):
@@ -539,7 +760,7 @@ class WeightFormat:
         in_matrices = sp.Integer(0)
         for m in step.matrices:
             in_matrices += m.count * m.rows * m.cols
-            if q is not None and q.replaces(m):
+            if q is not None and q.replaces(m, step.role):
                 for k, v in q.matrix_terms(m.rows, m.cols).items():
                     out[k] += m.count * v
             else:
@@ -568,7 +789,7 @@ class WeightFormat:
         seen = set()
         for _, _, step in build(spec).walk():
             for m in step.matrices:
-                if not q.replaces(m):
+                if not q.replaces(m, step.role):
                     continue
                 rows, cols = exact(m.rows, values), exact(m.cols, values)
                 if (rows, cols) not in seen:

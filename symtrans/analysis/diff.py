@@ -105,6 +105,7 @@ class DiffResult:
     symbolic: sp.Expr
     rows: tuple[DiffRow, ...]
     size_changes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)
+    structural_total: int | Fraction = 0
 
     @property
     def delta(self) -> int | Fraction:
@@ -119,6 +120,29 @@ class DiffResult:
             s[1] += r.structural
         out = [(c, v, closed_form(e)) for c, (v, e) in sums.items() if v != 0]
         return sorted(out, key=lambda t: -abs(t[1]))
+
+    def term_splits(self) -> list[tuple[str, int | Fraction, sp.Expr, int | Fraction, int | Fraction]]:
+        """(term, B - A, structural closed form, its value, size effect) per category.
+
+        The structural closed form is B's formula minus A's at *equal* sizes, so its
+        value is taken at the split's middle point (B's sizes, A's for symbols only A
+        has); the size effect is the rest, so ``value + size effect == B - A``.  A
+        formula is never printed beside a number it does not evaluate to (issue 25.1).
+        """
+        sums: dict[str, list] = {}
+        for r in self.rows:
+            s = sums.setdefault(r.category, [0, 0, 0])
+            s[0] += r.delta
+            s[1] += r.structural_value
+            s[2] += r.size_value
+        closed = {c: e for c, _, e in self.by_category()}
+        out = [(c, v, closed[c], sv, zv) for c, (v, sv, zv) in sums.items() if v != 0]
+        return sorted(out, key=lambda t: -abs(t[1]))
+
+    @property
+    def symbolic_value(self) -> int | Fraction:
+        """``symbolic`` evaluated at the split's middle point (B's sizes, A's for symbols only A has)."""
+        return self.structural_total
 
     def by_component(self, depth: int = 1) -> list[tuple[str, int | Fraction]]:
         """(component path to ``depth`` levels below the model, B - A), in tree order."""
@@ -144,7 +168,17 @@ class DiffResult:
             "difference": num(self.delta),
             "symbolic_difference": sp.sstr(self.symbolic),
             "size_changes": {k: list(v) for k, v in self.size_changes.items()},
-            "terms": [{"term": c, "difference": num(v), "symbolic": sp.sstr(e)} for c, v, e in self.by_category()],
+            "symbolic_difference_value": num(self.symbolic_value),
+            "terms": [
+                {
+                    "term": c,
+                    "difference": num(v),
+                    "symbolic": sp.sstr(e),
+                    "symbolic_value": num(sv),
+                    "size_effect": num(zv),
+                }
+                for c, v, e, sv, zv in self.term_splits()
+            ],
             "rows": [
                 {
                     "component": " / ".join(r.path[1:]),
@@ -170,7 +204,7 @@ class DiffResult:
             f"A: {self.a.label}{_side_note(self.a, self.quantity)}: {g(self.a_total)} {self.unit}",
             f"B: {self.b.label}{_side_note(self.b, self.quantity)}: {g(self.b_total)} {self.unit}",
             f"B - A: {g(self.delta)} {self.unit}",
-            f"  symbolic (same sizes): {sp.sstr(self.symbolic)}",
+            f"  symbolic (same sizes): {sp.sstr(self.symbolic)} = {g(self.symbolic_value)} at B's sizes",
         ]
         if self.size_changes:
             lines.append(
@@ -179,16 +213,26 @@ class DiffResult:
         if not self.rows:
             lines.append("  no component differs")
             return "\n".join(lines)
-        lines.append("terms (B - A):")
-        width = max(len(c) for c, _, _ in self.by_category()) if self.by_category() else 10
-        for c, v, e in self.by_category():
-            sym = f"   {sp.sstr(e)}" if e != 0 else "   (sizes only)"
-            lines.append(f"  {c:<{width}}  {g(v):>22}{sym}")
-        lines.append("components:")
+        # Each term splits into the formula's change at equal sizes (printed with its value
+        # at B's sizes) and the effect of the sizes that changed (issue 25.1).
+        lines.append("terms (B - A = at equal sizes + from sizes):")
+        splits = self.term_splits()
+        width = max(len(c) for c, *_ in splits) if splits else 10
+        for c, v, e, sv, zv in splits:
+            parts = []
+            if e != 0:
+                parts.append(f"{sp.sstr(e)} = {g(sv)} at B's sizes")
+            if zv != 0:
+                parts.append(f"{g(zv)} from sizes" if not parts or zv > 0 else f"- {g(-zv)} from sizes")
+            lines.append(
+                f"  {c:<{width}}  {g(v):>22}   "
+                + " ".join(p if i == 0 or p.startswith("- ") else "+ " + p for i, p in enumerate(parts))
+            )
+        lines.append("components (A -> B, each formula at its own side's sizes):")
         for r in self.rows:
             where = " / ".join(r.path[1:]) or r.path[0]
-            a = "-" if r.a_expr is None else sp.sstr(r.a_expr)
-            b = "-" if r.b_expr is None else sp.sstr(r.b_expr)
+            a = "-" if r.a_expr is None else f"{sp.sstr(r.a_expr)} = {g(r.a_value)}"
+            b = "-" if r.b_expr is None else f"{sp.sstr(r.b_expr)} = {g(r.b_value)}"
             lines.append(f"  {where}: {r.label}: {a} -> {b}: {g(r.delta)}")
         return "\n".join(lines)
 
@@ -201,7 +245,7 @@ class DiffResult:
             f"**{md(self.b.label)}** − **{md(self.a.label)}** ({self.quantity}): {g(self.b_total)} − {g(self.a_total)} "
             f"= **{g(self.delta)}** {self.unit}",
             "",
-            f"Symbolic difference at equal sizes: ${sp.latex(self.symbolic)}$",
+            f"Symbolic difference at equal sizes: ${sp.latex(self.symbolic)}$ = {g(self.symbolic_value)} at B's sizes",
             "",
         ]
         if self.size_changes:
@@ -209,12 +253,15 @@ class DiffResult:
                 "Sizes: " + ", ".join(f"`{k}` {_opt(a)} → {_opt(b)}" for k, (a, b) in self.size_changes.items()),
                 "",
             ]
-        out += ["| term | B − A | closed form |", "|---|---:|---|"]
-        out += [f"| {md(c)} | {g(v)} | ${sp.latex(e)}$ |" for c, v, e in self.by_category()]
+        out += [
+            "| term | B − A | closed form at equal sizes | its value at B's sizes | from sizes |",
+            "|---|---:|---|---:|---:|",
+        ]
+        out += [f"| {md(c)} | {g(v)} | ${sp.latex(e)}$ | {g(sv)} | {g(zv)} |" for c, v, e, sv, zv in self.term_splits()]
         out += ["", "| component | step | A | B | B − A |", "|---|---|---|---|---:|"]
         for r in self.rows:
-            a = "—" if r.a_expr is None else f"${sp.latex(r.a_expr)}$"
-            b = "—" if r.b_expr is None else f"${sp.latex(r.b_expr)}$"
+            a = "—" if r.a_expr is None else f"${sp.latex(r.a_expr)}$ = {g(r.a_value)}"
+            b = "—" if r.b_expr is None else f"${sp.latex(r.b_expr)}$ = {g(r.b_value)}"
             out.append(f"| {md(' / '.join(r.path[1:]))} | {md(r.label)} | {a} | {b} | {g(r.delta)} |")
         return "\n".join(out)
 
@@ -280,12 +327,16 @@ def _total(quantity: str, side: Side) -> sp.Expr:
 
 
 def _values(spec: Spec, workload: Mapping[str, int]) -> dict[str, int]:
-    v = dict(workload)
-    v.update(spec.values)
-    v.update({k: x for k, x in workload.items() if k in ("B", "L", "L_src", "L_tgt")})
-    if "L" in v:
-        v.setdefault("L_src", v["L"])
-        v.setdefault("L_tgt", v["L"])
+    """The sizes of one side: the model's, and for FLOPs (``workload`` has B) the lengths
+    of ``engine.workload.resolve_workload`` (the rule every command uses); L_src/L_tgt
+    given in ``workload`` win."""
+    v = {**workload, **spec.values}
+    if "B" not in workload or ("L" not in workload and not spec.has("L")):
+        return v  # parameters, or FLOPs without a length (refused where the count needs one)
+    from symtrans.engine.workload import resolve_workload
+
+    v.update(resolve_workload(spec, workload["B"], workload.get("L")).values(spec))
+    v.update({k: x for k, x in workload.items() if k in ("L_src", "L_tgt")})
     return v
 
 
@@ -384,7 +435,19 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
     names = sorted(set(a.spec.values) | set(b.spec.values) | (set(wl_values) if quantity == "flops" else set()))
     changes = {n: (va.get(n), vb.get(n)) for n in names if va.get(n) != vb.get(n)}
     unit = "parameters" if quantity != "flops" else " vs ".join(dict.fromkeys([_unit(a), _unit(b)]))
-    return DiffResult(a, b, quantity, unit, a_total, b_total, closed_form(tb - ta), tuple(rows), changes)
+    symbolic = closed_form(tb - ta)
+    return DiffResult(
+        a,
+        b,
+        quantity,
+        unit,
+        a_total,
+        b_total,
+        symbolic,
+        tuple(rows),
+        changes,
+        _num(symbolic, vab) if symbolic != 0 else 0,
+    )
 
 
 def _unit(side: Side) -> str:

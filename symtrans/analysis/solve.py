@@ -334,6 +334,9 @@ class SolveResult:
         step: the spacing of valid values walked.
         rules: the rules applied, as text.
         notes: what was assumed (relaxations, defaults).
+        context: when the unknown is a sequence length whose nearest value below the
+            target passes the model's maximum positions (``L_max``, max_position_embeddings):
+            (that limit, what it is, the Candidate at the limit or None); else None.
     """
 
     unknown: str
@@ -350,6 +353,7 @@ class SolveResult:
     rules: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
     root_located: Root | None = None
+    context: tuple[int, str, Candidate | None] | None = None
 
     @property
     def exact(self) -> int | None:
@@ -388,6 +392,9 @@ class SolveResult:
             "step": self.step,
             "rules": list(self.rules),
             "notes": list(self.notes),
+            "context": None
+            if self.context is None
+            else {"limit": self.context[0], "what": self.context[1], "at_limit": cand(self.context[2])},
         }
 
     def _repr_markdown_(self) -> str:
@@ -732,13 +739,16 @@ def _solve(
         notes.append("workload: " + ", ".join(f"{n}={fixed[n]}" for n in ("B", "L", "L_src", "L_tgt") if n in fixed))
         if _tie_note(tie):
             notes.append(_tie_note(tie))
+    context = _context(spec, unknown, below.value, evaluate)
+    if context is not None:
+        notes.append(context_warning(unknown, below.value, context[0], context[1]))
     return SolveResult(
         unknown=unknown,
         quantity=quantity,
         unit=unit,
         target=target,
         closed_form=closed,
-        equation=sp.Eq(f, target),
+        equation=sp.Eq(f, target, evaluate=False),  # an integer unknown can make SymPy decide it False
         solutions=tuple(sols),
         root=root,
         root_located=located,
@@ -747,7 +757,36 @@ def _solve(
         step=step,
         rules=tuple(r.text() + ("" if r.source == "user constraint" else f"  ({r.source})") for r in rules),
         notes=tuple(notes),
+        context=context,
     )
+
+
+# The table of positions each length reads (an encoder-decoder's own stacks first).
+_POSITION_ROWS = {"L": ("L_max",), "L_src": ("L_src_max", "L_max"), "L_tgt": ("L_tgt_max", "L_max")}
+
+
+def _context(spec: Spec, unknown: str, value: int, evaluate) -> tuple[int, str, Candidate | None] | None:
+    """(limit, what it is, candidate at the limit) when a solved length passes the model's
+    maximum positions, else None.  A learned or stored table has no row past ``L_max``
+    (the model cannot run longer, as ``flops`` warns and ``deploy`` refuses); a rotary,
+    relative or ALiBi model was trained up to ``L_max`` (max_position_embeddings) and
+    needs context extension beyond it (issue 25.2)."""
+    rows = next((r for r in _POSITION_ROWS.get(unknown, ()) if r in spec.values), None)
+    if rows is None or value <= spec.values[rows]:
+        return None
+    limit = spec.values[rows]
+    kind = spec.decoder_positions if unknown == "L_tgt" and spec.family == "encoder-decoder" else spec.positional
+    if kind in ("learned", "sinusoidal-table"):
+        what = f"the {'learned' if kind == 'learned' else 'stored sinusoidal'} position table's {rows} rows"
+        what += ": the model cannot run past it"
+    else:
+        what = f"the model's maximum positions {rows} (max_position_embeddings): longer needs context extension"
+    return limit, what, evaluate(limit)
+
+
+def context_warning(unknown: str, value: int, limit: int, what: str) -> str:
+    """One sentence: the solved length passes the model's context (``SolveResult.context``)."""
+    return f"{unknown} = {value:,} exceeds {limit:,}, {what}"
 
 
 # ---------------------------------------------------------------------------------

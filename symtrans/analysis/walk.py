@@ -188,10 +188,16 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     final norm; heads).  Layer steps carry ``repeat`` = the number of such layers.
 
     Raises:
-        ValueError: for an invalid workload mask.
+        ValueError: for an invalid workload mask, or a stack of layer kinds other than
+            attention (``Spec.mixers``).
     """
     if workload.mask not in MASKS:
         raise InputError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
+    if spec.mixers != "attention":  # the walk rebuilds attention stacks; layer kinds live in the Cost tree
+        raise InputError(
+            f"walk traces stacks of attention layers; this one has mixers={spec.mixers} "
+            "(params, flops and memory count it from its Cost tree)"
+        )
     b = _Builder()
     wl = workload
     B = wl.batch

@@ -20,7 +20,10 @@ would write a regular file: a directory, a device node, a FIFO, a socket, a stan
 stream or file-descriptor alias (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``:
 replacing the file behind it would clobber what the shell appends to, so the message
 points to ``-o -``), a read-only file (refused by its mode bits even for root, who
-would otherwise bypass them), a file in a missing or unwritable directory, and any file
+would otherwise bypass them), a path ending in a separator or in ``/.`` (the kernel's
+directory, which normalising would turn into the file before it), a symbolic link at the
+final component (never followed: a chart name planted as a link must not redirect the
+write), a file in a missing or unwritable directory, and any file
 the command reads (``inputs``: compared by device and inode, so hard links and symbolic
 links count as the same file).
 
@@ -43,6 +46,8 @@ import threading
 from typing import BinaryIO, Iterable
 
 from symtrans.base.errors import InputError
+from symtrans.base.interrupt import check as check_interrupt
+from symtrans.base.interrupt import note_written
 
 __all__ = ["Transaction", "atomic_file", "check_output", "write_atomic"]
 
@@ -121,10 +126,16 @@ def _same_file(a: str, b: str) -> bool:
 def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> str:
     """Check that ``path`` may be written as a regular file; return the path to replace.
 
-    Symbolic links are followed (the file they point to is replaced; the link stays).
+    The one check every writer uses (``-o`` of every command, a report's charts, a sweep's
+    stream): the target is a regular file or absent; the path does not end in a separator
+    or in ``/.``/``/..`` (the kernel would take those as a directory, so a shell's ``>``
+    fails with "Not a directory" where a normalised path would silently name the file);
+    every directory on the path exists as the kernel resolves it (``d/../f`` needs ``d``);
+    the final component is not a symbolic link (a chart name planted as a link to another
+    file must not redirect the write); the directory is writable.
 
     Raises:
-        ValueError: the path is empty.
+        InputError: the path is empty.
         IsADirectoryError, NotADirectoryError, FileNotFoundError, PermissionError,
         OSError: one sentence starting "cannot write PATH:" saying why (see the module
             docstring for the list).
@@ -134,16 +145,31 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = 
         shown = os.fsdecode(shown)
     if not shown:
         raise InputError("the output path is empty")
-    if shown.endswith(os.sep) or os.path.isdir(shown):
+    head, tail = os.path.split(shown)
+    if os.path.isdir(shown):
         raise _refuse(errno.EISDIR, shown, "it is a directory, give a file name")
-    target = _follow(shown)
-    directory = os.path.dirname(target)
+    if shown.endswith(os.sep) or (os.altsep and shown.endswith(os.altsep)):
+        raise _refuse(
+            errno.ENOTDIR, shown, f"a path ending in '{os.sep}' names a directory, not a file; give a file name"
+        )
+    if tail in (os.curdir, os.pardir):
+        raise _refuse(
+            errno.ENOTDIR, shown, f"a path ending in '{os.sep}{tail}' names a directory, not a file; give a file name"
+        )
+    head = head or os.curdir
+    # The directory as the kernel resolves it (not normalised: "d/../f" needs a directory d).
+    if not os.path.isdir(head):
+        if os.path.lexists(head) and not os.path.isdir(head):
+            raise _refuse(errno.ENOTDIR, shown, f"{head} is not a directory")
+        raise _refuse(errno.ENOENT, shown, f"the directory {head} does not exist")
+    followed = _follow(shown)  # where a write through links would land: for the reasons below
+    directory = os.path.dirname(followed)
     if not os.path.exists(directory):
         raise _refuse(errno.ENOENT, shown, f"the directory {directory} does not exist")
     if not os.path.isdir(directory):
         raise _refuse(errno.ENOTDIR, shown, f"{directory} is not a directory")
     try:
-        st = os.stat(target)
+        st = os.stat(followed)
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -156,22 +182,31 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = 
                 raise _refuse(errno.EINVAL, shown, f"it is {kind}, not a regular file; {_TO_STDOUT}")
         if not stat.S_ISREG(st.st_mode):
             raise _refuse(errno.EINVAL, shown, f"it is not a regular file; {_TO_STDOUT}")
-        if not _writable_by_mode(st, target):
+        if not _writable_by_mode(st, followed):
             raise _refuse(
                 errno.EACCES,
                 shown,
                 f"the file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); the shell's '>' would refuse it too",
             )
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise _refuse(errno.EACCES, shown, f"the directory {directory} is not writable")
     for i in inputs:
         i = os.fspath(i)
-        if _same_file(i, target):
+        if _same_file(i, followed):
             raise _refuse(
                 errno.EEXIST,
                 shown,
                 f"it is the input file {i}; writing there would overwrite it, so choose another output path",
             )
+    target = os.path.join(os.path.realpath(head), tail)
+    if os.path.islink(target):
+        raise _refuse(
+            errno.ELOOP,
+            shown,
+            f"it is a symbolic link (to {os.readlink(target)}); symtrans does not write through a link, "
+            "give the path of the file itself",
+        )
+    directory = os.path.dirname(target)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise _refuse(errno.EACCES, shown, f"the directory {directory} is not writable")
     return target
 
 
@@ -346,7 +381,9 @@ class Transaction:
                 check_output(shown, self.inputs)
                 staged.append((shown, target, self._stage(shown, target, payload)))
             with _Signals():
+                check_interrupt()  # a signal a finaliser swallowed earlier still stops the run here
                 self._rename_all(staged)
+                note_written([shown for shown, _, _ in staged])  # a signal held back until now says so
         except BaseException:
             for _, _, tmp in staged:
                 _unlink(tmp)
@@ -533,7 +570,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, inputs: Iterable[st
     """Write ``data`` (text is UTF-8 encoded) to ``path`` atomically (a one-file ``Transaction``).
 
     An existing file keeps its permission bits; a new file gets 0666 minus the umask.
-    A symbolic link is followed: the file it points to is replaced, the link stays.
+    A symbolic link at the final component is refused (never followed), as ``check_output`` says.
 
     Raises:
         TypeError: if ``data`` is neither ``str`` nor ``bytes``.

@@ -15,7 +15,17 @@ __all__ = ["EnvironmentProblem", "InputError", "SymtransError", "UnknownNameErro
 
 
 class SymtransError(Exception):
-    """The root of symtrans's own errors (one sentence, for the user)."""
+    """The root of symtrans's own errors (one sentence, for the user).
+
+    ``str()`` is the one line a user sees, through the one message formatter
+    (``escape.one_line``): quoted runs capped at 80 characters with their length, control
+    characters escaped, so the API's messages are the CLI's.  ``args`` keep the full text.
+    """
+
+    def __str__(self) -> str:
+        from symtrans.base.escape import one_line
+
+        return one_line(super().__str__())
 
 
 class InputError(SymtransError, ValueError):
@@ -26,7 +36,9 @@ class UnknownNameError(SymtransError, KeyError):
     """An unknown preset, symbol, component, section or identity (the message lists the known ones)."""
 
     def __str__(self) -> str:  # KeyError's str() quotes its argument
-        return str(self.args[0]) if self.args else ""
+        from symtrans.base.escape import one_line
+
+        return one_line(self.args[0]) if self.args else ""
 
 
 class EnvironmentProblem(SymtransError, RuntimeError):

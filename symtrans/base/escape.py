@@ -296,3 +296,30 @@ def terminal_escape(text: object, keep: str = "") -> str:
     if not keep:
         return _TERMINAL_UNSAFE.sub(_escaped, s)
     return _TERMINAL_UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escaped(m), s)
+
+
+# What one error line may quote: a run of text without spaces (a path, an expression, a
+# key) is shown up to QUOTE_CAP characters, a whole message up to MESSAGE_CAP.
+QUOTE_CAP = 80
+MESSAGE_CAP = 1000
+_LONG_RUN = re.compile(r"\S{%d,}" % (QUOTE_CAP + 1))
+
+
+def _cap_run(m: re.Match) -> str:
+    run = m.group()
+    return f"{run[:QUOTE_CAP]} … ({len(run):,} characters)"  # applied twice, the same
+
+
+def one_line(text: object) -> str:
+    """The message formatter of every error and warning line: ``text`` on one line
+    (whitespace runs become one space), each space-free run longer than ``QUOTE_CAP``
+    characters cut to its first ``QUOTE_CAP`` and its length, the whole cut at
+    ``MESSAGE_CAP`` with its length, and every character a terminal would act on
+    escaped (``terminal_escape``).  A 4,096-character path gave an 8,552-character line,
+    a config with 200,000 unknown keys a 2,089,045-character one.
+    """
+    s = " ".join(str(text).split())
+    s = _LONG_RUN.sub(_cap_run, s)
+    if len(s) > MESSAGE_CAP + 64:  # the margin keeps a capped message as it is when capped again
+        s = f"{s[:MESSAGE_CAP]} … ({len(s):,} characters in all)"
+    return terminal_escape(s)

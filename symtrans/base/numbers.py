@@ -43,12 +43,19 @@ def grouped(n: int) -> str:
     return f"{int(n):,}"
 
 
+def _half_up(f: Fraction) -> int:
+    """``f`` rounded to an integer, ties away from zero (12.345k shows as 12.35k, as a
+    reader rounds), exactly."""
+    q = (abs(f.numerator) * 2 + f.denominator) // (2 * f.denominator)
+    return -q if f < 0 else q
+
+
 def fixed(x: int | float | Fraction, digits: int = 1) -> str:
-    """``x`` rounded to ``digits`` decimals (half to even, as Python's format) by exact
-    arithmetic: every printed digit is a digit of ``x``, whatever its size (a float shows
-    noise past its 17 significant digits: 3894222643902247600128.0)."""
+    """``x`` rounded to ``digits`` decimals (ties away from zero) by exact arithmetic:
+    every printed digit is a digit of ``x``, whatever its size (a float shows noise past
+    its 17 significant digits: 3894222643902247600128.0)."""
     f = Fraction(x)
-    q = round(f * 10**digits)  # Fraction rounding: exact, half to even
+    q = _half_up(f * 10**digits)
     sign, q = ("-" if q < 0 else ""), abs(q)
     if digits == 0:
         return f"{sign}{q}"
@@ -73,17 +80,44 @@ def scientific(x: int | Fraction, digits: int = 1) -> str:
     return f"{'-' if x < 0 else ''}{mant}e{e}"
 
 
-def _scaled(x: int | float | Fraction, table, unit: str, digits: int, sci_unit: str | None = None) -> str:
-    """``x`` in the largest unit of ``table`` it reaches, exactly rounded (``fixed``);
-    beyond a thousand of the largest unit, in scientific notation (``scientific``) and
-    ``sci_unit`` (default ``unit``)."""
+def _scaled(
+    x: int | float | Fraction,
+    table,
+    unit: str,
+    digits: int,
+    sci_unit: str | None = None,
+    significant: int | None = None,
+) -> str:
+    """``x`` in the largest unit of ``table`` it reaches, exactly rounded (``fixed``) to
+    ``digits`` decimals, or to ``significant`` digits with trailing zeros dropped (the
+    reports' style: 6.738B, 1B); a value that rounds up to 1000 of a unit moves to the
+    next (999,960,000 is 1.0B, not 1000.0M).  Beyond a thousand of the largest unit, in
+    scientific notation (``scientific``) and ``sci_unit`` (default ``unit``)."""
     v = abs(Fraction(x))
     if v >= 1000 * table[0][0]:
         return f"{scientific(x, digits)} {unit if sci_unit is None else sci_unit}".rstrip()
-    for base, prefix in table:
+    for i, (base, prefix) in enumerate(table):
         if v >= base:
-            return f"{fixed(Fraction(x) / base, digits)} {prefix}{unit}".rstrip()
+            text = _decimals(Fraction(x) / base, digits, significant)
+            if abs(Fraction(text)) >= 1000 and i > 0:  # rounded up to a thousand: the next unit
+                base, prefix = table[i - 1]
+                text = _decimals(Fraction(x) / base, digits, significant)
+            return f"{text} {prefix}{unit}".rstrip()
+    if significant is not None and not isinstance(x, float):
+        return f"{x} {unit}".rstrip()
     return f"{fixed(x, digits)} {unit}".rstrip() if isinstance(x, float) else f"{x} {unit}".rstrip()
+
+
+def _decimals(f: Fraction, digits: int, significant: int | None) -> str:
+    """``f`` (at least 1 in magnitude) to ``digits`` decimals, or to ``significant``
+    digits without trailing zeros."""
+    if significant is None:
+        return fixed(f, digits)
+    whole = len(str(abs(f.numerator) // f.denominator))
+    text = fixed(f, max(significant - whole, 0))
+    if len(text.lstrip("-").split(".")[0]) > whole:  # 99.996 -> 100.0: one digit fewer
+        text = fixed(f, max(significant - whole - 1, 0))
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def si(x: int | float | Fraction, unit: str = "FLOP", digits: int = 1) -> str:
@@ -91,9 +125,44 @@ def si(x: int | float | Fraction, unit: str = "FLOP", digits: int = 1) -> str:
     return _scaled(x, _SI, unit, digits)
 
 
-def count(x: int, digits: int = 1) -> str:
-    """A parameter count in the field's shorthand: 124439808 -> '124.4M', 6.7e9 -> '6.7B'."""
-    return _scaled(x, _COUNT, "", digits).replace(" ", "")
+def count(x: int, digits: int = 1, significant: int | None = None) -> str:
+    """A parameter count in the field's shorthand: 124439808 -> '124.4M', 6.7e9 -> '6.7B'
+    (``significant=4``: '6.738B', the reports' style)."""
+    return _scaled(x, _COUNT, "", digits, significant=significant).replace(" ", "")
+
+
+def si_prefixed(x: int | Fraction, significant: int = 4) -> str:
+    """``x`` to ``significant`` digits with a bare SI prefix and no unit: '124.4M', '46.7G',
+    '1G' (the reports' shorthand beside an exact count)."""
+    return _scaled(x, _SI, "", 1, significant=significant).replace(" ", "")
+
+
+def seconds(x: int | float | Fraction) -> str:
+    """A duration in s, ms or µs to 4 significant digits, with days past one day:
+    '1.234 ms', '9.000e+04 s (1.04 days)'.  The one formatter of times (CLI, reports)."""
+    f = float(x)
+    if f >= 86400:
+        return f"{f:.4g} s ({f / 86400:.3g} days)"
+    if f >= 1:
+        return f"{f:.4g} s"
+    if f >= 1e-3:
+        return f"{f * 1e3:.4g} ms"
+    return f"{f * 1e6:.4g} µs"
+
+
+def byte_size(x: int | Fraction, labels: bool = True) -> str:
+    """Bytes exactly, then in binary and decimal units: '85,899,345,920 bytes = 80.00 GiB
+    (binary) = 85.90 GB (decimal)' (``labels=False`` leaves out the two words in
+    parentheses); below 1 KiB the exact bytes only.  A fraction (a margin of 10 %) is a
+    whole number of bytes rounded up, with the exact value after it.  The one formatter of
+    byte amounts."""
+    f = Fraction(x)
+    whole = -(-f.numerator // f.denominator)
+    exact = "" if f.denominator == 1 else f" (exactly {f.numerator}/{f.denominator}, rounded up)"
+    if abs(f) < 1024:
+        return f"{grouped(whole)} bytes{exact}"
+    b, d = (" (binary)", " (decimal)") if labels else ("", "")
+    return f"{grouped(whole)} bytes = {binary_bytes(f)}{b} = {si(f, 'B', 2)}{d}{exact}"
 
 
 def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
@@ -102,6 +171,9 @@ def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
 
 
 _INT = re.compile(r"[+-]?[0-9][0-9_]*")
+# The count shorthand every output prints (``count``): 1.5B, 70B, 124.4M, 32k, 2T.
+_SHORTHAND = re.compile(r"([0-9][0-9_]*)(?:\.([0-9]+))?([kKMBT])")
+_SHORTHAND_SCALE = {"k": 3, "K": 3, "M": 6, "B": 9, "T": 12}
 _SCI = re.compile(r"([0-9]+)(?:\.([0-9]+))?[eE]\+?([0-9]{1,3})")
 
 
@@ -112,6 +184,9 @@ def parse_int(text: str, what: str) -> int:
     such values overflow the floats of the printed summaries) raise ValueError too.
     """
     t = text.strip()
+    short = _SHORTHAND.fullmatch(t)
+    if short:  # 1.5B = 1.5e9: the same digits in scientific notation
+        t = f"{short.group(1).replace('_', '')}{'.' + short.group(2) if short.group(2) else ''}e{_SHORTHAND_SCALE[short.group(3)]}"
     if _INT.fullmatch(t):
         body = t.replace("_", "").lstrip("+-").lstrip("0") or "0"  # leading zeros are no digits
         digits = len(body)
@@ -141,13 +216,16 @@ _NUMBER = re.compile(r"([0-9][0-9_]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]{1,3}))?")
 _BYTE_UNITS = {
     "B": 1,
     "kB": 10**3,
+    "KB": 10**3,
     "MB": 10**6,
     "GB": 10**9,
     "TB": 10**12,
+    "PB": 10**15,
     "KiB": 2**10,
     "MiB": 2**20,
     "GiB": 2**30,
     "TiB": 2**40,
+    "PiB": 2**50,
 }
 
 

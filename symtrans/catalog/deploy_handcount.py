@@ -98,9 +98,10 @@ def figures() -> list[DeployFigure]:
     from symtrans.catalog.handcounts import SPEC_001
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
+    from symtrans.engine.workload import resolve_workload
 
     spec = SPEC_001
-    v = {**spec.values, "B": 1, "L": L_ARTICLE, "L_src": L_ARTICLE, "L_tgt": L_ARTICLE}
+    v = resolve_workload(spec, 1, L_ARTICLE).values(spec)  # the article's one length for both stacks
     mem = memory_terms(spec, dtype="fp16", mode="inference", batch=1, seq_len=L_ARTICLE, src_len=L_ARTICLE)
     weights = int(evaluate(mem["weights_bytes"], v))  # 77,625,344 x 2
     kv = int(evaluate(mem["kv_cache_bytes"], v))  # K and V of 6 decoder layers, self and cross

@@ -47,10 +47,11 @@ vit         ViTModel (with its pooler)          ViTConfig
 ==========  ==================================  =============================
 
 (*) Multimodal wrappers (``WRAPPERS``): their ``text_config`` (Qwen2-VL: or the text keys at
-the top level, as its Hub checkpoints are saved) is read as its own model_type and only the
-language model is counted (``model.language_model`` and ``lm_head``), with the wrapper's tie
-rule; the notes name what is left out (vision tower, projector).  Gemma-3 waits for its text
-model type, gemma3_text.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
+the top level, as its Hub checkpoints are saved) is read as its own model_type, with the
+wrapper's tie rule, and their ``vision_config`` as the vision tower and projector
+(``catalog/models/vision.py``, ``engine/vision.py``): the total is the whole class; the
+text-only figure (``params --part text``, JSON ``parts``) is the language model and lm_head.
+Gemma-3 (multimodal) waits for its SigLIP tower; its text model type, gemma3_text, is read.  GPT-Neo's global/local layer stacks count exactly; their FLOPs, KV
 cache and time are refused (size ``N_w``: per-layer windows are not modelled yet).
 
 Defaults.  A key the file does not give takes the default of the transformers 5.x
@@ -125,25 +126,38 @@ vocabulary; ``L_max`` is the patches + 1 (the CLS token).
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from symtrans.base.errors import InputError
+from symtrans.catalog.models import RECORDS
+from symtrans.catalog.models.llama import QWEN_WINDOW_DEFAULT as _QWEN_WINDOW_DEFAULT
+from symtrans.catalog.models.llama import heads as _heads
+from symtrans.catalog.models.llama import window as _window
+from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, ModelType, no_effect
+from symtrans.catalog.models.vision import llava_vision, qwen2_vl_vision
+from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
+    LAYER_KEYS,
+    MAX_LAYERS,
+    MAX_SIZE,
+    MISSING,
+    ConfigError,
+    Huge,
+    Reader,
+    check_divides,
+    check_rotary_head,
+    check_size,
+    show,
+    window_size,
+)
 from symtrans.engine.spec import Spec
 
-# Largest size accepted: beyond 2**53 a value is not a real model (and not exact in a float).
-MAX_SIZE = 2**53
-# The most layers read from a config.json: per-layer keys (layer_types, mlp_only_layers, ...)
-# are lists of one entry per layer, so the reading is linear in the depth; the deepest
-# published models have a few hundred layers.  A deeper model is counted in closed form at
-# any depth with --set N=... (or N_enc/N_dec) on a config of ordinary depth.
-MAX_LAYERS = 100_000
-LAYER_KEYS = frozenset(
-    ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers")
-)
+# The reader machinery lives in catalog/reader.py (shared with the model-type records); the
+# names this module always had stay importable from here.
+_MISSING, _Huge, _show = MISSING, Huge, show
+_check_divides, _check_rotary_head = check_divides, check_rotary_head
+
 # A config.json is a few kB; refuse to read anything absurdly large.
 MAX_BYTES = 10 * 2**20
 
@@ -156,12 +170,6 @@ CLASSES: dict[str, tuple[str, str]] = {
     "roberta": ("RobertaConfig", "RobertaModel"),
     "albert": ("AlbertConfig", "AlbertModel"),
     "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
-    "llama": ("LlamaConfig", "LlamaForCausalLM"),
-    "mistral": ("MistralConfig", "MistralForCausalLM"),
-    "mixtral": ("MixtralConfig", "MixtralForCausalLM"),
-    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
-    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"),
-    "gemma": ("GemmaConfig", "GemmaForCausalLM"),
     "t5": ("T5Config", "T5ForConditionalGeneration"),
     "bart": ("BartConfig", "BartForConditionalGeneration"),
     "opt": ("OPTConfig", "OPTForCausalLM"),
@@ -192,10 +200,6 @@ CLASSES: dict[str, tuple[str, str]] = {
     "electra": ("ElectraConfig", "ElectraModel"),
     "deberta-v2": ("DebertaV2Config", "DebertaV2Model"),
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gpt_neo": ("GPTNeoConfig", "GPTNeoForCausalLM"),
-    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM"),
-    "bloom": ("BloomConfig", "BloomForCausalLM"),
-    "mpt": ("MptConfig", "MptForCausalLM"),
     "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
     "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
     # --- seq2seq
@@ -205,7 +209,6 @@ CLASSES: dict[str, tuple[str, str]] = {
     "whisper": ("WhisperConfig", "WhisperForConditionalGeneration"),
     "vit": ("ViTConfig", "ViTModel"),
 }
-SUPPORTED = tuple(CLASSES)
 
 _BERT = {
     "vocab_size": 30522,
@@ -265,62 +268,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "n_inner": None,
         "tie_word_embeddings": True,
         "add_cross_attention": False,
-    },
-    "llama": {
-        **_DECODER,
-        "intermediate_size": 11008,
-        "num_key_value_heads": None,
-        "head_dim": None,
-        "max_position_embeddings": 2048,
-        "attention_bias": False,
-        "mlp_bias": False,
-    },
-    "mistral": {
-        **_DECODER,
-        "intermediate_size": 14336,
-        "num_key_value_heads": 8,
-        "head_dim": None,
-        "max_position_embeddings": 4096 * 32,
-        "sliding_window": 4096,
-    },
-    "mixtral": {
-        **_DECODER,
-        "intermediate_size": 14336,
-        "num_key_value_heads": 8,
-        "head_dim": None,
-        "max_position_embeddings": 4096 * 32,
-        "num_local_experts": 8,
-        "num_experts_per_tok": 2,
-        "sliding_window": None,
-    },
-    "qwen2": {
-        **_DECODER,
-        "vocab_size": 151936,
-        "intermediate_size": 22016,
-        "num_key_value_heads": 32,
-        "max_position_embeddings": 32768,
-    },
-    "qwen3": {
-        **_DECODER,
-        "vocab_size": 151936,
-        "intermediate_size": 22016,
-        "num_key_value_heads": 32,
-        "head_dim": 128,
-        "max_position_embeddings": 32768,
-        "attention_bias": False,
-    },
-    "gemma": {
-        **_DECODER,
-        "vocab_size": 256000,
-        "hidden_size": 3072,
-        "intermediate_size": 24576,
-        "num_hidden_layers": 28,
-        "num_attention_heads": 16,
-        "num_key_value_heads": 16,
-        "head_dim": 256,
-        "max_position_embeddings": 8192,
-        "tie_word_embeddings": True,
-        "attention_bias": False,
     },
     "t5": {
         "vocab_size": 32128,
@@ -649,43 +596,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "pad_token_id": 0,
     },
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gpt_neo": {
-        "vocab_size": 50257,
-        "max_position_embeddings": 2048,
-        "hidden_size": 2048,
-        "num_layers": 24,
-        "num_heads": 16,
-        "intermediate_size": None,
-        "attention_types": [[["global", "local"], 12]],
-        "window_size": 256,
-        "tie_word_embeddings": True,
-    },
-    "gpt_bigcode": {
-        "vocab_size": 50257,
-        "n_positions": 1024,
-        "n_embd": 768,
-        "n_layer": 12,
-        "n_head": 12,
-        "n_inner": None,
-        "multi_query": True,
-        "add_cross_attention": False,
-        "tie_word_embeddings": True,
-    },
-    "bloom": {
-        "vocab_size": 250880,
-        "hidden_size": 64,
-        "n_layer": 2,
-        "n_head": 8,
-        "tie_word_embeddings": True,
-    },
-    "mpt": {
-        "vocab_size": 50368,
-        "d_model": 2048,
-        "n_heads": 16,
-        "n_layers": 24,
-        "max_seq_len": 2048,
-        "tie_word_embeddings": True,
-    },
     "llava": {"text_config": None, "tie_word_embeddings": False},
     "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
@@ -745,7 +655,6 @@ ALIASES: dict[str, dict[str, str]] = {
         "hidden_size": "d_model",
         "num_hidden_layers": "encoder_layers",
     },
-    "mixtral": {"num_experts": "num_local_experts"},
     # --- decoder types (types-dec)
     "gptj": {
         "hidden_size": "n_embd",
@@ -761,15 +670,6 @@ ALIASES: dict[str, dict[str, str]] = {
     # --- encoders (types-enc)
     "distilbert": {"hidden_size": "dim", "num_attention_heads": "n_heads", "num_hidden_layers": "n_layers"},
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gpt_neo": {"num_attention_heads": "num_heads", "num_hidden_layers": "num_layers"},
-    "gpt_bigcode": {
-        "hidden_size": "n_embd",
-        "max_position_embeddings": "n_positions",
-        "num_attention_heads": "n_head",
-        "num_hidden_layers": "n_layer",
-    },
-    "bloom": {"num_hidden_layers": "n_layer", "num_attention_heads": "n_head"},
-    "mpt": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers"},
     # --- seq2seq
     "mbart": {
         "num_attention_heads": "encoder_attention_heads",
@@ -793,6 +693,41 @@ ALIASES: dict[str, dict[str, str]] = {
         "num_hidden_layers": "encoder_layers",
     },
 }
+
+# The symtrans size of each PretrainedConfig key (the names every config class answers to,
+# through its attribute_map: ALIASES), so that ``--set num_hidden_layers=16`` is N = 16
+# (issue 25.15).  Only keys whose meaning is the same in every reader are listed.
+SIZE_OF_KEY: dict[str, str] = {
+    "hidden_size": "d_model",
+    "intermediate_size": "d_ff",
+    "num_attention_heads": "h",
+    "num_key_value_heads": "h_kv",
+    "head_dim": "d_k",
+    "num_hidden_layers": "N",
+    "vocab_size": "V",
+    "max_position_embeddings": "L_max",
+    "num_local_experts": "E",
+    "num_experts": "E",
+    "num_experts_per_tok": "k",
+    "sliding_window": "w",
+}
+
+
+def size_of_key(key: str) -> tuple[str, str] | None:
+    """(symtrans size, PretrainedConfig key) of a Hugging Face config key, or None.
+
+    ``key`` is a PretrainedConfig name (``hidden_size``) or a model type's own name for
+    it, found through the attribute_map tables ``ALIASES`` (``n_embd``, ``n_layer``,
+    ``d_kv``, ``encoder_layers``, ...).
+    """
+    if key in SIZE_OF_KEY:
+        return SIZE_OF_KEY[key], key
+    for table in ALIASES.values():
+        for canonical, own in table.items():
+            if own == key and canonical in SIZE_OF_KEY:
+                return SIZE_OF_KEY[canonical], canonical
+    return None
+
 
 # The keys of each config class (transformers 5.24: the ``__init__`` parameters, the
 # ``to_dict()`` keys of a default instance and the ``attribute_map`` aliases, minus the
@@ -827,30 +762,6 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "num_attention_heads num_hidden_layers pad_token_id reorder_and_upcast_attn resid_pdrop "
         "scale_attn_by_inverse_layer_idx scale_attn_weights summary_activation summary_first_dropout "
         "summary_proj_to_labels summary_type summary_use_proj tie_word_embeddings use_cache vocab_size",
-        "llama": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
-        "initializer_range intermediate_size max_position_embeddings mlp_bias num_attention_heads "
-        "num_hidden_layers num_key_value_heads pad_token_id pretraining_tp rms_norm_eps rope_parameters "
-        "tie_word_embeddings use_cache vocab_size",
-        "mistral": "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
-        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
-        "pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings use_cache vocab_size",
-        "mixtral": "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
-        "intermediate_size max_position_embeddings num_attention_heads num_experts num_experts_per_tok "
-        "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id "
-        "rms_norm_eps rope_parameters router_aux_loss_coef router_jitter_noise sliding_window "
-        "tie_word_embeddings use_cache vocab_size",
-        "qwen2": "attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
-        "layer_types max_position_embeddings max_window_layers num_attention_heads num_hidden_layers "
-        "num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings "
-        "use_cache use_sliding_window vocab_size",
-        "qwen3": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
-        "initializer_range intermediate_size layer_types max_position_embeddings max_window_layers "
-        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters "
-        "sliding_window tie_word_embeddings use_cache use_sliding_window vocab_size",
-        "gemma": "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
-        "initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers "
-        "num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings "
-        "use_bidirectional_attention use_cache vocab_size",
         "t5": "classifier_dropout d_ff d_kv d_model dense_act_fn dropout_rate eos_token_id feed_forward_proj head_dim "
         "hidden_size initializer_factor is_decoder is_gated_act layer_norm_epsilon num_attention_heads "
         "num_decoder_layers num_heads num_hidden_layers num_layers pad_token_id relative_attention_max_distance "
@@ -965,23 +876,7 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "type_vocab_size vocab_size",
         # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
         # (GPTNeoConfig writes attention_layers, expanded from attention_types; a file's list wins)
-        "gpt_neo": "activation_function attention_dropout attention_layers attention_types bos_token_id "
-        "classifier_dropout embed_dropout eos_token_id hidden_size initializer_range intermediate_size "
-        "layer_norm_epsilon max_position_embeddings num_attention_heads num_heads num_hidden_layers num_layers "
-        "pad_token_id resid_dropout tie_word_embeddings use_cache vocab_size window_size",
         # (GPTBigCodeConfig writes num_key_value_heads, derived from multi_query; the model reads multi_query)
-        "gpt_bigcode": "activation_function add_cross_attention attention_softmax_in_fp32 attn_pdrop bos_token_id "
-        "embd_pdrop eos_token_id hidden_size initializer_range layer_norm_epsilon max_position_embeddings "
-        "multi_query n_embd n_head n_inner n_layer n_positions num_attention_heads num_hidden_layers "
-        "num_key_value_heads pad_token_id "
-        "resid_pdrop scale_attention_softmax_in_fp32 scale_attn_weights tie_word_embeddings use_cache vocab_size",
-        "bloom": "apply_residual_connection_post_layernorm attention_dropout bos_token_id eos_token_id "
-        "hidden_dropout hidden_size initializer_range layer_norm_epsilon n_head n_layer num_attention_heads "
-        "num_hidden_layers pad_token_id pretraining_tp slow_but_exact tie_word_embeddings use_cache vocab_size",
-        "mpt": "attn_config bos_token_id d_model emb_pdrop embedding_fraction eos_token_id expansion_ratio "
-        "hidden_size init_device initializer_range layer_norm_epsilon learned_pos_emb logit_scale max_seq_len "
-        "n_heads n_layers no_bias norm_type num_attention_heads num_hidden_layers pad_token_id resid_pdrop "
-        "tie_word_embeddings use_cache vocab_size",
         "llava": "image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
         "text_config tie_word_embeddings vision_config vision_feature_layer vision_feature_select_strategy",
         "qwen2_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -1052,66 +947,14 @@ COMMON_KEYS = frozenset(
 # Keys that shape the workload rather than the weights (sliding windows, layer types) are
 # listed too: they change FLOPs and the KV cache, and the readers below carry them into the
 # Spec as the window size ``w``.
-_WHY = {
-    "meta": "bookkeeping of the config (architectures, labels, dtype, version, output switches)",
-    "dropout": "a dropout or layer-drop probability: training noise, no weights",
-    "init": "the initialisation scale: weight values, not shapes",
-    "eps": "a norm's epsilon: a constant, not a weight",
-    "act": "an activation function: no weights",
-    "token": "a special token id: which row, not how many rows (a padding_idx must lie inside the vocabulary)",
-    "cache": "a generation or KV-cache switch, or an extra output of the forward pass",
-    "rope": "rotary settings: fixed frequencies held in buffers, no weights",
-    "scale": "a constant scale factor in the forward pass (scores, embeddings or outputs), no weights",
-    "mask": "the attention mask (causal or bidirectional): no weights",
-    "window": "the attention pattern (sliding window, layer types): FLOPs and KV cache, not weights; read as w",
-    "no head": "the model counted has no task head and no LM head to tie or summarise",
-    "loss": "a training-loss setting (router auxiliary loss, router noise)",
-    "tp": "tensor-parallel slicing of the same matrices at training time",
-    "buckets": "the largest bucketed distance: bucket boundaries, not the number of buckets",
-    "positions": "the longest sequence: rotary positions have no table, so no weights (read as L)",
-    # --- decoder types (types-dec)
-    "clip": "a clamp on the query, key and value activations in the forward pass, no weights",
-    "parallel": "the parallel residual block: the same maps and norms, summed in parallel (FLOPs unchanged)",
-    "alibi": "ALiBi or rotary positions: neither has weights",
-    # --- types-moe
-    "routing": "how the router picks and weighs experts (top-k method, groups, scaling, normalisation): no weights",
-    "mtp": "DeepSeek-V3's multi-token-prediction layer: in the checkpoint, not built by transformers 5.x",
-    "mla dims": "MLA's post-init bookkeeping (qk_head_dim, head_dim = qk_rope_head_dim): derived, never read for shapes",
-    "kv heads": "multi-head latent attention expands keys and values for all h heads: num_key_value_heads sets no shape",
-    "l2 norm": "Llama 4's QK norm is an L2 norm without weights",
-    "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
-    # --- encoders (types-enc)
-    "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
-    "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
-    # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "precision": "the numerical precision of a computation (softmax in fp32): no weights",
-    "residual": "which tensor the residual connection adds (normed or not): no weights",
-    "mpt ignores": "ignored by transformers 5.x's MptForCausalLM, which always builds bias-free maps, a "
-    "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
-    "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
-    "which is what the model reads",
-    "vision": "a part of the vision side (vision tower, projector, image tokens), which symtrans leaves out: "
-    "it counts the language model of a multimodal wrapper only",
-    # --- seq2seq
-    "augment": "SpecAugment masking of the input features in training: no weights in this model",
-    "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
-}
+_WHY = WHY  # the reasons live with the records (catalog/models/record.py)
 
 
 def _no_effect(**groups: str) -> dict[str, str]:
-    return {key: _WHY[why] for why, keys in groups.items() for key in keys.split()}
+    return no_effect(**groups)
 
 
-_DECODER_NO_EFFECT = dict(
-    positions="max_position_embeddings",
-    dropout="attention_dropout",
-    token="bos_token_id eos_token_id pad_token_id",
-    act="hidden_act",
-    init="initializer_range",
-    eps="rms_norm_eps",
-    rope="rope_parameters",
-    cache="use_cache",
-)
+_DECODER_NO_EFFECT = DECODER_NO_EFFECT
 _BERT_NO_EFFECT = dict(
     dropout="attention_probs_dropout_prob hidden_dropout_prob classifier_dropout",
     act="hidden_act",
@@ -1163,16 +1006,6 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         cache="use_cache",
         **{"no head": "summary_activation summary_proj_to_labels summary_type summary_use_proj"},
     ),
-    "llama": _no_effect(**_DECODER_NO_EFFECT, tp="pretraining_tp"),
-    "mistral": _no_effect(**_DECODER_NO_EFFECT, window="sliding_window"),
-    "mixtral": _no_effect(
-        **{**_DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
-        window="sliding_window",
-        loss="router_aux_loss_coef router_jitter_noise",
-    ),
-    "qwen2": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
-    "qwen3": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
-    "gemma": _no_effect(**_DECODER_NO_EFFECT, mask="use_bidirectional_attention"),
     "t5": _no_effect(
         dropout="classifier_dropout dropout_rate",
         token="eos_token_id pad_token_id",
@@ -1331,53 +1164,12 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         **{"no head": "tie_word_embeddings legacy", "pooler head": "pooler_dropout pooler_hidden_act"},
     ),
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gpt_neo": _no_effect(
-        act="activation_function",
-        dropout="attention_dropout classifier_dropout embed_dropout resid_dropout",
-        token="bos_token_id eos_token_id pad_token_id",
-        init="initializer_range",
-        eps="layer_norm_epsilon",
-        cache="use_cache",
-        window="attention_layers attention_types window_size",
-    ),
-    "gpt_bigcode": _no_effect(
-        act="activation_function",
-        dropout="attn_pdrop embd_pdrop resid_pdrop",
-        token="bos_token_id eos_token_id pad_token_id",
-        init="initializer_range",
-        eps="layer_norm_epsilon",
-        scale="scale_attn_weights",
-        precision="attention_softmax_in_fp32 scale_attention_softmax_in_fp32",
-        cache="use_cache",
-        derived="num_key_value_heads",
-    ),
-    "bloom": _no_effect(
-        dropout="attention_dropout hidden_dropout",
-        token="bos_token_id eos_token_id pad_token_id",
-        init="initializer_range",
-        eps="layer_norm_epsilon",
-        residual="apply_residual_connection_post_layernorm",
-        tp="pretraining_tp slow_but_exact",
-        cache="use_cache",
-    ),
-    "mpt": _no_effect(
-        dropout="emb_pdrop resid_pdrop",
-        token="bos_token_id eos_token_id pad_token_id",
-        init="initializer_range init_device",
-        eps="layer_norm_epsilon",
-        cache="use_cache",
-        alibi="max_seq_len",
-        **{
-            "mpt ignores": "attn_config embedding_fraction expansion_ratio learned_pos_emb logit_scale no_bias "
-            "norm_type"
-        },
-    ),
     "llava": _no_effect(
-        vision="image_seq_length image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
-        "vision_config vision_feature_layer vision_feature_select_strategy",
+        **{"image tokens": "image_seq_length image_token_id image_token_index vision_feature_select_strategy"},
+        act="projector_hidden_act",
     ),
     "qwen2_vl": _no_effect(
-        vision="image_token_id video_token_id vision_config vision_end_token_id vision_start_token_id",
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     # --- seq2seq
     "mbart": _no_effect(
@@ -1464,11 +1256,26 @@ GETATTR_QUIET: dict[str, tuple[str, ...]] = {
     "deberta-v2": ("conv_act", "pooler_hidden_size"),
 }
 
-# Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
-# has: such a key is never taken for a typo, whichever model_type it appears in.
-REAL_KEYS = frozenset().union(
-    *CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values(), *GETATTR_KEYS.values(), *GETATTR_QUIET.values()
-)
+
+def _assemble(records: tuple[ModelType, ...]) -> None:
+    """Add the registered model-type records (catalog/models) to the tables above: each
+    table stays the view every caller reads, and a record is its one home."""
+    for rec in records:
+        mt = rec.model_type
+        if mt in CLASSES or mt in TEXT_ONLY:
+            raise ValueError(f"model_type {mt} has a record and a table entry")
+        (TEXT_ONLY if rec.text_only else CLASSES)[mt] = (rec.config_class, rec.model_class)
+        (TEXT_ONLY_DEFAULTS if rec.text_only else DEFAULTS)[mt] = dict(rec.defaults)
+        (TEXT_ONLY_CONFIG_KEYS if rec.text_only else CONFIG_KEYS)[mt] = rec.config_keys
+        (TEXT_ONLY_NO_PARAM_EFFECT if rec.text_only else NO_PARAM_EFFECT)[mt] = dict(rec.no_param_effect)
+        for table, value in (
+            (ALIASES, dict(rec.aliases)),
+            (GETATTR_KEYS, rec.getattr_keys),
+            (WORKLOAD_GETATTR_KEYS, rec.workload_getattr_keys),
+            (GETATTR_QUIET, rec.getattr_quiet),
+        ):
+            if value:
+                table[mt] = value
 
 
 # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
@@ -1505,6 +1312,16 @@ TEXT_ONLY_NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
 }
 
 
+_assemble(RECORDS)
+SUPPORTED = tuple(CLASSES)
+
+# Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
+# has: such a key is never taken for a typo, whichever model_type it appears in.
+REAL_KEYS = frozenset().union(
+    *CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values(), *GETATTR_KEYS.values(), *GETATTR_QUIET.values()
+)
+
+
 def _of(table: dict, text_table: dict, model_type: str):
     """``table[model_type]`` for a supported type, else the text-only table's entry."""
     return table[model_type] if model_type in table else text_table[model_type]
@@ -1532,38 +1349,6 @@ TYPO_CUTOFF = 0.85
 # compared with every known one for typos, so a file of 686,000 unknown keys took 440 s.
 # More than this is not a model config: it is refused before any comparison.
 MAX_UNKNOWN_KEYS = 1000
-
-_MISSING = object()
-
-
-class ConfigError(InputError):
-    """A config that cannot be counted; the message is one sentence naming the field."""
-
-
-class _Huge:
-    """A JSON integer too long to be a size, kept unparsed so the error can name its key."""
-
-    def __init__(self, digits: str) -> None:
-        self.digits = digits
-
-    def __repr__(self) -> str:
-        return f"a {len(self.digits.lstrip('-'))}-digit integer"
-
-
-def _show(v: Any) -> str:
-    """A JSON-flavoured rendering of a value for messages."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return json.dumps(v if len(v) <= 40 else v[:37] + "...")
-    if isinstance(v, dict):
-        return "an object"
-    if isinstance(v, list):
-        return "a list"
-    return repr(v)
-
 
 # --------------------------------------------------------------------------- parsing
 
@@ -1702,147 +1487,17 @@ def read_config(p: Path, shown: str | None = None) -> dict[str, Any]:
 # --------------------------------------------------------------------------- reading
 
 
-class _Reader:
-    """Typed access to one config dict, collecting notes on the defaults used."""
+class _Reader(Reader):
+    """A :class:`Reader` of a supported or text-only type, its tables looked up here."""
 
     def __init__(self, cfg: dict[str, Any], model_type: str) -> None:
-        self.cfg = cfg
-        self.mt = model_type
-        self.cls, self.model = _of(CLASSES, TEXT_ONLY, model_type)
-        self.defaults = _of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type)
-        self.aliases = ALIASES.get(model_type, {})
-        self.notes: list[str] = []
-
-    def given(self, key: str) -> bool:
-        """Whether the file gives ``key`` (or an alias of it) with a non-null value."""
-        k, v = self._lookup(key)
-        return k is not None and v is not None
-
-    def _lookup(self, key: str) -> tuple[str | None, Any]:
-        names = [key] + [a for a, c in self.aliases.items() if c == key]
-        present = [(n, self.cfg[n]) for n in names if n in self.cfg]
-        if not present:
-            return None, _MISSING
-        k0, v0 = present[0]
-        for k, v in present[1:]:
-            if v != v0 or type(v) is not type(v0):
-                raise ConfigError(f"{k0} ({_show(v0)}) and its alias {k} ({_show(v)}) disagree")
-        if k0 != key:
-            self.notes.append(f"key {k0} read as {key} (its alias in {self.cls}.attribute_map)")
-        return k0, v0
-
-    def _default(self, key: str, what: str, default: Any, shown: str | None) -> Any:
-        if default is _MISSING:
-            default = self.defaults[key]
-        text = shown if shown is not None else _show(default)
-        self.notes.append(f"key {key} {what}: used the transformers default {text} ({self.cls})")
-        return default
-
-    def size(
-        self,
-        key: str,
-        default: Any = _MISSING,
-        shown: str | None = None,
-        *,
-        nullable: bool = False,
-        zero_ok: bool = False,
-    ) -> int:
-        """A positive (or, with ``zero_ok``, non-negative) integer size."""
-        k, v = self._lookup(key)
-        if k is None:
-            return self._default(key, "missing", default, shown)
-        if v is None and nullable:
-            return self._default(key, "is null", default, shown)
-        v = check_size(k, v, zero_ok=zero_ok)
-        if key in LAYER_KEYS and v > MAX_LAYERS:
-            raise ConfigError(
-                f"{k} is {v:,}: more layers than symtrans reads from a config.json (at most {MAX_LAYERS:,}); "
-                "count a deeper model with --set N=... on a config of ordinary depth (a closed form at any depth)"
-            )
-        return v
-
-    def flag(self, key: str, default: Any = _MISSING, note: bool = True) -> bool:
-        """A JSON boolean; ``note=False`` for switches whose default is unremarkable."""
-        k, v = self._lookup(key)
-        if k is None:
-            if not note:
-                return self.defaults[key] if default is _MISSING else default
-            return self._default(key, "missing", default, None)
-        if not isinstance(v, bool):
-            raise ConfigError(f"{k} must be true or false, not {_show(v)}")
-        return v
-
-    def text(self, key: str, default: Any = _MISSING) -> str:
-        k, v = self._lookup(key)
-        if k is None:
-            return self._default(key, "missing", default, None)
-        if not isinstance(v, str):
-            raise ConfigError(f"{k} must be a string, not {_show(v)}")
-        return v
-
-    def ignored_flag(self, key: str, implemented: bool, what: str) -> None:
-        """A legacy key the 5.x model ignores: validate it, and note when it disagrees."""
-        if key in self.cfg:
-            v = self.cfg[key]
-            if not isinstance(v, bool):
-                raise ConfigError(f"{key} must be true or false, not {_show(v)}")
-            if v != implemented:
-                self.notes.append(
-                    f"key {key} is {_show(v)}, but {self.model} (transformers 5.x) ignores it: "
-                    f"counted as implemented, {what}"
-                )
-
-    def head_dim_must_match(self, hidden_key: str, hidden: int, heads_key: str, heads: int) -> None:
-        """For models without a head_dim setting: a head_dim in the file must agree."""
-        if "head_dim" in self.cfg and self.cfg["head_dim"] is not None:
-            hd = check_size("head_dim", self.cfg["head_dim"])
-            if hd * heads != hidden:
-                raise ConfigError(
-                    f"head_dim ({hd}) contradicts {hidden_key} / {heads_key} = {hidden} / {heads}: "
-                    f"{self.model} has no head_dim setting and always uses {hidden_key} / {heads_key}"
-                )
-
-
-def check_size(key: str, v: Any, zero_ok: bool = False) -> int:
-    """``v`` as a size named ``key``: a JSON integer, positive (or >= 0), at most 2**53."""
-    kind = "a non-negative integer" if zero_ok else "a positive integer"
-    if isinstance(v, _Huge):
-        if v.digits.startswith("-"):
-            raise ConfigError(f"{key} must be {kind}, not a negative {len(v.digits) - 1}-digit integer")
-        raise ConfigError(f"{key} is {v!r}, implausibly large for a size (the limit is 2**53)")
-    if isinstance(v, bool) or not isinstance(v, int):
-        if isinstance(v, float) and math.isfinite(v):
-            raise ConfigError(f"{key} must be {kind}, not the number {v!r} (write it without a fraction or exponent)")
-        if isinstance(v, str):
-            raise ConfigError(f"{key} must be {kind}, not the string {_show(v)}")
-        raise ConfigError(f"{key} must be {kind}, not {_show(v)}")
-    if v < 0 or (v == 0 and not zero_ok):
-        raise ConfigError(f"{key} must be {kind}, not {v}")
-    if v > MAX_SIZE:
-        raise ConfigError(f"{key} is {v}, implausibly large for a size (the limit is 2**53)")
-    return v
-
-
-# Config classes whose num_key_value_heads may be null (``int | None``): null means
-# num_attention_heads (their __post_init__).  The others' strict int field refuses null.
-_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text")
-
-
-def _heads(r: _Reader, h: int, h_key: str = "num_attention_heads") -> int:
-    """num_key_value_heads, checked against h (null -> h where the config class says so)."""
-    d = r.defaults["num_key_value_heads"]
-    if r.mt in _KV_HEADS_NULLABLE:
-        if d is None or ("num_key_value_heads" in r.cfg and r.cfg["num_key_value_heads"] is None):
-            h_kv = r.size("num_key_value_heads", h, f"{h_key} = {h}", nullable=True)
-        else:
-            h_kv = r.size("num_key_value_heads")
-    else:
-        h_kv = r.size("num_key_value_heads")
-    if h_kv > h:
-        raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds {h_key} ({h})")
-    if h % h_kv:
-        raise ConfigError(f"{h_key} ({h}) is not a multiple of num_key_value_heads ({h_kv})")
-    return h_kv
+        super().__init__(
+            cfg,
+            model_type,
+            _of(CLASSES, TEXT_ONLY, model_type),
+            _of(DEFAULTS, TEXT_ONLY_DEFAULTS, model_type),
+            ALIASES.get(model_type, {}),
+        )
 
 
 # pad_token_id class defaults of the types whose token embedding is an nn.Embedding with
@@ -1852,12 +1507,6 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "bert": 0,
     "roberta": 1,
     "albert": 0,
-    "llama": None,
-    "mistral": None,
-    "mixtral": None,
-    "qwen2": None,
-    "qwen3": None,
-    "gemma": 0,
     "bart": 1,
     "opt": 1,
     # --- decoder types (types-dec)
@@ -1890,6 +1539,7 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "marian": 58100,
     "whisper": 50256,
 }
+_PAD_DEFAULTS.update({rec.model_type: rec.pad_default for rec in RECORDS if rec.pad_default is not NO_PADDING})
 
 
 def _check_padding_idx(r: _Reader) -> None:
@@ -1909,11 +1559,6 @@ def _check_padding_idx(r: _Reader) -> None:
             f"pad_token_id ({pad}{given}) is not a row of the {vocab}-row token embedding ({key}): "
             f"{r.model} uses it as the embedding's padding_idx, which must be below {key}"
         )
-
-
-def _check_divides(hidden_key: str, hidden: int, heads_key: str, heads: int, model: str) -> None:
-    if hidden % heads:
-        raise ConfigError(f"{heads_key} ({heads}) does not divide {hidden_key} ({hidden}), which {model} requires")
 
 
 # --------------------------------------------------------------------------- families
@@ -2036,148 +1681,6 @@ def _gpt2(r: _Reader) -> Spec:
         final_norm=True,
         tie_output=r.flag("tie_word_embeddings"),
     )
-
-
-def _llama_like(r: _Reader) -> Spec:
-    mt = r.mt
-    d = r.size("hidden_size")
-    h = r.size("num_attention_heads")
-    h_kv = _heads(r, h)
-    sizes = dict(
-        d_model=d,
-        d_ff=r.size("intermediate_size"),
-        h=h,
-        N=r.size("num_hidden_layers"),
-        V=r.size("vocab_size"),
-        L_max=r.size("max_position_embeddings"),
-    )
-    if h_kv != h:
-        sizes["h_kv"] = h_kv
-    if mt == "llama" and d % h:  # LlamaConfig.validate_architecture, head_dim given or not
-        raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which LlamaConfig requires")
-    if mt in ("qwen3", "gemma"):
-        sizes["d_k"] = r.size("head_dim")  # an explicit class default (128 / 256)
-    elif r.given("head_dim"):
-        sizes["d_k"] = r.size("head_dim")
-    elif mt == "qwen2" and "head_dim" in r.cfg:
-        raise ConfigError("head_dim must be a positive integer, not null (Qwen2Attention reads it when present)")
-    else:
-        if d % h:
-            if mt == "llama":
-                raise ConfigError(
-                    f"num_attention_heads ({h}) does not divide hidden_size ({d}), which LlamaConfig requires"
-                )
-            sizes["d_k"] = d // h
-            r.notes.append(
-                f"head_dim not given: {r.cls} uses hidden_size // num_attention_heads = {d // h} "
-                f"(rounded down: q_proj is {d} x {h * (d // h)})"
-            )
-        elif mt != "qwen2":
-            r.size("head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", nullable=True)
-    if "d_k" in sizes:  # transformers' RoPE validation of the head width (found by fuzzing: counted before)
-        _check_rotary_head(r, "head_dim", sizes["d_k"])
-    else:
-        _check_rotary_head(r, "hidden_size / num_attention_heads", d // h)
-    opts: dict[str, Any] = {}
-    if mt == "llama":
-        if r.flag("attention_bias"):
-            opts["attention_bias"] = True
-        if r.flag("mlp_bias"):
-            opts["ffn_bias"] = True
-    elif mt in ("qwen3", "gemma"):
-        if r.flag("attention_bias"):
-            opts["attention_bias"] = True
-    elif mt == "qwen2":
-        opts["qkv_bias"] = True
-        r.notes.append("Qwen2Attention: q_proj, k_proj and v_proj have biases, o_proj has none")
-    for key in ("attention_bias", "mlp_bias"):
-        if key in r.cfg and key not in r.defaults:
-            v = r.cfg[key]
-            if not isinstance(v, bool):
-                raise ConfigError(f"{key} must be true or false, not {_show(v)}")
-            if v:
-                r.notes.append(f"key {key} is true, but {r.model} (transformers 5.x) has no such setting: ignored")
-    if mt == "mixtral":
-        E = r.size("num_local_experts")
-        k = r.size("num_experts_per_tok")
-        if k > E:
-            raise ConfigError(f"num_experts_per_tok ({k}) exceeds num_local_experts ({E})")
-        sizes.update(E=E, k=k)
-    if mt == "qwen3":
-        opts["qk_norm"] = True
-    w = _window(r, sizes["N"])
-    if w is not None:
-        sizes["w"] = w
-    return Spec(
-        family="decoder-only",
-        sizes=sizes,
-        positional="rotary",
-        norm="rmsnorm",
-        bias=False,
-        ffn="geglu" if mt == "gemma" else "swiglu",
-        final_norm=True,
-        norm_position="pre",
-        tie_output=r.flag("tie_word_embeddings"),
-        **opts,
-    )
-
-
-# Qwen2Config / Qwen3Config defaults of sliding_window and max_window_layers (fields whose
-# instance value differs: __post_init__ nulls sliding_window unless use_sliding_window).
-_QWEN_WINDOW_DEFAULT = 4096
-_QWEN_MAX_WINDOW_LAYERS = 28
-
-
-def _window(r: _Reader, n_layers: int) -> int | None:
-    """The sliding window every layer uses (the Spec's workload size ``w``), or None.
-
-    MistralConfig and MixtralConfig: ``sliding_window`` (null: none) on every layer.
-    Qwen2Config and Qwen3Config: ``sliding_window`` only with ``use_sliding_window``, on the
-    layers that ``layer_types`` marks "sliding_attention" (by default the layers from
-    ``max_window_layers`` on).  The window changes FLOPs and the KV cache, never parameters.
-
-    Raises:
-        ConfigError: a malformed window key, or some layers windowed and others not
-            (symtrans has one window for the whole stack).
-    """
-    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text"):
-        return None
-    k, w = r._lookup("sliding_window")
-    if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
-        w = r.defaults["sliding_window"] if r.mt in ("mistral", "mixtral") else _QWEN_WINDOW_DEFAULT
-        if r.mt in ("mistral", "mixtral") and w is not None:
-            r._default("sliding_window", "missing", w, None)
-    if w is not None:
-        w = check_size("sliding_window", w)
-    if r.mt in ("mistral", "mixtral"):
-        if w is not None:
-            r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
-        return w
-    use = r.cfg.get("use_sliding_window", False)
-    if not isinstance(use, bool):
-        raise ConfigError(f"use_sliding_window must be true or false, not {_show(use)}")
-    if not use:
-        w = None
-    types = r.cfg.get("layer_types")
-    if types is None:
-        first = r.cfg.get("max_window_layers", r.defaults.get("max_window_layers", _QWEN_MAX_WINDOW_LAYERS))
-        if isinstance(first, bool) or not isinstance(first, int):
-            raise ConfigError(f"max_window_layers must be an integer, not {_show(first)}")
-        types = ["sliding_attention" if w is not None and i >= first else "full_attention" for i in range(n_layers)]
-    elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
-        raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
-    elif len(types) != n_layers:
-        raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
-    sliding = sum(t == "sliding_attention" for t in types) if w is not None else 0
-    if sliding == 0:
-        return None
-    if sliding != n_layers:
-        raise ConfigError(
-            f"layer_types makes {sliding} of {n_layers} layers sliding-window ({w}) and the rest full: "
-            "symtrans has one attention window for the whole stack"
-        )
-    r.notes.append(f"sliding_window {w} on every layer (use_sliding_window, layer_types): FLOPs and KV cache")
-    return w
 
 
 def _t5(r: _Reader) -> Spec:
@@ -2515,7 +2018,8 @@ def _dec_head_dim(r: _Reader, d: int, h: int) -> int | None:
     if r.mt in ("gemma2", "gemma3_text"):
         return r.size("head_dim")  # a field with a class default (256)
     if r.mt in _DEC_NO_HEAD_DIM:
-        if r.given("head_dim") and r.cfg["head_dim"] * h != d:
+        hd = r.cfg.get("head_dim")  # no field of these classes: any value is ignored, as transformers does
+        if hd is not None and (isinstance(hd, bool) or not isinstance(hd, int) or hd * h != d):
             r.notes.append(
                 f"head_dim {_show(r.cfg['head_dim'])} ignored: {r.model} always uses hidden_size // "
                 f"num_attention_heads = {d // h}"
@@ -2541,9 +2045,11 @@ def _dec_window_all(r: _Reader) -> int | None:
     """``sliding_window`` on every layer (Phi3Config, Starcoder2Config: null, the default,
     means none): the Spec's window ``w`` (FLOPs and KV cache, no parameters)."""
     k, w = r._lookup("sliding_window")
-    if k is None or w is None:
+    if k is None:
         return None
-    w = check_size("sliding_window", w)
+    w = window_size(r, "sliding_window", w)
+    if w is None:
+        return None
     r.notes.append(f"sliding_window {w}: every layer attends to the last {w} positions (FLOPs and KV cache)")
     return w
 
@@ -2585,9 +2091,9 @@ def _dec_layer_pattern(r: _Reader, n_layers: int) -> tuple[int, int] | None:
         raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
     elif len(types) != n_layers:
         raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n_layers}")
+    w = window_size(r, "sliding_window", w)
     if w is None:
         return None
-    w = check_size("sliding_window", w)
     n_w = sum(t == "sliding_attention" for t in types)
     if n_w == 0:
         return None
@@ -2870,8 +2376,8 @@ def _moe_pattern(r: _Reader, n: int) -> tuple[int | None, str]:
     k, w = r._lookup(window_key)
     if k is None:  # Qwen2/3MoeConfig: 4096, used only with use_sliding_window (the instance nulls it)
         w = _QWEN_WINDOW_DEFAULT if mt in ("qwen2_moe", "qwen3_moe") else r.defaults[window_key]
-    elif w is not None:
-        w = check_size(window_key, w)
+    else:
+        w = window_size(r, window_key, w)
     use = True
     if mt in ("qwen2_moe", "qwen3_moe"):
         use = r.flag("use_sliding_window", note=False)
@@ -2943,19 +2449,6 @@ def _note_window(r: _Reader, w: int, sliding: int, n: int) -> tuple[int | None, 
         f"layer_types makes {sliding} of {n} layers sliding-window ({w}) and the rest full (N_w = {sliding})"
     )
     return w, f"N_w={sliding}"
-
-
-def _check_rotary_head(r: _Reader, key: str, hd: int) -> None:
-    """transformers 5.x's RoPE validation: a fully rotated head of odd width above 4 cannot
-    rotate in pairs (``RotaryEmbeddingConfigMixin.validate_rope``)."""
-    rope = r.cfg.get("rope_parameters")
-    factor = rope.get("partial_rotary_factor", 1.0) if isinstance(rope, dict) else 1.0
-    if not isinstance(factor, (int, float)) or isinstance(factor, bool):
-        return  # rope_parameters is not modelled further; a bad factor is transformers' to refuse
-    if hd > 4 and hd % 2 and int(hd * factor) == hd:
-        raise ConfigError(
-            f"{key} ({hd}) is odd: rotary positions rotate pairs of features, so {r.cls} requires it even"
-        )
 
 
 def _moe_layout(
@@ -3418,191 +2911,6 @@ def _deberta_v2(r: _Reader) -> Spec:
 
 # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
 
-_NEO_KINDS = ("global", "local")
-
-
-def _gpt_neo_layers(r: _Reader, n_layers: int) -> tuple[str, list[str]]:
-    """GPT-Neo's per-layer attention kinds ("global" or "local"), as GPTNeoConfig makes them, and
-    the key they come from:
-    ``attention_layers`` when the file gives it (set after ``__post_init__``, so it wins),
-    else ``attention_types`` expanded (``[[kinds, repeat], ...]``: kinds repeated in turn).
-
-    Raises:
-        ConfigError: a malformed list, a kind other than global/local (GPTNeoBlock refuses
-            it), or a number of entries other than num_layers (GPTNeoConfig refuses it).
-    """
-    if "attention_layers" in r.cfg:
-        key, layers = "attention_layers", r.cfg["attention_layers"]
-        if not isinstance(layers, list) or any(not isinstance(k, str) for k in layers):
-            raise ConfigError('attention_layers must be a list of "global" and "local"')
-    else:
-        key, types = "attention_types", r.cfg.get("attention_types")
-        if types is None:
-            types = r._default("attention_types", "missing", _MISSING, '[[["global", "local"], 12]]')
-        shape = 'attention_types must be a list of [["global" | "local", ...], repeat] pairs'
-        if not isinstance(types, list):
-            raise ConfigError(f"{shape}, not {_show(types)}")
-        layers = []
-        for item in types:
-            ok = isinstance(item, list) and len(item) == 2 and isinstance(item[0], list)
-            if not ok or isinstance(item[1], bool) or not isinstance(item[1], int) or item[1] < 0:
-                raise ConfigError(shape)
-            if any(not isinstance(k, str) for k in item[0]):
-                raise ConfigError(shape)
-            layers += item[0] * item[1]
-    bad = next((k for k in layers if k not in _NEO_KINDS), None)
-    if bad is not None:
-        raise ConfigError(f'{key} holds {_show(bad)}: GPTNeoBlock builds only "global" and "local" attention layers')
-    if len(layers) != n_layers:
-        raise ConfigError(
-            f"{key} makes {len(layers)} attention layers for num_layers {n_layers}, which GPTNeoConfig refuses"
-        )
-    return key, layers
-
-
-def _gpt_neo(r: _Reader) -> Spec:
-    d = r.size("hidden_size")
-    h = r.size("num_heads")
-    _check_divides("hidden_size", d, "num_heads", h, "GPTNeoSelfAttention")
-    r.head_dim_must_match("hidden_size", d, "num_heads", h)
-    n = r.size("num_layers")
-    sizes = dict(
-        d_model=d,
-        d_ff=r.size("intermediate_size", 4 * d, f"4 * hidden_size = {4 * d}", nullable=True),
-        h=h,
-        N=n,
-        V=r.size("vocab_size"),
-        L_max=r.size("max_position_embeddings"),
-    )
-    key, layers = _gpt_neo_layers(r, n)
-    local = layers.count("local")
-    if "window_size" in r.cfg and not local:  # a strict int field, used by no layer here
-        check_size("window_size", r.cfg["window_size"], zero_ok=True)
-    if local:
-        w = r.size("window_size")
-        sizes["w"] = w
-        if local != n:
-            sizes["N_w"] = local
-            r.notes.append(
-                f"{key} makes {local} of {n} layers local (window_size {w}) and the rest global (N_w = {local}): "
-                "FLOPs and the KV cache count the window on the local layers (transformers' GPTNeo masks a full "
-                "score square and keeps every position in its cache)"
-            )
-        else:
-            r.notes.append(
-                f"{key} makes every layer local: each query attends to the last {w} positions "
-                "(window_size), counted as a sliding window in FLOPs and the KV cache (transformers' GPTNeo "
-                "masks a full score square and keeps every position in its cache)"
-            )
-    r.notes.append("GPTNeoSelfAttention: q_proj, k_proj and v_proj have no bias, out_proj has one")
-    return Spec(
-        family="decoder-only",
-        sizes=sizes,
-        positional="learned",
-        norm="layernorm",
-        bias=True,
-        qkv_bias=False,
-        norm_position="pre",
-        final_norm=True,
-        tie_output=r.flag("tie_word_embeddings"),
-    )
-
-
-def _gpt_bigcode(r: _Reader) -> Spec:
-    d = r.size("n_embd")
-    h = r.size("n_head")
-    _check_divides("n_embd", d, "n_head", h, "GPTBigCodeAttention")
-    r.head_dim_must_match("n_embd", d, "n_head", h)
-    mq = r.flag("multi_query")
-    if r.flag("add_cross_attention", note=False):
-        if mq:
-            raise ConfigError("add_cross_attention with multi_query: GPTBigCode has no multi-query cross-attention")
-        raise ConfigError(
-            f"add_cross_attention is true: cross-attention layers in {r.model} are not modelled by symtrans"
-        )
-    sizes = dict(
-        d_model=d,
-        d_ff=r.size("n_inner", 4 * d, f"4 * n_embd = {4 * d}", nullable=True),
-        h=h,
-        N=r.size("n_layer"),
-        V=r.size("vocab_size"),
-        L_max=r.size("n_positions"),
-    )
-    if mq:
-        r.notes.append("multi_query: one key and one value head shared by all heads (c_attn is d x (d + 2 d_k))")
-        if h > 1:
-            sizes["h_kv"] = 1
-    return Spec(
-        family="decoder-only",
-        sizes=sizes,
-        positional="learned",
-        norm="layernorm",
-        bias=True,
-        norm_position="pre",
-        final_norm=True,
-        tie_output=r.flag("tie_word_embeddings"),
-    )
-
-
-def _bloom(r: _Reader) -> Spec:
-    if "n_embed" in r.cfg:  # BloomConfig.__post_init__ pops the legacy n_embed over hidden_size
-        d = check_size("n_embed", r.cfg["n_embed"])
-        if "hidden_size" in r.cfg:
-            other = check_size("hidden_size", r.cfg["hidden_size"])
-            if other != d:
-                r.notes.append(f"n_embed ({d}) overrides hidden_size ({other}), as BloomConfig does")
-        d_key = "n_embed"
-    else:
-        d, d_key = r.size("hidden_size"), "hidden_size"
-    h = r.size("n_head")
-    _check_divides(d_key, d, "n_head", h, "BloomAttention")
-    r.head_dim_must_match(d_key, d, "n_head", h)
-    r.notes.append("BloomMLP is 4 x hidden_size wide (BloomConfig has no intermediate size)")
-    return Spec(
-        family="decoder-only",
-        sizes=dict(d_model=d, d_ff=4 * d, h=h, N=r.size("n_layer"), V=r.size("vocab_size")),
-        positional="alibi",
-        embedding_norm=True,
-        norm="layernorm",
-        bias=True,
-        norm_position="pre",
-        final_norm=True,
-        tie_output=r.flag("tie_word_embeddings"),
-    )
-
-
-def _mpt(r: _Reader) -> Spec:
-    d = r.size("d_model")
-    h = r.size("n_heads")
-    _check_divides("d_model", d, "n_heads", h, "MptAttention")
-    r.head_dim_must_match("d_model", d, "n_heads", h)
-    if "expansion_ratio" in r.cfg and r.cfg["expansion_ratio"] != 4:
-        r.notes.append(
-            f"key expansion_ratio is {_show(r.cfg['expansion_ratio'])}, but {r.model} (transformers 5.x) ignores it: "
-            "counted as implemented, a 4 x d_model MLP"
-        )
-    r.ignored_flag("no_bias", True, "without biases")
-    r.ignored_flag("learned_pos_emb", False, "with ALiBi and no position table")
-    attn = r.cfg.get("attn_config")
-    if attn is not None and not isinstance(attn, dict):
-        raise ConfigError(f"attn_config must be an object or null, not {_show(attn)}")
-    if isinstance(attn, dict) and attn.get("qk_ln"):
-        r.notes.append(f"attn_config.qk_ln is true, but {r.model} (transformers 5.x) ignores it: no QK norms counted")
-    r.notes.append("MptForCausalLM: bias-free linear maps, LayerNorms without a bias, ALiBi (no position table)")
-    return Spec(
-        family="decoder-only",
-        sizes=dict(
-            d_model=d, d_ff=4 * d, h=h, N=r.size("n_layers"), V=r.size("vocab_size"), L_max=r.size("max_seq_len")
-        ),
-        positional="alibi",
-        norm="layernorm",
-        norm_bias=False,
-        bias=False,
-        norm_position="pre",
-        final_norm=True,
-        tie_output=r.flag("tie_word_embeddings"),
-    )
-
 
 @dataclass(frozen=True)
 class Wrapper:
@@ -3616,8 +2924,9 @@ class Wrapper:
             the wrapper's value alone decides (Gemma3Config).
         flat: the wrapper also takes the text keys at its top level (Qwen2VLConfig.__post_init__
             moves them into text_config when there is none, as Hub checkpoints are saved).
-        language_model: what is counted, in transformers' module names.
-        left_out: what is not counted, by name.
+        language_model: the language model, in transformers' module names.
+        vision: the image side (vision tower and projector), counted beside it
+            (``catalog/models/vision.py``, ``engine/vision.py``).
     """
 
     text_type: str
@@ -3625,7 +2934,7 @@ class Wrapper:
     tie_or: bool
     flat: bool
     language_model: str
-    left_out: str
+    vision: str
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -3640,7 +2949,7 @@ WRAPPERS: dict[str, Wrapper] = {
         tie_or=True,
         flat=False,
         language_model="model.language_model (the text_config's base model) and lm_head",
-        left_out="the vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
+        vision="the CLIP vision tower (model.vision_tower, from vision_config) and the multi-modal projector "
         "(model.multi_modal_projector, two linear maps)",
     ),
     "qwen2_vl": Wrapper(
@@ -3649,7 +2958,7 @@ WRAPPERS: dict[str, Wrapper] = {
         tie_or=True,
         flat=True,
         language_model="model.language_model (Qwen2VLTextModel) and lm_head",
-        left_out="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
+        vision="the vision tower (model.visual: Qwen2VisionTransformerPretrainedModel, from vision_config, "
         "with its patch merger)",
     ),
 }
@@ -3725,13 +3034,18 @@ def _wrapped(r: _Reader) -> Spec:
     text_cls, _ = _of(CLASSES, TEXT_ONLY, text_mt)
     r.notes.insert(
         0,
-        f"counted: the language model of transformers {r.model}, {w.language_model} "
-        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); left out: {w.left_out}",
+        f"counted: transformers {r.model}, {w.language_model} and {w.vision} "
+        f"(defaults from {r.cls} and {text_cls}, transformers 5.x); the text-only figure leaves out {w.vision}",
     )
     r.notes += [f"text_config: {n}" for n in notes[1:]]
     if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
         spec = spec.replace(head_bias=False)
-    return spec
+    if r.mt == "llava":
+        sizes, opts, notes = llava_vision(r)
+    else:
+        sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
+    r.notes += notes
+    return spec.replace(sizes=sizes, **opts)
 
 
 def _qwen2_vl_text(r: _Reader) -> Spec:
@@ -3772,6 +3086,7 @@ def _qwen2_vl_text(r: _Reader) -> Spec:
 
 
 _TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text}
+_TEXT_ONLY_READERS.update({rec.model_type: rec.read for rec in RECORDS if rec.text_only})
 
 
 _FAMILIES = {
@@ -3779,12 +3094,6 @@ _FAMILIES = {
     "roberta": _bert,
     "albert": _albert,
     "gpt2": _gpt2,
-    "llama": _llama_like,
-    "mistral": _llama_like,
-    "mixtral": _llama_like,
-    "qwen2": _llama_like,
-    "qwen3": _llama_like,
-    "gemma": _llama_like,
     "t5": _t5,
     "bart": _bart,
     "opt": _opt,
@@ -3815,10 +3124,6 @@ _FAMILIES = {
     "electra": _electra,
     "deberta-v2": _deberta_v2,
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gpt_neo": _gpt_neo,
-    "gpt_bigcode": _gpt_bigcode,
-    "bloom": _bloom,
-    "mpt": _mpt,
     "llava": _wrapped,
     "qwen2_vl": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
@@ -3828,10 +3133,12 @@ _FAMILIES = {
     "whisper": _whisper,
     "vit": _vit,
 }
+_FAMILIES.update({rec.model_type: rec.read for rec in RECORDS if not rec.text_only})
 
 _NOT_YET: dict[str, str] = {  # model_type -> why it cannot be counted yet
     # --- gpt2-like (learned positions / ALiBi) and multimodal wrappers
-    "gemma3": 'its language model, text_config model_type "gemma3_text", is not supported yet',
+    "gemma3": "Gemma3ForConditionalGeneration's SigLIP vision tower and multi-modal projector are not "
+    "counted yet; its language model is: count the text_config alone as model_type gemma3_text",
 }
 
 

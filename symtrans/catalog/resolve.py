@@ -164,12 +164,22 @@ def parse_setting(item: str) -> tuple[str, object]:
             if low in _FALSE:
                 return name, False
             raise InputError(f"{name} must be true or false, not {raw!r}")
+        if kind is str:  # mixers: kinds joined by "|", checked by Spec
+            return name, raw
         return name, parse_int(raw, name)
+    from symtrans.catalog.hf_config import size_of_key  # here: only a Hugging Face name pays for it
+
+    hf = size_of_key(name)
+    if hf is not None:  # a config.json key (num_hidden_layers=16): the size it sets (issue 25.15)
+        return parse_setting(f"{hf[0]}={raw}")
     import difflib
 
-    close = difflib.get_close_matches(name, list(SYMBOLS) + list(OPTION_NAMES), n=3)
+    from symtrans.catalog.hf_config import SIZE_OF_KEY
+
+    close = difflib.get_close_matches(name, list(SYMBOLS) + list(OPTION_NAMES) + list(SIZE_OF_KEY), n=3)
     if close:
-        hint = f"; did you mean {', '.join(close)}?"
+        shown = [f"{c} ({SIZE_OF_KEY[c]})" if c in SIZE_OF_KEY else c for c in close]
+        hint = f"; did you mean {', '.join(shown)}?"
     else:  # nothing alike: name them all, as argparse does for an invalid choice
         sizes = [n for n in SYMBOLS if n not in WORKLOAD_OPTIONS]  # B, D, ... have options of their own
         hint = f"; choose a size ({', '.join(sizes)}) or an option ({', '.join(OPTION_NAMES)})"
@@ -180,13 +190,17 @@ def apply_settings(spec: Spec, settings: list[str]) -> tuple[Spec, tuple[str, ..
     """``spec`` with every ``NAME=VALUE`` applied; returns it and a note per change."""
     sizes: dict[str, int] = {}
     options: dict[str, object] = {}
+    read_as: dict[str, str] = {}
     for item in settings:
         name, value = parse_setting(item)
         (sizes if name in SYMBOLS else options)[name] = value
+        typed = item.partition("=")[0].strip()
+        if typed != name:  # a Hugging Face key name: say which size it set
+            read_as[name] = f" (read from {typed}, the config.json name)"
     if not sizes and not options:
         return spec, ()
     new = spec.replace(sizes=sizes, **options)
-    notes = tuple(f"--set {k}={v}" for k, v in {**sizes, **options}.items())
+    notes = tuple(f"--set {k}={v}{read_as.get(k, '')}" for k, v in {**sizes, **options}.items())
     return new, notes
 
 

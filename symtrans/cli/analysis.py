@@ -12,40 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 
 from symtrans.base.errors import InputError
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import bytes_arg, int_arg
 
-_BYTES = re.compile(r"\s*([0-9][0-9_.eE+]*)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*")
-_BYTE_UNITS = {
-    None: 1,
-    "B": 1,
-    "KB": 10**3,
-    "MB": 10**6,
-    "GB": 10**9,
-    "TB": 10**12,
-    "KiB": 2**10,
-    "MiB": 2**20,
-    "GiB": 2**30,
-    "TiB": 2**40,
-}
-
-
-def _bytes(text: str) -> int:
-    """argparse type: bytes, optionally with a unit (80GiB, 40GB)."""
-    m = _BYTES.fullmatch(text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"--memory takes bytes such as 85899345920, 80GiB or 80GB, not {text!r}")
-    from symtrans.base.numbers import parse_int
-
-    try:
-        v = parse_int(m.group(1), "--memory") * _BYTE_UNITS[m.group(2)]
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"--memory must be positive, not {text}")
-    return v
+_bytes = bytes_arg("--memory")  # 85899345920, 16e9, 80GB, 1.5GiB: the one byte parser
 
 
 def _rules(args) -> list:
@@ -166,6 +137,11 @@ def _cmd_solve(args, emit) -> int:
         convention=args.convention,
         memory_options=memory_options,
     )
+    if r.context is not None:  # the answer passes the model's maximum positions (issue 25.2)
+        from symtrans.analysis.solve import context_warning
+        from symtrans.cli.main import _warn
+
+        _warn(args, context_warning(r.unknown, r.below.value, r.context[0], r.context[1]))
     if args.format == "json":
         out = r.to_dict()
         out["model"] = res.name
@@ -200,6 +176,12 @@ def _cmd_solve(args, emit) -> int:
                 f"  nearest {label}: {r.unknown} = {c.value}: {grouped(c.count)} {r.unit} "
                 f"({'+' if diff >= 0 else '-'}{grouped(abs(diff))}); {sizes}"
             )
+    if r.context is not None and r.context[2] is not None:
+        limit, _, at = r.context
+        lines.append(
+            f"  within the context: {r.unknown} = {limit:,}: {grouped(at.count)} {r.unit} "
+            f"({grouped(r.target - at.count)} under the budget)"
+        )
     lines += [f"  note: {n}" for n in r.notes]
     emit(args, "\n".join(lines))
     return 0
@@ -358,6 +340,31 @@ def _cmd_identities(args, emit) -> int:
 # plot
 
 
+def _flat_line_hint(args, res) -> None:
+    """Warn when the parameters do not depend on the x axis (a rotary model over L): the
+    line is flat, and FLOPs are what grow with it (issue 25.17)."""
+    if args.quantity != "params":
+        return
+    from symtrans.cli.main import _warn
+    from symtrans.engine.architectures import build
+    from symtrans.engine.symbols import SYMBOLS
+
+    x = SYMBOLS.get(args.over)
+    if x is not None and x not in build(res.spec).params.free_symbols:
+        why = ""
+        if args.over == "L":
+            why = (
+                " (a position table's rows are L_max, not the workload's L)"
+                if res.spec.positional in ("learned", "sinusoidal-table")
+                else f" ({res.spec.positional} positions have no parameters)"
+            )
+        _warn(
+            args,
+            f"the parameters of {res.name} do not depend on {args.over}{why}: the line is flat; "
+            f"--quantity flops shows how the cost grows with {args.over}",
+        )
+
+
 def _cmd_plot(args, emit, usage_error) -> int:
     import os
 
@@ -372,6 +379,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
         if args.kind == "shares":
             fig = component_shares(res.spec, res.name, args.batch, args.seq_len, args.mask)
         else:
+            _flat_line_hint(args, res)
             fig = scaling(
                 res.spec,
                 args.over,
@@ -430,7 +438,9 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
     p.add_argument(
         "--for", dest="unknown", required=True, metavar="NAME", help="the size to solve for (d_model, N, L, ...)"
     )
-    p.add_argument("--params", type=int_arg("--params"), default=None, metavar="P", help="parameter budget (e.g. 7e9)")
+    p.add_argument(
+        "--params", type=int_arg("--params"), default=None, metavar="P", help="parameter budget (e.g. 7e9 or 1.5B)"
+    )
     p.add_argument(
         "--active-params",
         type=int_arg("--active-params"),
@@ -449,7 +459,7 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
         help="training (forward + backward) FLOPs budget of one step",
     )
     p.add_argument(
-        "--memory", type=_bytes, default=None, metavar="BYTES", help="memory budget (85899345920, 80GiB, 80GB)"
+        "--memory", type=_bytes, default=None, metavar="BYTES", help="memory budget (85899345920, 16e9, 80GB, 1.5GiB)"
     )
     p.add_argument(
         "--compute",

@@ -12,7 +12,8 @@ from symtrans.base.numbers import parse_int
 
 
 def int_arg(name: str, minimum: int = 1):
-    """An argparse ``type=`` for an exact integer >= ``minimum`` (accepts 4096, 4_096, 7e9).
+    """An argparse ``type=`` for an exact integer >= ``minimum`` (accepts 4096, 4_096, 7e9
+    and the count shorthand every output prints, 1.5B, 70B, 124.4M, when it is whole).
 
     The returned function raises ``argparse.ArgumentTypeError`` (one line naming ``name``)
     for text that is not such an integer (``base.numbers.parse_int``: no float rounding,
@@ -27,6 +28,25 @@ def int_arg(name: str, minimum: int = 1):
         if v < minimum:
             kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
             raise argparse.ArgumentTypeError(f"{name} must be {kind}, not {text}")
+        return v
+
+    return parse
+
+
+def bytes_arg(name: str, allow_zero: bool = False):
+    """An argparse ``type=`` for bytes, the one byte parser of every option
+    (``base.numbers.parse_bytes``): 85899345920, 16e9, 80GB, 1.5GiB; positive (or zero
+    with ``allow_zero``).  Raises ``argparse.ArgumentTypeError`` naming ``name``."""
+
+    def parse(text: str) -> int:
+        from symtrans.base.numbers import parse_bytes
+
+        try:
+            v = parse_bytes(text, name)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        if v < 0 or (v == 0 and not allow_zero):
+            raise argparse.ArgumentTypeError(f"{name} must be {'zero or ' if allow_zero else ''}positive, not {text}")
         return v
 
     return parse

@@ -8,47 +8,43 @@ outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import bytes_arg, int_arg
 
 
 def _bytes_arg(name: str, allow_zero: bool = True):
-    """argparse ``type=`` for bytes written 0, 85899345920, 16GiB, 100MB."""
-
-    def parse(text: str) -> int:
-        from symtrans.base.numbers import parse_bytes
-
-        try:
-            v = parse_bytes(text, name)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-        if v < 0 or (v == 0 and not allow_zero):
-            raise argparse.ArgumentTypeError(f"{name} must be {'zero or ' if allow_zero else ''}positive, not {text}")
-        return v
-
-    return parse
+    """argparse ``type=`` for bytes written 0, 85899345920, 16GiB, 100MB (``arguments.bytes_arg``)."""
+    return bytes_arg(name, allow_zero)
 
 
 def add_deploy_parser(sub, common, emit, usage_error) -> None:
     """The ``deploy`` subcommand (registered by ``cli.main.build_parser``)."""
-    from symtrans.accounting.hardware import ACCELERATORS
 
     p = sub.add_parser(
         "deploy",
         help="serving plan: memory per device, max concurrency (vLLM's), TTFT, TPOT, throughput, devices, host, disk",
     )
     common(p, ("text", "json"), "text")
+    add_deploy_options(p)
+    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
+
+
+def add_deploy_options(p, accelerator_required: bool = True) -> None:
+    """The options of ``deploy`` (shared with ``reconcile``)."""
+    from symtrans.accounting.hardware import ACCELERATORS
+
     p.add_argument(
         "--accelerator",
-        required=True,
+        required=accelerator_required,
         metavar="NAME|SPEC",
         help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
     )
     p.add_argument("--devices", type=int_arg("--devices"), default=1, metavar="n", help="devices in all (default 1)")
     p.add_argument(
         "--tensor-parallel",
+        "--tensor-parallel-size",
+        dest="tensor_parallel",
         type=int_arg("--tensor-parallel"),
         default=1,
         metavar="tp",
@@ -60,7 +56,76 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         metavar="DTYPE",
         help="weight dtype: fp32, bf16, fp16, fp8, int8, int4 (default: the config's torch_dtype, else bf16)",
     )
-    p.add_argument("--kv-dtype", default=None, metavar="DTYPE", help="KV cache dtype (default: the weight dtype)")
+    p.add_argument(
+        "--kv-dtype",
+        "--kv-cache-dtype",
+        dest="kv_dtype",
+        default=None,
+        metavar="DTYPE",
+        help="KV cache dtype: auto, bf16, fp16, fp8 (fp8_e4m3), fp8_e5m2 (default auto: the model's 16-bit dtype "
+        "under --engine vllm, as vLLM's kv_cache_dtype=auto; else the weight dtype)",
+    )
+    p.add_argument(
+        "--engine",
+        default="vllm",
+        choices=("vllm", "none"),
+        help="serving engine whose start-up rules size the KV cache (default vllm; none: the bare formula)",
+    )
+    p.add_argument(
+        "--engine-version",
+        default=None,
+        metavar="V",
+        help="vLLM release: 0.4, 0.6, 0.7, 0.8, latest or 0.x.y (default latest)",
+    )
+    p.add_argument(
+        "--non-torch",
+        type=_bytes_arg("--non-torch"),
+        default=None,
+        metavar="BYTES",
+        help="memory outside PyTorch per device: CUDA context, NCCL (default: the vLLM release's logged figure)",
+    )
+    p.add_argument(
+        "--cuda-graphs",
+        type=_bytes_arg("--cuda-graphs"),
+        default=None,
+        metavar="BYTES",
+        help="CUDA-graph memory counted against the KV cache (default 0: V1 captures graphs after sizing it)",
+    )
+    p.add_argument(
+        "--max-num-batched-tokens",
+        type=int_arg("--max-num-batched-tokens"),
+        default=None,
+        metavar="T",
+        help="tokens of the profiling run (default: vLLM's for the release and device)",
+    )
+    p.add_argument(
+        "--max-num-seqs",
+        type=int_arg("--max-num-seqs"),
+        default=None,
+        metavar="S",
+        help="sequences of the profiling run's sampler (default: vLLM's for the release and device)",
+    )
+    p.add_argument(
+        "--max-model-len",
+        type=int_arg("--max-model-len"),
+        default=None,
+        metavar="TOKENS",
+        help="tokens of one request, prompt + generated (vLLM's; default: the model's context)",
+    )
+    p.add_argument(
+        "--mla",
+        default=None,
+        choices=("absorbed", "expanded"),
+        help="multi-head latent attention at decode: absorbed (vLLM, SGLang; default under --engine vllm) or "
+        "expanded (transformers' eager; default under --engine none)",
+    )
+    p.add_argument(
+        "--pipeline-parallel-size",
+        type=int_arg("--pipeline-parallel-size"),
+        default=1,
+        metavar="pp",
+        help="pipeline stages (only 1 is planned yet)",
+    )
     p.add_argument(
         "--quantization",
         default=None,
@@ -90,7 +155,8 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         "--gpu-memory-utilization",
         default=None,
         metavar="U",
-        help="fraction of device memory for weights, activations and KV cache, in (0, 1] (vLLM's; default 0.9)",
+        help="fraction of device memory for weights, activations and KV cache, in (0, 1] (vLLM's; default: the "
+        "release's, 0.92 in the latest, else 0.9)",
     )
     p.add_argument(
         "--activation-reserve",
@@ -102,9 +168,9 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
     p.add_argument(
         "--block-size",
         type=int_arg("--block-size"),
-        default=1,
+        default=None,
         metavar="TOKENS",
-        help="KV cache block in tokens (default 1; vLLM's paged blocks are 16)",
+        help="KV cache block in tokens (default 16 under --engine vllm, else 1)",
     )
     p.add_argument("--compute-efficiency", default=None, metavar="E", help="fraction of the peak achieved (default 1)")
     p.add_argument(
@@ -136,15 +202,27 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
         metavar="BYTES",
         help="host memory beyond the staged checkpoint: runtime, tokenizer, buffers (default 0)",
     )
-    p.set_defaults(func=lambda args: cmd_deploy(args, emit))
 
 
 def _options(args, checkpoint):
     from symtrans.accounting.deploy import DeployOptions
     from symtrans.accounting.hardware import fraction
     from symtrans.accounting.quantization import weight_format
+    from symtrans.base.errors import InputError
 
     fmt, notes = weight_format(checkpoint, args.dtype, args.quantization)
+    if args.pipeline_parallel_size != 1:
+        raise InputError("--pipeline-parallel-size above 1 is not planned yet: give 1, or plan one stage's layers")
+    kv = args.kv_dtype
+    aliases = {"auto": None, "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "bfloat16": "bf16", "float16": "fp16"}
+    if kv is not None:
+        kv = aliases.get(kv.strip().lower(), kv)
+    if kv is None and args.engine == "vllm" and fmt.dtype not in ("fp32", "bf16", "fp16"):
+        kv = "bf16"  # vLLM's kv_cache_dtype=auto is the model's activation dtype, not its weights' fp8/int
+        notes.append(
+            f"KV cache bf16: vLLM's kv_cache_dtype=auto follows the model's 16-bit dtype, not the {fmt.dtype} weights "
+            "(vllm/config/cache.py); give --kv-cache-dtype fp8 for an fp8 cache"
+        )
     given: dict = {}  # options left out take DeployOptions' defaults (one place for each)
     for key, flag, upper in (
         ("gpu_memory_utilization", "--gpu-memory-utilization", 1),
@@ -162,7 +240,7 @@ def _options(args, checkpoint):
         devices=args.devices,
         tensor_parallel=args.tensor_parallel,
         dtype=fmt.dtype,
-        kv_dtype=args.kv_dtype,
+        kv_dtype=kv,
         quantization=fmt.quantization,
         precision=args.precision,
         concurrency=args.concurrency,
@@ -170,9 +248,32 @@ def _options(args, checkpoint):
         activation_reserve=args.activation_reserve,
         block_size=args.block_size,
         host_allowance=args.host_allowance,
+        engine=args.engine,
+        engine_version=args.engine_version,
+        non_torch=args.non_torch,
+        cuda_graphs=args.cuda_graphs,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+        max_num_seqs=args.max_num_seqs,
+        max_model_len=args.max_model_len,
+        serving_context=getattr(checkpoint, "serving_context", None),
+        mla=args.mla,
         **given,
     )
     return opts, notes
+
+
+def _mla(spec, p) -> dict:
+    """Decode FLOPs per token of the request's last token, both ways (``mla_decode``)."""
+    from symtrans.accounting.mla_decode import decode_flops_per_token
+
+    ctx = p.prompt + p.generate
+    return {
+        "form": p.mla,
+        "context": ctx,
+        "decode_flops_per_token": {
+            f: _x(decode_flops_per_token(spec, spec.values, ctx, f)) for f in ("absorbed", "expanded")
+        },
+    }
 
 
 def _x(x):
@@ -212,7 +313,10 @@ def deploy_result(res, args) -> dict:
             "peak_flops_per_second": acc.peak(p.precision),
             "bandwidth_bytes_per_second": acc.bandwidth,
             "memory_bytes": acc.memory,
+            "cuda_visible_bytes": p.device_memory,
         },
+        "engine": {"name": o.engine, "version": o.engine_version, "terms": p.engine_terms},
+        "mla": _mla(res.spec, p) if p.mla else None,
         "devices": o.devices,
         "tensor_parallel": o.tensor_parallel,
         "replicas": p.replicas,
@@ -239,7 +343,7 @@ def deploy_result(res, args) -> dict:
             "activation_reserve": p.activation_reserve,
             "activation_reserve_default": p.reserve_is_default,
             "usable": _x(p.usable),
-            "headroom": _x(acc.memory - p.usable),
+            "headroom": _x(p.device_memory - p.usable),
         },
         "weights_total": p.weights_total,
         "weight_terms": {k: _x(v) for k, v in p.weight_terms.items()},
@@ -287,12 +391,10 @@ def deploy_result(res, args) -> dict:
 
 
 def _seconds(x) -> str:
-    f = float(x)
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(x)
 
 
 def _bytes(n) -> str:
@@ -330,8 +432,13 @@ def deploy_text(r: dict) -> str:
         f"tensor parallelism {r['tensor_parallel']}); weights {w['dtype']}{quant}, KV cache {w['kv_dtype']}; peak {si(a['peak_flops_per_second'], 'FLOP/s')} "
         f"{a['precision']}, {si(a['bandwidth_bytes_per_second'], 'B/s', 2)}, {_bytes(a['memory_bytes'])} per device",
         f"  source: {a['source']}",
-        f"  request: {r['workload']['prompt']:,} prompt + {r['workload']['generate']:,} generated tokens "
-        f"({r['workload']['tokens_per_request']:,} cached)",
+        f"  request: {r['workload']['prompt']:,} prompt + {r['workload']['generate']:,} generated tokens"
+        + (
+            ""
+            if r["workload"]["tokens_per_request"] == r["workload"]["prompt"] + r["workload"]["generate"]
+            else f" (its KV cache takes what {r['workload']['tokens_per_request']:,} tokens in every layer would: "
+            "windowed layers hold their window)"
+        ),
         "  memory per device:",
         f"    weights (once)               {_bytes(m['weights'])}",
         f"    KV cache per request         {_bytes(m['kv_cache_per_request'])} "
@@ -339,9 +446,11 @@ def deploy_text(r: dict) -> str:
         f"    KV cache x {r['batch_per_replica']:<18,}{_bytes(m['kv_cache_at_batch'])}",
         f"    activation reserve           {_bytes(m['activation_reserve'])}"
         + (" (default)" if m["activation_reserve_default"] else ""),
-        f"    usable at utilisation {Fraction(r['workload']['gpu_memory_utilization'])}  {_bytes(Fraction(m['usable']))}; "
-        f"headroom {_bytes(Fraction(m['headroom']))}",
+        f"    usable at utilisation {float(Fraction(r['workload']['gpu_memory_utilization'])):g}  {_bytes(Fraction(m['usable']))} "
+        f"(of {_bytes(a['cuda_visible_bytes'])}, rounded down to a whole byte); headroom {_bytes(Fraction(m['headroom']))}",
     ]
+    for k, v in r["engine"]["terms"].items():
+        lines.append(f"    {k:<29}{_bytes(v)}")
     if r["weight_terms"] and any(k not in ("unquantized", "vectors") for k in r["weight_terms"]):
         from symtrans.accounting.quantization import TERM_LABELS
 
@@ -351,10 +460,11 @@ def deploy_text(r: dict) -> str:
     lines.append("  closed forms:")
     for f in r["_formulas"]:
         lines.append(f"    {f.name}: {f.formula} = {f.substituted} = {_value(f)}")
+    req = r["workload"]["prompt"] + r["workload"]["generate"]
     lines.append(
-        f"  maximum concurrency: {r['max_concurrency']:,} requests of {r['workload']['tokens_per_request']:,} tokens "
-        f"({r['max_concurrency_per_replica']:,} per replica; vLLM: 'Maximum concurrency for "
-        f"{r['workload']['tokens_per_request']:,} tokens per request')"
+        f"  maximum concurrency: {r['max_concurrency']:,} whole requests of {req:,} tokens "
+        f"({r['max_concurrency_per_replica']:,} per replica); vLLM prints: 'GPU KV cache size: {r['token_budget']:,} "
+        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {r['token_budget'] / req:.2f}x'"
     )
     lines.append(
         f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
@@ -363,6 +473,14 @@ def deploy_text(r: dict) -> str:
         f"{float(Fraction(r['requests_per_second'])):,.2f} requests/s in waves, "
         f"{float(Fraction(r['decode_tokens_per_second'])):,.1f} tokens/s while decoding"
     )
+    if r.get("mla"):
+        ml = r["mla"]
+        d = ml["decode_flops_per_token"]
+        lines.append(
+            f"  multi-head latent attention decoded {ml['form']}: {float(Fraction(d[ml['form']])):.4g} FLOPs for a token "
+            f"at context {ml['context']:,} (absorbed {float(Fraction(d['absorbed'])):.4g}, vLLM and SGLang; expanded "
+            f"{float(Fraction(d['expanded'])):.4g}, transformers' eager re-expanding the cache; --mla)"
+        )
     t = r["targets"]
     if "latency" in t:
         lt = t["latency"]

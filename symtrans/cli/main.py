@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Sequence
 
-from symtrans.base.errors import InputError, SymtransError
+from symtrans.base.errors import SymtransError
 from symtrans.cli.arguments import int_arg
 
 CONVENTION_NOTE = "FLOPs: 2 per multiply-accumulate, matrix products only (bias adds, softmax and norms not counted)"
@@ -27,9 +27,33 @@ class UsageError(SymtransError):
 
 
 class _Parser(argparse.ArgumentParser):
+    _active: argparse.ArgumentParser | None = None  # the innermost (sub)parser that ran
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        _Parser._active = self  # a subcommand's parser runs inside the root's: the last one wins
+        return super().parse_known_args(args, namespace)
+
     # argparse prints the whole usage on error; the contract is one line on stderr.
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(message, _Parser._active or self)}")
+
+
+def _did_you_mean(message: str, parser: argparse.ArgumentParser) -> str:
+    """A near miss among the subcommand's options for an unrecognized one (``--seqlen``:
+    ``--seq-len``), as argparse itself only does from Python 3.14 (issue 25.16)."""
+    import difflib
+
+    if not message.startswith("unrecognized arguments:"):
+        return ""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for token in message.split(":", 1)[1].split():
+        if token.startswith("--"):
+            close = difflib.get_close_matches(token.partition("=")[0], options, n=1, cutoff=0.7)
+            hints += [(close[0], token.partition("=")[0])] if close else []
+    if len(hints) == 1:
+        return f"; did you mean {hints[0][0]}?"
+    return f"; did you mean {', '.join(f'{o} (for {t})' for o, t in hints)}?" if hints else ""
 
 
 # ---------------------------------------------------------------------------------
@@ -265,6 +289,13 @@ def params_result(res, generated: bool = True) -> dict:
             from symtrans.catalog.comparison import comparison_json
 
             out["hand_count"] = comparison_json(res.preset, spec)
+    if spec.vision != "none":  # a vision-language model: the text-only figure beside the whole class
+        from symtrans.engine.architectures import build
+        from symtrans.engine.evaluate import exact
+        from symtrans.engine.vision import vision_params
+
+        vision = exact(vision_params(build(spec)), values)
+        out["parts"] = {"all": out["total"], "text": out["total"] - vision, "vision": vision}
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     out["counted_class"] = res.counted_class
     return out
@@ -378,7 +409,23 @@ def _cmd_params(args) -> int:
         return 0
     from symtrans.base.numbers import count, grouped
 
-    lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
+    part = getattr(args, "part", "all")
+    if part != "all" and "parts" not in r:
+        raise UsageError(
+            f"symtrans params: --part {part} needs a vision-language model; {r['model']} has no vision tower"
+        )
+    headline = r["parts"][part] if part != "all" else r["total"]
+    what = {
+        "all": "parameters",
+        "text": "parameters of the language model (text only)",
+        "vision": "parameters of the vision tower and projector",
+    }[part]
+    lines = [f"{r['model']}: {grouped(headline)} {what} ({count(headline)})"]
+    if "parts" in r:
+        lines.append(
+            f"  text only (language model and LM head): {grouped(r['parts']['text'])}; "
+            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['total'])}"
+        )
     if peft:
         lines += _peft_lines(peft)
     if "active" in r:
@@ -404,22 +451,17 @@ def _cmd_params(args) -> int:
 
 
 def flops_values(res, batch: int, seq_len: int | None) -> dict[str, int]:
-    """Sizes for evaluating forward FLOPs: the spec's, with B, L (or L_src/L_tgt) set.
+    """Sizes for evaluating forward FLOPs: the spec's, with the workload's B, L (and
+    L_src/L_tgt) set by the one rule of ``engine.workload.resolve_workload``."""
+    return command_workload(res, batch, seq_len).values(res.spec)
 
-    ``seq_len`` defaults to the spec's L; for an encoder-decoder, L_src and L_tgt
-    default to ``seq_len`` unless the spec (via --set) already gives them.
-    """
-    v = dict(res.spec.values)
-    if seq_len is None:
-        seq_len = v.get("L")
-        if seq_len is None:
-            raise InputError("give --seq-len (the model has no L)")
-    v["B"] = batch
-    v["L"] = seq_len
-    v.setdefault("L_src", seq_len)
-    v.setdefault("L_tgt", seq_len)
-    res.spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens <= L)
-    return v
+
+def command_workload(res, batch: int, seq_len: int | None, mask: str = "full"):
+    """The ``engine.workload.Workload`` of a command on ``res`` (a ``resolve.Resolved``):
+    ``--batch``, ``--seq-len`` (else the model's L, with its source) and ``--mask``."""
+    from symtrans.engine.workload import resolve_workload
+
+    return resolve_workload(res.spec, batch, seq_len, mask=mask, seq_len_source=res.seq_len_source)
 
 
 def _check_flops_options(args, res) -> None:
@@ -492,6 +534,10 @@ def _cmd_report(args) -> int:
     from symtrans.cli.inspect import with_checkpoint_section
 
     res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights
+    if args.train is not None:  # the training plan of a layout (issue 24)
+        from symtrans.cli.train import with_train_section
+
+        res = with_train_section(args.model, args.set, args.train, res)
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
@@ -510,7 +556,8 @@ def _cmd_report(args) -> int:
     from symtrans.render.report import build_context, i18n, render_context
     from symtrans.render.report.terminal import summary
 
-    report = build_context(res, title=args.title, batch=args.batch, seq_len=args.seq_len)
+    wl = command_workload(res, args.batch, args.seq_len)  # the headline, the FLOPs sections and the charts read it
+    report = build_context(res, title=args.title, workload=wl)
     lang = i18n.resolve(args.lang, report.language)
     if not out and not explicit and sys.stdout.isatty():
         # a person at a terminal: the headline numbers, and how to write the whole report
@@ -523,7 +570,9 @@ def _cmd_report(args) -> int:
         if not args.no_charts:  # charts (symtrans.plots) go into the TeX directory, embedded in the PDF
             from symtrans.render.plots import add_chart_section
 
-            files = add_chart_section(report, res, out or "report.pdf", "latex", args.batch, args.seq_len)
+            files = _charts(
+                args, add_chart_section(report, res, out or "report.pdf", "latex", workload=wl, asked=args.charts)
+            )
         _emit(args, build_pdf(render_context(report, "latex", lang=lang), files=files))
         if out:
             _report_written(args, report, out, "pdf")
@@ -531,13 +580,23 @@ def _cmd_report(args) -> int:
     if out and not args.no_charts:  # charts go next to the report file (inlined in HTML), in the same transaction
         from symtrans.render.plots import add_chart_section, beside
 
-        files = add_chart_section(report, res, out, args.format, args.batch, args.seq_len)
+        files = _charts(args, add_chart_section(report, res, out, args.format, workload=wl, asked=args.charts))
         for path, data in beside(out, files).items():
             _outputs(args).add(path, data)
     _emit(args, render_context(report, args.format, lang=lang))
     if out:
         _report_written(args, report, out, args.format)
     return 0
+
+
+def _charts(args, files):
+    """The chart files; None (no matplotlib, charts not asked for with --charts): a warning."""
+    if files is None:
+        from symtrans.render.plots import INSTALL_HINT
+
+        _warn(args, f"the report has no charts: they need matplotlib ({INSTALL_HINT}); --no-charts silences this")
+        return {}
+    return files
 
 
 def _report_written(args, report, output: str, fmt: str) -> None:
@@ -731,6 +790,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="LoRA trainable vs frozen parameters; targets: q, k, v, o, gate, up, down, attention, ffn, all",
     )
     p.add_argument(
+        "--part",
+        choices=("all", "text", "vision"),
+        default="all",
+        help="a vision-language model: the whole class (all), its language model (text) or its vision side",
+    )
+    p.add_argument(
         "--adapter",
         default=None,
         metavar="r=R[,placement=houlsby|pfeiffer]",
@@ -752,6 +817,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from symtrans.cli.deploy import add_deploy_parser  # serving plan (issue 12)
 
         add_deploy_parser(sub, _common, _emit, UsageError)
+    if _wants(sub, "reconcile"):
+        from symtrans.cli.reconcile import add_reconcile_parser  # a vLLM log line by line (issue 23)
+
+        add_reconcile_parser(sub, _common, _emit)
+
+    if _wants(sub, "train"):
+        from symtrans.cli.train import add_train_parser  # training at scale (issue 24)
+
+        add_train_parser(sub, _common, _emit, UsageError)
 
     if _wants(sub, "report"):
         p = sub.add_parser("report", help="derivation report: HTML, Markdown, LaTeX or PDF")
@@ -773,10 +847,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="language of the report's text (numbers, formulas and sources are the same in all); "
             "auto: a hand-count preset in its article's language, else English",
         )
-        p.add_argument(
+        charts = p.add_mutually_exclusive_group()
+        charts.add_argument(
             "--no-charts",
             action="store_true",
             help="leave out the charts (with -o they are written next to the report; they need matplotlib)",
+        )
+        charts.add_argument(
+            "--charts",
+            action="store_true",
+            help="ask for the charts: without matplotlib the report says how to install it "
+            "(by default the charts are drawn when matplotlib is installed, else left out with a warning)",
+        )
+        p.add_argument(
+            "--train",
+            default=None,
+            metavar='"OPTIONS"',
+            help='add a training plan section: the options of symtrans train, quoted (--train "--tp 8 --pp 2")',
         )
         p.set_defaults(func=_cmd_report)
 
@@ -896,12 +983,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every line on stderr has the characters a terminal would act on shown escaped.
     """
-    from symtrans.base.escape import terminal_escape
-    from symtrans.base.interrupt import exit_status, interrupts_as_exceptions, message
+    from symtrans.base.escape import one_line
+    from symtrans.base.interrupt import check, exit_status, interrupts_as_exceptions, message, until_exit
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            return _main(argv, lambda line: print(terminal_escape(line), file=sys.stderr))
+            status = _main(argv, lambda line: print(one_line(line), file=sys.stderr))
+            check()  # a signal that a finaliser swallowed still ends the run with its status
+        if argv is None:  # the process is this command: a signal during shutdown still says what was written
+            until_exit()
+        return status
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM/SIGHUP (interrupt.Terminated)
         print(f"symtrans: {message(e)}", file=sys.stderr)
         return exit_status(e)
@@ -944,7 +1035,7 @@ def _main(argv: Sequence[str] | None, say) -> int:
         msg = str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
-        say(f"symtrans: error: {' '.join(str(msg).split())}")
+        say(f"symtrans: error: {msg}")  # say: one line, capped and escaped (escape.one_line)
         return 2
     except SystemExit as e:  # --help and --version exit through argparse
         return int(e.code or 0)

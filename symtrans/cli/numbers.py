@@ -101,7 +101,7 @@ def memory_query(args, fmt, batch: int, seq: int, src: int | None) -> tuple:
         args.kv_dtype,
         args.optimizer,
         args.zero,
-        args.dp,
+        args.dp or 1,  # --dp is None when not given (usage._check_parallel_options)
         args.recompute,
         bool(args.flash_attention),
         bool(args.eager_attention),

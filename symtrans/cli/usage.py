@@ -105,7 +105,9 @@ def add_memory_parser(sub, common, workload) -> None:
         help="adam-mixed (default; 12 bytes/parameter), adam, adamw, adam-8bit, sgd-momentum, sgd",
     )
     p.add_argument("--zero", type=int_arg("--zero", 0), default=0, metavar="STAGE", help="ZeRO stage 0-3")
-    p.add_argument("--dp", type=int_arg("--dp"), default=1, metavar="N_d", help="data-parallel ranks")
+    p.add_argument(
+        "--dp", type=int_arg("--dp"), default=None, metavar="N_d", help="data-parallel ranks (training; default 1)"
+    )
     p.add_argument(
         "--recompute", default="none", metavar="KIND", help=f"activation recomputation: {', '.join(RECOMPUTE)}"
     )
@@ -198,25 +200,17 @@ def _num(x, unit: str) -> str:
 
 
 def _bytes(x) -> str:
-    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)'."""
-    from symtrans.base.numbers import binary_bytes, grouped, si
+    """'13,476,831,232 bytes = 12.55 GiB (binary) = 13.48 GB (decimal)' (``base.numbers.byte_size``)."""
+    from symtrans.base.numbers import byte_size
 
-    f = _frac(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-    if abs(f) < 1024:
-        return f"{exact} bytes"
-    return f"{exact} bytes = {binary_bytes(f)} (binary) = {si(f, 'B', 2)} (decimal)"
+    return byte_size(_frac(x))
 
 
 def _seconds(x) -> str:
-    f = float(_frac(x))
-    if f >= 86400:
-        return f"{f:.4g} s ({f / 86400:.3g} days)"
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(float(_frac(x)))
 
 
 def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
@@ -442,6 +436,31 @@ def cmd_flops(args, res, emit) -> int:
 # memory
 
 
+def _check_parallel_options(args) -> None:
+    """ZeRO and data parallelism are training options: refuse them where they would be
+    silently ignored (issue 25.7), and settle ``args.dp`` (default 1).
+
+    Raises:
+        InputError: ``--zero``/``--dp`` with ``--inference`` (one replica's weights, KV cache
+            and activations: no gradients or optimizer states to shard), or ``--zero 1-3``
+            without ``--dp`` (ZeRO shards over the data-parallel ranks: over one rank,
+            nothing is sharded).
+    """
+    if args.inference and (args.zero != 0 or args.dp is not None):
+        given = " and ".join(o for o, on in (("--zero", args.zero != 0), ("--dp", args.dp is not None)) if on)
+        raise InputError(
+            f"{given} {'apply' if ' and ' in given else 'applies'} to training memory; --inference counts one replica's weights, KV cache and "
+            "activations (no gradients or optimizer states to shard): leave them out"
+        )
+    if args.zero in (1, 2, 3) and args.dp is None:
+        raise InputError(
+            f"--zero {args.zero} shards over the data-parallel ranks: give --dp N_d "
+            "(over one rank, ZeRO shards nothing)"
+        )
+    if args.dp is None:
+        args.dp = 1
+
+
 def memory_command_result(res, args, generated: bool = True) -> dict:
     """The JSON object of ``symtrans memory``: the seven byte counts (exact), their
     closed forms and the options used (``generated``: as ``flops_command_result``)."""
@@ -451,6 +470,7 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
     from symtrans.cli.main import with_numbers
 
     spec = res.spec
+    _check_parallel_options(args)
     v = _values(res, args.batch, args.seq_len, args)
     mode = "inference" if args.inference else "training"
     seq = v["L_tgt"] if spec.family == "encoder-decoder" else v["L"]
@@ -469,6 +489,7 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
         "batch": args.batch,
         "seq_len": seq,
         "seq_len_source": _seq_len_source(res, args),
+        **_dtype_source(getattr(res, "checkpoint", None), args.dtype, fmt.dtype),
     }
     if mode == "training":
         head.update({"optimizer": args.optimizer, "zero_stage": args.zero, "dp": args.dp, "recompute": args.recompute})
@@ -491,7 +512,35 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
         out["notes"] = notes
         return out
 
-    return with_numbers(spec, NB.memory_query(args, fmt, args.batch, seq, src), v, assemble, generated)
+    out = with_numbers(spec, NB.memory_query(args, fmt, args.batch, seq, src), v, assemble, generated)
+    if mode == "inference" and args.dtype is None and head["dtype_source"] != "default" and fmt.dtype == "fp32":
+        # A checkpoint stored in fp32 (gemma-2-9b's config) is served in 16 bits: both figures, apart (issue 25.8).
+        import copy
+
+        served = copy.copy(args)
+        served.dtype, served.dp = SERVING_DTYPE, None  # dp: settled again by _check_parallel_options
+        s = memory_command_result(res, served, generated)
+        out["serving"] = {
+            "dtype": SERVING_DTYPE,
+            **{k: s[k] for k in ("weights_bytes", "kv_cache_bytes", "total_bytes")},
+        }
+    return out
+
+
+SERVING_DTYPE = "bf16"  # a 16-bit serving dtype: servers cast fp32 checkpoints down (Gemma-2 needs bf16, not fp16)
+
+
+def _dtype_source(checkpoint, given: str | None, dtype: str) -> dict:
+    """Where the weights' dtype came from (``dtype_source``: ``--dtype``, ``checkpoint``
+    or ``default``), in words, and the checkpoint's own dtype (None without one)."""
+    ck_dtype = getattr(checkpoint, "dtype", None)
+    if given is not None:
+        source, words = "--dtype", "--dtype"
+    elif ck_dtype:
+        source, words = "checkpoint", "the checkpoint's dtype (the config's torch_dtype), as stored"
+    else:
+        source, words = "default", "symtrans's default (no checkpoint dtype; --dtype to change)"
+    return {"dtype_source": source, "dtype_from": words, "checkpoint_dtype": ck_dtype}
 
 
 def cmd_memory(args, res=None, emit=None) -> int:
@@ -515,7 +564,13 @@ def cmd_memory(args, res=None, emit=None) -> int:
         + (", FlashAttention" if r["flash_attention"] else "")
         + (", eager attention" if r["eager_attention"] else "")
     )
-    lines = [head, f"  L = {r['seq_len']:,}: {r['seq_len_source']}"]
+    lines = [head, f"  L = {r['seq_len']:,}: {r['seq_len_source']}", f"  weights {r['dtype']}: {r['dtype_from']}"]
+    if "serving" in r:
+        sv = r["serving"]
+        lines.append(
+            f"  served in {sv['dtype']} (the serving dtype: servers cast fp32 checkpoints to 16 bits; --dtype {sv['dtype']}): "
+            f"weights {_bytes(sv['weights_bytes'])}, total {_bytes(sv['total_bytes'])}"
+        )
     if r["mode"] == "training":
         lines.append(
             f"  optimizer {r['optimizer']}: {r['optimizer_bytes_per_parameter']} bytes per parameter "

@@ -40,6 +40,8 @@ from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.frontends import audio_conv, patch_embedding
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
+from symtrans.engine.stack import hybrid_layers
+from symtrans.engine.vision import vision_parts
 
 
 @dataclass(frozen=True)
@@ -276,6 +278,8 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             elementwise=e(st.elementwise),
             shape=_SYMBOL_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), st.shape),
             matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
+            cache=e(st.cache),
+            state=e(st.state),
         )
         for st in c.steps
     )
@@ -472,7 +476,9 @@ def _layer_counts(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return n - moe, moe
 
 
-def _decoder_layers(spec: Spec, batch, q, context, src, mask, n) -> list[Cost]:
+def _decoder_layers(spec: Spec, batch, q, context, src, mask, n, decode: bool = False) -> list[Cost]:
+    if spec.mixers != "attention":  # a stack of typed layer kinds (issue 20): decoder-only, by Spec
+        return hybrid_layers(spec, batch, q, context, mask, decode)
     if spec.has("N_w"):  # the per-layer attention pattern: N_w windowed layers, N - N_w full ones
         moe = spec.is_moe  # a stack of dense and MoE layers with N_w is refused by Spec
         prefix = "MoE decoder layer" if moe else "decoder layer"
@@ -636,9 +642,14 @@ def _build(spec: Spec, wl: Workload) -> Cost:
         )
         children.append(
             _stack(
-                spec, "decoder", Block.DECODER, _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N), B * wl.seq
+                spec,
+                "decoder",
+                Block.DECODER,
+                _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N, wl.context is not None),
+                B * wl.seq,
             )
         )
         if spec.lm_head:
             children.append(_lm_head(spec, B * wl.seq))
+        children += vision_parts(spec)
     return Cost(name="model", block=Block.MODEL, children=tuple(c for c in children))

@@ -18,7 +18,7 @@ model files (BERT, GPT-2, Llama, Mistral, Mixtral, Qwen2/3, Gemma, T5, BART, OPT
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -339,9 +339,20 @@ def attention(
     tkv = batch * kv if kind == "cross" else tq
     qkv_b = spec.qkv_bias_on
     steps: list[Step] = []
+    gate = spec.attention_gate and kind != "cross"  # Qwen3-Next: q_proj also emits an output gate per feature
     steps += linear(
-        "W_Q", D.d_model, D.h * D.d_k, tq, qkv_b, src, "query projection, h heads of width d_k", role=Role.Q_PROJ
+        "W_Q",
+        D.d_model,
+        (2 if gate else 1) * D.h * D.d_k,
+        tq,
+        qkv_b,
+        "Qwen3NextAttention.q_proj (queries and output gate, h*d_k each)" if gate else src,
+        "query projection and the output gate, h heads of width d_k each"
+        if gate
+        else "query projection, h heads of width d_k",
+        role=Role.Q_PROJ,
     )
+    first_kv = len(steps)
     steps += linear(
         "W_K",
         D.d_model,
@@ -362,6 +373,10 @@ def attention(
         "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
         role=Role.V_PROJ,
     )
+    if kind == "causal":  # the decode cache keeps each token's keys and values (K/V cache)
+        k_at, v_at = first_kv, next(i for i, st in enumerate(steps) if st.role == Role.V_PROJ and not st.bias)
+        steps[k_at] = replace(steps[k_at], cache=D.h_kv * D.d_k)
+        steps[v_at] = replace(steps[v_at], cache=D.h_kv * D.d_v)
     steps += qk_norms(spec, tq, tkv)
     windowed = spec.has("w") if window is None else window
     if windowed and kind != "cross":  # local / sliding-window self-attention
@@ -408,6 +423,16 @@ def attention(
         from symtrans.engine.disentangled import disentangled_steps  # it imports this module
 
         steps += disentangled_steps(spec, batch, q, D)
+    if gate:
+        steps.append(
+            Step(
+                label="output gate",
+                role=Role.ACTIVATION,
+                elementwise=(per_element("activation") + per_element("gate")) * tq * D.h * D.d_v,
+                note="sigmoid of the gate, times the attention output, per feature (all-ops only)",
+                source="Qwen3-Next (Qwen Team 2025); Qwen3NextAttention",
+            )
+        )
     steps += linear(
         "W_O",
         D.h * D.d_v,

@@ -70,6 +70,12 @@ class Step:
         elementwise: per-element operations for the all-ops convention (FLOPs).
         note: one sentence of why, shown in reports.
         source: where the formula comes from (paper section or implementation).
+        cache: elements this step keeps per token of one sequence in a decode cache (the
+            keys of W_K, the values of W_V, an MLA latent): bytes are ``cache`` x the
+            cache dtype's bytes; 0 for a step that caches nothing.
+        state: elements this step keeps per sequence whatever its length (a Mamba
+            mixer's SSM state and convolution window, a linear-attention state): bytes
+            are ``state`` x the state dtype's bytes.
         input_grad: False for a map applied to the raw model input (pixels, mel frames):
             no backward pass computes the gradient with respect to it, so its backward
             costs 1 x its forward (the weight gradient), not 2 x.
@@ -95,6 +101,8 @@ class Step:
     factor: int = 0
     matrices: tuple[Matrix, ...] = ()
     input_grad: bool = True
+    cache: sp.Expr = ZERO
+    state: sp.Expr = ZERO
 
     @property
     def active_params(self) -> sp.Expr:
@@ -138,9 +146,29 @@ class Cost:
     def elementwise_each(self) -> sp.Expr:
         return sp.Add(*[s.elementwise for s in self.steps], *[c.elementwise for c in self.children])
 
+    @cached_property
+    def cache_each(self) -> sp.Expr:
+        return sp.Add(*[s.cache for s in self.steps], *[c.cache for c in self.children])
+
+    @cached_property
+    def state_each(self) -> sp.Expr:
+        return sp.Add(*[s.state for s in self.steps], *[c.state for c in self.children])
+
     @property
     def params(self) -> sp.Expr:
         return self.multiplicity * self.params_each
+
+    @property
+    def cache(self) -> sp.Expr:
+        """Decode-cache elements per token of one sequence (``Step.cache`` summed): times
+        the cache dtype's bytes, the K/V (or latent) bytes per token."""
+        return self.multiplicity * self.cache_each
+
+    @property
+    def state(self) -> sp.Expr:
+        """Constant state elements per sequence (``Step.state`` summed: SSM, convolution
+        and linear-attention states): times the state dtype's bytes, bytes per sequence."""
+        return self.multiplicity * self.state_each
 
     @property
     def flops(self) -> sp.Expr:

@@ -91,6 +91,56 @@ _LEGEND = [
     ),
     SymbolInfo("p", "p", "patch side of a vision front end (patch_size): p x p pixels per token", "pixels"),
     SymbolInfo("d_pool", r"d_{\mathrm{pool}}", "pooler output width, where it differs from d_model", "features"),
+    # --- vision-language wrappers: the vision tower's own sizes (engine/vision.py)
+    SymbolInfo("d_vis", r"d_{\mathrm{vis}}", "vision tower width (vision_config hidden_size / embed_dim)", "features"),
+    SymbolInfo("d_ff_vis", r"d_{\mathrm{ff,vis}}", "vision tower feed-forward width", "features"),
+    SymbolInfo("N_vis", r"N_{\mathrm{vis}}", "vision tower layers", "layers"),
+    SymbolInfo("C_vis", r"C_{\mathrm{vis}}", "image channels read by the vision tower", "channels"),
+    SymbolInfo(
+        "p_vis", r"p_{\mathrm{vis}}", "patch side of the vision tower: p_vis x p_vis pixels per patch", "pixels"
+    ),
+    SymbolInfo(
+        "P_vis", r"P_{\mathrm{vis}}", "patches per image: rows of CLIP's position table less its class token", "patches"
+    ),
+    SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
+    SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
+    SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
+    SymbolInfo("d_proj", r"d_{\mathrm{proj}}", "patch merger output width, where it differs from d_model", "features"),
+    # --- layer kinds (issue 20): count symbols of a hybrid stack and the sizes of its mixers
+    SymbolInfo("N_attn", r"N_{\mathrm{attn}}", "attention layers of a hybrid stack", "layers"),
+    SymbolInfo("N_ssm", r"N_{\mathrm{ssm}}", "state-space (Mamba) layers of a hybrid stack", "layers"),
+    SymbolInfo("N_lin", r"N_{\mathrm{lin}}", "linear-attention (Gated DeltaNet) layers of a hybrid stack", "layers"),
+    SymbolInfo("N_conv", r"N_{\mathrm{conv}}", "short-convolution (LFM2) layers of a hybrid stack", "layers"),
+    SymbolInfo("d_inner", r"d_{\mathrm{inner}}", "inner width of a Mamba mixer (expand x d_model)", "features"),
+    SymbolInfo(
+        "d_state",
+        r"d_{\mathrm{state}}",
+        "state size per channel of a Mamba mixer (d_state, N in the papers)",
+        "features",
+    ),
+    SymbolInfo("d_conv", r"d_{\mathrm{conv}}", "kernel width of a mixer's causal depthwise convolution", "positions"),
+    SymbolInfo(
+        "dt_rank",
+        r"\mathrm{dt}_{\mathrm{rank}}",
+        "rank of Mamba 1's input-dependent step size (time_step_rank)",
+        "features",
+    ),
+    SymbolInfo("h_ssm", r"h_{\mathrm{ssm}}", "heads of a Mamba 2 mixer (num_heads)", "heads"),
+    SymbolInfo("g_ssm", r"g_{\mathrm{ssm}}", "groups of B and C in a Mamba 2 mixer (n_groups)", "groups"),
+    SymbolInfo("h_lk", r"h_{\mathrm{lk}}", "key heads of a linear-attention mixer (linear_num_key_heads)", "heads"),
+    SymbolInfo("h_lv", r"h_{\mathrm{lv}}", "value heads of a linear-attention mixer (linear_num_value_heads)", "heads"),
+    SymbolInfo(
+        "d_lk", r"d_{\mathrm{lk}}", "key head width of a linear-attention mixer (linear_key_head_dim)", "features"
+    ),
+    SymbolInfo(
+        "d_lv", r"d_{\mathrm{lv}}", "value head width of a linear-attention mixer (linear_value_head_dim)", "features"
+    ),
+    SymbolInfo(
+        "L_chunk",
+        r"L_{\mathrm{chunk}}",
+        "chunk length of a chunked scan (Mamba 2 chunk_size; Gated DeltaNet 64)",
+        "tokens",
+    ),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

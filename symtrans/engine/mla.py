@@ -26,6 +26,8 @@ KV cache per token and layer: r_kv + d_rope elements (``memory.kv_cache_per_toke
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from symtrans.base.errors import InputError
@@ -87,7 +89,7 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
             "query projection, h heads of d_nope + d_rope",
             role=Role.Q_PROJ,
         )
-    steps += linear(
+    dkv = linear(
         "W_DKV",
         S.d_model,
         S.r_kv + S.d_rope,
@@ -97,6 +99,9 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
         "down-projection of the new positions to the latent (r_kv) and the shared rotary key (d_rope): what is cached",
         role=Role.KV_DOWN,
     )
+    if kind == "causal":  # the decode cache: one latent and one shared rotary key per token (DeepSeek-V2 §2.1.2)
+        dkv[0] = replace(dkv[0], cache=S.r_kv + S.d_rope)
+    steps += dkv
     steps += norm(spec, "key-value latent norm", S.r_kv, tq, Role.LATENT_NORM)
     steps += linear(
         "W_UKV",

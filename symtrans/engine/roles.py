@@ -75,7 +75,20 @@ class Role(str, Enum):
     PATCH_EMBEDDING = "patch_embedding"  # ViT's p x p Conv2d from C_in channels to d_model
     CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
+    VISION = "vision"  # a tensor of a vision-language model's image side (engine/vision.py)
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
+    # --- layer kinds (issue 20): state-space and linear-attention mixers
+    MIXER_IN_PROJ = "mixer_in_proj"  # Mamba in_proj (x, z [, B, C, dt]); Gated DeltaNet in_proj_qkvz
+    MIXER_GATE_PROJ = "mixer_gate_proj"  # Gated DeltaNet in_proj_ba: beta and the decay input a, per value head
+    MIXER_CONV = "mixer_conv"  # the causal depthwise conv1d of a mixer (Mamba, Gated DeltaNet)
+    SSM_X_PROJ = "ssm_x_proj"  # Mamba 1 x_proj: d_inner -> dt_rank + 2 d_state (dt, B, C)
+    SSM_DT_PROJ = "ssm_dt_proj"  # Mamba 1 dt_proj: dt_rank -> d_inner, with bias
+    SSM_DT_BIAS = "ssm_dt_bias"  # Mamba 2 / Gated DeltaNet dt_bias: one per head
+    SSM_A = "ssm_a"  # A_log: the (negative, log-stored) state decay
+    SSM_D = "ssm_d"  # D: the skip connection of the state-space layer
+    MIXER_NORM = "mixer_norm"  # a norm inside a mixer (gated RMSNorm; Jamba's dt/B/C norms)
+    MIXER_OUT_PROJ = "mixer_out_proj"  # out_proj of a Mamba or Gated DeltaNet mixer
+    SCAN = "scan"  # the products of the recurrence (selective scan, chunked SSD, chunked delta rule)
     # --- the generic path (catalog/generic): a tensor whose module's class and name do not
     # make its role certain; its label is the module path
     GENERIC = "generic"
@@ -107,6 +120,14 @@ class Block(str, Enum):
     # --- encoders (types-enc)
     RELATIVE_EMBEDDINGS = "relative_embeddings"  # DeBERTa's relative position table (+ its norm)
     CONV_LAYER = "conv_layer"  # DeBERTa-v2's ConvLayer after the first layer
+    # --- vision-language wrappers: the image side beside the language model
+    VISION_TOWER = "vision_tower"  # CLIP / Qwen2-VL vision encoder (engine/vision.py)
+    PROJECTOR = "projector"  # the map from vision features into the language model's width
+    # --- layer kinds (issue 20)
+    SSM_MIXER = "ssm_mixer"  # a Mamba 1 or Mamba 2 mixer
+    LINEAR_ATTENTION = "linear_attention"  # a Gated DeltaNet mixer
+    SHORT_CONV = "short_conv"  # LFM2's gated short convolution
+    FFN_SUBLAYER = "ffn_sublayer"  # the FFN half of a hybrid stack's layers, by FFN kind (kinds.hybrid_layers)
 
 
 # Roles of weight matrices that attention and FFN blocks apply to every token: the
@@ -116,6 +137,11 @@ FFN_MATRICES = (Role.FFN_UP, Role.FFN_GATE, Role.FFN_DOWN)
 ATTENTION_BLOCKS = (Block.SELF_ATTENTION, Block.CAUSAL_SELF_ATTENTION, Block.CROSS_ATTENTION)
 STACKS = (Block.ENCODER, Block.DECODER)
 HEADS = (Block.LM_HEAD, Block.MLM_HEAD)
+# The image side of a vision-language model: not part of the text-only figure.
+VISION_BLOCKS = (Block.VISION_TOWER, Block.PROJECTOR)
 # --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
 # before the first layer; they run with the encoder (prefill of an encoder-decoder).
 FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)
+# --- layer kinds: the weight matrices of state-space and linear-attention mixers
+MIXER_PROJECTIONS = (Role.MIXER_IN_PROJ, Role.MIXER_GATE_PROJ, Role.SSM_X_PROJ, Role.SSM_DT_PROJ, Role.MIXER_OUT_PROJ)
+MIXER_BLOCKS = (Block.SSM_MIXER, Block.LINEAR_ATTENTION, Block.SHORT_CONV)

@@ -44,6 +44,10 @@ DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d")
+# --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
+# each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
+# registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -88,7 +92,41 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    # --- vision-language wrappers (engine/vision.py)
+    "d_vis",
+    "d_ff_vis",
+    "N_vis",
+    "C_vis",
+    "p_vis",
+    "P_vis",
+    "t_vis",
+    "m_vis",
+    "n_feat",
+    "d_proj",
+    # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
+    "N_attn",
+    "N_ssm",
+    "N_lin",
+    "N_conv",
+    "d_inner",
+    "d_state",
+    "d_conv",
+    "dt_rank",
+    "h_ssm",
+    "g_ssm",
+    "h_lk",
+    "h_lv",
+    "d_lk",
+    "d_lv",
+    "L_chunk",
 )
+# The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
+VISIONS = ("none", "clip", "qwen2_vl")
+VISION_SIZES = {
+    "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
+    "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",)}
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -198,6 +236,33 @@ class Spec:
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
             Conv1d layers over C_in mel bins, the second with stride 2).
+        vision: the image side of a vision-language wrapper beside its decoder-only language
+            model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
+            two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
+            and a patch merger).  Its parameters are in the total; the text-only figure
+            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+        projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
+    Layer kinds (issue 20; ``symtrans.engine.kinds``):
+        mixers: the token mixers of a decoder-only stack, joined by ``|``, from
+            ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
+            ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
+            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution).  Each kind
+            after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
+            ``layer_types`` pattern closes with one count per kind (which layers are of
+            which kind changes no count, only how many).  Mamba layers need d_inner,
+            d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
+            L_chunk for its chunked scan); Gated DeltaNet needs h_lk, h_lv, d_lk, d_lv,
+            d_conv.
+        mixer_only: each layer is a norm and its mixer, without a feed-forward network
+            (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
+        ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
+            ``mamba_proj_bias``); ssm_conv_bias: the mixer's conv1d has one
+            (``use_conv_bias``, ``mamba_conv_bias``); for a short convolution, its
+            in_proj, conv and out_proj all have one (LFM2's ``conv_bias``).
+        ssm_inner_norms: Jamba's RMSNorms on dt (dt_rank), B and C (d_state each) inside
+            every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
+        attention_gate: the query projection also emits a sigmoid gate on the attention
+            output, h*d_k more outputs (Qwen3-Next's Qwen3NextAttention q_proj).
     Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
     parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
     counts it.  An encoder-decoder may give its stacks their own table rows
@@ -302,6 +367,15 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    vision: str = "none"
+    projector_bias: bool = True
+    # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
+    mixers: str = "attention"
+    mixer_only: bool = False
+    ssm_bias: bool = False
+    ssm_conv_bias: bool = True
+    ssm_inner_norms: bool = False
+    attention_gate: bool = False
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -479,6 +553,15 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "vision": VISIONS,
+    "projector_bias": bool,
+    # --- layer kinds (issue 20)
+    "mixers": str,
+    "mixer_only": bool,
+    "ssm_bias": bool,
+    "ssm_conv_bias": bool,
+    "ssm_inner_norms": bool,
+    "attention_gate": bool,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -536,6 +619,7 @@ def _validate(spec: Spec) -> None:
         raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
+    _validate_mixers(spec)
     _validate_sizes(spec, spec.values)
 
 
@@ -651,6 +735,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
                 "give --seq-len (or set L)"
             )
     for name in _REQUIRED[spec.family]:
+        if name in _mixer_free(spec):  # a stack without attention or FFN (Mamba) has no h or d_ff
+            continue
         if name == "V" and spec.frontend == "patch":
             if "V" in v:
                 raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
@@ -701,6 +787,87 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
         raise InputError("global_tokens apply to bidirectional (encoder) self-attention; a decoder-only model has none")
     _validate_deberta(spec, v)
     _validate_ranges(spec, v)
+    _validate_mixer_sizes(spec, v)
+
+
+def mixer_kinds(spec: Spec) -> tuple[str, ...]:
+    """The kinds of ``spec.mixers``, in order (``("mamba", "attention")`` for ``mamba|attention``)."""
+    return tuple(spec.mixers.split("|"))
+
+
+# Each kind's count symbol (``kinds.LayerKind.count``) and the sizes its mixer needs.
+MIXER_COUNTS = {
+    "attention": "N_attn",
+    "mamba": "N_ssm",
+    "mamba2": "N_ssm",
+    "gated_deltanet": "N_lin",
+    "short_conv": "N_conv",
+}
+_MIXER_SIZES = {
+    "attention": (),
+    "mamba": ("d_inner", "d_state", "d_conv", "dt_rank"),
+    "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
+    "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
+    "short_conv": ("d_conv",),
+}
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
+_LAYER_KIND_SIZES += ("h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+
+
+def _mixer_free(spec: Spec) -> tuple[str, ...]:
+    free = ("d_ff",) if spec.mixer_only else ()
+    return free + (("h",) if "attention" not in mixer_kinds(spec) else ())
+
+
+def _validate_mixers(spec: Spec) -> None:
+    """--- layer kinds: ``mixers`` names known kinds, each once, with distinct count symbols."""
+    if not isinstance(spec.mixers, str):
+        raise InputError(f"mixers must be kinds joined by '|', not {spec.mixers!r}")
+    names = mixer_kinds(spec)
+    for name in names:
+        if name not in MIXER_KINDS:
+            raise InputError(f"mixers names unknown kind {name!r}; known kinds: {', '.join(MIXER_KINDS)}")
+    counts = [MIXER_COUNTS[n] for n in names[1:]]
+    if len(set(names)) != len(names) or len(set(counts)) != len(counts) or MIXER_COUNTS[names[0]] in counts:
+        raise InputError(f"mixers={spec.mixers!r} repeats a kind or a count symbol; name each kind once")
+    if names != ("attention",) and spec.family != "decoder-only":
+        raise InputError(f"mixers other than attention apply to decoder-only stacks, not to a {spec.family} model")
+    if spec.mixer_only and names == ("attention",):
+        raise InputError("mixer_only drops the feed-forward networks of a state-space stack: set mixers too")
+    uses = set(names)
+    for name in ("ssm_inner_norms", "ssm_bias"):
+        if getattr(spec, name) and not uses & {"mamba", "mamba2"}:
+            raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
+    if spec.ssm_inner_norms and "mamba" not in uses:
+        raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
+    if spec.attention_gate and ("attention" not in uses or spec.mla):
+        raise InputError("attention_gate gates the output of (non-latent) attention layers")
+
+
+def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
+    names = mixer_kinds(spec)
+    need = {s for n in names for s in _MIXER_SIZES[n]} | {MIXER_COUNTS[n] for n in names[1:]}
+    # Gated DeltaNet's chunk length is optional: transformers' and fla's chunked kernels use 64
+    allowed = need | ({"L_chunk"} if "gated_deltanet" in names else set())
+    for name in _LAYER_KIND_SIZES:
+        if name in v and name not in allowed:
+            raise InputError(f"{name} is a size of other layer kinds; this stack's mixers are {spec.mixers}")
+    for name in sorted(need):
+        if name not in v:
+            raise InputError(f"mixers={spec.mixers} needs size {name}")
+    if "N" in v and len(names) > 1:
+        rest = sum(v.get(MIXER_COUNTS[n], 0) for n in names[1:])
+        if rest >= v["N"]:
+            raise InputError(
+                f"the {' + '.join(MIXER_COUNTS[n] for n in names[1:])} = {rest} layers of {', '.join(names[1:])} "
+                f"leave no {names[0]} layer of the N = {v['N']}"
+            )
+    if "mamba2" in names and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
+        raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
+    if "mamba2" in names and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
+        raise InputError(f"g_ssm={v['g_ssm']} must divide h_ssm={v['h_ssm']} (heads share B and C by group)")
+    if "gated_deltanet" in names and "h_lk" in v and "h_lv" in v and v["h_lv"] % v["h_lk"]:
+        raise InputError(f"h_lk={v['h_lk']} must divide h_lv={v['h_lv']} (value heads share key heads)")
 
 
 def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
@@ -745,6 +912,23 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
 _TABLES = ("learned", "sinusoidal-table")
 
 
+def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
+    """A vision tower needs a decoder-only language model and exactly its sizes."""
+    allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
+    for name in v:
+        if name in VISION_SIZES["clip"] + VISION_SIZES["qwen2_vl"] + ("d_proj",) and name not in allowed:
+            raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.vision == "none":
+        if not spec.projector_bias:
+            raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
+        return
+    if spec.family != "decoder-only":
+        raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
+    missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
+    if missing:
+        raise InputError(f"vision={spec.vision} needs sizes {', '.join(missing)}")
+
+
 def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     """Position-table rows per stack, the decoder's own sizes and the front ends' sizes."""
     seq2seq = spec.family == "encoder-decoder"
@@ -756,6 +940,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
             )
+    _validate_vision(spec, v)
     if "d_pool" in v and not spec.pooler:
         raise InputError("d_pool is the pooler's output width; this model has no pooler")
     stacks = [("encoder", spec.positional, "L_src_max"), ("decoder", spec.decoder_positions, "L_tgt_max")]

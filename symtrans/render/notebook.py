@@ -124,16 +124,12 @@ class Model:
                 (floats and bools included); an unknown mode, convention or mask.
         """
         from symtrans.engine.evaluate import exact
+        from symtrans.engine.workload import resolve_workload
 
-        v = dict(self.spec.values)
-        if seq_len is None and "L" not in v:
+        if seq_len is None and not self.spec.has("L"):
             raise InputError("give seq_len (the model has no L)")
-        L = v["L"] if seq_len is None else seq_len
-        v.update(B=batch, L=L)
-        v.setdefault("L_src", L)
-        v.setdefault("L_tgt", L)
-        self.spec.check_sizes(v, workload=True)  # positive ints only, option ranges at this workload
-        return exact(self.flops_closed_form(mode, convention, mask), v)
+        wl = resolve_workload(self.spec, batch, seq_len, mask=mask)  # the CLI's and the report's rule
+        return exact(self.flops_closed_form(mode, convention, mask), wl.values(self.spec))
 
     def set(self, **changes: Any) -> "Model":
         """A copy with sizes (``d_model=1024``) or options (``bias=False``) changed.

@@ -75,6 +75,27 @@ def _place(fig, left: float, right: float, bottom: float, top: float, wspace_in:
     return axes
 
 
+_COVERED: set[int] = set()
+
+
+def _plain(text: str) -> str:
+    """User text (a model or file name) as a chart label drawn literally: ``$`` escaped so
+    matplotlib's mathtext never parses it (``x$\\frac$y.json`` was a ParseSyntaxException),
+    control characters escaped as in messages, and a character the chart font (matplotlib's
+    default) has no glyph for shown as its ``\\uXXXX`` escape, so no "Glyph missing"
+    warning reaches stderr."""
+    from symtrans.base.escape import terminal_escape
+
+    if not _COVERED:
+        from matplotlib.font_manager import FontProperties, findfont
+        from matplotlib.ft2font import FT2Font
+
+        _COVERED.update(FT2Font(findfont(FontProperties())).get_charmap())
+    s = terminal_escape(text)
+    s = "".join(c if ord(c) in _COVERED or c in " " else f"\\u{ord(c):04x}" for c in s)
+    return s.replace("$", r"\$")
+
+
 def to_bytes(fig, fmt: str = "png") -> bytes:
     """The figure rendered as ``png`` (150 dpi), ``svg`` or ``pdf`` bytes (reproducible: no dates).
 
@@ -140,25 +161,30 @@ def shares(spec: Spec, values: Mapping[str, int], attr: str = "params", mask: st
     return sorted([o for o in out if o[1]], key=lambda t: -t[1])
 
 
-def component_shares(spec: Spec, name: str = "", batch: int = 1, seq_len: int | None = None, mask: str = "full"):
+def component_shares(
+    spec: Spec, name: str = "", batch: int = 1, seq_len: int | None = None, mask: str = "full", workload=None
+):
     """A figure: each component group's share of parameters (left) and forward FLOPs (right).
 
-    FLOPs are at ``batch`` sequences of ``seq_len`` tokens (default the model's L); the
-    FLOPs panel is left out when the model has no L and none is given.
+    FLOPs are at ``workload`` (``engine.workload.Workload``; the report passes its own),
+    else at ``batch`` sequences of ``seq_len`` tokens (default the model's L) resolved by
+    ``engine.workload.resolve_workload``; the FLOPs panel is left out when the model has
+    no L and none is given.
 
     Raises:
         PlotsUnavailable: matplotlib is not installed.
     """
     from symtrans.base.numbers import count, si
+    from symtrans.engine.workload import resolve_workload
 
-    values = dict(spec.values)
-    L = seq_len or values.get("L")
-    panels = [("parameters", shares(spec, values, "params"), count)]
-    if L:
-        values.update(B=batch, L=L)
-        values.setdefault("L_src", L)
-        values.setdefault("L_tgt", L)
-        panels.append((f"forward FLOPs (B={batch}, L={L})", shares(spec, values, "flops", mask), si))
+    if workload is None and (seq_len or spec.has("L")):
+        workload = resolve_workload(spec, batch, seq_len, mask=mask)
+    panels = [("parameters", shares(spec, dict(spec.values), "params"), count)]
+    if workload is not None:
+        data = shares(spec, workload.values(spec), "flops", workload.mask)
+        # the total the report's headline and `symtrans flops` print, at the same workload
+        title = f"forward FLOPs: {si(sum(v for _, v in data))} at {workload.describe()}"
+        panels.append((title, data, si))
     fig = _figure(5.2 * len(panels), 0.45 * max(len(p[1]) for p in panels) + 1.6)
     label_in = 0.2 + _CHAR_IN * max(len(g) for _, data, _ in panels for g, _ in data)  # the longest group name
     top = 0.75 if name else 0.4  # the panel titles, and the suptitle above them
@@ -180,7 +206,7 @@ def component_shares(spec: Spec, name: str = "", batch: int = 1, seq_len: int | 
         ax.set_xlabel("share (%)")
         ax.set_title(f"{title}: {fmt(total)}", fontsize=10)
     if name:
-        fig.suptitle(name, fontsize=11, y=1 - 0.12 / fig.get_size_inches()[1], va="top")
+        fig.suptitle(_plain(name), fontsize=11, y=1 - 0.12 / fig.get_size_inches()[1], va="top")
     return fig
 
 
@@ -265,25 +291,24 @@ def scaling(
     defaults = {"B": batch, **({"L": seq_len} if seq_len else {})}
     pts = scaling_points(spec, over, values, quantity, default_rules(spec, over), defaults)
     (ax,) = _place(fig, 0.85, 0.2, 0.6, 0.4)
-    ax.plot([p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{name or 'model'} ({over} varies)")
+    ax.plot(
+        [p[0] for p in pts], [p[1] for p in pts], color="#4878a8", label=f"{_plain(name or 'model')} ({over} varies)"
+    )
     unit = "parameters" if quantity == "params" else f"forward FLOPs (B={batch})"
 
     def q(s: Spec) -> int | None:
         v = dict(s.values)
         if quantity == "params":
             return exact(build(s).params, v)
-        L = seq_len or v.get("L")
-        if not L:
+        if not (seq_len or s.has("L")):
             return None
-        v.update(B=batch, L=L)
-        v.setdefault("L_src", L)
-        v.setdefault("L_tgt", L)
-        s.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens)
-        return exact(build(s).flops, v)
+        from symtrans.engine.workload import resolve_workload
+
+        return exact(build(s).flops, resolve_workload(s, batch, seq_len).values(s))
 
     if over in spec.values or (over == "L" and seq_len):
         x0 = spec.values.get(over, seq_len)
-        ax.scatter([x0], [q(spec)], color="#c44e52", zorder=3, label=name or "this model")
+        ax.scatter([x0], [q(spec)], color="#c44e52", zorder=3, label=_plain(name or "this model"))
     if mark_presets:
         xs, ys, names = [], [], []
         for p in PRESETS.values():
@@ -346,15 +371,19 @@ def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[
 # reports
 
 
-def chart_files(resolved, stem: str, fmt: str = "png", batch: int = 1, seq_len: int | None = None) -> dict[str, bytes]:
+def chart_files(
+    resolved, stem: str, fmt: str = "png", batch: int = 1, seq_len: int | None = None, workload=None
+) -> dict[str, bytes]:
     """The report's charts as files ``{relative path: bytes}`` (shares and parameters against d_model).
+
+    ``workload``: the report's ``engine.workload.Workload`` (else ``batch``, ``seq_len``).
 
     Raises:
         PlotsUnavailable: matplotlib is not installed.
     """
     spec = resolved.spec
     shares, *rest = chart_names(spec, stem, fmt)
-    out = {shares: to_bytes(component_shares(spec, resolved.name, batch, seq_len), fmt)}
+    out = {shares: to_bytes(component_shares(spec, resolved.name, batch, seq_len, workload=workload), fmt)}
     for name in rest:  # the scaling chart
         out[name] = to_bytes(scaling(spec, "d_model", "params", resolved.name), fmt)
     return out
@@ -391,14 +420,23 @@ CHART_FORMATS = {"markdown": "png", "latex": "pdf", "html": "svg"}
 
 
 def add_chart_section(
-    report, resolved, output: str | None, report_format: str, batch: int = 1, seq_len: int | None = None
-) -> dict[str, bytes]:
+    report,
+    resolved,
+    output: str | None,
+    report_format: str,
+    batch: int = 1,
+    seq_len: int | None = None,
+    workload=None,
+    asked: bool = True,
+) -> dict[str, bytes] | None:
     """Add a "Charts" section to a report (``report.doc.Report``); return the chart files.
 
     ``output`` is the report's path: the charts are named after it and referenced
     relative to it (Markdown, LaTeX), or inlined as SVG (HTML: no files).  Without an
     output path, or without matplotlib, the section says how to get the charts and no
-    files are returned.
+    files are returned; but without matplotlib and charts not ``asked`` for (a report's
+    default), no section is added and None is returned, so that the report ends with its
+    last section, not an install hint (issue 25.12): the caller says it on stderr.
     """
     from symtrans.render.report import doc
     from symtrans.render.report.doc import Section, msg
@@ -416,8 +454,10 @@ def add_chart_section(
         return {}
     fmt = CHART_FORMATS[report_format]
     try:  # matplotlib is imported here, when a chart is written, and only then
-        files = chart_files(resolved, chart_stem(output), fmt, batch, seq_len)
+        files = chart_files(resolved, chart_stem(output), fmt, batch, seq_len, workload)
     except PlotsUnavailable:
+        if not asked:
+            return None
         doc.add_section(
             report,
             Section(
@@ -456,10 +496,14 @@ def render_report(
     Raises:
         ValueError: as ``report.render``.
     """
+    from symtrans.engine.workload import resolve_workload
     from symtrans.render.report import build_context, render_context
 
-    report = build_context(resolved, title=title, batch=batch, seq_len=seq_len)
-    files = add_chart_section(report, resolved, output, fmt, batch, seq_len)
+    wl = None  # one workload for the report and its charts
+    if seq_len or resolved.spec.has("L"):
+        wl = resolve_workload(resolved.spec, batch, seq_len, seq_len_source=resolved.seq_len_source)
+    report = build_context(resolved, title=title, workload=wl)
+    files = add_chart_section(report, resolved, output, fmt, workload=wl)
     return render_context(report, fmt, lang=lang), files
 
 

@@ -28,13 +28,10 @@ def _fmt_bytes(n) -> str:
 
 
 def _fmt_seconds(x) -> str:
-    """Seconds as 's', 'ms' or 'µs' (the units ``symtrans time`` prints)."""
-    f = float(x)
-    if f >= 1:
-        return f"{f:.4g} s"
-    if f >= 1e-3:
-        return f"{f * 1e3:.4g} ms"
-    return f"{f * 1e6:.4g} µs"
+    """Seconds as s, ms or µs: ``base.numbers.seconds``, the one formatter of times."""
+    from symtrans.base.numbers import seconds
+
+    return seconds(x)
 
 
 def _exact(x) -> str:

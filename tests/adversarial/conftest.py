@@ -130,13 +130,31 @@ def _run_inprocess(argv, capsys) -> Outcome:
     return Outcome(code, cap.out, cap.err)
 
 
+def default_signals() -> None:
+    """``preexec_fn`` of every process a test starts: SIGINT, SIGTERM and SIGHUP at their
+    default dispositions.  A child inherits ignored signals (``nohup bash .ci/run`` ignores
+    SIGHUP, a shell's ``&`` SIGINT), and symtrans rightly keeps a signal its caller
+    ignores, so a test that relies on a signal's effect must set it (issue 25.18)."""
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def run_subprocess(argv, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Outcome:
-    """``python -m symtrans ARGV`` in ``cwd``; the repository is put on PYTHONPATH."""
+    """``python -m symtrans ARGV`` in ``cwd``; the repository is put on PYTHONPATH; the
+    signal dispositions are the defaults (``default_signals``)."""
     repo = str(Path(__file__).resolve().parents[2])
     e = dict(os.environ if env is None else env)
     e["PYTHONPATH"] = repo + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
     p = subprocess.run(
-        [sys.executable, "-m", "symtrans", *argv], cwd=cwd, env=e, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "symtrans", *argv],
+        cwd=cwd,
+        env=e,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=default_signals,
     )
     return Outcome(p.returncode, p.stdout, p.stderr)
 

@@ -21,6 +21,7 @@ import gguf  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest
 import safetensors.numpy as st_numpy  # noqa: E402
+from conftest import fifo  # noqa: E402  (tests/adversarial/conftest.py)
 
 
 def real_safetensors() -> bytes:
@@ -199,3 +200,94 @@ def test_rejected_in_a_real_process(reject):
 def test_output_onto_a_shard_is_refused(reject):
     """-o naming a file of the checkpoint would replace the weights with the report."""
     reject(["inspect", "m", "-o", "m/model.safetensors"], files={"m/": None, "m/model.safetensors": ST}, needle="-o")
+
+
+# ---------------------------------------------------------------------------------
+# Bounded input (issue 27.9, 27.10): a FIFO under any checkpoint name hung past 40 s; a
+# 10^6-tensor header took 20 s and 992 MiB (safetensors) or 479 MiB (GGUF); a GGUF array of
+# arrays 15 s.  Every one is refused from its first bytes (limits.py: under 10 s, 1 GiB).
+
+
+@pytest.mark.parametrize(
+    "files,arg",
+    [
+        ({"model.safetensors": "fifo"}, "model.safetensors"),
+        ({"m.gguf": "fifo"}, "m.gguf"),
+        ({"model.safetensors.index.json": "fifo"}, "model.safetensors.index.json"),
+        ({"weights": "fifo"}, "weights"),
+        ({"d/": None, "d/model.safetensors": "fifo"}, "d"),
+        ({"d/": None, "d/m.gguf": "fifo"}, "d"),
+        ({"d/": None, "d/a.safetensors": "fifo", "d/b.safetensors": "regular"}, "d"),
+    ],
+    ids=["safetensors", "gguf", "index", "no-extension", "dir-model", "dir-gguf", "dir-shards"],
+)
+def test_fifo_checkpoint_is_refused_not_read(reject, files, arg):
+    made = {k: (fifo() if v == "fifo" else (real_safetensors() if v == "regular" else v)) for k, v in files.items()}
+    reject(["inspect", arg], files=made, needle="is a FIFO (named pipe), not a regular file", inprocess=False)
+
+
+def test_fifo_shard_named_by_an_index(reject):
+    index = json.dumps({"weight_map": {"model.norm.weight": "s-1.safetensors"}})
+    reject(
+        ["inspect", "model.safetensors.index.json"],
+        files={"model.safetensors.index.json": index, "s-1.safetensors": fifo()},
+        needle="s-1.safetensors: is a FIFO",
+        inprocess=False,
+    )
+
+
+def _many_tensor_safetensors(n: int) -> bytes:
+    parts = [f'"t{i}":{{"dtype":"F32","shape":[1],"data_offsets":[{4 * i},{4 * i + 4}]}}' for i in range(n)]
+    raw = ("{" + ",".join(parts) + "}").encode()
+    return struct.pack("<Q", len(raw)) + raw + bytes(4 * n)
+
+
+def _gguf_preamble(n_tensors: int, n_kv: int) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_kv)
+
+
+def test_a_million_tensor_safetensors_header_is_refused(reject):
+    # 1,000,000 tensors: 70 MB of header; counted as it is read, refused past 200,000
+    reject(["inspect", "m.safetensors"], files={"m.safetensors": _many_tensor_safetensors(10**6)}, needle="200,000")
+
+
+def test_a_million_tensor_gguf_is_refused(reject):
+    one = lambda i: struct.pack("<Q", len(f"t{i}")) + f"t{i}".encode() + struct.pack("<IQIQ", 1, 32, 0, 128 * i)  # noqa: E731
+    infos = b"".join(one(i) for i in range(10**6))
+    blob = _gguf_preamble(10**6, 0) + infos
+    blob += bytes((-len(blob)) % 32) + bytes(128 * 10**6 // 64)  # the claim is refused before data is checked
+    reject(["inspect", "m.gguf"], files={"m.gguf": blob}, needle="1,000,000 tensors")
+
+
+@pytest.mark.parametrize("itype,size", [(9, 12), (8, 8)], ids=["arrays", "strings"])
+def test_a_gguf_array_of_millions_of_arrays_or_strings_is_refused(reject, itype, size):
+    # one metadata key: an array of 5,000,000 empty arrays (or strings), 60 MB of header
+    count = 5 * 10**6
+    element = struct.pack("<IQ", 0, 0) if itype == 9 else struct.pack("<Q", 0)
+    blob = _gguf_preamble(0, 1) + struct.pack("<Q", 1) + b"k" + struct.pack("<IIQ", 9, itype, count) + element * count
+    reject(["inspect", "m.gguf"], files={"m.gguf": blob}, needle="5,000,000")
+
+
+def test_set_n_ten_million_on_a_two_layer_checkpoint_is_one_term(tmp_path, capsys):
+    # inspect ... --set N=10000000 built one "layer k is not stored" term per absent layer:
+    # 1.4 GiB, killed.  Absent runs are one term; the price is layer 0's elements times the run.
+    from symtrans.cli.main import main
+
+    d, f, V = 4, 8, 8  # a 2-layer Llama: d_model 4, d_ff 8, 2 heads, tied head
+    t = {"model.embed_tokens.weight": np.zeros((V, d), np.float32), "model.norm.weight": np.ones(d, np.float32)}
+    for i in range(2):
+        p = f"model.layers.{i}."
+        for m in "qkvo":
+            t[p + f"self_attn.{m}_proj.weight"] = np.zeros((d, d), np.float32)
+        t[p + "mlp.gate_proj.weight"] = t[p + "mlp.up_proj.weight"] = np.zeros((f, d), np.float32)
+        t[p + "mlp.down_proj.weight"] = np.zeros((d, f), np.float32)
+        t[p + "input_layernorm.weight"] = t[p + "post_attention_layernorm.weight"] = np.ones(d, np.float32)
+    (tmp_path / "model.safetensors").write_bytes(st_numpy.save(t))
+    cfg = dict(model_type="llama", hidden_size=d, intermediate_size=f, num_attention_heads=2, num_key_value_heads=2)
+    cfg.update(num_hidden_layers=2, vocab_size=V, tie_word_embeddings=True)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["inspect", str(tmp_path), "--set", "N=10000000", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    runs = [t for t in out["terms"] if "are not stored" in t.get("detail", "")]
+    per_layer = 4 * d * d + 3 * d * f + 2 * d  # q, k, v, o; gate, up, down; two norms = 168
+    assert len(runs) == 1 and runs[0]["elements"] == -per_layer * (10**7 - 2), runs

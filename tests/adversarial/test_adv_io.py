@@ -43,6 +43,7 @@ from conftest import (  # noqa: E402  (tests/adversarial/conftest.py)
     SENTINEL,
     Outcome,
     assert_one_line_exit_2,
+    default_signals,
     device,
     fifo,
     hard_link,
@@ -151,6 +152,49 @@ OUTPUT_CASES = [
 ]
 
 
+# A path the kernel would take as a directory (issue 27.1): "-o existing.txt/." exited 0 and
+# replaced existing.txt, because the path was normalised before it was opened; open() of the
+# path itself fails with ENOTDIR, as the shell's '>' does.  Every writer, one check.
+_DIR_SUFFIXED = ["existing_file/.", "existing_file//.", "d/../existing_file/.", "existing_file/", "./existing_file/.."]
+_WRITERS = [
+    ["params", "gpt2"],
+    ["flops", "gpt2"],
+    ["memory", "gpt2"],
+    ["report", "gpt2"],
+    ["report", "gpt2", "--format", "html"],
+    ["sweep", "gpt2", "--grid", "N=12"],
+    ["diff", "gpt2", "gpt2-medium"],
+    ["walk", "gpt2"],
+    ["identities"],
+    ["plot", "gpt2"],
+]
+OUTPUT_CASES += [
+    (f"o-dir-suffix-{' '.join(w[:1] + w[2:])}-{path}", [*w, "-o", path], {"d/": None}, "cannot write")
+    for w in _WRITERS
+    for path in (_DIR_SUFFIXED if w == ["params", "gpt2"] else _DIR_SUFFIXED[:1])
+]
+OUTPUT_CASES += [
+    ("o-missing-dir-then-dotdot", ["params", "gpt2", "-o", "nodir/../existing_file"], {}, "does not exist"),
+    # A symbolic link at the final component is never followed (issue 27.2): a chart name planted
+    # as a link to another file rewrote that file (62,551 bytes changed).
+    (
+        "report-chart-is-a-link-to-a-file",
+        ["report", "gpt2", "-o", "r.md"],
+        {"r.md": "OLD\n", "victim.txt": "victim\n", "r-shares.png": symlink("victim.txt")},
+        "r-shares.png: it is a symbolic link",
+    ),
+    (
+        "report-tex-chart-is-a-link-to-a-file",
+        ["report", "gpt2", "-o", "r.tex"],
+        {"r.tex": "OLD\n", "victim.txt": "victim\n", "r-scaling.pdf": symlink("victim.txt")},
+        "symbolic link",
+    ),
+    ("o-link-to-a-file", ["params", "gpt2", "-o", "l"], {"victim.txt": "victim\n", "l": symlink("victim.txt")}, "link"),
+    ("o-dangling-link", ["params", "gpt2", "-o", "l"], {"l": symlink("nowhere.txt")}, "symbolic link"),
+    ("plot-o-link", ["plot", "gpt2", "-o", "c.png"], {"v.png": "v", "c.png": symlink("v.png")}, "symbolic link"),
+]
+
+
 @pytest.mark.parametrize("name,argv,files,needle", OUTPUT_CASES, ids=[c[0] for c in OUTPUT_CASES])
 def test_output_that_is_not_a_writable_regular_file_is_refused(reject, name, argv, files, needle):
     o = reject(argv, files=files, needle=needle)
@@ -195,6 +239,7 @@ def test_stdout_alias_on_an_appended_file_keeps_its_contents(tmp_path, alias):
             stdout=out,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=default_signals,
             env=env,
             cwd=tmp_path,
             timeout=120,
@@ -560,6 +605,7 @@ def test_a_signal_in_the_middle_of_a_streamed_sweep_leaves_nothing(tmp_path, sig
         env=env,
         capture_output=True,
         text=True,
+        preexec_fn=default_signals,
         timeout=120,
     )
     assert p.returncode == status, p.stderr
@@ -578,6 +624,7 @@ def test_real_signal_is_one_line_and_its_status(tmp_path, sig, status, argv):
         env=env,
         capture_output=True,
         text=True,
+        preexec_fn=default_signals,
         timeout=120,
     )
     assert p.returncode == status, p.stderr
@@ -623,6 +670,7 @@ def test_signal_during_a_real_pdf_build_leaves_no_tex_process_and_no_folder(tmp_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     try:
         deadline = time.monotonic() + 120

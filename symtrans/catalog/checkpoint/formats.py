@@ -58,6 +58,57 @@ class CheckpointError(InputError):
     """A checkpoint that cannot be read; the message is one sentence starting with the path."""
 
 
+# The most tensors one checkpoint may hold.  The largest real ones stay far below it:
+# DeepSeek-V3 in FP8 stores about 91,000 tensors (58 MoE layers x 256 experts x 3 maps,
+# each with its scale), Kimi K2 about 138,000.  Past it, reading and explaining every
+# tensor would take more than the 10 s and 1 GiB one command may use.
+MAX_TENSORS = 200_000
+
+
+def regular_file(path: str, what: str = "a checkpoint file") -> int:
+    """The size of ``path``, which must be a regular file (checked before it is opened:
+    opening a FIFO blocks until a writer comes, a character device never ends).
+
+    Raises:
+        CheckpointError: "PATH: no such file", "PATH: is a FIFO (named pipe), not a
+            regular file; ...", or "PATH: cannot be read (...)".
+    """
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: no such file") from None
+    except OSError as e:
+        raise CheckpointError(f"{path}: cannot be read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = next(
+            (
+                name
+                for test, name in (
+                    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                    (stat.S_ISCHR, "a character device"),
+                    (stat.S_ISBLK, "a block device"),
+                    (stat.S_ISSOCK, "a socket"),
+                    (stat.S_ISDIR, "a directory"),
+                )
+                if test(st.st_mode)
+            ),
+            "not a regular file",
+        )
+        raise CheckpointError(f"{path}: is {kind}, not a regular file; {what} must be a regular file")
+    return st.st_size
+
+
+def too_many_tensors(path: str, n: int) -> CheckpointError:
+    """The refusal of a header that claims more than ``MAX_TENSORS`` tensors."""
+    return CheckpointError(
+        f"{path}: {n:,} tensors, more than symtrans reads from one checkpoint (at most {MAX_TENSORS:,}; "
+        "the largest real models hold about 140,000)"
+    )
+
+
 def need(module: str):
     """Import ``module`` (``safetensors``, ``gguf``), or say how to install it.
 

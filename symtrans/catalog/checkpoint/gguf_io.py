@@ -25,11 +25,19 @@ to ``general.alignment`` (default 32); tensor data.
 from __future__ import annotations
 
 import mmap
-import os
 import struct
 from typing import Any
 
-from symtrans.catalog.checkpoint.formats import Checkpoint, CheckpointError, StoredFile, StoredTensor, need
+from symtrans.catalog.checkpoint.formats import (
+    MAX_TENSORS,
+    Checkpoint,
+    CheckpointError,
+    StoredFile,
+    StoredTensor,
+    need,
+    regular_file,
+    too_many_tensors,
+)
 
 # A GGUF header holds the tokenizer too: the largest vocabularies (256k tokens, with
 # scores, types and merges) take about 20 MB.  Beyond this a header is not plausible.
@@ -38,6 +46,11 @@ MAX_KEY_BYTES = 65_536
 MAX_KEPT_STRING = 4096  # longer string values (chat templates) are kept as their length only
 MAX_DIMS = 4  # GGML_MAX_DIMS
 MAX_NESTING = 3  # arrays of arrays: the format allows them, real files do not go deeper than 2
+# Elements walked one by one (strings, arrays): the largest tokenizer arrays hold 262,144
+# tokens (Gemma 3); an array of arrays holds a few hundred pairs.  Walking is Python work
+# per element, so these caps keep a hostile header under a second or two.
+MAX_STRING_ELEMENTS = 2**20
+MAX_NESTED_ELEMENTS = 65_536
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
 MAGIC = b"GGUF"
@@ -68,6 +81,7 @@ class _Walk:
         T = need("gguf.constants").GGUFValueType
         self.path, self.buf, self.size, self.e = path, buf, size, endian
         self.limit = min(size, MAX_HEADER_BYTES)
+        self.walked = 0  # string and array elements walked so far (each costs Python work)
         self.pos = 0
         self.formats = {int(k): (endian + f, struct.calcsize(f)) for k, f in _value_formats().items()}
         self.STRING, self.ARRAY = int(T.STRING), int(T.ARRAY)
@@ -123,6 +137,14 @@ class _Walk:
                 self.need(count * self.formats[itype][1], f"the {count:,} elements of {key}")
                 self.pos += count * self.formats[itype][1]
             elif itype in (self.STRING, self.ARRAY):
+                cap = MAX_STRING_ELEMENTS if itype == self.STRING else MAX_NESTED_ELEMENTS
+                self.walked += count
+                if count > cap or self.walked > 4 * MAX_STRING_ELEMENTS:
+                    kind = "strings" if itype == self.STRING else "arrays"
+                    raise self.fail(
+                        f"metadata {key}: an array of {count:,} {kind}, more than symtrans walks "
+                        f"(at most {cap:,}; at most {4 * MAX_STRING_ELEMENTS:,} elements in all)"
+                    )
                 # every element takes at least 8 bytes (a string length) or 12 (an array header)
                 if count * (8 if itype == self.STRING else 12) > self.limit - self.pos:
                     raise self.fail(f"metadata {key} claims {count:,} elements, more than the header can hold")
@@ -155,8 +177,8 @@ def read_header(path: str) -> tuple[int, int, dict[str, Any], list[tuple[str, tu
     """
     constants = need("gguf.constants")
     GGML_QUANT_SIZES, GGMLQuantizationType = constants.GGML_QUANT_SIZES, constants.GGMLQuantizationType
+    size = regular_file(path)  # before opening: a FIFO would block
     try:
-        size = os.stat(path).st_size
         with open(path, "rb") as fh:
             if size < 24:
                 head = fh.read(4)
@@ -185,6 +207,8 @@ def read_header(path: str) -> tuple[int, int, dict[str, Any], list[tuple[str, tu
         # smallest key-value: 8-byte key length, 1-byte key, 4-byte type, 1-byte value;
         # smallest tensor info: 8 + 1 name, 4 n_dims, 8 one dim, 4 type, 8 offset.
         left = w.limit - w.pos
+        if n_tensors > MAX_TENSORS:
+            raise too_many_tensors(path, n_tensors)
         if n_kv * 14 > left:
             raise w.fail(
                 f"truncated or corrupt GGUF: the header claims {n_kv:,} metadata entries, "

@@ -13,7 +13,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from symtrans.catalog.checkpoint.formats import PICKLE_ADVICE, PICKLE_SUFFIXES, Checkpoint, CheckpointError
+from symtrans.catalog.checkpoint.formats import (
+    PICKLE_ADVICE,
+    PICKLE_SUFFIXES,
+    Checkpoint,
+    CheckpointError,
+    regular_file,
+)
 
 
 def _config_beside(p: Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -74,6 +80,8 @@ def read_checkpoint(path: str) -> Checkpoint:
     low = target.lower()
     if low.endswith(PICKLE_SUFFIXES):
         _refuse_pickle(target)
+    if not os.path.isdir(target):
+        regular_file(target)  # before anything opens it: a FIFO would block the read forever
     if low.endswith(".gguf"):
         from symtrans.catalog.checkpoint import gguf_io
 

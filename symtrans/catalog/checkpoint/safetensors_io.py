@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from symtrans.catalog.checkpoint.formats import (
+    MAX_TENSORS,
     PICKLE_ADVICE,
     SAFETENSORS_BITS,
     Checkpoint,
@@ -27,6 +28,8 @@ from symtrans.catalog.checkpoint.formats import (
     StoredFile,
     StoredTensor,
     need,
+    regular_file,
+    too_many_tensors,
 )
 
 # The safetensors format's own limit on the JSON header (safetensors' MAX_HEADER_SIZE).
@@ -51,8 +54,8 @@ def header_length(path: str) -> tuple[int, int]:
     Reads 8 bytes.  Raises CheckpointError for a file shorter than 8 bytes, a pickle or
     zip archive, a header length beyond the file or beyond the 100 MB format limit.
     """
+    size = regular_file(path)
     try:
-        size = os.stat(path).st_size
         with open(path, "rb") as f:
             head = f.read(8)
     except FileNotFoundError:
@@ -108,6 +111,27 @@ def _explain(path: str, message: str) -> str:
     return f"{path}: not a valid safetensors file ({' '.join(text.split())[:200]})"
 
 
+def _count_tensors(path: str, n: int) -> None:
+    """Refuse a header of more than ``MAX_TENSORS`` tensors before the library parses it
+    (a 10^6-tensor header took 20 s and 992 MiB): every tensor entry has one
+    ``data_offsets`` key, so counting that word bounds the count from above.  The header is
+    read in pieces; the word is found across piece boundaries too."""
+    word, count, tail = b'"data_offsets"', 0, b""
+    with open(path, "rb") as f:
+        f.seek(8)
+        left = n
+        while left > 0:
+            piece = f.read(min(left, 1 << 22))
+            if not piece:
+                break
+            left -= len(piece)
+            chunk = tail + piece
+            count += chunk.count(word)
+            tail = chunk[-(len(word) - 1) :]
+            if count > MAX_TENSORS:
+                raise too_many_tensors(path, count)
+
+
 def read_file(path: str) -> tuple[StoredFile, list[StoredTensor], dict[str, str]]:
     """The tensors of one ``.safetensors`` file, from its header only.
 
@@ -118,6 +142,7 @@ def read_file(path: str) -> tuple[StoredFile, list[StoredTensor], dict[str, str]
         CheckpointError: one sentence naming the file and what is wrong.
     """
     size, n = header_length(path)
+    _count_tensors(path, n)
     st = need("safetensors")
     SafetensorError, safe_open = st.SafetensorError, st.safe_open
     try:
@@ -157,7 +182,7 @@ def read_index(path: str) -> tuple[list[StoredFile], list[StoredTensor], list[st
 
     p = Path(path)
     try:
-        size = p.stat().st_size
+        size = regular_file(path, "a safetensors index")
         if size > MAX_INDEX_BYTES:
             raise CheckpointError(
                 f"{path}: {size:,} bytes, too large for a safetensors index (limit {MAX_INDEX_BYTES:,})"
@@ -174,6 +199,8 @@ def read_index(path: str) -> tuple[list[StoredFile], list[StoredTensor], list[st
     wm = index.get("weight_map")
     if not isinstance(wm, dict) or not wm:
         raise CheckpointError(f"{path}: not a safetensors index (no weight_map object naming the shards)")
+    if len(wm) > MAX_TENSORS:
+        raise too_many_tensors(path, len(wm))
     shards: dict[str, list[str]] = {}
     for name, shard in wm.items():
         if not isinstance(shard, str) or not shard.endswith(".safetensors"):
@@ -185,7 +212,7 @@ def read_index(path: str) -> tuple[list[StoredFile], list[StoredTensor], list[st
     seen: dict[str, str] = {}
     for shard, names in shards.items():
         spath = str(p.parent / shard)
-        if not os.path.isfile(spath):
+        if not os.path.exists(spath):
             raise CheckpointError(f"{path}: shard {shard} is missing ({len(names)} tensors are mapped to it)")
         f, ts, _ = read_file(spath)
         files.append(f)
@@ -203,6 +230,8 @@ def read_index(path: str) -> tuple[list[StoredFile], list[StoredTensor], list[st
                 raise CheckpointError(f"{path}: tensor {t.name!r} is stored in both {seen[t.name]} and {shard}")
             seen[t.name] = shard
         tensors += ts
+        if len(tensors) > MAX_TENSORS:
+            raise too_many_tensors(path, len(tensors))
     total = index.get("metadata", {}).get("total_size") if isinstance(index.get("metadata"), dict) else None
     if isinstance(total, int) and not isinstance(total, bool):
         data = sum(t.nbytes for t in tensors)
@@ -227,6 +256,8 @@ def read_shards(directory: str, config: dict[str, Any] | None, config_path: str 
                 raise CheckpointError(f"{directory}: tensor {t.name!r} is stored in both {seen[t.name]} and {n}")
             seen[t.name] = n
         tensors += ts
+        if len(tensors) > MAX_TENSORS:
+            raise too_many_tensors(directory, len(tensors))
     notes = (
         [f"no safetensors index: read all {len(names)} .safetensors files in the directory"] if len(names) > 1 else []
     )

@@ -26,7 +26,7 @@ from symtrans.engine.cost import Cost, Step
 from symtrans.engine.roles import Block
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
-from symtrans.engine.symbols import LATEX_NAMES, L, L_src, L_tgt, legend_for
+from symtrans.engine.symbols import LATEX_NAMES, SYMBOLS, legend_for
 
 from . import doc
 from .doc import N_, Column, Row, Section, msg, runs, strong, table
@@ -54,28 +54,11 @@ def _shows_params(step: Step) -> bool:
     return step.params != 0 or step.weights != 0 or (step.flops == 0 and step.elementwise == 0)
 
 
-def _flop_values(
-    spec: Spec, batch: int, seq_len: int | None
-) -> tuple[dict[str, int] | None, list[tuple[sp.Symbol, int]]]:
-    """Sizes for the FLOPs section and the sequence lengths used (None without a length)."""
-    v = dict(spec.values)
-    v["B"] = batch
-    if spec.family == "encoder-decoder":
-        if seq_len is not None:
-            src = tgt = seq_len
-        else:
-            src, tgt = v.get("L_src", v.get("L")), v.get("L_tgt", v.get("L"))
-        if src is None or tgt is None:
-            return None, []
-        v["L_src"], v["L_tgt"] = src, tgt
-        spec.check_sizes(v, workload=True)  # the option ranges at this workload (global_tokens)
-        return v, [(L_src, src), (L_tgt, tgt)]
-    seq = seq_len if seq_len is not None else v.get("L")
-    if seq is None:
+def _flop_values(wl: Any, spec: Spec) -> tuple[dict[str, int] | None, list[tuple[sp.Symbol, int]]]:
+    """Sizes for the FLOPs section and the sequence lengths used (None without a workload)."""
+    if wl is None:
         return None, []
-    v["L"] = seq
-    spec.check_sizes(v, workload=True)
-    return v, [(L, seq)]
+    return wl.values(spec), [(SYMBOLS[n], x) for n, x in wl.lengths]
 
 
 def _option_text(value: Any) -> str:
@@ -110,7 +93,7 @@ def setting(sym: sp.Symbol, value: int) -> Formula:
     return join([formula(sym), number(value)])
 
 
-def workload(batch: int, lengths: list[tuple[sp.Symbol, int]]) -> tuple:
+def workload_runs(batch: int, lengths: list[tuple[sp.Symbol, int]]) -> tuple:
     """``B = 1, L = 1024`` as runs."""
     from symtrans.engine.symbols import B
 
@@ -131,19 +114,25 @@ NO_LENGTH = N_("the model sets no sequence length L; give seq_len (--seq-len) fo
 MAX_TITLE = 1000
 
 
-def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_len: int | None = None) -> doc.Report:
+def build_context(
+    resolved: Any, title: str | None = None, batch: int = 1, seq_len: int | None = None, workload: Any = None
+) -> doc.Report:
     """The report of ``resolved`` (a ``resolve.Resolved``) as a ``doc.Report``.
 
     Args:
         title: the report title (user text); default ``"<name>: parameters and forward FLOPs"``.
         batch: sequences per batch ``B`` for the FLOPs sections.
-        seq_len: tokens per sequence ``L`` for the FLOPs sections (``L_src = L_tgt``
-            for an encoder-decoder); default the spec's ``L``.
+        seq_len: tokens per sequence ``L`` for the FLOPs sections; default the spec's
+            ``L`` (an encoder-decoder's stacks: ``engine.workload.resolve_workload``).
+        workload: the command's ``engine.workload.Workload`` (then ``batch`` and
+            ``seq_len`` are not read): the CLI resolves it once for the report and its charts.
 
     Raises:
         InputError: for a non-positive ``batch`` or ``seq_len``, a title longer than
             ``MAX_TITLE`` characters, or sizes that give a non-integer count.
     """
+    from symtrans.engine.workload import resolve_workload
+
     batch = _checked(batch, "batch")
     seq_len = _checked(seq_len, "seq_len")
     if title is not None and len(title) > MAX_TITLE:
@@ -152,9 +141,13 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
         raise InputError(f"the title has {len(title):,} characters; a report title has at most {MAX_TITLE:,}")
     spec: Spec = resolved.spec
     preset = resolved.preset
-    model = build(spec, Workload())
+    if workload is None and (seq_len is not None or spec.has("L")):
+        workload = resolve_workload(spec, batch, seq_len, seq_len_source=getattr(resolved, "seq_len_source", ""))
+    if workload is not None:
+        batch = workload.batch
+    model = build(spec, workload.tree() if workload is not None else Workload())
     values = dict(spec.values)
-    fvalues, lengths = _flop_values(spec, batch, seq_len)
+    fvalues, lengths = _flop_values(workload, spec)
 
     total = evaluate.exact(model.params, values)
     active = evaluate.exact(model.active_params, values) if spec.is_moe else None
@@ -193,11 +186,15 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
                     msg(
                         "{flops} at {workload}",
                         flops=strong(count(flops_total, "FLOP")),
-                        workload=workload(batch, lengths),
+                        workload=workload_runs(batch, lengths),
                     ),
                 )
             )
         )
+        # where L came from (a config.json has no workload: symtrans's default), as the CLI says (issue 25.13)
+        length_source = workload.seq_len_source if workload is not None else None
+        if length_source:
+            rows.append(Row((msg("sequence length from"), runs(length_source))))
     rows.append(Row((msg("family"), runs(spec.family))))
     if preset is not None:
         rows.append(Row((msg("sizes from"), source)))
@@ -423,7 +420,7 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
     if fvalues is not None:
         flop_counts = [evaluate.exact(c.flops, fvalues) for c in top]
         flop_shares = percent_shares(flop_counts)
-        blocks.append(doc.Para(msg("Workload: {workload}.", workload=workload(batch, lengths))))
+        blocks.append(doc.Para(msg("Workload: {workload}.", workload=workload_runs(batch, lengths))))
         frows: list = [[runs(c.name), thousands(n), _share(s)] for c, n, s in zip(top, flop_counts, flop_shares)]
         frows.append(Row((msg("total"), thousands(flops_total), "100.00%"), "total"))
         blocks.append(table([msg("component"), Column(msg("forward FLOPs"), "r"), Column(msg("share"), "r")], frows))
@@ -454,7 +451,8 @@ def build_context(resolved: Any, title: str | None = None, batch: int = 1, seq_l
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
     from symtrans.render.report.walk_section import report_section
 
-    doc.add_section(report, report_section(spec, fvalues), after="flops")
+    if spec.mixers == "attention":  # the walk traces attention stacks; layer kinds are in the tree above
+        doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------
     from symtrans.render.usage_report import add_sections as add_usage_sections

@@ -232,8 +232,6 @@ def join(parts: Sequence[Formula], op: str = "=") -> Formula:
 
 # -- numbers -----------------------------------------------------------------
 
-_SI = ((10**18, "E"), (10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k"))
-
 
 def thousands(n: int) -> str:
     """``124439808`` -> ``"124,439,808"`` (exact)."""
@@ -249,29 +247,12 @@ def si(n: int, digits: int = 4) -> str:
     """An SI-prefixed approximation with ``digits`` significant digits: ``"124.4M"``.
 
     Prefixes are SI (k, M, G, T, P, E); below 1000 the number itself.  Only for
-    display beside the exact value.
+    display beside the exact value.  The digits come from ``base.numbers.si_prefixed``,
+    the one formatter the CLI uses too (999,960,000 is 1G here and 1.0B there).
     """
-    n = int(n)
-    if abs(n) < 1000:
-        return str(n)
-    sign = "-" if n < 0 else ""
-    a = abs(n)
-    with localcontext() as ctx:  # enough digits for any count (the default 28 overflow quantize)
-        ctx.prec = max(28, len(str(a)) + digits + 2)
-        for i, (scale, prefix) in enumerate(_SI):
-            if a >= scale:
-                m = Decimal(a) / Decimal(scale)
-                int_digits = len(str(int(m)))
-                q = Decimal(1).scaleb(-max(digits - int_digits, 0))
-                m = m.quantize(q, rounding=ROUND_HALF_UP)
-                if m >= 1000 and i > 0:  # 999.96M rounds to 1000M: use the next prefix
-                    scale, prefix = _SI[i - 1]
-                    m = (Decimal(a) / Decimal(scale)).quantize(Decimal(1).scaleb(-(digits - 1)), rounding=ROUND_HALF_UP)
-                text = format(m, "f")
-                if "." in text:
-                    text = text.rstrip("0").rstrip(".")
-                return f"{sign}{text}{prefix}"
-    return str(n)  # pragma: no cover
+    from symtrans.base.numbers import si_prefixed
+
+    return si_prefixed(int(n), digits)
 
 
 def count(n: int, unit: str = "") -> str:

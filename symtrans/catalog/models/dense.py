@@ -1,0 +1,340 @@
+"""Dense decoders that map onto the engine's existing parts: one record each, read by a
+:class:`DenseLayout` (what the type's config keys switch), never by ``model_type`` branches.
+
+A new Llama-shaped decoder type is one record here (its layout, defaults, keys and the keys
+that change no parameter) plus its fixture; see ``catalog/models/__init__.py``.  Each layout
+was read off the transformers 5.24 modeling file and is checked on the meta device (and by
+FlopCounterMode) in tests/test_model_types.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
+from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, show
+from symtrans.engine.spec import Spec
+
+
+@dataclass(frozen=True)
+class DenseLayout:
+    """How one dense decoder type's config becomes a Spec (RMSNorm before each sublayer,
+    rotary positions, grouped-query attention, an untied or tied LM head unless ``options``
+    say otherwise).
+
+    Attributes:
+        ffn: ``swiglu`` (gate, up, down; a fused gate_up_proj counts the same) or ``mlp``
+            (up, down: ReLU^2 in Arcee and Nemotron).
+        attention_bias_key: the key that biases q, k, v and o together.
+        qkv_bias_key: the key that biases q, k and v only.
+        out_bias_key: the key that biases o alone.
+        mlp_bias_key: the key that biases the feed-forward maps.
+        options: further Spec options, fixed for the type (norms, QK norms).
+        kv_null, head_dim_null: a null ``num_key_value_heads`` / ``head_dim`` in the file
+            means num_attention_heads / hidden_size // num_attention_heads (the config's
+            ``__post_init__``); False where transformers refuses null (a strict int field, or
+            an attention that reads the None).
+        divides: the config class requires num_attention_heads to divide hidden_size.
+        square_out: the attention's o_proj is hidden_size x hidden_size whatever the heads
+            (HeliumAttention): counted only when h * head_dim = hidden_size.
+    """
+
+    ffn: str = "swiglu"
+    attention_bias_key: str | None = None
+    qkv_bias_key: str | None = None
+    out_bias_key: str | None = None
+    mlp_bias_key: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    kv_null: bool = True
+    head_dim_null: bool = True
+    divides: bool = False
+    square_out: bool = False
+
+    def read(self, r: Reader) -> Spec:
+        """The Spec of ``r.cfg``.
+
+        ``num_key_value_heads`` null (or a None class default) is num_attention_heads;
+        ``head_dim`` null (or a None default) is hidden_size // num_attention_heads, rounded
+        down as the attention's q_proj is (h * (d // h) outputs).
+
+        Raises:
+            ConfigError: a malformed size, heads that do not divide, an odd rotary head.
+        """
+        d = r.size("hidden_size")
+        h = r.size("num_attention_heads")
+        if self.divides and d % h:
+            raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which {r.cls} requires")
+        h_kv = self._derived(r, "num_key_value_heads", h, f"num_attention_heads = {h}", self.kv_null)
+        if h_kv > h:
+            raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds num_attention_heads ({h})")
+        if h % h_kv:
+            raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
+        d_k = self._derived(r, "head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", self.head_dim_null)
+        if self.square_out and d_k * h != d:
+            raise ConfigError(
+                f"num_attention_heads x head_dim = {h} x {d_k} is not hidden_size ({d}): {r.model}'s o_proj is "
+                "hidden_size x hidden_size whatever the heads, which symtrans does not model (nor can the model run)"
+            )
+        check_rotary_head(r, "head_dim", d_k)
+        sizes = dict(
+            d_model=d,
+            d_ff=r.size("intermediate_size"),
+            h=h,
+            N=r.size("num_hidden_layers"),
+            V=r.size("vocab_size"),
+            L_max=r.size("max_position_embeddings"),
+        )
+        if h_kv != h:
+            sizes["h_kv"] = h_kv
+        if d_k * h != d:
+            sizes["d_k"] = d_k
+        opts: dict[str, Any] = dict(
+            norm="rmsnorm", bias=False, ffn=self.ffn, positional="rotary", final_norm=True, norm_position="pre"
+        )
+        if self.attention_bias_key and r.flag(self.attention_bias_key):
+            opts["attention_bias"] = True
+        if self.qkv_bias_key:
+            opts["qkv_bias"] = r.flag(self.qkv_bias_key)
+        if self.out_bias_key:
+            opts["out_bias"] = r.flag(self.out_bias_key)
+        if self.mlp_bias_key and r.flag(self.mlp_bias_key):
+            opts["ffn_bias"] = True
+        opts.update(self.options)
+        for key in ("attention_bias", "mlp_bias"):  # a Llama key this class has not: transformers ignores it
+            if key in r.cfg and key not in r.defaults:
+                v = r.cfg[key]
+                if not isinstance(v, bool):
+                    raise ConfigError(f"{key} must be true or false, not {show(v)}")
+                if v:
+                    r.notes.append(f"key {key} is true, but {r.model} (transformers 5.x) has no such setting: ignored")
+        return Spec(family="decoder-only", sizes=sizes, tie_output=r.flag("tie_word_embeddings"), **opts)
+
+    @staticmethod
+    def _derived(r: Reader, key: str, derived: int, shown: str, null_ok: bool) -> int:
+        """``key`` as a size; missing with a None class default, or null where allowed, is
+        ``derived`` (noted)."""
+        k, v = r._lookup(key)
+        if k is not None and v is None:
+            if not null_ok:
+                raise ConfigError(f"{k} must be a positive integer, not null ({r.model} has no fallback for null)")
+            return r.size(key, derived, shown, nullable=True)
+        if k is None and r.defaults.get(key) is None:
+            return r.size(key, derived, shown)
+        return r.size(key)
+
+
+# Kyutai's Helium: Llama-shaped; attention_bias biases q, k, v (not o), mlp_bias the three GLU maps.
+HELIUM = ModelType(
+    model_type="helium",
+    config_class="HeliumConfig",
+    model_class="HeliumForCausalLM",
+    read=DenseLayout(
+        qkv_bias_key="attention_bias", mlp_bias_key="mlp_bias", kv_null=False, head_dim_null=False, square_out=True
+    ).read,
+    defaults={
+        "vocab_size": 48000,
+        "hidden_size": 2560,
+        "intermediate_size": 7040,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 20,
+        "num_key_value_heads": 20,
+        "head_dim": 128,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "mlp_bias": False,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings mlp_bias num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT),
+    pad_default=3,
+    family="dense",
+)
+
+
+# Arcee (AFM): Llama-shaped with a two-map ReLU^2 MLP (up, down; no gate).
+ARCEE = ModelType(
+    model_type="arcee",
+    config_class="ArceeConfig",
+    model_class="ArceeForCausalLM",
+    read=DenseLayout(ffn="mlp", attention_bias_key="attention_bias", mlp_bias_key="mlp_bias", divides=True).read,
+    defaults={
+        "vocab_size": 32000,
+        "hidden_size": 2560,
+        "intermediate_size": 18432,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "head_dim": None,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings mlp_bias num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT),
+    pad_default=None,
+    family="dense",
+)
+
+
+# ByteDance Seed-OSS: attention_bias on q, k, v, attention_out_bias on o, mlp_bias on the GLU.
+SEED_OSS = ModelType(
+    model_type="seed_oss",
+    config_class="SeedOssConfig",
+    model_class="SeedOssForCausalLM",
+    read=DenseLayout(qkv_bias_key="attention_bias", out_bias_key="attention_out_bias", mlp_bias_key="mlp_bias").read,
+    defaults={
+        "vocab_size": 155136,
+        "hidden_size": 4096,
+        "intermediate_size": 27648,
+        "num_hidden_layers": 64,
+        "num_attention_heads": 80,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 524288,
+        "tie_word_embeddings": False,
+        "attention_bias": True,
+        "attention_out_bias": False,
+        "mlp_bias": False,
+        "head_dim": 128,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout attention_out_bias bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings mlp_bias num_attention_heads num_hidden_layers num_key_value_heads pad_token_id pretraining_tp residual_dropout rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**DECODER_NO_EFFECT, "dropout": "attention_dropout residual_dropout"}, tp="pretraining_tp"
+    ),
+    pad_default=1,
+    family="dense",
+)
+
+
+# Baidu ERNIE 4.5 (dense): use_bias biases every linear map (q, k, v, o and the GLU).
+ERNIE4_5 = ModelType(
+    model_type="ernie4_5",
+    config_class="Ernie4_5Config",
+    model_class="Ernie4_5ForCausalLM",
+    read=DenseLayout(attention_bias_key="use_bias", mlp_bias_key="use_bias").read,
+    defaults={
+        "vocab_size": 103424,
+        "hidden_size": 1024,
+        "intermediate_size": 3072,
+        "num_hidden_layers": 18,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": True,
+        "use_bias": False,
+        "head_dim": 128,
+    },
+    config_keys=keys(
+        "bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_bias use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**{k: v for k, v in DECODER_NO_EFFECT.items() if k != "dropout"}),
+    pad_default=0,
+    family="dense",
+)
+
+
+# GLM-4 (glm): fused gate_up_proj (counted as its two maps), attention_bias on q, k, v; partial rotary (no weights).
+GLM = ModelType(
+    model_type="glm",
+    config_class="GlmConfig",
+    model_class="GlmForCausalLM",
+    read=DenseLayout(qkv_bias_key="attention_bias", kv_null=False, head_dim_null=False).read,
+    defaults={
+        "vocab_size": 151552,
+        "hidden_size": 4096,
+        "intermediate_size": 13696,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "attention_bias": True,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT),
+    pad_default=151329,
+    family="dense",
+)
+
+
+# GLM-4-0414 (glm4): glm with four RMSNorms per layer (before and after attention and MLP).
+GLM4 = ModelType(
+    model_type="glm4",
+    config_class="Glm4Config",
+    model_class="Glm4ForCausalLM",
+    read=DenseLayout(
+        qkv_bias_key="attention_bias", options=(("layer_norms", "sandwich"),), kv_null=False, head_dim_null=False
+    ).read,
+    defaults={
+        "vocab_size": 151552,
+        "hidden_size": 4096,
+        "intermediate_size": 13696,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "attention_bias": True,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT),
+    pad_default=151329,
+    family="dense",
+)
+
+
+# NVIDIA Nemotron(-4, Minitron): LayerNorm1P (weight and bias), a two-map ReLU^2 MLP, attention_bias on q, k, v, o, mlp_bias on up and down.
+NEMOTRON = ModelType(
+    model_type="nemotron",
+    config_class="NemotronConfig",
+    model_class="NemotronForCausalLM",
+    read=DenseLayout(
+        ffn="mlp",
+        attention_bias_key="attention_bias",
+        mlp_bias_key="mlp_bias",
+        options=(("norm", "layernorm"),),
+        kv_null=False,
+    ).read,
+    defaults={
+        "vocab_size": 256000,
+        "hidden_size": 6144,
+        "intermediate_size": 24576,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 48,
+        "head_dim": None,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "mlp_bias": False,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size max_position_embeddings mlp_bias norm_eps num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**{k: v for k, v in DECODER_NO_EFFECT.items() if k != "eps"}, eps="norm_eps"),
+    pad_default=None,
+    family="dense",
+)
+
+RECORDS = (
+    HELIUM,
+    ARCEE,
+    SEED_OSS,
+    ERNIE4_5,
+    GLM,
+    GLM4,
+    NEMOTRON,
+)

@@ -1,0 +1,146 @@
+"""The vision side of the vision-language wrappers (llava, qwen2_vl): their ``vision_config``
+read into the Spec's ``vision`` option and sizes (``engine/vision.py`` counts them).
+
+Defaults are transformers 5.x's: a LlavaConfig without vision_config builds LLaVA-1.5's CLIP
+ViT-L/14 at 336 px (LlavaConfig.sub_configs_defaults); a vision_config dict takes the defaults
+of CLIPVisionConfig; Qwen2VLConfig's vision_config takes Qwen2VLVisionConfig's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
+
+# LlavaConfig.sub_configs_defaults["vision_config"] (no vision_config in the file).
+LLAVA_VISION_DEFAULTS = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "image_size": 336,
+    "patch_size": 14,
+}
+CLIP_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 12,
+    "num_channels": 3,
+    "image_size": 224,
+    "patch_size": 32,
+}
+QWEN2_VL_VISION_DEFAULTS = {
+    "embed_dim": 1280,
+    "hidden_size": 3584,
+    "depth": 32,
+    "num_heads": 16,
+    "mlp_ratio": 4,
+    "in_channels": 3,
+    "patch_size": 14,
+    "temporal_patch_size": 2,
+    "spatial_merge_size": 2,
+}
+
+
+def _sub(r: Reader, key: str) -> dict[str, Any] | None:
+    v = r.cfg.get(key)
+    if v is not None and not isinstance(v, dict):
+        raise ConfigError(f"{key} must be an object or null, not {show(v)}")
+    return v
+
+
+def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of LLaVA's CLIP vision tower and projector.
+
+    Raises:
+        ConfigError: a vision tower other than CLIP's, non-square images or patches, a
+            malformed size, or hidden_size not divisible by the heads (CLIPVisionConfig).
+    """
+    vcfg = _sub(r, "vision_config")
+    if vcfg is None:
+        vr = Reader({}, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), LLAVA_VISION_DEFAULTS, {})
+        vr.notes.append("no vision_config: LlavaConfig's default CLIP ViT-L/14 at 336 px")
+    else:
+        vmt = vcfg.get("model_type", "clip_vision_model")
+        if vmt != "clip_vision_model":
+            raise ConfigError(
+                f"vision_config model_type {show(vmt)} is not supported inside llava: symtrans counts a CLIP vision "
+                "tower (clip_vision_model) only"
+            )
+        vr = Reader(vcfg, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), CLIP_VISION_DEFAULTS, {})
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    check_divides("hidden_size", d, "num_attention_heads", h, "CLIPVisionConfig")
+    side, patch = vr.size("image_size"), vr.size("patch_size")
+    feat = r.cfg.get("vision_feature_layer", -2)
+    if isinstance(feat, list):
+        if not feat or any(isinstance(x, bool) or not isinstance(x, int) for x in feat):
+            raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
+        n_feat = len(feat)
+    elif isinstance(feat, bool) or not isinstance(feat, int):
+        raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
+    else:
+        n_feat = 1
+    bias = r.cfg.get("multimodal_projector_bias", True)
+    if not isinstance(bias, bool):
+        raise ConfigError(f"multimodal_projector_bias must be true or false, not {show(bias)}")
+    sizes = dict(
+        d_vis=d,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=patch,
+        P_vis=(side // patch) ** 2,
+        n_feat=n_feat,
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: CLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} patches "
+        f"of {patch} x {patch} px per {side} px image; projector {n_feat * d} -> d_model -> d_model"
+    )
+    return sizes, {"vision": "clip", "projector_bias": bias}, notes
+
+
+def qwen2_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Qwen2-VL's vision tower and patch merger.
+
+    Raises:
+        ConfigError: a malformed size, or list-valued (non-square) patch sizes.
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vr = Reader(
+        vcfg,
+        "qwen2_vl_vision",
+        ("Qwen2VLVisionConfig", "Qwen2VisionTransformerPretrainedModel"),
+        QWEN2_VL_VISION_DEFAULTS,
+        {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"},
+    )
+    d = vr.size("embed_dim")
+    # Qwen2VLVisionBlock: int(embed_dim * mlp_ratio), mlp_ratio a strict int field of the config
+    f = d * vr.size("mlp_ratio")
+    for key in ("patch_size", "temporal_patch_size"):
+        if isinstance(vcfg.get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square patches of one size")
+    sizes = dict(
+        d_vis=d,
+        d_ff_vis=f,
+        N_vis=vr.size("depth"),
+        C_vis=vr.size("in_channels"),
+        p_vis=vr.size("patch_size"),
+        t_vis=vr.size("temporal_patch_size"),
+        m_vis=vr.size("spatial_merge_size"),
+    )
+    out = vr.size("hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    if "in_chans" in vcfg and vcfg.get("in_chans") != sizes["C_vis"]:
+        notes.append(
+            f"vision_config: in_chans {show(vcfg['in_chans'])} ignored (Qwen2VLVisionConfig reads in_channels)"
+        )
+    notes.append(
+        f"vision tower: Qwen2-VL ViT, {sizes['N_vis']} layers of width {d}; the merger joins "
+        f"{sizes['m_vis']} x {sizes['m_vis']} patches into one token of width {out}"
+    )
+    return sizes, {"vision": "qwen2_vl"}, notes

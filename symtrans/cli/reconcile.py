@@ -1,0 +1,286 @@
+"""The ``reconcile`` command: a vLLM start-up log, line by line, beside symtrans's prediction
+for the same model, GPU and flags (issue 23).
+
+Each figure the log prints (``analysis.vllm_log``: weights, memory outside PyTorch, the
+activation peak, CUDA-visible memory, utilisation, KV cache memory, blocks, tokens, the
+concurrency line, a refusal) is set against ``deploy``'s figure under ``--engine vllm``,
+with the difference and the term of symtrans's model that explains it.  Settings the log
+states (tensor parallelism, max_model_len, gpu_memory_utilization, the vLLM version) are
+taken from it unless given as options.  The log is read, never evaluated; a file with no
+line of a vLLM start-up log is refused in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+GiB = 2**30
+
+
+def add_reconcile_parser(sub, common, emit) -> None:
+    """The ``reconcile`` subcommand (registered by ``cli.main.build_parser``)."""
+    from symtrans.cli.deploy import add_deploy_options
+
+    p = sub.add_parser(
+        "reconcile",
+        help="a vLLM start-up log line by line: the logged figure, symtrans's prediction, the difference, the term",
+    )
+    p.add_argument("log", metavar="LOG", help="a vLLM start-up log (text)")
+    common(p, ("text", "json"), "text")
+    add_deploy_options(p)
+    p.set_defaults(func=lambda args: cmd_reconcile(args, emit))
+
+
+def _gib(n) -> str:
+    return f"{float(Fraction(n) / GiB):,.2f} GiB"
+
+
+def _settings_from_log(args, figs) -> list[str]:
+    """Fill the options the user left out from what the log states; the notes say which."""
+    taken = []
+    tp = figs.get("tensor_parallel")
+    if tp is not None and args.tensor_parallel == 1 and tp > 1:
+        args.tensor_parallel = tp
+        if args.devices == 1:
+            args.devices = tp
+        taken.append(f"tensor parallelism {tp}")
+    mml = figs.get("max_model_len")
+    if mml is None and figs.get("concurrency") is not None:
+        mml = figs.get("concurrency")
+    if mml is not None and args.max_model_len is None and args.prompt is None:
+        args.max_model_len = mml
+        taken.append(f"max_model_len {mml:,}")
+    u = figs.get("utilisation")
+    if u is not None and args.gpu_memory_utilization is None:
+        args.gpu_memory_utilization = (
+            str(u.numerator / u.denominator) if u.denominator in (1, 2, 4, 5, 10, 20, 25, 50, 100) else str(float(u))
+        )
+        taken.append(f"gpu_memory_utilization {float(u):g}")
+    ver = figs.get("version")
+    if ver is not None and args.engine_version is None:
+        args.engine_version = ver
+        taken.append(f"vLLM {ver}")
+    return taken
+
+
+def reconcile_result(res, args, figs) -> dict:
+    """The rows of ``reconcile`` (JSON-ready), one per figure the log prints."""
+    from symtrans.accounting.deploy import DoesNotFit, plan
+    from symtrans.accounting.hardware import parse_accelerator
+    from symtrans.cli.deploy import _options
+
+    acc = parse_accelerator(args.accelerator)
+    opts, _ = _options(args, res.checkpoint)
+    refused = False
+    try:
+        p = plan(res.spec, acc, opts)
+        f = {
+            "weights_per_device": p.weights_per_device,
+            "activation_reserve": p.activation_reserve,
+            "engine_terms": p.engine_terms,
+            "usable": int(p.usable),
+            "device_memory": p.device_memory,
+            "token_budget": p.token_budget,
+            "kv_bytes_per_token": p.kv_bytes_per_token,
+            "utilisation": p.options.utilisation,
+        }
+        mml = p.prompt + p.generate
+    except DoesNotFit as e:
+        if not e.figures:
+            raise
+        f, refused = e.figures, True
+        mml = args.max_model_len or figs.get("max_model_len") or 0
+    terms = f["engine_terms"]
+    available = f["usable"] - f["weights_per_device"] - f["activation_reserve"]
+    block = opts.block_size or 16
+    rows: list[dict] = []
+
+    def row(key, label, logged, predicted, unit, term):
+        fig = figs.figures[key]
+        diff = predicted - logged
+        rows.append(
+            {
+                "line": fig.line_no,
+                "figure": label,
+                "logged": logged,
+                "symtrans": predicted,
+                "difference": diff,
+                "percent": None if not logged else float(Fraction(diff) / Fraction(logged) * 100),
+                "unit": unit,
+                "term": term,
+                "text": fig.line,
+            }
+        )
+
+    deltas: dict[str, int] = {}
+    if figs.get("total_gpu_memory") is not None:
+        row(
+            "total_gpu_memory",
+            "CUDA-visible memory",
+            figs.get("total_gpu_memory"),
+            f["device_memory"],
+            "bytes",
+            "M: torch.cuda.mem_get_info's total (vllm_profile.CUDA_VISIBLE; the datasheet where none is measured)",
+        )
+        deltas["device memory x utilisation"] = int(
+            (f["device_memory"] - figs.get("total_gpu_memory")) * f["utilisation"]
+        )
+    if figs.get("utilisation") is not None:
+        row(
+            "utilisation",
+            "gpu_memory_utilization",
+            figs.get("utilisation"),
+            Fraction(f["utilisation"]),
+            "fraction",
+            "u: --gpu-memory-utilization, else the release's default (vllm_profile.VERSIONS)",
+        )
+    if figs.get("weights") is not None:
+        row(
+            "weights",
+            "model weights",
+            figs.get("weights"),
+            f["weights_per_device"],
+            "bytes",
+            "W = matrices / tp + vectors (the log's figure also holds buffers such as the rotary cos/sin cache)",
+        )
+        deltas["weights"] = -(f["weights_per_device"] - figs.get("weights"))
+    if figs.get("non_torch") is not None and "non-torch memory" in terms:
+        row(
+            "non_torch",
+            "memory outside PyTorch",
+            figs.get("non_torch"),
+            terms["non-torch memory"],
+            "bytes",
+            "CUDA context, NCCL, custom all-reduce: the release's logged figure (--non-torch)",
+        )
+        deltas["memory outside PyTorch"] = -(terms["non-torch memory"] - figs.get("non_torch"))
+    if figs.get("activation_peak") is not None and "activation peak" in terms:
+        row(
+            "activation_peak",
+            "activation peak",
+            figs.get("activation_peak"),
+            terms["activation peak"],
+            "bytes",
+            "the profiling run's live tensors at max_num_batched_tokens + the sampler's logits (an estimate; "
+            "--max-num-batched-tokens, --activation-reserve)",
+        )
+        deltas["activation peak"] = -(terms["activation peak"] - figs.get("activation_peak"))
+    if figs.get("peak_torch") is not None and "activation peak" in terms:
+        if figs.get("weights") is not None:  # 0.6 logs the peak with the weights in it
+            deltas["activation peak"] = (figs.get("peak_torch") - figs.get("weights")) - terms["activation peak"]
+        row(
+            "peak_torch",
+            "PyTorch peak (weights + activations)",
+            figs.get("peak_torch"),
+            f["weights_per_device"] + terms["activation peak"],
+            "bytes",
+            "W + the profiling run's activation peak",
+        )
+    if figs.get("kv_memory") is not None:
+        named = {k: v for k, v in deltas.items() if v}
+        why = (
+            "u·M − W − activations − non-torch; the largest gap is in " + max(named, key=lambda k: abs(named[k]))
+            if named
+            else "u·M − W − activations − non-torch (the log does not itemise them)"
+        )
+        row("kv_memory", "KV cache memory", figs.get("kv_memory"), available, "bytes", why)
+    if figs.get("gpu_blocks") is not None:
+        row(
+            "gpu_blocks",
+            "GPU blocks",
+            figs.get("gpu_blocks"),
+            f["token_budget"] // block,
+            "blocks",
+            f"floor(available / ({block} x {f['kv_bytes_per_token']:,} bytes per token per device))",
+        )
+    for key, label in (("kv_tokens", "GPU KV cache size"), ("refused_tokens", "KV cache tokens (the refusal)")):
+        if figs.get(key) is not None:
+            row(
+                key,
+                label,
+                figs.get(key),
+                f["token_budget"],
+                "tokens",
+                f"blocks x {block}" + ("; symtrans refuses too" if refused else "; symtrans does not refuse")
+                if key == "refused_tokens"
+                else f"blocks x {block}",
+            )
+    if figs.get("concurrency") is not None and mml:
+        conc = figs.figures["concurrency"]
+        row(
+            "concurrency",
+            f"maximum concurrency for {conc.value:,} tokens",
+            conc.extra,
+            Fraction(round(Fraction(f["token_budget"], conc.value) * 100), 100),
+            "x",
+            "tokens / max_model_len, two decimals (vllm/v1/core/kv_cache_utils.py)",
+        )
+    if figs.get("needed_kv") is not None and mml:
+        need = -(-mml // block) * block * f["kv_bytes_per_token"]
+        row(
+            "needed_kv",
+            "KV cache one request needs",
+            figs.get("needed_kv"),
+            need,
+            "bytes",
+            f"cdiv(max_model_len, {block}) blocks of one request",
+        )
+    if figs.get("refused_available") is not None:
+        row(
+            "refused_available",
+            "available KV cache memory",
+            figs.get("refused_available"),
+            available,
+            "bytes",
+            "u·M − W − activations − non-torch",
+        )
+    rows.sort(key=lambda r: r["line"])
+    return {"model": res.name, "accelerator": acc.name, "refused": refused, "rows": rows}
+
+
+def _show(value, unit: str) -> str:
+    if unit == "bytes":
+        return _gib(value)
+    if unit in ("fraction", "x"):
+        return f"{float(Fraction(value)):.2f}"
+    return f"{int(value):,}"
+
+
+def cmd_reconcile(args, emit) -> int:
+    """``symtrans reconcile LOG MODEL --accelerator ACC``: print the rows as text or JSON."""
+    from symtrans.analysis.vllm_log import MAX_BYTES, parse
+    from symtrans.base.errors import InputError
+    from symtrans.base.inputs import read_text
+    from symtrans.cli.main import _resolve
+
+    text = read_text(args.log, "a vLLM start-up log", MAX_BYTES)
+    figs = parse(text)
+    if not figs.figures:
+        raise InputError(
+            f"{args.log[:80]}: no line of a vLLM start-up log found (weights, KV cache memory, GPU blocks, "
+            "'GPU KV cache size', 'Maximum concurrency')"
+        )
+    args.engine = "vllm"
+    taken = _settings_from_log(args, figs)
+    res = _resolve(args)
+    r = reconcile_result(res, args, figs)
+    r["from_log"] = taken
+    if args.format == "json":
+        out = {**r, "rows": [{k: (str(v) if isinstance(v, Fraction) else v) for k, v in x.items()} for x in r["rows"]]}
+        emit(args, json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    lines = [
+        f"{r['model']} on {r['accelerator']}: the log's figures beside symtrans's (--engine vllm)"
+        + (f"; from the log: {', '.join(taken)}" if taken else ""),
+        f"  {'line':>5}  {'figure':<40} {'logged':>14} {'symtrans':>14} {'difference':>12}",
+    ]
+    for x in r["rows"]:
+        pct = "" if x["percent"] is None else f" ({x['percent']:+.1f} %)"
+        lines.append(
+            f"  {x['line']:>5}  {x['figure'][:40]:<40} {_show(x['logged'], x['unit']):>14} "
+            f"{_show(x['symtrans'], x['unit']):>14} {_show(x['difference'], x['unit']):>12}{pct}"
+        )
+        lines.append(f"         term: {x['term']}")
+    emit(args, "\n".join(lines))
+    return 0

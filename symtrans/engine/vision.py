@@ -1,0 +1,141 @@
+"""Vision towers of vision-language wrappers and the projectors into the language model.
+
+Each function returns the Cost subtrees of the image side, placed beside the language model
+by ``architectures.build`` when ``Spec.vision`` is set.  Their parameters are exact
+(checked against transformers 5.x on the meta device by tests/test_vision_towers.py);
+the text workload has no images, so their FLOPs in a text forward are 0 (the tower runs
+once per image, which the text forward does not include).
+
+Sources: Radford et al. 2021 §2.4 (CLIP's ViT: class token, learned positions, a LayerNorm
+before the transformer) and HF ``CLIPVisionTransformer`` (``embeddings.class_embedding``,
+``patch_embedding`` a bias-free Conv2d, ``position_embedding`` of patches + 1 rows,
+``pre_layrnorm``, ``encoder.layers`` with q/k/v/out and fc1/fc2 all biased, two LayerNorms
+each, ``post_layernorm``); Liu et al. 2023 (LLaVA-1.5: a two-layer MLP projector) and HF
+``LlavaMultiModalProjector`` (``linear_1`` d_vis*n_feat -> d_model, GELU, ``linear_2``);
+Wang et al. 2024 §2.1 (Qwen2-VL: a 675M ViT, 3-D patches of 2 frames, adjacent 2 x 2 tokens
+merged by an MLP) and HF ``Qwen2VisionTransformerPretrainedModel`` (``patch_embed.proj`` a
+bias-free Conv3d, ``blocks`` with fused qkv and proj biased, fc1/fc2 biased, LayerNorms
+norm1/norm2, ``merger``: LayerNorm ln_q, Linear m^2 d_vis -> m^2 d_vis, GELU, Linear -> d_proj).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.components import linear, norm
+from symtrans.engine.cost import ZERO, Cost, Step
+from symtrans.engine.roles import VISION_BLOCKS, Block, Role
+from symtrans.engine.spec import Spec
+
+_CLIP = "Radford et al. 2021 §2.4 (CLIP ViT); HF CLIPVisionTransformer"
+_LLAVA = "Liu et al. 2023 (LLaVA-1.5 MLP projector); HF LlavaMultiModalProjector"
+_QWEN2_VL = "Wang et al. 2024 §2.1 (Qwen2-VL ViT); HF Qwen2VisionTransformerPretrainedModel"
+_NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
+
+
+def _ln(spec: Spec, label: str, width: sp.Expr) -> list[Step]:
+    return norm(spec, label, width, ZERO, kind="layernorm", bias=True)
+
+
+def _lin(label: str, d_in: sp.Expr, d_out: sp.Expr, bias: bool, source: str) -> list[Step]:
+    return linear(label, d_in, d_out, ZERO, bias, source, role=Role.VISION)
+
+
+def _conv(label: str, taps: sp.Expr, source: str) -> Step:
+    w = taps * S.d_vis
+    return Step(
+        label=label,
+        role=Role.VISION,
+        params=w,
+        weights=w,
+        note="bias-free convolution: each patch of C_vis channels mapped to d_vis (a linear map of its pixels)",
+        source=source,
+        input_grad=False,
+    )
+
+
+def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
+    """One pre-norm ViT layer: LayerNorm, attention (q, k, v, out, all biased), LayerNorm,
+    MLP d_vis -> d_ff_vis -> d_vis (biased).  4 d_vis^2 + 2 d_vis d_ff_vis + 9 d_vis + d_ff_vis."""
+    d, f = S.d_vis, S.d_ff_vis
+    steps = _ln(spec, "norm before attention", d)
+    if qkv_fused:
+        steps += _lin("qkv (fused q, k, v)", d, 3 * d, True, source)
+    else:
+        for name in ("W_Q", "W_K", "W_V"):
+            steps += _lin(name, d, d, True, source)
+    steps += _lin("W_O", d, d, True, source)
+    steps += _ln(spec, "norm before the MLP", d)
+    steps += _lin("fc1", d, f, True, source) + _lin("fc2", f, d, True, source)
+    return Cost(name="vision layer", block=Block.LAYER, steps=tuple(steps), multiplicity=S.N_vis, note=_NO_IMAGES)
+
+
+def clip_tower(spec: Spec) -> list[Cost]:
+    """LLaVA's CLIP vision tower and projector.
+
+    Tower: d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis
+    (positions) + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).  Projector:
+    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``).
+    """
+    d = S.d_vis
+    emb = [
+        Step(label="class token", role=Role.VISION, params=d, note="one learned d_vis vector", source=_CLIP),
+        _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis)", S.C_vis * S.p_vis**2, _CLIP),
+        Step(
+            label="position table",
+            role=Role.VISION,
+            params=(S.P_vis + 1) * d,
+            weights=(S.P_vis + 1) * d,
+            note="one learned row per patch and one for the class token",
+            source=_CLIP,
+        ),
+    ]
+    emb += _ln(spec, "pre_layrnorm", d)
+    tower = Cost(
+        name="vision tower (CLIP)",
+        block=Block.VISION_TOWER,
+        steps=tuple(emb + _ln(spec, "post_layernorm", d)),
+        children=(_vit_layer(spec, False, _CLIP),),
+        note=_NO_IMAGES,
+        source=_CLIP,
+    )
+    b = spec.projector_bias
+    proj = _lin("linear_1", S.n_feat * d, S.d_model, b, _LLAVA) + _lin("linear_2", S.d_model, S.d_model, b, _LLAVA)
+    return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_LLAVA)]
+
+
+def qwen2_vl_tower(spec: Spec) -> list[Cost]:
+    """Qwen2-VL's vision tower with its patch merger (``model.visual``).
+
+    C_vis t_vis p_vis^2 d_vis (3-D patch conv) + N_vis layers + 2 d_vis (ln_q) +
+    (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj + d_proj (merger MLP).
+    """
+    d, m2 = S.d_vis, S.m_vis**2
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    merger = _ln(spec, "ln_q", d) + _lin("merger fc1", m2 * d, m2 * d, True, _QWEN2_VL)
+    merger += _lin("merger fc2", m2 * d, out, True, _QWEN2_VL)
+    tower = Cost(
+        name="vision tower (Qwen2-VL)",
+        block=Block.VISION_TOWER,
+        steps=(_conv("patch embedding (Conv3d t_vis x p_vis x p_vis)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN2_VL),),
+        children=(_vit_layer(spec, True, _QWEN2_VL),),
+        note=_NO_IMAGES,
+        source=_QWEN2_VL,
+    )
+    return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_VL)]
+
+
+def vision_parts(spec: Spec) -> list[Cost]:
+    """The image side of ``spec`` (empty without ``vision``)."""
+    if spec.vision == "clip":
+        return clip_tower(spec)
+    if spec.vision == "qwen2_vl":
+        return qwen2_vl_tower(spec)
+    return []
+
+
+def vision_params(cost: Cost) -> sp.Expr:
+    """The parameters of the image side of a model's Cost tree (its ``VISION_BLOCKS``
+    subtrees); 0 for a model without one.  The text-only figure is ``cost.params`` less it."""
+    return sp.Add(*[c.params for c in cost.children if c.block in VISION_BLOCKS])
