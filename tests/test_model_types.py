@@ -801,7 +801,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
 GAPS: dict[tuple[str, str], str] = {
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
-    ("helium", "num_attention_heads"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
+    (
+        "helium",
+        "num_attention_heads",
+    ): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("bert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("gpt2", "add_cross_attention"): "decoder-only layers cannot carry cross-attention",

@@ -223,8 +223,11 @@ def _hub_id_message(model: str) -> str:
     )
 
 
-def resolve(model: str, settings: list[str] | None = None) -> Resolved:
+def resolve(model: str, settings: list[str] | None = None, generic_ok: bool = False) -> Resolved:
     """Resolve MODEL (preset name or config.json path) and apply ``settings``.
+
+    ``generic_ok``: a config.json whose model_type has no curated record may be returned
+    for the generic path (``Resolved.generic``, ``spec`` None); otherwise it is refused.
 
     Raises:
         ValueError: unknown preset (with close names), unreadable or invalid config,
@@ -240,6 +243,11 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
         try:
             spec, name, notes, checkpoint = load_config_checkpoint(model)
         except GenericRoute as g:
+            if not generic_ok:  # a caller that needs a Spec (solve, sweep, diff, ...)
+                raise InputError(
+                    f"{model}: model_type {g.model_type!r} is counted from transformers' modeling code, "
+                    "which gives 'symtrans params' (and symtrans.model) only so far"
+                ) from None
             return _generic(model, g, settings)
         preset = None
     else:

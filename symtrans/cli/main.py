@@ -64,8 +64,9 @@ def _resolve(args):
     from symtrans.accounting.spec_warnings import spec_warnings
     from symtrans.catalog.resolve import resolve
 
-    res = resolve(args.model, args.set)
+    res = resolve(args.model, args.set, generic_ok=True)
     if res.generic is not None:
+        from symtrans.base.errors import InputError
         from symtrans.cli.generic import COMMANDS
 
         if args.command not in COMMANDS:

@@ -212,7 +212,7 @@ def model(name_or_spec, settings: list[str] | None = None, **changes: Any):
     else:
         from symtrans.catalog.resolve import resolve
 
-        res = resolve(str(name_or_spec), list(settings or []))
+        res = resolve(str(name_or_spec), list(settings or []), generic_ok=True)
         if res.generic is not None:  # a type without a curated record: transformers' modeling code
             if changes:
                 raise InputError("keyword changes work with curated model types only; edit the config.json instead")
