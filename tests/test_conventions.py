@@ -26,7 +26,7 @@ def test_every_convention_is_named_data_with_a_source():
         assert c.description and c.source
     for op in PER_ELEMENT.values():
         assert op.cost >= 1 and op.what and op.source
-    assert set(MASK_MODES) == {"full", "causal", "half"} and set(RECOMPUTE) == {"none", "selective", "full"}
+    assert set(MASK_MODES) == {"full", "causal", "half", "window"} and set(RECOMPUTE) == {"none", "selective", "full"}
 
 
 def test_unknown_convention_lists_the_valid_ones():

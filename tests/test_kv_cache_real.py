@@ -4,7 +4,9 @@ For every supported type that generates, a tiny CPU model (AUDIT_BASE's config, 
 attention, fp32) runs a prefill with ``use_cache=True``; the bytes of every key and value
 tensor in the returned cache (``t.numel() * t.element_size()``, summed over layers and, for
 an encoder-decoder, over the self- and cross-attention caches) must equal symtrans's
-``memory.kv_cache_bytes`` at fp32 for that batch and length.
+``memory.kv_cache_bytes`` at fp32 for that batch and length; for a decoder-only model, so
+must the Cost tree's own cache elements per token (``Cost.cache``, issue 20).  The
+state-space and linear-attention caches are checked in tests/test_layer_kinds.py.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from test_model_types import _cfg, _flop_model  # noqa: E402
 
 from symtrans.accounting.memory import kv_cache_bytes  # noqa: E402
 from symtrans.catalog.hf_config import CLASSES, SUPPORTED, spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 
 BATCH, PREFILL = 2, 5  # below every AUDIT_BASE window, so every layer caches every position
@@ -62,6 +65,9 @@ def test_kv_cache_bytes_equal_the_real_cache(hf, model_type):
     expected = kv_cache_bytes(spec, BATCH, PREFILL, "fp32", src=src if spec.family == "encoder-decoder" else None)
     assert real > 0
     assert real == exact(expected, spec.values), (model_type, real)
+    if spec.family == "decoder-only":  # the Cost tree's own cache elements (Step.cache) say the same
+        per_token = exact(build(spec).cache, spec.values)
+        assert BATCH * PREFILL * per_token * 4 == real, (model_type, per_token)
 
 
 def test_sliding_window_cache_keeps_the_window(hf):

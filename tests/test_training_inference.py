@@ -276,15 +276,17 @@ def test_windowed_decode_closed_form_matches_the_sum_for_any_prompt_length_and_w
     from hypothesis import strategies as st
 
     spec = presets.get("mistral-7b").spec.replace(sizes={"w": 2})
-    closed = decode_expr(spec)
-    step = decode_step_expr(spec)  # per-step cost, min(L_pre + t, w) keys: summed by hand below
+    # --mask window and causal: min(L_pre + t, w) keys per step; full: every cached key, L_pre + t
+    for mask in ("window", "causal", "full"):
+        closed = decode_expr(spec, mask=mask)
+        step = decode_step_expr(spec, mask=mask)  # per-step cost: summed by hand below
 
-    @given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 60))
-    def check(lp, tg, w):
-        v = {**spec.values, "w": w, "B": 1, "L_pre": lp, "T_gen": tg}
-        assert evaluate(closed, v) == sum(evaluate(step, {**v, "t": t}) for t in range(1, tg + 1))
+        @given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 60))
+        def check(lp, tg, w):
+            v = {**spec.values, "w": w, "B": 1, "L_pre": lp, "T_gen": tg}
+            assert evaluate(closed, v) == sum(evaluate(step, {**v, "t": t}) for t in range(1, tg + 1))
 
-    check()
+        check()
 
 
 # ---------------------------------------------------------------------------------

@@ -153,11 +153,13 @@ def _brute_pairs(q: int, kv: int, mask: str, causal: bool, w: int | None, g: int
     for p in range(kv - q + 1, kv + 1):
         for j in range(1, kv + 1):
             if w is None:
-                keep = not causal or mask == "full" or j <= p
+                keep = not causal or mask in ("full", "window") or j <= p
             elif not causal:  # the band, or a global row (p <= g) or column (j <= g)
                 keep = abs(p - j) <= w // 2 or p <= g or j <= g
-            elif mask == "full":
-                keep = j > kv - w  # a full row of the window, min(kv, w) keys, for every query
+            elif mask == "full":  # eager attention: the whole score matrix, the window applied as a mask after
+                keep = True
+            elif mask == "window":  # a kernel that reads the window only: min(kv, w) keys for every query
+                keep = j > kv - w
             else:
                 keep = 0 <= p - j < w
             kept += keep
@@ -167,7 +169,7 @@ def _brute_pairs(q: int, kv: int, mask: str, causal: bool, w: int | None, g: int
 @given(
     kv=st.integers(1, 30),
     data=st.data(),
-    mask=st.sampled_from(["full", "causal", "half"]),
+    mask=st.sampled_from(["full", "causal", "half", "window"]),
     causal=st.booleans(),
     w=st.one_of(st.none(), st.integers(1, 12)),
     g=st.integers(0, 2),

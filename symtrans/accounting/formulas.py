@@ -215,7 +215,7 @@ def _per_token_of(spec: Spec, mask: str, select) -> sp.Expr:
     return closed_form(count(model, "flops", select) / tokens_per_step(spec))  # as flops.per_token: no cancel
 
 
-def kaplan_forward(spec: Spec) -> Published:
+def kaplan_forward(spec: Spec, mask: str = "full") -> Published:
     """Kaplan et al. 2020 Table 1: C_forward = 2N + 2 n_layer n_ctx d_attn, forward FLOPs
     per token without embeddings and logits.
 
@@ -234,7 +234,7 @@ def kaplan_forward(spec: Spec) -> Published:
         "Kaplan 2020 C_forward = 2N + 2·n_layer·n_ctx·d_attn",
         "forward FLOPs per token",
         closed_form(formula),
-        per_token(spec, "forward"),
+        per_token(spec, "forward", mask=mask),
         closed_form(_per_token_of(spec, "half", in_stack)),
         (
             "causal attention counted as half the square (mask=half)",
@@ -249,7 +249,7 @@ def kaplan_forward(spec: Spec) -> Published:
     )
 
 
-def six_nd(spec: Spec, D: sp.Expr | int = S.D) -> Published:
+def six_nd(spec: Spec, D: sp.Expr | int = S.D, mask: str = "full") -> Published:
     """6ND: training FLOPs of D tokens for P parameters (FLOPs per run).
 
     Exact special case: every parameter takes part in exactly one matmul per token (P
@@ -269,7 +269,7 @@ def six_nd(spec: Spec, D: sp.Expr | int = S.D) -> Published:
         "6ND",
         "training FLOPs per run of D tokens",
         6 * P * D,
-        run_flops(spec, D),
+        run_flops(spec, D, mask=mask),
         closed_form(sp.expand(assumed)),
         (
             "P equals the weights that multiply activations (no untied embedding table, biases, "
@@ -281,7 +281,7 @@ def six_nd(spec: Spec, D: sp.Expr | int = S.D) -> Published:
     )
 
 
-def chinchilla(spec: Spec, embeddings: bool = True) -> Published:
+def chinchilla(spec: Spec, embeddings: bool = True, mask: str = "full") -> Published:
     """Chinchilla App. F: training FLOPs per sequence of L tokens, 3 x forward, with
     forward = embeddings 2 L V d_model + N x [2·3·L·d_model·(h d_k) + 2 L^2 (h d_k)
     + 3 h L^2 + 2 L^2 (h d_k) + 2 L (h d_k) d_model + 2 L (2 d_model d_ff)] + logits
@@ -311,7 +311,7 @@ def chinchilla(spec: Spec, embeddings: bool = True) -> Published:
         "Chinchilla App. F" + ("" if embeddings else " without embeddings and logits (Table A4)"),
         "training FLOPs per sequence",
         closed_form(3 * fwd),
-        per_sequence(spec, "training"),
+        per_sequence(spec, "training", mask=mask),
         per_sequence(spec, "training", conv),
         (
             ("embeddings counted as a one-hot matmul, 2 L V d_model" if embeddings else "no embeddings and no logits"),
@@ -326,7 +326,7 @@ def chinchilla(spec: Spec, embeddings: bool = True) -> Published:
     )
 
 
-def palm(spec: Spec) -> Published:
+def palm(spec: Spec, mask: str = "full") -> Published:
     """PaLM App. B: model FLOPs per token 6N + 12 n_layer H Q T (training, no
     recomputation), H heads of width Q, T = L tokens of context.
 
@@ -344,7 +344,7 @@ def palm(spec: Spec) -> Published:
         "PaLM App. B 6N + 12·n_layer·H·Q·T",
         "training FLOPs per token",
         closed_form(formula),
-        per_token(spec, "training"),
+        per_token(spec, "training", mask=mask),
         per_token(spec, "training"),
         (
             "P equals the weights that multiply activations (no untied embedding table, biases, "
@@ -357,7 +357,7 @@ def palm(spec: Spec) -> Published:
     )
 
 
-def megatron(spec: Spec, recompute: bool = False) -> Published:
+def megatron(spec: Spec, recompute: bool = False, mask: str = "full") -> Published:
     """Megatron-LM training FLOPs per step of B sequences of L tokens:
     72 B L N d^2 (1 + L/(6d) + V/(12 N d)), or with full activation recomputation
     96 B L N d^2 (1 + L/(6d) + V/(16 N d)) (d = d_model; the logits are not recomputed).
@@ -386,7 +386,7 @@ def megatron(spec: Spec, recompute: bool = False) -> Published:
         name,
         "training FLOPs per step (batch B)",
         closed_form(formula),
-        flops_expr(spec, "training", recompute=rc),
+        flops_expr(spec, "training", mask=mask, recompute=rc),
         flops_expr(spec, "training", recompute=rc),
         (
             "d_ff = 4 d_model",
@@ -404,12 +404,11 @@ def megatron(spec: Spec, recompute: bool = False) -> Published:
 # a caller's own --convention/--mask/--recompute/--mode (the CLI states this basis beside the rows).
 COMPARE_BASIS = {
     "convention": "flops",
-    "mask": "full",
     "recompute": "none",
     "description": (
         "each exact count is of the formula's own quantity (per token, per sequence, per step or per "
-        "run, as named), under the flops convention (2 FLOPs per multiply-accumulate), the full-square "
-        "attention mask and no recomputation (megatron-recompute: full recomputation)"
+        "run, as named), under the flops convention (2 FLOPs per multiply-accumulate), the attention mask "
+        "of --mask and no recomputation (megatron-recompute: full recomputation)"
     ),
 }
 
@@ -425,29 +424,33 @@ FORMULAS = (
 )
 
 
-def formulas(spec: Spec, D: sp.Expr | int = S.D) -> list[Published]:
+def formulas(spec: Spec, D: sp.Expr | int = S.D, mask: str = "full") -> list[Published]:
     """Every published formula for ``spec`` (decoder-only or encoder-only), in FORMULAS order.
+
+    ``mask``: how the exact count beside each formula counts attention scores (``flops
+    --mask``; ``engine.conventions.MASK_MODES``).  Each formula's own special case (its
+    assumed residual) keeps the mask the formula assumes.
 
     Raises:
         ValueError: for an encoder-decoder.
     """
     return [
         kaplan_params(spec),
-        kaplan_forward(spec),
-        six_nd(spec, D),
-        chinchilla(spec, True),
-        chinchilla(spec, False),
-        palm(spec),
-        megatron(spec, False),
-        megatron(spec, True),
+        kaplan_forward(spec, mask),
+        six_nd(spec, D, mask),
+        chinchilla(spec, True, mask),
+        chinchilla(spec, False, mask),
+        palm(spec, mask),
+        megatron(spec, False, mask),
+        megatron(spec, True, mask),
     ]
 
 
 @lru_cache(maxsize=256)
-def _formulas(spec: Spec) -> tuple[tuple[Published, sp.Expr, sp.Expr], ...]:
+def _formulas(spec: Spec, mask: str = "full") -> tuple[tuple[Published, sp.Expr, sp.Expr], ...]:
     """``formulas(spec)`` with each residual and assumed residual, cached on the
     structural spec (closed forms depend on which sizes are present, not their values)."""
-    return tuple((p, p.residual, p.assumed_residual) for p in formulas(spec))
+    return tuple((p, p.residual, p.assumed_residual) for p in formulas(spec, mask=mask))
 
 
 @dataclass(frozen=True)
@@ -467,13 +470,15 @@ class Row:
     source: str
 
 
-def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None = None) -> list[Row]:
+def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None = None, mask: str = "full") -> list[Row]:
     """Each published formula beside the engine's exact count for ``spec``.
 
     Args:
         spec: a decoder-only or encoder-only model.
         values: sizes, including the workload (B, L); defaults to the spec's with B = 1.
         D: training tokens for 6ND (defaults to one step's B*L tokens).
+        mask: how the exact counts count attention scores (``flops --mask``): the
+            ratios are against the count the user asked for.
 
     Returns rows with the formula's value, the exact count, ratio = value / exact
     (an exact Rational), the residual exact - formula as a closed form, and
@@ -495,7 +500,7 @@ def compare(spec: Spec, values: Mapping[str, int] | None = None, D: int | None =
         raise InputError(f"the token count D must be a positive integer, not {D!r}")
     vals["D"] = D
     rows = []
-    for p, residual, assumed_residual in _formulas(spec.structure()):
+    for p, residual, assumed_residual in _formulas(spec.structure(), mask):
         value = evaluate(p.formula, vals)
         exact = evaluate(p.exact, vals)
         rows.append(

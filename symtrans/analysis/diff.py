@@ -337,6 +337,10 @@ def _values(spec: Spec, workload: Mapping[str, int]) -> dict[str, int]:
 
     v.update(resolve_workload(spec, workload["B"], workload.get("L")).values(spec))
     v.update({k: x for k, x in workload.items() if k in ("L_src", "L_tgt")})
+    # a one-stack side still gives L_src = L_tgt = L: the split's middle point evaluates an
+    # encoder-decoder's terms at the other side's one length
+    v.setdefault("L_src", v["L"])
+    v.setdefault("L_tgt", v["L"])
     return v
 
 

@@ -228,7 +228,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             (B, wl.tgt, S.d_model),
             _groups(spec, n_dec),
             kind="causal",
-            mask=wl.mask,
+            mask=wl.self_mask,
             context=ctx,
             memory=x_enc,
         )
@@ -271,7 +271,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         _embed(b, spec, "embeddings", B, wl.seq)
         ctx = wl.seq if wl.context is None else wl.context
         x = (B, wl.seq, S.d_model)
-        _stack(b, spec, "decoder", x, _groups(spec, S.N), kind="causal", mask=wl.mask, context=ctx)
+        _stack(b, spec, "decoder", x, _groups(spec, S.N), kind="causal", mask=wl.self_mask, context=ctx)
         if spec.lm_head:
             _lm_head(b, spec, x)
     return Walk(spec, workload, tuple(b.steps))
@@ -361,8 +361,10 @@ def kept_pairs(
     * bidirectional, or ``mask="full"`` (the causal mask not subtracted): every key, kv;
     * ``mask="causal"``: the keys at or before it, p;
     * ``mask="half"``: by convention half the q x kv square, q*kv/2;
-    * with a causal ``window`` w, the keys of the last w positions (``full``: min(kv, w)
-      per row; ``causal``: ``CausalWindowPairs``; ``half``: ``HalfWindowPairs``);
+    * with a causal ``window`` w: ``full``, every key, kv (eager attention masks the
+      square); ``window``, the keys of the last w positions, min(kv, w) per row;
+      ``causal``: ``CausalWindowPairs``; ``half``: ``HalfWindowPairs``;
+    * ``mask="window"`` without a window: as ``full``;
     * with a bidirectional window, ``LocalWindowPairs``; with ``global_tokens`` g,
       ``GlobalLocalPairs``: the band united with the g global rows and columns, each pair
       once (g = kv keeps the full square).  A causal window has no global tokens.
@@ -383,7 +385,9 @@ def kept_pairs(
         return sp.summation(p if causal and mask == "causal" else kv, rows)
     if not causal:
         return GlobalLocalPairs(kv, window, global_tokens) if global_tokens else LocalWindowPairs(q, kv, window)
-    if mask == "full":
+    if mask == "full":  # eager attention: the whole score matrix, the window applied as a mask
+        pairs = sp.summation(kv, rows)
+    elif mask == "window":
         pairs = sp.summation(sp.Min(kv, window), rows)
     elif mask == "causal":
         pairs = CausalWindowPairs(q, kv, window)
@@ -665,6 +669,7 @@ def _attention(
                 "full": "causal mask not subtracted (the 'full' count: every query meets every key)",
                 "causal": "causal mask: only the kept lower triangle costs FLOPs",
                 "half": "causal mask counted as half the square",
+                "window": "no window on this layer: every query meets every key (as 'full')",
             }[mask]
             if kind == "causal"
             else "every query meets every key"

@@ -334,10 +334,10 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
 
         D = args.tokens if args.tokens is not None else _tokens(spec, v)
         vals = {k: val for k, val in v.items() if k in ("B", "L")}
-        out["compare_basis"] = dict(COMPARE_BASIS)
+        out["compare_basis"] = {**COMPARE_BASIS, "mask": args.mask}  # the exact counts follow --mask
         # the options of the header that the compare section does not follow
         out["compare_basis"]["differs_from_header"] = [
-            f"--{k} {out[k]}" for k in ("convention", "mask", "recompute") if out[k] != COMPARE_BASIS[k]
+            f"--{k} {out[k]}" for k in ("convention", "recompute") if out[k] != COMPARE_BASIS[k]
         ] + ([f"--mode {mode}"] if mode not in ("forward", "training") else [])
         out["compare"] = [
             {
@@ -354,13 +354,16 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
                 "assumptions": list(r.assumptions),
                 "source": r.source,
             }
-            for r in compare(spec, vals, D)
+            for r in compare(spec, vals, D, args.mask)
         ]
     return out
 
 
 def _compare_lines(rows: list[dict], basis: dict) -> list[str]:
-    lines = [f"  published formulas (ratio = formula / exact; residual = exact - formula); {basis['description']}:"]
+    lines = [
+        f"  published formulas (ratio = formula / exact; residual = exact - formula), exact counts under "
+        f"--mask {basis['mask']}; {basis['description']}:"
+    ]
     if basis["differs_from_header"]:
         lines.append(
             f"    note: so these exact counts are not the count above, which is under "

@@ -55,7 +55,8 @@ class Workload:
         context: keys each decoder query sees in causal self-attention; ``None``
             means the sequence itself (``seq`` or ``tgt``).  Decode with a KV cache
             processes seq = 1 new token against ``context`` cached ones.
-        mask: ``full`` | ``causal`` | ``half``: how causal self-attention is counted.
+        mask: ``full`` | ``causal`` | ``half`` | ``window``: how causal self-attention is
+            counted (``components.attention_pairs``, ``windowed_pairs``).
     """
 
     batch: sp.Expr = S.B
@@ -68,6 +69,15 @@ class Workload:
     def __post_init__(self) -> None:
         if self.mask not in MASKS:
             raise InputError(f"mask must be one of {', '.join(MASKS)}, not {self.mask!r}")
+
+    @property
+    def self_mask(self) -> str:
+        """The mask of the decoder's self-attention.  A decode step against a KV cache
+        (``context`` given) under ``full`` counts the keys the cache holds: every one on a
+        full layer, at most w on a sliding layer (transformers' DynamicSlidingWindowLayer
+        keeps the last w), which is the ``window`` count; a whole sequence or a prefill
+        under ``full`` computes the whole square, the window applied as a mask."""
+        return "window" if self.context is not None and self.mask == "full" else self.mask
 
 
 FORWARD = Workload()
@@ -572,7 +582,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                     spec,
                     "decoder",
                     Block.DECODER,
-                    _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.mask, n_dec),
+                    _decoder_layers(spec, B, wl.tgt, ctx, wl.src, wl.self_mask, n_dec),
                     B * wl.tgt,
                 ),
                 dec,
@@ -645,7 +655,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 spec,
                 "decoder",
                 Block.DECODER,
-                _decoder_layers(spec, B, wl.seq, ctx, None, wl.mask, S.N, wl.context is not None),
+                _decoder_layers(spec, B, wl.seq, ctx, None, wl.self_mask, S.N, wl.context is not None),
                 B * wl.seq,
             )
         )

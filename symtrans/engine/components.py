@@ -29,7 +29,7 @@ from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
-MASKS = ("full", "causal", "half")
+MASKS = ("full", "causal", "half", "window")
 
 
 @dataclass(frozen=True)
@@ -166,12 +166,13 @@ def norm(
 def attention_pairs(q: sp.Expr, kv: sp.Expr, mask: str) -> sp.Expr:
     """Query-key pairs per sequence and head that a causal mask keeps.
 
-    ``full``: q*kv (the full square: PaLM App. B, Megatron, nanoGPT);
+    ``full``: q*kv (the full square: PaLM App. B, Megatron, nanoGPT); ``window`` is
+    the same on a layer without a window (it changes windowed layers only);
     ``causal``: the exact lower triangle of the last q rows of a kv-wide square,
     sum_{i=1..q} (kv - q + i) = q*kv - q*(q-1)/2, which is L*(L+1)/2 at q = kv = L;
     ``half``: q*kv/2.
     """
-    if mask == "full":
+    if mask in ("full", "window"):
         return q * kv
     if mask == "causal":
         return q * kv - q * (q - 1) / 2
@@ -198,7 +199,11 @@ def windowed_pairs(
 
     * ``causal`` (exact): F(kv) - F(kv - q); at q = kv = L this is L*w - w*(w-1)/2
       for L >= w and L*(L+1)/2 (the full causal form) for L <= w;
-    * ``full`` (mask ignored, as ``attention_pairs``): q*Min(kv, w);
+    * ``full``: q*kv, the whole square, as eager and SDPA attention compute it (the
+      window is applied as a mask on the full score matrix; FlopCounterMode counts the
+      same with and without ``sliding_window``);
+    * ``window``: q*Min(kv, w), the band each query reads when a kernel skips the keys
+      outside the window (FlashAttention's ``window_size``, a rolling K/V buffer of w);
     * ``half``: the band's area, (q/kv)*(m**2/2 + (kv - m)*w), = q*kv/2 for kv <= w.
 
     Bidirectional (Longformer, Beltagy et al. 2020 §3.1: a = w/2 keys on each side plus
@@ -219,6 +224,8 @@ def windowed_pairs(
         if mask == "causal":
             pairs = _window_prefix(kv, w) - _window_prefix(kv - q, w)
         elif mask == "full":
+            pairs = q * kv
+        elif mask == "window":
             pairs = q * sp.Min(kv, w)
         else:
             pairs = q / kv * _window_prefix(kv, w, exact=False)

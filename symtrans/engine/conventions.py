@@ -234,7 +234,8 @@ def _table(*choices: Choice) -> dict[str, Choice]:
 MASK_MODES: dict[str, Choice] = _table(
     Choice(
         "full",
-        "the full L x L square of scores, as computed before masking",
+        "the full L x L square of scores on every layer, windowed or not, as eager and SDPA attention compute "
+        "it before masking",
         "Chowdhery et al. 2022 (PaLM) App. B; Narayanan et al. 2021 (Megatron); nanoGPT",
     ),
     Choice(
@@ -243,6 +244,12 @@ MASK_MODES: dict[str, Choice] = _table(
         "the causal mask of Vaswani et al. 2017 §3.2.3, counted exactly",
     ),
     Choice("half", "half the square, L^2/2 pairs per head", "Kaplan et al. 2020 Table 1 and §2.1 (causal halving)"),
+    Choice(
+        "window",
+        "the full square, but each sliding-window layer only its band of L x min(L, w) pairs, as a kernel that "
+        "skips the keys outside the window computes it",
+        "FlashAttention-2 window_size (Dao 2023); Mistral's rolling buffer cache (Jiang et al. 2023 §2)",
+    ),
 )
 
 # The backward pass of a matmul Y = X W is two matmuls of the same size: dX = dY W^T and

@@ -1,0 +1,73 @@
+"""The model-type registry (catalog/models): one record per type, the tables hf_config reads
+assembled from it, and full-size configs of the dense decoder records against transformers.
+
+Oracles: transformers 5.24's classes built on the meta device (``sum(p.numel())``); the
+records' keys against the installed config classes are checked by tests/test_model_types.py.
+The full-size configs below carry the sizes of the named checkpoints' config.json files
+(transformers' own class defaults where the class was written for that checkpoint); the
+count is transformers', never a remembered figure.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import require
+
+from symtrans.catalog import hf_config
+from symtrans.catalog.models import BY_TYPE, RECORDS
+from symtrans.catalog.models.record import WHY
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
+
+
+def test_registry_is_the_one_home_of_its_types():
+    """Every record's facts reach hf_config's tables unchanged, and no type has both."""
+    for rec in RECORDS:
+        mt = rec.model_type
+        assert hf_config.CLASSES[mt] == (rec.config_class, rec.model_class)
+        assert hf_config.DEFAULTS[mt] == dict(rec.defaults)
+        assert hf_config.CONFIG_KEYS[mt] == rec.config_keys
+        assert hf_config.NO_PARAM_EFFECT[mt] == dict(rec.no_param_effect)
+        assert hf_config._FAMILIES[mt] == rec.read
+        assert set(rec.no_param_effect.values()) <= set(WHY.values())
+    assert len(BY_TYPE) == len(RECORDS)
+
+
+def test_no_import_cycle_through_the_records():
+    """catalog/reader.py and the record modules import neither hf_config nor each other back."""
+    grimp = require("grimp")
+    graph = grimp.build_graph("symtrans")
+    for module in ("symtrans.catalog.reader", "symtrans.catalog.models.record", "symtrans.catalog.models.dense"):
+        chain = graph.find_shortest_chain(importer=module, imported="symtrans.catalog.hf_config")
+        assert chain is None, chain
+
+
+_DENSE = {"num_hidden_layers": 2}  # two layers of the real widths: every shape, a quick meta build
+CHECKPOINT_WIDTHS = [
+    # helium-1-2b (kyutai): HeliumConfig with the checkpoint's sizes
+    dict(model_type="helium", vocab_size=64000, hidden_size=2560, intermediate_size=7040, num_attention_heads=20,
+         num_key_value_heads=20, head_dim=128, max_position_embeddings=4096, pad_token_id=3),
+    # AFM-4.5B (arcee-ai)
+    dict(model_type="arcee", vocab_size=128004, hidden_size=2560, intermediate_size=18432, num_attention_heads=20,
+         num_key_value_heads=4, head_dim=128, max_position_embeddings=65536),
+    # Seed-OSS-36B (ByteDance-Seed)
+    dict(model_type="seed_oss", vocab_size=155136, hidden_size=5120, intermediate_size=27648, num_attention_heads=80,
+         num_key_value_heads=8, head_dim=128, max_position_embeddings=524288, attention_bias=True,
+         attention_out_bias=False, pad_token_id=1),
+    # ERNIE-4.5-0.3B (baidu): Ernie4_5Config's defaults are this checkpoint's
+    dict(model_type="ernie4_5"),
+    # glm-4-9b-chat-hf and GLM-4-9B-0414 (THUDM): GlmConfig's / Glm4Config's defaults
+    dict(model_type="glm"),
+    dict(model_type="glm4"),
+    # Nemotron-Mini-4B (nvidia)
+    dict(model_type="nemotron", vocab_size=256000, hidden_size=3072, intermediate_size=9216, num_attention_heads=24,
+         num_key_value_heads=8, head_dim=128, max_position_embeddings=4096),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("cfg", CHECKPOINT_WIDTHS, ids=[c["model_type"] for c in CHECKPOINT_WIDTHS])
+def test_checkpoint_widths_of_dense_records_match_transformers(hf, cfg):
+    cfg = {**cfg, **_DENSE}
+    spec, _ = hf_config.spec_from_config(cfg, cfg["model_type"])
+    model = hf.build(cfg["model_type"], {k: v for k, v in cfg.items() if k != "model_type"})
+    assert exact(build(spec).params, spec.values) == hf.count(model)
