@@ -422,6 +422,8 @@ def test_refusals_name_the_problem():
         Spec(sizes={k: v for k, v in base.items() if k != "d_state"}, mixers="mamba", mixer_only=True)
     with pytest.raises(InputError, match="leave no mamba layer"):
         Spec(sizes=base | {"N_attn": 2, "h": 2, "d_ff": 8}, mixers="mamba|attention")
+    with pytest.raises(InputError, match="give N_moe"):
+        Spec(sizes=base | {"N_attn": 1, "h": 2, "d_ff": 8, "E": 2, "k": 1}, mixers="mamba|attention", moe_every=2)
     with pytest.raises(InputError, match="h_ssm"):
         Spec(sizes=base | {"h_ssm": 2}, mixers="mamba", mixer_only=True)
 

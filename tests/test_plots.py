@@ -54,7 +54,7 @@ def test_charts_render_without_touching_pyplot():
     assert png.startswith(b"\x89PNG")
     assert to_bytes(component_shares(GPT2), "svg") == to_bytes(component_shares(GPT2), "svg")  # reproducible
     assert to_bytes(scaling(GPT2, "d_model", "params", "gpt2"), "pdf").startswith(b"%PDF")
-    # adjustText (the scaling chart's labels) imports pyplot; nothing may use it: no figure opened.
+    # Nothing may use pyplot (a backend and global figures): no figure opened.
     assert "matplotlib.pyplot" not in sys.modules or sys.modules["matplotlib.pyplot"].get_fignums() == []
     # The curve's points are exact counts: GPT-2 with d_ff = 4 d_model at each width.
     pts = dict(scaling_points(GPT2, "d_model", [768, 1536], "params", default_rules(GPT2, "d_model")))
@@ -239,10 +239,9 @@ def _label_overlaps(fig) -> list[str]:
 @pytest.mark.parametrize("preset", ["gpt2", "llama-2-7b", "bert-base", "t5-small"])
 def test_chart_labels_do_not_overlap(preset):
     """The charts a report embeds (chart_files: the shares and the scaling chart), with
-    every label's box from the renderer.  Before adjustText, gpt2, gpt3-small and opt-125m
+    every label's box from the renderer.  Without a placement rule, gpt2, gpt3-small and opt-125m
     (d_model 768) collided, and so did llama-2-7b, mistral-7b and gpt3-6.7b (d_model 4096)."""
     require("matplotlib")
-    require("adjustText")
     from symtrans.catalog.presets import PRESETS, get
     from symtrans.render.plots import component_shares, scaling
 
@@ -257,9 +256,23 @@ def test_chart_labels_do_not_overlap(preset):
 
 def test_scaling_chart_with_labels_is_reproducible():
     require("matplotlib")
-    require("adjustText")
     from symtrans.render.plots import scaling, to_bytes
 
     assert to_bytes(scaling(GPT2, "d_model", "params", "gpt2"), "svg") == to_bytes(
         scaling(GPT2, "d_model", "params", "gpt2"), "svg"
     )
+
+
+def test_the_overlap_check_catches_labels_left_on_their_points(monkeypatch):
+    """The check above can fail: with each name written on its own point (no placement
+    rule), gpt2, gpt3-small and opt-125m (all at d_model 768, 124-125 M parameters) collide."""
+    require("matplotlib")
+    import symtrans.render.plots as plots
+
+    def on_the_points(ax, xs, ys, names, avoid=()):
+        for x, y, n in zip(xs, ys, names):
+            ax.text(x, y, n, fontsize=6)
+
+    monkeypatch.setattr(plots, "_label_points", on_the_points)
+    found = _label_overlaps(plots.scaling(GPT2, "d_model", "params", "gpt2"))
+    assert any("'gpt3-small'" in f and "'opt-125m'" in f for f in found), found

@@ -476,12 +476,20 @@ def report_format(fmt: str | None, output: str | None) -> str:
     extension names (.md/.markdown, .tex, .pdf, .html/.htm), else markdown.
 
     Raises:
-        UsageError: an explicit --format that contradicts a known extension of -o.
+        UsageError: an explicit --format that contradicts a known extension of -o; an
+            extension naming another format (``-o report.docx`` wrote Markdown into a
+            .docx file) without --format.  No extension, or .txt, is Markdown.
     """
     import os
 
     ext = os.path.splitext(output)[1].lower() if output else ""
     implied = REPORT_EXTENSIONS.get(ext)
+    if fmt is None and implied is None and ext not in ("", ".txt"):
+        known = ", ".join(sorted(REPORT_EXTENSIONS))
+        raise UsageError(
+            f"symtrans report: -o {output}: the extension {ext} is not a report format symtrans writes ({known}); "
+            "use one of those, or give --format to write that format under this name"
+        )
     if fmt is None:
         return implied or "markdown"
     if implied is not None and implied != fmt:

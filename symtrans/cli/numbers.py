@@ -4,18 +4,15 @@ A command's output is assembled from a *plan*: the closed forms it prints (text)
 components it lists (layout) and the quantities it evaluates at the sizes.  The plan is
 built with SymPy (``plans``), or, when the model's structure was seen before, read from
 data generated from the closed forms, which this module evaluates with Python integers
-and fractions, without importing SymPy:
-
-* shipped for the presets (``_numbers_data``, written by ``python -m symtrans.cli.plans``;
-  tests/test_numbers.py proves it current for every preset and equal to the closed forms
-  on random sizes);
-* cached on disk for anything else (a config.json, ``--set`` options, other command
-  options), under ``$XDG_CACHE_HOME/symtrans/numbers`` (default ``~/.cache``), keyed on
-  the model's structure (``Spec.structure()``: the options and which sizes are present)
-  and the command's options.
-
-Both are keyed on a fingerprint of the source files that make the closed forms, so a
-changed formula never answers from old data.  A cache file is data (evaluation trees in
+and fractions, without importing SymPy.  That data is cached on disk, per user, under
+``$XDG_CACHE_HOME/symtrans/numbers`` (default ``~/.cache``), keyed on the model's
+structure (``Spec.structure()``: the options and which sizes are present), the command's
+options and a fingerprint of the source files that make the closed forms.  It is written
+by the first run that needs it (atomically), for a preset as for a config.json: nothing
+is generated into the package, so an edit of the engine needs no regeneration step (the
+first run after it rebuilds with SymPy, the next ones answer from the cache again), and a
+changed formula never answers from old data.  ``python -m symtrans.cli.plans`` fills the
+cache for every preset ahead of time (optional).  A cache file is data (evaluation trees in
 JSON), never code: it is checked (format, fingerprint, key, checksum) before use and
 rewritten when stale or corrupt; the cache is an optimisation, any failure falls back to
 SymPy.  Either way the output is the same text (``assemble`` is shared).
@@ -206,14 +203,6 @@ def as_fraction(x) -> Fraction:
 # where plans are found
 
 
-def _shipped(fp: str) -> Mapping:
-    try:
-        from symtrans.cli import _numbers_data as data
-    except ImportError:  # pragma: no cover - a build without the generated module
-        return {}
-    return data.PLANS if getattr(data, "FINGERPRINT", None) == fp else {}
-
-
 def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/symtrans/numbers`` (``~/.cache/symtrans/numbers`` by default)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -272,13 +261,8 @@ def store(key: str, plan: Mapping) -> None:
 
 
 def lookup(spec, query: tuple) -> Mapping | None:
-    """The plan data for ``spec``'s structure and ``query``: cached on disk, else shipped,
-    else None (build it with SymPy: ``plans``).
-
-    The disk cache is asked first: a preset's plan is never stored there (it is shipped),
-    so a preset costs one missing file, while a config.json seen before is answered
-    without loading the shipped data of every preset.
-    """
+    """The plan data for ``spec``'s structure and ``query`` from the disk cache, else None
+    (build it with SymPy: ``plans``; ``numbers`` then stores it)."""
     if os.environ.get("SYMTRANS_NO_GENERATED"):  # tests and benchmarks force the SymPy path
         return None
     try:
@@ -286,14 +270,7 @@ def lookup(spec, query: tuple) -> Mapping | None:
     except Fallback:
         return None
     key = plan_key(spec, query)
-    cached = _cached(key, fp)
-    if cached is not None:
-        return cached
-    raw = _shipped(fp).get(key_id(key))  # the plan as JSON text (only this one is parsed)
-    hit = json.loads(raw) if raw is not None else None
-    if hit is not None and hit.get("key") == key:
-        return hit
-    return None
+    return _cached(key, fp)
 
 
 def numbers(spec, query: tuple, values: Mapping[str, int], generated: bool = True) -> Numbers:

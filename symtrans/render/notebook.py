@@ -66,10 +66,22 @@ class Model:
             from symtrans.engine.parse import parse_closed_form
 
             expr = parse_closed_form(expr)
+        from symtrans.engine.spec import user_size
+
         unknown = [k for k in sizes if k not in S.SYMBOLS]
         if unknown:
             raise InputError(f"unknown size {unknown[0]!r}; known: {', '.join(S.SYMBOLS)}")
-        e = as_expr(expr).xreplace(substitution({**self.spec.values, **sizes}))
+        sizes = {k: user_size(k, v) for k, v in sizes.items()}  # as --set checks them
+        e = as_expr(expr)
+        from sympy.core.function import AppliedUndef
+
+        undefined = sorted({str(f.func) for f in e.atoms(AppliedUndef)})
+        if undefined:  # f(12) is no count: parse_closed_form refuses it in text too
+            raise InputError(
+                f"the expression calls {', '.join(undefined)}, which symtrans does not define "
+                "(closed forms use only Min, Max, floor and ceiling)"
+            )
+        e = e.xreplace(substitution({**self.spec.values, **sizes}))
         if e.free_symbols:
             missing = ", ".join(sorted(str(s) for s in e.free_symbols))
             raise InputError(f"no value for {missing}; give it as a keyword, e.g. subs(expr, B=1)")
@@ -137,9 +149,10 @@ class Model:
         Raises:
             ValueError: an unknown name or an invalid result.
         """
-        sizes = {k: v for k, v in changes.items() if k in S.SYMBOLS}
+        from symtrans.engine.spec import OPTION_NAMES, user_size
+
+        sizes = {k: user_size(k, v) for k, v in changes.items() if k in S.SYMBOLS}  # as --set checks them
         options = {k: v for k, v in changes.items() if k not in S.SYMBOLS}
-        from symtrans.engine.spec import OPTION_NAMES
 
         bad = [k for k in options if k not in OPTION_NAMES]
         if bad:

@@ -30,7 +30,7 @@ from symtrans.engine.symbols import LATEX_NAMES, SYMBOLS, legend_for
 
 from . import doc
 from .doc import N_, Column, Row, Section, msg, runs, strong, table
-from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, thousands
+from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, setting, thousands
 
 # The FLOP convention of the forward-FLOPs section (one sentence, kept in conventions.py).
 FLOP_CONVENTION = CONVENTIONS["flops"].description
@@ -46,6 +46,21 @@ def _costs(
     yield here, mult, cost
     for c in cost.children:
         yield from _costs(c, mult, here)
+
+
+def data_msg(text: str) -> tuple:
+    """Data of the Cost tree (a component's name, a step's label or note) as a message id:
+    translated when the language's catalog has it, else printed as it is (issue 25.9).
+    Text with a ``{`` is never a message id (it would read as a placeholder)."""
+    return msg(text) if "{" not in text else runs(text)
+
+
+def _path(names) -> tuple:
+    """``decoder layer / attention norm``, each name translated (``data_msg``)."""
+    out: list = []
+    for i, name in enumerate(names):
+        out += ([" / "] if i else []) + [data_msg(name)]
+    return runs(*out)
 
 
 def _shows_params(step: Step) -> bool:
@@ -86,11 +101,6 @@ def _checked(n: int | None, what: str) -> int | None:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise InputError(f"{what} must be a positive integer, not {n!r}")
     return n
-
-
-def setting(sym: sp.Symbol, value: int) -> Formula:
-    """``symbol = value`` as math."""
-    return join([formula(sym), number(value)])
 
 
 def workload_runs(batch: int, lengths: list[tuple[sp.Symbol, int]]) -> tuple:
@@ -301,7 +311,7 @@ def build_context(
         headers.append(Column(msg("active per token"), "r"))
     brows: list = []
     for c, n, share in zip(top, counts, shares):
-        cells = [runs(c.name), thousands(n), _share(share)]
+        cells = [data_msg(c.name), thousands(n), _share(share)]
         if spec.is_moe:
             cells.append(thousands(evaluate.exact(c.active_params, values)))
         brows.append(cells)
@@ -328,7 +338,7 @@ def build_context(
         lead = runs(
             msg(
                 "{per_layer}, repeated {multiplicity} times ({count} × {each} = {total}):",
-                per_layer=strong(msg("Parameters per {layer}", layer=c.name)),
+                per_layer=strong(msg("Parameters per {layer}", layer=data_msg(c.name))),
                 multiplicity=join([formula(mult), number(n)]),
                 count=thousands(n),
                 each=thousands(eq.value),
@@ -340,7 +350,7 @@ def build_context(
             blocks.append(
                 doc.Display(
                     equation(closed_form(c.active_each), values),
-                    msg("Active parameters per token in one {layer}:", layer=c.name),
+                    msg("Active parameters per token in one {layer}:", layer=data_msg(c.name)),
                 )
             )
     blocks.append(
@@ -365,7 +375,7 @@ def build_context(
         )
     ]
     for comp in top:
-        blocks.append(doc.Heading(3, runs(comp.name, ": ", count(evaluate.exact(comp.params, values)))))
+        blocks.append(doc.Heading(3, runs(data_msg(comp.name), ": ", count(evaluate.exact(comp.params, values)))))
         for path, mult, c in _costs(comp):
             steps = [s for s in c.steps if _shows_params(s)]
             if not steps:
@@ -374,13 +384,13 @@ def build_context(
             n = evaluate.exact(mult, values)
             if len(path) > 1:
                 aside = join([formula(mult), number(n)]) if mult != 1 else None
-                blocks.append(doc.Heading(4, runs(" / ".join(path[1:])), aside))
+                blocks.append(doc.Heading(4, _path(path[1:]), aside))
             blocks.append(
                 doc.Derivation(
                     tuple(
                         doc.DerivationStep(
-                            runs(s.label),
-                            runs(s.note),
+                            data_msg(s.label),
+                            data_msg(s.note),
                             runs(s.source) if s.source else None,
                             equation(s.params, values),
                             equation(s.active, values) if s.active is not None else None,
@@ -421,7 +431,7 @@ def build_context(
         flop_counts = [evaluate.exact(c.flops, fvalues) for c in top]
         flop_shares = percent_shares(flop_counts)
         blocks.append(doc.Para(msg("Workload: {workload}.", workload=workload_runs(batch, lengths))))
-        frows: list = [[runs(c.name), thousands(n), _share(s)] for c, n, s in zip(top, flop_counts, flop_shares)]
+        frows: list = [[data_msg(c.name), thousands(n), _share(s)] for c, n, s in zip(top, flop_counts, flop_shares)]
         frows.append(Row((msg("total"), thousands(flops_total), "100.00%"), "total"))
         blocks.append(table([msg("component"), Column(msg("forward FLOPs"), "r"), Column(msg("share"), "r")], frows))
     else:
@@ -430,13 +440,13 @@ def build_context(
         eq = equation(closed_form(c.flops), fvalues)
         if eq.constant and eq.value == 0:
             continue
-        blocks.append(doc.Auto(eq, strong(c.name, ":")))
+        blocks.append(doc.Auto(eq, strong(data_msg(c.name), ":")))
     for path, mult, c in layers:
         blocks.append(
             doc.Display(
                 equation(closed_form(c.flops_each), fvalues),
                 runs(
-                    strong(msg("Forward FLOPs per {layer}", layer=c.name)),
+                    strong(msg("Forward FLOPs per {layer}", layer=data_msg(c.name))),
                     " (× ",
                     join([formula(mult), number(evaluate.exact(mult, values))]),
                     "):",
