@@ -524,6 +524,11 @@ def from_config(qc, dtype: str | None = None) -> Quantization:
     )
 
 
+def _fp8_leaves_alone(name: str) -> bool:
+    """True for a module name fp8 checkpoints keep in the model dtype anyway: the head, a router, a norm."""
+    return name in ("lm_head", "gate") or name.endswith("norm")
+
+
 def _fp8_config(qc: dict, origin: str) -> Quantization:
     """``quant_method: fp8`` (see the module docstring)."""
     fmt = qc.get("fmt", "e4m3")
@@ -532,13 +537,15 @@ def _fp8_config(qc: dict, origin: str) -> Quantization:
     scheme = qc.get("activation_scheme", "dynamic")
     if scheme not in ("dynamic", "static"):
         raise InputError(f"quantization_config activation_scheme must be dynamic or static, not {_show(scheme)}")
+    # Qwen/Qwen3-235B-A22B-FP8's published config lists the head, every router (mlp.gate) and every
+    # layer's input_layernorm / post_attention_layernorm. Norms are not Linear layers, so fp8 never
+    # touches them and naming them changes no byte; the head and routers stay bf16 here anyway.
     skipped = qc.get("modules_to_not_convert", qc.get("ignored_layers"))
     if skipped not in (None, []) and not (
-        isinstance(skipped, list)
-        and all(isinstance(x, str) and x.split(".")[-1] in ("lm_head", "gate") for x in skipped)
+        isinstance(skipped, list) and all(isinstance(x, str) and _fp8_leaves_alone(x.split(".")[-1]) for x in skipped)
     ):
         raise InputError(
-            "quantization_config modules_to_not_convert leaves modules other than the head and routers unquantized "
+            "quantization_config modules_to_not_convert leaves modules other than the head, routers and norms unquantized "
             "by name, which symtrans does not map"
         )
     block = qc.get("weight_block_size")

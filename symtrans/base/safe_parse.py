@@ -247,6 +247,9 @@ def parse_constraint(
         raise InputError("empty expression")
     if len(t) > limits.length:
         raise InputError(f"expression is longer than {limits.length:,} characters")
+    longest = max((len(m) for m in re.findall(r"\d+", t)), default=0)
+    if longest > 1240:  # 2**4096 has 1,234 digits; ast.parse would meet Python's own digit limit
+        raise InputError(f"a number of {longest:,} digits in the expression, past the limit of 2**{MAX_BITS}")
     try:
         tree = ast.parse(t, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):

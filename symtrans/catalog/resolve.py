@@ -16,14 +16,12 @@ from typing import TYPE_CHECKING
 from symtrans.base.errors import InputError
 from symtrans.base.numbers import MAX_INT_DIGITS, parse_int  # noqa: F401 (re-exported for the CLI)
 from symtrans.catalog import presets
-from symtrans.engine.legend import LEGEND as SYMBOLS
-from symtrans.engine.spec import BOOL_SPELLINGS, OPTION_NAMES, OPTION_TYPES, WORKLOAD_OPTIONS, WORKLOAD_SIZES, Spec
+from symtrans.catalog.settings import apply_settings, parse_setting  # noqa: F401 (re-exported)
+from symtrans.engine.spec import WORKLOAD_SIZES, Spec
 
 if TYPE_CHECKING:  # pragma: no cover - imported where a config.json is read (it imports SymPy)
     from symtrans.accounting.quantization import Checkpoint
 
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
 # Integers may be written 4096, 4_096 or 7e9-style when exact (e.g. 32e3).
 
 
@@ -57,6 +55,19 @@ class Resolved:
     changes: tuple[str, ...] = ()
     sections: tuple[dict, ...] = field(default_factory=tuple)
     checkpoint: Checkpoint | None = None
+    counted_class: str | None = None
+    generic: GenericInput | None = None
+
+
+@dataclass(frozen=True)
+class GenericInput:
+    """A config.json whose model_type has no curated record, for the generic path
+    (``catalog.generic``): its parsed dict, type and path.  ``Resolved.spec`` is None."""
+
+    cfg: dict
+    model_type: str
+    path: str
+    supported: str = ""
 
 
 # The workload length when nothing documents one: GPT-3's context (Brown et al. 2020 §2.1),
@@ -119,78 +130,6 @@ def _without_l(spec: Spec) -> Spec:
     return dataclasses.replace(spec, sizes=tuple((n, x) for n, x in spec.sizes if n != "L"))
 
 
-def parse_setting(item: str) -> tuple[str, object]:
-    """Parse one ``NAME=VALUE`` into (name, typed value).
-
-    Raises:
-        ValueError: for a missing '=', an unknown name, or a value of the wrong type.
-    """
-    if "=" not in item:
-        raise InputError(f"--set takes NAME=VALUE, not {item!r}")
-    name, _, raw = item.partition("=")
-    name, raw = name.strip(), raw.strip()
-    if name in SYMBOLS:
-        value = parse_int(raw, name)
-        if value <= 0:
-            raise InputError(f"{name} must be a positive integer, not {raw}")
-        if value > 2**53:  # the limit hf_config.MAX_SIZE puts on sizes in a config.json
-            raise InputError(f"{name} = {raw} is implausibly large for a size (the limit is 2**53)")
-        return name, value
-    if name in OPTION_NAMES:
-        kind = OPTION_TYPES[name]
-        if isinstance(kind, tuple):
-            if name in BOOL_SPELLINGS and raw.lower() in _TRUE | _FALSE:  # qk_norm=true is qk_norm=head
-                return name, BOOL_SPELLINGS[name][raw.lower() in _TRUE]
-            if raw not in kind:
-                raise InputError(f"{name} must be one of {', '.join(kind)}, not {raw!r}")
-            return name, raw
-        if kind is bool:
-            low = raw.lower()
-            if low in _TRUE:
-                return name, True
-            if low in _FALSE:
-                return name, False
-            raise InputError(f"{name} must be true or false, not {raw!r}")
-        if kind is str:  # mixers: kinds joined by "|", checked by Spec
-            return name, raw
-        return name, parse_int(raw, name)
-    from symtrans.catalog.hf_config import size_of_key  # here: only a Hugging Face name pays for it
-
-    hf = size_of_key(name)
-    if hf is not None:  # a config.json key (num_hidden_layers=16): the size it sets (issue 25.15)
-        return parse_setting(f"{hf[0]}={raw}")
-    import difflib
-
-    from symtrans.catalog.hf_config import SIZE_OF_KEY
-
-    close = difflib.get_close_matches(name, list(SYMBOLS) + list(OPTION_NAMES) + list(SIZE_OF_KEY), n=3)
-    if close:
-        shown = [f"{c} ({SIZE_OF_KEY[c]})" if c in SIZE_OF_KEY else c for c in close]
-        hint = f"; did you mean {', '.join(shown)}?"
-    else:  # nothing alike: name them all, as argparse does for an invalid choice
-        sizes = [n for n in SYMBOLS if n not in WORKLOAD_OPTIONS]  # B, D, ... have options of their own
-        hint = f"; choose a size ({', '.join(sizes)}) or an option ({', '.join(OPTION_NAMES)})"
-    raise InputError(f"unknown --set name {name!r}{hint}")
-
-
-def apply_settings(spec: Spec, settings: list[str]) -> tuple[Spec, tuple[str, ...]]:
-    """``spec`` with every ``NAME=VALUE`` applied; returns it and a note per change."""
-    sizes: dict[str, int] = {}
-    options: dict[str, object] = {}
-    read_as: dict[str, str] = {}
-    for item in settings:
-        name, value = parse_setting(item)
-        (sizes if name in SYMBOLS else options)[name] = value
-        typed = item.partition("=")[0].strip()
-        if typed != name:  # a Hugging Face key name: say which size it set
-            read_as[name] = f" (read from {typed}, the config.json name)"
-    if not sizes and not options:
-        return spec, ()
-    new = spec.replace(sizes=sizes, **options)
-    notes = tuple(f"--set {k}={v}{read_as.get(k, '')}" for k, v in {**sizes, **options}.items())
-    return new, notes
-
-
 # A Hugging Face Hub repository id (owner/name), as people paste it from the model page.
 _HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -210,8 +149,11 @@ def _hub_id_message(model: str) -> str:
     )
 
 
-def resolve(model: str, settings: list[str] | None = None) -> Resolved:
+def resolve(model: str, settings: list[str] | None = None, generic_ok: bool = False) -> Resolved:
     """Resolve MODEL (preset name or config.json path) and apply ``settings``.
+
+    ``generic_ok``: a config.json whose model_type has no curated record may be returned
+    for the generic path (``Resolved.generic``, ``spec`` None); otherwise it is refused.
 
     Raises:
         ValueError: unknown preset (with close names), unreadable or invalid config,
@@ -221,9 +163,18 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
     if _HUB_ID.fullmatch(model) and not model.endswith(".json") and not os.path.exists(model):
         raise InputError(_hub_id_message(model))
     if model.endswith(".json") or os.sep in model or os.path.exists(model):
+        from symtrans.catalog.generic.route import GenericRoute
         from symtrans.catalog.hf_config import load_config_checkpoint  # imported here: only config users pay for it
 
-        spec, name, notes, checkpoint = load_config_checkpoint(model)
+        try:
+            spec, name, notes, checkpoint = load_config_checkpoint(model)
+        except GenericRoute as g:
+            if not generic_ok:  # a caller that needs a Spec (solve, sweep, diff, ...)
+                raise InputError(
+                    f"{model}: model_type {g.model_type!r} is counted from transformers' modeling code, "
+                    "which gives 'symtrans params' (and symtrans.model) only so far"
+                ) from None
+            return _generic(model, g, settings)
         preset = None
     else:
         try:
@@ -249,6 +200,38 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
         modified_from=modified_from,
         changes=changes,
         checkpoint=checkpoint,
+        counted_class=_counted_class(notes, preset),
+    )
+
+
+# The class a curated count reproduces, as its first note or a preset's reference names it.
+_CLASS = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:ForCausalLM|ForConditionalGeneration|LMHeadModel|Model))\b")
+
+
+def _counted_class(notes, preset) -> str | None:
+    texts = list(notes[:1]) + ([preset.reference] if preset is not None else [])
+    for text in texts:
+        m = _CLASS.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _generic(model: str, g, settings: list[str]) -> Resolved:
+    """The Resolved of a config.json for the generic path: no Spec, no --set."""
+    from pathlib import Path
+
+    if settings:
+        raise InputError(
+            f"{model}: --set works with curated model types only; model_type {g.model_type!r} is counted "
+            "from transformers' modeling code (edit the config.json instead)"
+        )
+    p = Path(model)
+    name = p.resolve().name if p.is_dir() else (p.stem if p.stem != "config" else p.resolve().parent.name or p.stem)
+    return Resolved(
+        name=name,
+        spec=None,  # type: ignore[arg-type] - the generic path has no Spec
+        generic=GenericInput(cfg=g.cfg, model_type=g.model_type, path=model, supported=g.supported),
     )
 
 

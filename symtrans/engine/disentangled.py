@@ -30,9 +30,9 @@ from __future__ import annotations
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.components import Dims, linear, norm
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, DENSE, ONE, Cost, Matrix, Step
+from symtrans.engine.primitives import Dims, linear, norm
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 

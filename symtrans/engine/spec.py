@@ -716,6 +716,49 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             )
 
 
+# The largest size a user may give (``--set``, the Python API): the limit the config reader
+# puts on sizes in a config.json (hf_config.MAX_SIZE) and ``resolve.parse_setting`` on --set.
+MAX_USER_SIZE = 2**53
+
+
+def user_size(name: str, value: Any) -> int:
+    """A size the user gave through the Python API, checked exactly as ``--set`` checks
+    it: a positive integer of at most 2**53.  Python ints, SymPy Integers (``sp.Integer(2)``)
+    and NumPy integers are accepted; bools, floats and strings are not.  The message never
+    prints a huge number's digits (Python refuses to, past 4,300 digits).
+
+    Raises:
+        InputError: one line naming ``name``.
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) and not _is_sympy_integer(value):
+        raise InputError(f"{name} must be a positive integer, not {type(value).__name__} {_short(value)}")
+    value = int(value)
+    if value <= 0:
+        raise InputError(f"{name} must be a positive integer, not {_short(value)}")
+    if value > MAX_USER_SIZE:
+        raise InputError(f"{name} = {_short(value)} is implausibly large for a size (the limit is 2**53)")
+    return value
+
+
+def _is_sympy_integer(value: Any) -> bool:
+    try:
+        import sympy as sp
+    except ImportError:  # pragma: no cover - SymPy is a dependency
+        return False
+    return isinstance(value, sp.Integer)
+
+
+def _short(value: Any) -> str:
+    """A value for a message: a huge integer by its digit count (str() of one past 4,300
+    digits raises), anything else by its first 40 characters of repr."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"a number of about {int(value.bit_length() * 0.30103):,} digits"
+    r = repr(value) if not isinstance(value, int) else str(value)
+    return r if len(r) <= 40 else r[:40] + "..."
+
+
 def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> None:
     """The checks of the sizes ``v`` (types, presence per family, divisibility, and the
     option ranges that depend on sizes) for ``spec``'s options.  ``workload``: ``v`` may
@@ -724,7 +767,14 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
         if name not in SYMBOLS:
             raise InputError(f"unknown size {name!r}; known sizes: {', '.join(MODEL_SIZES + WORKLOAD_SIZES)}")
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{name} must be a positive integer, not {value!r}")
+            raise InputError(
+                f"{name} must be a positive integer, not {type(value).__name__} {_short(value)}"
+                + (
+                    " (give int(...); the Python API's Model.set and model() convert it)"
+                    if _is_sympy_integer(value)
+                    else ""
+                )
+            )
         if value <= 0:
             raise InputError(f"{name} must be a positive integer, not {value}")
         if not workload and name in WORKLOAD_OPTIONS:

@@ -66,10 +66,22 @@ class Model:
             from symtrans.engine.parse import parse_closed_form
 
             expr = parse_closed_form(expr)
+        from symtrans.engine.spec import user_size
+
         unknown = [k for k in sizes if k not in S.SYMBOLS]
         if unknown:
             raise InputError(f"unknown size {unknown[0]!r}; known: {', '.join(S.SYMBOLS)}")
-        e = as_expr(expr).xreplace(substitution({**self.spec.values, **sizes}))
+        sizes = {k: user_size(k, v) for k, v in sizes.items()}  # as --set checks them
+        e = as_expr(expr)
+        from sympy.core.function import AppliedUndef
+
+        undefined = sorted({str(f.func) for f in e.atoms(AppliedUndef)})
+        if undefined:  # f(12) is no count: parse_closed_form refuses it in text too
+            raise InputError(
+                f"the expression calls {', '.join(undefined)}, which symtrans does not define "
+                "(closed forms use only Min, Max, floor and ceiling)"
+            )
+        e = e.xreplace(substitution({**self.spec.values, **sizes}))
         if e.free_symbols:
             missing = ", ".join(sorted(str(s) for s in e.free_symbols))
             raise InputError(f"no value for {missing}; give it as a keyword, e.g. subs(expr, B=1)")
@@ -137,9 +149,10 @@ class Model:
         Raises:
             ValueError: an unknown name or an invalid result.
         """
-        sizes = {k: v for k, v in changes.items() if k in S.SYMBOLS}
+        from symtrans.engine.spec import OPTION_NAMES, user_size
+
+        sizes = {k: user_size(k, v) for k, v in changes.items() if k in S.SYMBOLS}  # as --set checks them
         options = {k: v for k, v in changes.items() if k not in S.SYMBOLS}
-        from symtrans.engine.spec import OPTION_NAMES
 
         bad = [k for k in options if k not in OPTION_NAMES]
         if bad:
@@ -189,8 +202,10 @@ class Model:
         return "\n".join(lines)
 
 
-def model(name_or_spec, settings: list[str] | None = None, **changes: Any) -> Model:
-    """A ``Model`` from a preset name, a config.json path or a Spec.
+def model(name_or_spec, settings: list[str] | None = None, **changes: Any):
+    """A ``Model`` from a preset name, a config.json path or a Spec; for a config.json whose
+    model_type has no curated record, a ``catalog.generic.model.GenericModel`` (``params``,
+    ``closed_form``, ``cost``, ``sizes``, ``counted_class``, ``notes``).
 
     Args:
         name_or_spec: ``"gpt2"``, ``"path/config.json"`` or a ``Spec``.
@@ -210,6 +225,12 @@ def model(name_or_spec, settings: list[str] | None = None, **changes: Any) -> Mo
     else:
         from symtrans.catalog.resolve import resolve
 
-        res = resolve(str(name_or_spec), list(settings or []))
+        res = resolve(str(name_or_spec), list(settings or []), generic_ok=True)
+        if res.generic is not None:  # a type without a curated record: transformers' modeling code
+            if changes:
+                raise InputError("keyword changes work with curated model types only; edit the config.json instead")
+            from symtrans.catalog.generic.model import count_input
+
+            return count_input(res.generic, res.name)
         m = Model(res.name, res.spec, res.preset, res.notes)
     return m.set(**changes) if changes else m

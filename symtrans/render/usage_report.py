@@ -62,8 +62,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
     from symtrans.engine.conventions import CONVENTIONS
     from symtrans.engine.symbols import SYMBOLS
 
-    from .report.context import setting
-    from .report.mathfmt import equation
+    from .report.mathfmt import equation, setting
 
     blocks: list = [
         doc.Para(
@@ -253,7 +252,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
     from symtrans.base.numbers import si
     from symtrans.engine.symbols import SYMBOLS
 
-    from .report.context import setting
+    from .report.mathfmt import setting
 
     if values is None:
         return Section(

@@ -58,6 +58,8 @@ class Result:
 
 def _limits(cpu_s: int, memory: int):
     def apply() -> None:  # runs in the child, before exec
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # not inherited as ignored (nohup, &)
+            signal.signal(sig, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 

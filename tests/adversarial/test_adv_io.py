@@ -174,6 +174,10 @@ OUTPUT_CASES += [
     for path in (_DIR_SUFFIXED if w == ["params", "gpt2"] else _DIR_SUFFIXED[:1])
 ]
 OUTPUT_CASES += [
+    # an extension naming another format (issue 25.11): report -o report.docx wrote Markdown there
+    ("report-o-docx", ["report", "gpt2", "-o", "report.docx"], {}, "-o report.docx: the extension .docx is not"),
+    ("report-o-png", ["report", "gpt2", "--no-charts", "-o", "r.png"], {}, "give --format"),
+    ("report-o-json", ["report", "gpt2", "-o", "r.JSON"], {}, "extension .json"),
     ("o-missing-dir-then-dotdot", ["params", "gpt2", "-o", "nodir/../existing_file"], {}, "does not exist"),
     # A symbolic link at the final component is never followed (issue 27.2): a chart name planted
     # as a link to another file rewrote that file (62,551 bytes changed).

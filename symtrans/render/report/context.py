@@ -30,7 +30,7 @@ from symtrans.engine.symbols import LATEX_NAMES, SYMBOLS, legend_for
 
 from . import doc
 from .doc import N_, Column, Row, Section, msg, runs, strong, table
-from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, thousands
+from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, setting, thousands
 
 # The FLOP convention of the forward-FLOPs section (one sentence, kept in conventions.py).
 FLOP_CONVENTION = CONVENTIONS["flops"].description
@@ -101,11 +101,6 @@ def _checked(n: int | None, what: str) -> int | None:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise InputError(f"{what} must be a positive integer, not {n!r}")
     return n
-
-
-def setting(sym: sp.Symbol, value: int) -> Formula:
-    """``symbol = value`` as math."""
-    return join([formula(sym), number(value)])
 
 
 def workload_runs(batch: int, lengths: list[tuple[sp.Symbol, int]]) -> tuple:

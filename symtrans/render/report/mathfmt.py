@@ -233,6 +233,11 @@ def join(parts: Sequence[Formula], op: str = "=") -> Formula:
 # -- numbers -----------------------------------------------------------------
 
 
+def setting(sym: sp.Symbol, value: int) -> Formula:
+    """``symbol = value`` as math."""
+    return join([formula(sym), number(value)])
+
+
 def thousands(n: int) -> str:
     """``124439808`` -> ``"124,439,808"`` (exact)."""
     return f"{int(n):,}"
