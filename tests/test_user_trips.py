@@ -231,3 +231,52 @@ def test_memory_says_when_the_dtype_is_given_or_symtrans_s_default(capsys):
     code, out, _ = _run(capsys, "memory", "gpt2", "--format", "json")
     r = json.loads(out)
     assert (r["dtype"], r["dtype_source"], r["checkpoint_dtype"]) == ("bf16", "default", None)
+
+
+# -- 25.20, 25.22: the articles' slips and labels --------------------------------------------------
+
+
+def test_article_000_gpt3_embedding_slip_is_named():
+    from symtrans.catalog.presets import PRESETS
+
+    notes = " ".join(PRESETS["handcount-000-transformer-base"].notes)
+    # Article 000: 「一些大型语言模型（例如GPT-3）使用词嵌入长度为1024或更高」; Brown et al. 2020
+    # Table 2.1: GPT-3 Small has d_model = 768.
+    assert "GPT-3" in notes and "1024" in notes and "768" in notes and "Slip" in notes
+
+
+def test_article_003_110M_is_rounded_up_and_001_runtime_memory_is_symtrans_reading(capsys):
+    from symtrans.catalog.handcounts import verdict
+
+    # 23,040,000 + 393,216 + 85,017,600 + 589,824 = 109,040,640 -> whole millions, rounded up: 110M.
+    assert 23_040_000 + 393_216 + 85_017_600 + 589_824 == 109_040_640
+    assert verdict(110_000_000, 109_040_640, 500_000, up_to=1_000_000) == "rounded up"
+    assert verdict(110_000_000, 108_040_640, 500_000, up_to=1_000_000) == "slip"  # two millions off
+    code, out, _ = _run(capsys, "report", "handcount-003-bert-base", "--no-charts", "-o", "-")
+    assert code == 0 and "rounded up to the printed figure" in out
+    from symtrans.catalog import deploy_handcount
+
+    # 運行時顯存 = 6 x 512 x 512 x 2 bytes: the article never says what it holds; that it is a
+    # KV cache is symtrans's reading, and the figure says so.
+    figures = json.dumps(deploy_handcount.as_json(), ensure_ascii=False)
+    assert "symtrans's reading of 運行時顯存" in figures
+
+
+def test_article_001_worked_example_slips_from_its_printed_inputs():
+    from fractions import Fraction as F
+
+    from symtrans.catalog.presets import PRESETS
+
+    # Article 001, step 3's output (position-encoded X), row 0, its '?' read as a minus sign:
+    x0 = [F("0.12"), F("1.34"), F("-0.05"), F("1.27"), F("-0.18"), F("1.41"), F("-0.23"), F("1.09")]
+    # its W_Q, column 0 (row i starts at 0.1*(i+1)): 0.1, 0.2, ..., 0.8
+    w_col0 = [F(k, 10) for k in range(1, 9)]
+    # 0.012 + 0.268 - 0.015 + 0.508 - 0.090 + 0.846 - 0.161 + 0.872 = 2.24, printed 3.02
+    q00 = sum(a * b for a, b in zip(x0, w_col0))
+    assert q00 == F("2.24") != F("3.02")
+    # e^2.0146 = e^2 * e^0.0146 = 7.389056 * 1.014707 = 7.4977..., printed 7.598
+    import math
+
+    assert round(math.exp(2) * math.exp(0.0146), 3) == 7.498
+    notes = " ".join(PRESETS["handcount-001-transformer"].notes)
+    assert "[2.24," in notes and "3.02" in notes and "e^2.0146 is 7.498, printed 7.598" in notes

@@ -129,13 +129,15 @@ class Inspection:
         for e in self.entries:
             if e.kind not in (Kind.PARAMETER, Kind.TIED_COPY):
                 continue
-            key = (e.stack, e.block, e.role)
+            # a fused matrix (GPT-2's c_attn, gate_up_proj) is the roles it holds, not its first
+            roles = "+".join(r.value for r in e.fused) if e.fused else (e.role.value if e.role else None)
+            key = (e.stack, e.block, roles)
             r = rows.setdefault(
                 key,
                 {
                     "stack": e.stack.value if e.stack else None,
                     "block": e.block.value if e.block else None,
-                    "role": e.role.value if e.role else None,
+                    "role": roles,
                     "tensors": 0,
                     "parameters": 0,
                 },
@@ -557,6 +559,8 @@ def _what(e: Entry) -> str:
 
 
 def _padded_vocab(entries: list[Entry], spec: Spec) -> list[Term]:
+    if "V" not in spec.values:  # no vocabulary (ViT reads patches): no rows to pad
+        return []
     V = spec.values["V"]
     out = []
     for e in entries:

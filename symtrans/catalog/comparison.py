@@ -58,7 +58,7 @@ def compare(preset: Preset, spec: Spec | None = None) -> Comparison:
         except KeyError:  # --set removed the component (e.g. norm=none): nothing to compare
             items.append((it, None, "absent"))
             continue
-        vd = verdict(it.value, v, it.tolerance)
+        vd = verdict(it.value, v, it.tolerance, it.up_to)
         items.append((it, v, vd if spec == preset.spec or vd == "exact" else "differs"))
     label = " ".join([preset.real, *(f"--set {s}" for s in preset.real_set)])
     return Comparison(
@@ -110,6 +110,7 @@ def comparison_lines(preset: Preset, spec: Spec | None = None) -> list[str]:
             mark = {
                 "exact": "exact",
                 "rounded": "rounds to the printed figure",
+                "rounded up": "rounded up to the printed figure",
                 "differs": f"differs after --set: {v - it.value:+,}",
             }.get(vd, f"slip: exact is {v - it.value:+,}")
             lines.append(f"    {it.id:<7} {it.printed:>22} -> {grouped(v):>12}  {mark}  「{it.quote}」")

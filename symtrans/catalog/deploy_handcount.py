@@ -139,7 +139,8 @@ def figures() -> list[DeployFigure]:
             "n_layer 6 × d_model 512 × max_seq_len 512 × 2 bytes / 10^6",
             F(kv),
             "bytes",
-            "KV cache of one request, 512 source and 512 target tokens: 6 decoder layers x (K and V) x 512 x 2 bytes "
+            "symtrans's reading of 運行時顯存 (the article does not say what it holds; its factors are those of a KV "
+            "cache): the KV cache of one request, 512 source and 512 target tokens: 6 decoder layers x (K and V) x 512 x 2 bytes "
             "per token, for self-attention over the target and cross-attention over the encoder's output "
             "(symtrans memory --inference: kv_cache_bytes)",
             "KV factor 2: a layer caches K and V, not one vector; layer count: the model has 6 encoder and 6 decoder "

@@ -143,6 +143,8 @@ class Item:
             optionally a Step label; a stack's Cost already includes its N layers.
         variant: ``--set NAME=VALUE`` changes for a figure the article counts aside
             (e.g. a learned positional table it does not add to its total).
+        up_to: the unit of a figure printed rounded up (110M for 109,040,640: 1,000,000),
+            0 for figures rounded to nearest; such a figure is "rounded up", not a slip.
     """
 
     id: str
@@ -152,6 +154,7 @@ class Item:
     components: tuple[str, ...]
     tolerance: int = 0
     variant: tuple[str, ...] = ()
+    up_to: int = 0
 
 
 ITEMS: dict[str, tuple[Item, ...]] = {
@@ -298,7 +301,15 @@ ITEMS: dict[str, tuple[Item, ...]] = {
         Item("003-10", "单层总计7,084,800", "7,084,800", 7_084_800, ("encoder/layer",)),
         Item("003-11", "12层总计7,084,800 ×12 = 85,017,600", "85,017,600", 85_017_600, ("encoder",)),
         Item("003-12", "池化层768×768 = 589,824", "589,824", 589_824, ("pooler",)),
-        Item("003-13", "总参数量约110M", "110M", 110_000_000, ("embeddings", "encoder", "pooler"), tolerance=500_000),
+        Item(
+            "003-13",
+            "总参数量约110M",
+            "110M",
+            110_000_000,
+            ("embeddings", "encoder", "pooler"),
+            tolerance=500_000,
+            up_to=1_000_000,  # its items sum to 109,040,640: 109.04M rounded up to whole millions
+        ),
     ),
 }
 ITEMS["handcount-001-shared"] = ()
@@ -332,6 +343,8 @@ def handcount_presets() -> list[Preset]:
                 "(12·(2,048 + 512)) + per-layer LayerNorms 30,720 (6·2·1,024 + 6·3·1,024) + final LayerNorms 2,048. "
                 "The paper prints 65M with its ~37,000-token vocabulary (preset transformer-base: 63,084,544).",
                 "Slip: 「在经典的Transformer模型（如BERT和GPT）中，通常使用12层编码器」: GPT's 12 blocks are decoder blocks.",
+                "Slip: 「一些大型语言模型（例如GPT-3）使用词嵌入长度为1024或更高」: GPT-3 Small uses d_model 768 "
+                "(Brown et al. 2020 Table 2.1: d_model 768 for GPT-3 Small, 125M parameters).",
             ),
             kind=KIND,
             real="transformer-base",
@@ -365,6 +378,10 @@ def handcount_presets() -> list[Preset]:
                 "Memory: '77,600,000 × 2（FP16）÷ 1024³ ≈ 155.2MB ≈ 0.145GB' mixes decimal MB and binary GB "
                 "(155,200,000 B = 148.0 MiB = 0.145 GiB; exact 77,625,344 x 2 = 155,250,688 B); a 20-request batch "
                 "at 1GB x 1.2 each is 24 GB, not ≈20GB.",
+                "Worked example (8 dimensions, 3 tokens '<bos> i love'): its printed inputs do not give its printed "
+                "outputs. Q = X·W_Q from its X after positions (row 0 [0.12, 1.34, -0.05, 1.27, -0.18, 1.41, -0.23, "
+                "1.09]) and its W_Q has row 0 [2.24, 1.845, 2.506, 1.855, 2.476, 1.937, 2.454, 1.859], printed "
+                "[3.02, 2.84, 2.07, ...]; e^2.0146 is 7.498, printed 7.598 (its sum 45.149 and 0.1683 carry the slip).",
                 "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + two 32,768 x 512 input "
                 "embeddings (the decoder's tied to the output) = 77,694,976: +69,632 = attention biases 36,864 "
                 "(6·4·512 + 6·8·512) + FFN biases 30,720 (12·(2,048 + 512)) + final LayerNorms 2,048.",
@@ -404,7 +421,7 @@ def handcount_presets() -> list[Preset]:
                 "Assumptions: BERT-base, d_model 768, h 12, d_head 64, d_ff 3072, N 12, V ≈ 30,000, 512 learned "
                 "positions, 2 LayerNorms per layer, FFN biases counted; no attention biases, no token-type embedding, "
                 "no embedding LayerNorm, pooler weight without its bias (pooler_bias=false).",
-                "Its items sum to 109,040,640 (109.0M), printed '约110M'. Slip: '单个FFN层的总参数量约为4,721,856' "
+                "Its items sum to 109,040,640 (109.0M), printed '约110M' (rounded up, not a slip). Slip: '单个FFN层的总参数量约为4,721,856' "
                 "(2,359,296 × 2 + 3,072 + 768) is 4,722,432 (off by 576); its per-layer total 7,084,800 uses the "
                 "right value.",
                 "Gap to the real implementation, transformers BertModel (bert-base-uncased) = 109,482,240: +441,600 = "
@@ -469,12 +486,17 @@ def item_value(spec: Spec, item: Item) -> int:
     return exact(sp.Add(*[_locate(model, p) for p in item.components]), s.values)
 
 
-def verdict(printed: int, exact_value: int, tolerance: int) -> str:
-    """``"exact"``, ``"rounded"`` (|difference| <= tolerance) or ``"slip"``."""
+def verdict(printed: int, exact_value: int, tolerance: int, up_to: int = 0) -> str:
+    """``"exact"``, ``"rounded"`` (|difference| <= tolerance), ``"rounded up"`` (the exact
+    value rounded up to a multiple of ``up_to`` is the printed figure) or ``"slip"``."""
     diff = exact_value - printed
     if diff == 0:
         return "exact"
-    return "rounded" if abs(diff) <= tolerance else "slip"
+    if abs(diff) <= tolerance:
+        return "rounded"
+    if up_to and printed % up_to == 0 and 0 < printed - exact_value < up_to:
+        return "rounded up"
+    return "slip"
 
 
 # Gap terms: every Step of a Cost tree falls in one category (by its role and blocks).

@@ -381,6 +381,9 @@ BUFFER_LEAVES = (
     "sin_cached",
     "_float_tensor",
     "final_logits_bias",
+    # DeepSeek-V3's router bias for expert choice: register_buffer in DeepseekV3TopkRouter
+    # (transformers 5), saved with the weights but not in model.parameters()
+    "e_score_correction_bias",
 )
 # bitsandbytes 4-bit: weight.absmax, weight.quant_map, weight.nested_absmax,
 # weight.nested_quant_map, weight.quant_state.bitsandbytes__nf4 (or __fp4).

@@ -16,6 +16,7 @@ from .mathfmt import count, thousands
 _VERDICTS = {
     "exact": N_("exact"),
     "rounded": N_("rounds to the printed figure"),
+    "rounded up": N_("rounded up to the printed figure"),
     "slip": N_("slip: the exact count is {difference} off"),
     "differs": N_("differs after --set by {difference}"),
     "absent": N_("absent under --set"),

@@ -1,0 +1,53 @@
+"""``symtrans inspect`` on checkpoints transformers itself saved, for the types whose
+explanation was wrong (issue 27.4, 25.6).  The expected figures are the saved model's
+``sum(p.numel() for p in model.parameters())`` and its registered buffers, never symtrans's.
+
+* vit ended in a traceback (``KeyError: 'V'``: no vocabulary to pad);
+* deepseek_v3's router bias ``e_score_correction_bias`` is a registered buffer
+  (DeepseekV3TopkRouter), saved with the weights: it was counted as E parameters per MoE layer;
+* GPT-2's fused ``c_attn`` holds Q, K and V: it was listed as ``q_proj``.
+"""
+
+from __future__ import annotations
+
+from conftest import require  # noqa: E402
+
+torch = require("torch")
+transformers = require("transformers")
+
+from symtrans.analysis.checkpoint import inspect  # noqa: E402
+
+
+def _saved(tmp_path, config_cls, model_cls, **cfg):
+    torch.manual_seed(0)
+    model = getattr(transformers, model_cls)(getattr(transformers, config_cls)(**cfg))
+    model.save_pretrained(tmp_path)
+    return model, inspect(str(tmp_path))
+
+
+def test_vit_is_explained_without_a_vocabulary(tmp_path):
+    cfg = dict(hidden_size=12, num_attention_heads=2, num_hidden_layers=2, intermediate_size=10)
+    model, ins = _saved(tmp_path, "ViTConfig", "ViTModel", image_size=6, patch_size=2, num_channels=3, **cfg)
+    assert ins.formula == sum(p.numel() for p in model.parameters())
+    assert not [t for t in ins.terms if t.key == "padded_vocab"]
+
+
+def test_deepseek_v3_router_bias_is_a_buffer(tmp_path):
+    cfg = dict(hidden_size=16, num_attention_heads=4, num_key_value_heads=4, num_hidden_layers=3)
+    cfg.update(intermediate_size=10, moe_intermediate_size=6, n_routed_experts=3, n_shared_experts=2)
+    cfg.update(num_experts_per_tok=2, first_k_dense_replace=1, n_group=1, topk_group=1, q_lora_rank=7)
+    cfg.update(kv_lora_rank=5, qk_rope_head_dim=4, qk_nope_head_dim=3, v_head_dim=5, vocab_size=23)
+    model, ins = _saved(tmp_path, "DeepseekV3Config", "DeepseekV3ForCausalLM", **cfg)
+    n = sum(p.numel() for p in model.parameters())
+    assert ins.logical_parameters == n  # was n + 6: 2 MoE layers x 3 experts of router bias
+    bias = sum(b.numel() for name, b in model.named_buffers() if name.endswith("e_score_correction_bias"))
+    assert bias == 6
+    assert {t.key: t.elements for t in ins.terms}.get("buffers") == bias
+
+
+def test_gpt2_fused_c_attn_is_listed_as_q_k_v(tmp_path):
+    _, ins = _saved(tmp_path, "GPT2Config", "GPT2LMHeadModel", vocab_size=96, n_embd=32, n_layer=2, n_head=4)
+    roles = {r["role"] for r in ins.by_component()}
+    assert "q_proj+k_proj+v_proj" in roles and "q_proj" not in roles
+    fused = next(r for r in ins.by_component() if r["role"] == "q_proj+k_proj+v_proj")
+    assert fused["parameters"] == 2 * (32 * 96 + 96)  # 2 layers of c_attn: (32, 3*32) weight + bias
