@@ -547,6 +547,9 @@ def _cmd_report(args) -> int:
         from symtrans.cli.train import with_train_section
 
         res = with_train_section(args.model, args.set, args.train, res)
+    from symtrans.cli.deploy import with_deploy_section  # the serving plan (issue 23, build 6)
+
+    res = with_deploy_section(res, args, args._deploy_defaults)
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
@@ -874,7 +877,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             metavar='"OPTIONS"',
             help='add a training plan section: the options of symtrans train, quoted (--train "--tp 8 --pp 2")',
         )
-        p.set_defaults(func=_cmd_report)
+        from symtrans.cli.deploy import add_deploy_options
+
+        p.add_argument(
+            "--deploy",
+            default=None,
+            metavar="ACCELERATOR",
+            help="add a deployment plan section on this accelerator (the plan of symtrans deploy; its options below)",
+        )
+        group = p.add_argument_group("deployment plan (with --deploy; the options of symtrans deploy)")
+        before = len(p._actions)
+        add_deploy_options(group, accelerator=False)
+        deploy_defaults = {a.dest: (a.option_strings[0], a.default) for a in p._actions[before:]}
+        p.set_defaults(func=_cmd_report, _deploy_defaults=deploy_defaults)
 
     p = sub.add_parser("walk", help="shape walk: every step of the forward pass, its shapes and FLOPs")
     p.add_argument("model", metavar="MODEL", nargs="?", help="a preset name or a config.json path")
