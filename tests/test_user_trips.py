@@ -260,3 +260,23 @@ def test_article_003_110M_is_rounded_up_and_001_runtime_memory_is_symtrans_readi
     # KV cache is symtrans's reading, and the figure says so.
     figures = json.dumps(deploy_handcount.as_json(), ensure_ascii=False)
     assert "symtrans's reading of 運行時顯存" in figures
+
+
+def test_article_001_worked_example_slips_from_its_printed_inputs():
+    from fractions import Fraction as F
+
+    from symtrans.catalog.presets import PRESETS
+
+    # Article 001, step 3's output (position-encoded X), row 0, its '?' read as a minus sign:
+    x0 = [F("0.12"), F("1.34"), F("-0.05"), F("1.27"), F("-0.18"), F("1.41"), F("-0.23"), F("1.09")]
+    # its W_Q, column 0 (row i starts at 0.1*(i+1)): 0.1, 0.2, ..., 0.8
+    w_col0 = [F(k, 10) for k in range(1, 9)]
+    # 0.012 + 0.268 - 0.015 + 0.508 - 0.090 + 0.846 - 0.161 + 0.872 = 2.24, printed 3.02
+    q00 = sum(a * b for a, b in zip(x0, w_col0))
+    assert q00 == F("2.24") != F("3.02")
+    # e^2.0146 = e^2 * e^0.0146 = 7.389056 * 1.014707 = 7.4977..., printed 7.598
+    import math
+
+    assert round(math.exp(2) * math.exp(0.0146), 3) == 7.498
+    notes = " ".join(PRESETS["handcount-001-transformer"].notes)
+    assert "[2.24," in notes and "3.02" in notes and "e^2.0146 is 7.498, printed 7.598" in notes

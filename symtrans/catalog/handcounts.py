@@ -378,6 +378,10 @@ def handcount_presets() -> list[Preset]:
                 "Memory: '77,600,000 × 2（FP16）÷ 1024³ ≈ 155.2MB ≈ 0.145GB' mixes decimal MB and binary GB "
                 "(155,200,000 B = 148.0 MiB = 0.145 GiB; exact 77,625,344 x 2 = 155,250,688 B); a 20-request batch "
                 "at 1GB x 1.2 each is 24 GB, not ≈20GB.",
+                "Worked example (8 dimensions, 3 tokens '<bos> i love'): its printed inputs do not give its printed "
+                "outputs. Q = X·W_Q from its X after positions (row 0 [0.12, 1.34, -0.05, 1.27, -0.18, 1.41, -0.23, "
+                "1.09]) and its W_Q has row 0 [2.24, 1.845, 2.506, 1.855, 2.476, 1.937, 2.454, 1.859], printed "
+                "[3.02, 2.84, 2.07, ...]; e^2.0146 is 7.498, printed 7.598 (its sum 45.149 and 0.1683 carry the slip).",
                 "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + two 32,768 x 512 input "
                 "embeddings (the decoder's tied to the output) = 77,694,976: +69,632 = attention biases 36,864 "
                 "(6·4·512 + 6·8·512) + FFN biases 30,720 (12·(2,048 + 512)) + final LayerNorms 2,048.",
