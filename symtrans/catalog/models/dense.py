@@ -58,6 +58,7 @@ class DenseLayout:
     square_out: bool = False
     default_layer_types: Callable[[int, int | None], list[str]] | None = None
     head_dim_required: bool = False
+    kv_required: bool = False
 
     def read(self, r: Reader) -> Spec:
         """The Spec of ``r.cfg``.
@@ -73,6 +74,10 @@ class DenseLayout:
         h = r.size("num_attention_heads")
         if self.divides and d % h:
             raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which {r.cls} requires")
+        if self.kv_required and not r.given("num_key_value_heads"):
+            raise ConfigError(
+                f"num_key_value_heads must be given: {r.model} reads it and cannot build with the default null"
+            )
         h_kv = self._derived(r, "num_key_value_heads", h, f"num_attention_heads = {h}", self.kv_null)
         if h_kv > h:
             raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds num_attention_heads ({h})")
@@ -338,6 +343,7 @@ NEMOTRON = ModelType(
         mlp_bias_key="mlp_bias",
         options=(("norm", "layernorm"),),
         kv_null=False,
+        kv_required=True,
     ).read,
     defaults={
         "vocab_size": 256000,
