@@ -516,7 +516,7 @@ def cmd_deploy(args, emit) -> int:
     """``symtrans deploy``: print the plan as JSON or text (and article 001's hand count
     for its model)."""
     from symtrans.catalog import deploy_handcount as hc
-    from symtrans.cli.main import _resolve
+    from symtrans.cli.common import _resolve
 
     alias = args.model == hc.HANDCOUNT
     if alias:  # the article's figures, on its model under its assumptions

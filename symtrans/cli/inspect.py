@@ -40,7 +40,7 @@ def add_inspect_parser(sub, emit) -> None:
         ins = inspect(args.path, args.set)
         _refuse_overwriting(args.output, ins)
         if args.format == "json":
-            from symtrans.cli.main import with_symbols
+            from symtrans.cli.common import with_symbols
 
             emit(args, json.dumps(with_symbols(ins.to_json()), indent=2))
         elif args.format == "markdown":
