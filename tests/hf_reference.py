@@ -70,6 +70,7 @@ HF_CLASSES = {
     "whisper": "WhisperForConditionalGeneration",
     "vit": "ViTModel",
     # --- dense decoders of catalog/models/dense.py (issue 21)
+    "ministral": "MinistralForCausalLM",
     "helium": "HeliumForCausalLM",
     "arcee": "ArceeForCausalLM",
     "seed_oss": "SeedOssForCausalLM",
@@ -768,6 +769,7 @@ def vit(draw) -> dict:
 
 # The bias keys of each dense decoder's config class (transformers 5.24), drawn or left to the default.
 _DENSE_BIAS_KEYS = {
+    "ministral": (),
     "helium": ("attention_bias", "mlp_bias"),
     "arcee": ("attention_bias", "mlp_bias"),
     "seed_oss": ("attention_bias", "attention_out_bias", "mlp_bias"),
@@ -780,7 +782,7 @@ _DENSE_BIAS_KEYS = {
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4")
+_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral")
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -805,7 +807,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -813,6 +815,13 @@ def dense(draw, mt: str) -> dict:
         _maybe(draw, cfg, key, st.booleans())
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    if mt == "ministral":  # a window on every layer, none, or the layers layer_types marks
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        if draw(st.booleans()):
+            n = cfg["num_hidden_layers"]
+            cfg["layer_types"] = draw(
+                st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=n, max_size=n)
+            )
     return cfg
 
 

@@ -75,7 +75,13 @@ def test_fixture_matches_transformers(hf, read_fixture, name):
 
 # Class defaults symtrans refuses, with the key named: DeepseekV2Config's num_experts_per_tok is
 # None, which builds a model whose router cannot run (torch.topk needs k).  (types-moe)
-REFUSED_CLASS_DEFAULTS = {"deepseek_v2": "num_experts_per_tok"}
+# Class defaults transformers cannot build from, refused naming the key (MinistralConfig's
+# head_dim None reaches MinistralAttention, NemotronConfig's num_key_value_heads None NemotronAttention: both raise).
+REFUSED_CLASS_DEFAULTS = {
+    "deepseek_v2": "num_experts_per_tok",
+    "ministral": "head_dim",
+    "nemotron": "num_key_value_heads",
+}
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)

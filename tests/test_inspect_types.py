@@ -51,3 +51,17 @@ def test_gpt2_fused_c_attn_is_listed_as_q_k_v(tmp_path):
     assert "q_proj+k_proj+v_proj" in roles and "q_proj" not in roles
     fused = next(r for r in ins.by_component() if r["role"] == "q_proj+k_proj+v_proj")
     assert fused["parameters"] == 2 * (32 * 96 + 96)  # 2 layers of c_attn: (32, 3*32) weight + bias
+
+
+def test_one_shard_says_it_is_one_shard_and_names_the_index(tmp_path):
+    # issue 25.5: one shard's missing embedding was explained as "shapes that differ"
+    cfg = dict(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    model = transformers.LlamaForCausalLM(transformers.LlamaConfig(num_key_value_heads=2, **cfg))
+    model.save_pretrained(tmp_path, max_shard_size="20KB")
+    shards = sorted(p.name for p in tmp_path.glob("*.safetensors"))
+    assert len(shards) > 1
+    ins = inspect(str(tmp_path / shards[-1]))
+    note = next(n for n in ins.to_json()["notes"] if "one shard" in n)
+    assert f"one shard of {len(shards)}" in note and "model.safetensors.index.json" in note
+    whole = inspect(str(tmp_path / "model.safetensors.index.json"))
+    assert not [n for n in whole.to_json()["notes"] if "one shard" in n]

@@ -514,6 +514,17 @@ AUDIT_BASE: dict[str, dict] = {
         )
         for mt in ("seed_oss", "ernie4_5", "glm", "glm4", "nemotron")
     },
+    "ministral": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=64,
+    ),
     **{  # Helium's o_proj is d x d and ArceeConfig requires h | d: heads of d / h
         mt: dict(
             hidden_size=16,
@@ -745,7 +756,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ],
     ("llava", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
     ("llava", "vision_feature_select_strategy"): ["full"],
-    ("llava", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
+    ("llava", "vision_feature_layer"): [-1, [-2, -1]],
+    ("ministral", "layer_types"): [
+        ["sliding_attention", "full_attention"]
+    ],  # a list concatenates the layers: linear_1 widens
     ("llava", "projector_hidden_act"): ["relu"],
     ("llava", "image_token_id"): [1],
     ("qwen2_vl", "text_config"): [

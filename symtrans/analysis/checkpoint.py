@@ -181,7 +181,9 @@ class Inspection:
             out["bits_per_quantized_parameter"] = round(8 * (out["quantized_bytes"] + out["metadata_bytes"]) / q, 4)
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, tensor_list: bool = True) -> dict[str, Any]:
+        """The JSON output; ``tensor_list=False`` leaves out the per-tensor list (an empty
+        list), which only ``--format json`` and ``--tensors`` print."""
         ck = self.checkpoint
         out: dict[str, Any] = {
             "path": ck.path,
@@ -239,7 +241,7 @@ class Inspection:
                 **({"quantization": e.quant} if e.quant else {}),
                 **({"why": e.why} if e.why else {}),
             }
-            for e in self.entries
+            for e in (self.entries if tensor_list else ())
         ]
         out["notes"] = list(self.spec_notes) + list(self.notes) + list(ck.notes)
         return out
@@ -248,14 +250,15 @@ class Inspection:
 # ------------------------------------------------------------------------------ spec
 
 
-def _family(ck: Checkpoint) -> tuple[Family, str]:
+def _family(ck: Checkpoint, matched: dict | None = None) -> tuple[Family, str]:
+    """(naming family, how it was chosen); ``matched`` as in ``names.best_family``."""
     if ck.format == "gguf":
         arch = ck.metadata.get("general.architecture")
         return gguf_family(arch if isinstance(arch, str) else None), f"gguf ({arch})"
     mt = ck.config.get("model_type") if ck.config else None
     if isinstance(mt, str) and mt in MODEL_TYPES:
         return FAMILIES[MODEL_TYPES[mt]], MODEL_TYPES[mt]
-    fam = best_family([t.name for t in ck.tensors])
+    fam = best_family([t.name for t in ck.tensors], matched)
     return fam, f"{fam.name} (matched by tensor names)"
 
 
@@ -670,8 +673,9 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     ck = read_checkpoint(path)
     if not ck.tensors:
         raise CheckpointError(f"{path}: the checkpoint holds no tensors")
-    fam, naming = _family(ck)
-    entries = classify(ck, fam, scheme_from_config(ck.config))
+    matched: dict = {}
+    fam, naming = _family(ck, matched)
+    entries = classify(ck, fam, scheme_from_config(ck.config), matched.get(fam.name))
     spec, source, spec_notes, inf, error = _spec(ck, fam, entries, list(settings or []))
     result = Inspection(
         checkpoint=ck,

@@ -3178,8 +3178,10 @@ def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
         raise ConfigError(
             f"model_type {_show(mt)} is not supported yet ({_NOT_YET[mt]}); supported model types: {supported}"
         )
-    if mt not in _FAMILIES:
-        raise ConfigError(f"model_type {_show(mt)} is not supported; supported model types: {supported}")
+    if mt not in _FAMILIES:  # the generic path (catalog/generic), or one line saying why not
+        from symtrans.catalog.generic.route import route
+
+        raise route(cfg, mt, supported)
     return _read(cfg, mt)
 
 

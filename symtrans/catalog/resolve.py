@@ -55,6 +55,19 @@ class Resolved:
     changes: tuple[str, ...] = ()
     sections: tuple[dict, ...] = field(default_factory=tuple)
     checkpoint: Checkpoint | None = None
+    counted_class: str | None = None
+    generic: GenericInput | None = None
+
+
+@dataclass(frozen=True)
+class GenericInput:
+    """A config.json whose model_type has no curated record, for the generic path
+    (``catalog.generic``): its parsed dict, type and path.  ``Resolved.spec`` is None."""
+
+    cfg: dict
+    model_type: str
+    path: str
+    supported: str = ""
 
 
 # The workload length when nothing documents one: GPT-3's context (Brown et al. 2020 §2.1),
@@ -136,8 +149,11 @@ def _hub_id_message(model: str) -> str:
     )
 
 
-def resolve(model: str, settings: list[str] | None = None) -> Resolved:
+def resolve(model: str, settings: list[str] | None = None, generic_ok: bool = False) -> Resolved:
     """Resolve MODEL (preset name or config.json path) and apply ``settings``.
+
+    ``generic_ok``: a config.json whose model_type has no curated record may be returned
+    for the generic path (``Resolved.generic``, ``spec`` None); otherwise it is refused.
 
     Raises:
         ValueError: unknown preset (with close names), unreadable or invalid config,
@@ -147,9 +163,18 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
     if _HUB_ID.fullmatch(model) and not model.endswith(".json") and not os.path.exists(model):
         raise InputError(_hub_id_message(model))
     if model.endswith(".json") or os.sep in model or os.path.exists(model):
+        from symtrans.catalog.generic.route import GenericRoute
         from symtrans.catalog.hf_config import load_config_checkpoint  # imported here: only config users pay for it
 
-        spec, name, notes, checkpoint = load_config_checkpoint(model)
+        try:
+            spec, name, notes, checkpoint = load_config_checkpoint(model)
+        except GenericRoute as g:
+            if not generic_ok:  # a caller that needs a Spec (solve, sweep, diff, ...)
+                raise InputError(
+                    f"{model}: model_type {g.model_type!r} is counted from transformers' modeling code, "
+                    "which gives 'symtrans params' (and symtrans.model) only so far"
+                ) from None
+            return _generic(model, g, settings)
         preset = None
     else:
         try:
@@ -175,6 +200,38 @@ def resolve(model: str, settings: list[str] | None = None) -> Resolved:
         modified_from=modified_from,
         changes=changes,
         checkpoint=checkpoint,
+        counted_class=_counted_class(notes, preset),
+    )
+
+
+# The class a curated count reproduces, as its first note or a preset's reference names it.
+_CLASS = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:ForCausalLM|ForConditionalGeneration|LMHeadModel|Model))\b")
+
+
+def _counted_class(notes, preset) -> str | None:
+    texts = list(notes[:1]) + ([preset.reference] if preset is not None else [])
+    for text in texts:
+        m = _CLASS.search(text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _generic(model: str, g, settings: list[str]) -> Resolved:
+    """The Resolved of a config.json for the generic path: no Spec, no --set."""
+    from pathlib import Path
+
+    if settings:
+        raise InputError(
+            f"{model}: --set works with curated model types only; model_type {g.model_type!r} is counted "
+            "from transformers' modeling code (edit the config.json instead)"
+        )
+    p = Path(model)
+    name = p.resolve().name if p.is_dir() else (p.stem if p.stem != "config" else p.resolve().parent.name or p.stem)
+    return Resolved(
+        name=name,
+        spec=None,  # type: ignore[arg-type] - the generic path has no Spec
+        generic=GenericInput(cfg=g.cfg, model_type=g.model_type, path=model, supported=g.supported),
     )
 
 

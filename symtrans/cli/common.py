@@ -82,7 +82,17 @@ def _resolve(args):
     from symtrans.accounting.spec_warnings import spec_warnings
     from symtrans.catalog.resolve import resolve
 
-    res = resolve(args.model, args.set)
+    res = resolve(args.model, args.set, generic_ok=True)
+    if res.generic is not None:
+        from symtrans.base.errors import InputError
+        from symtrans.cli.generic import COMMANDS
+
+        if args.command not in COMMANDS:
+            raise InputError(
+                f"symtrans {args.command}: {args.model}: model_type {res.generic.model_type!r} is counted from "
+                f"transformers' modeling code, which gives {', '.join(COMMANDS)} only so far"
+            )
+        return res
     for w in spec_warnings(res.spec):  # e.g. a low-rank FFN whose r saves nothing
         _warn(args, w)
     return res

@@ -30,16 +30,18 @@ def add_deploy_parser(sub, common, emit, usage_error) -> None:
     p.set_defaults(func=lambda args: cmd_deploy(args, emit))
 
 
-def add_deploy_options(p, accelerator_required: bool = True) -> None:
-    """The options of ``deploy`` (shared with ``reconcile``)."""
+def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool = True) -> None:
+    """The options of ``deploy`` (shared with ``reconcile``, and with ``report --deploy``, which
+    names the accelerator itself: ``accelerator=False``)."""
     from symtrans.accounting.hardware import ACCELERATORS
 
-    p.add_argument(
-        "--accelerator",
-        required=accelerator_required,
-        metavar="NAME|SPEC",
-        help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
-    )
+    if accelerator:
+        p.add_argument(
+            "--accelerator",
+            required=accelerator_required,
+            metavar="NAME|SPEC",
+            help=f"one of {', '.join(ACCELERATORS)}, or peak=65e12,bandwidth=320e9,memory=16GiB[,fp8=...][,name=...]",
+        )
     p.add_argument("--devices", type=int_arg("--devices"), default=1, metavar="n", help="devices in all (default 1)")
     p.add_argument(
         "--tensor-parallel",
@@ -388,6 +390,35 @@ def deploy_result(res, args) -> dict:
         if res.preset.name == deploy_handcount.PRESET:
             out["hand_count"] = deploy_handcount.as_json()
     return out
+
+
+def with_deploy_section(res, args, defaults: dict):
+    """``res`` with a "Deployment plan" report section for ``report MODEL --deploy ACCELERATOR [deploy options]``:
+    the plan ``deploy --format json`` prints for the same model and options (``deploy_result``),
+    rendered by ``render.deploy_section``; nothing is recomputed.
+
+    Args:
+        res: the report's resolved model.
+        args: the report's arguments; ``args.deploy`` is the accelerator (``None``: no section).
+        defaults: each deploy option's destination and default, to refuse one given without ``--deploy``.
+
+    Raises:
+        UsageError: a deploy option without ``--deploy`` (one line); InputError: a plan deploy refuses.
+    """
+    from dataclasses import replace
+
+    from symtrans.cli.common import UsageError
+    from symtrans.render.deploy_section import report_section
+
+    if args.deploy is None:
+        given = sorted(flag for dest, (flag, default) in defaults.items() if getattr(args, dest) != default)
+        if given:
+            raise UsageError(
+                f"symtrans report: {given[0]} is an option of the deployment plan; give --deploy ACCELERATOR"
+            )
+        return res
+    args.accelerator = args.deploy
+    return replace(res, sections=res.sections + (report_section(deploy_result(res, args)),))
 
 
 def _seconds(x) -> str:

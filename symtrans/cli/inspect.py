@@ -40,9 +40,7 @@ def add_inspect_parser(sub, emit) -> None:
         ins = inspect(args.path, args.set)
         _refuse_overwriting(args.output, ins)
         if args.format == "json":
-            from symtrans.cli.common import with_symbols
-
-            emit(args, json.dumps(with_symbols(ins.to_json()), indent=2))
+            emit(args, _json_text(ins.to_json()))
         elif args.format == "markdown":
             from symtrans.render.checkpoint import markdown
 
@@ -54,6 +52,25 @@ def add_inspect_parser(sub, emit) -> None:
         return 0
 
     p.set_defaults(func=run)
+
+
+_TENSORS = "\x00tensor_list\x00"  # a placeholder no key or name can be: JSON escapes NUL
+
+
+def _json_text(out: dict) -> str:
+    """``out`` with its ``symbols`` as indented JSON, each ``tensor_list`` entry on one line.
+
+    The closed forms are looked for outside the tensor list (no tensor holds one), and
+    the list's entries go through the C encoder one line each: the indented encoder is
+    pure Python, and a 90,000-tensor list took it 4 s and 1.5 M lines.
+    """
+    from symtrans.cli.common import with_symbols
+
+    tensors = out.get("tensor_list", [])
+    out = with_symbols({**out, "tensor_list": _TENSORS})
+    text = json.dumps(out, indent=2)
+    rows = ",\n    ".join(json.dumps(t) for t in tensors)
+    return text.replace(json.dumps(_TENSORS), f"[\n    {rows}\n  ]" if tensors else "[]", 1)
 
 
 def _refuse_overwriting(output: str | None, ins) -> None:

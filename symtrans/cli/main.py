@@ -178,7 +178,33 @@ def params_result(res, generated: bool = True) -> dict:
         vision = exact(vision_params(build(spec)), values)
         out["parts"] = {"all": out["total"], "text": out["total"] - vision, "vision": vision}
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
+    out["counted_class"] = res.counted_class
     return out
+
+
+def _generic_params(args, res) -> int:
+    """``params`` of a config counted from transformers' modeling code (cli/generic.py)."""
+    from symtrans.cli.generic import params_result as generic_result
+
+    if args.format not in ("text", "json") or getattr(args, "lora", None) or getattr(args, "adapter", None):
+        raise UsageError("symtrans params: a generic model gives --format text or json only, without --lora/--adapter")
+    r = generic_result(res)
+    if args.format == "json":
+        _emit(args, json.dumps(r, indent=2))
+        return 0
+    from symtrans.base.numbers import count, grouped
+
+    lines = [f"{r['model']}: {grouped(r['total'])} parameters ({count(r['total'])})"]
+    lines.append(f"  counted class: {r['counted_class']} (model_type {r['model_type']})")
+    lines.append(f"  closed form: {r['closed_form']}")
+    lines.append("  components:")
+    lines += _table(r["components"], grouped)
+    for n in r["notes"]:
+        lines.append(f"  note: {n}")
+    if r["numeric_terms"]:
+        lines.append(f"  note: numeric (no closed form fits): {', '.join(r['numeric_terms'])}")
+    _emit(args, "\n".join(lines))
+    return 0
 
 
 def _component_rows(n, grand: int) -> list[dict]:
@@ -248,6 +274,8 @@ def _peft_lines(p: dict) -> list[str]:
 
 def _cmd_params(args) -> int:
     res = _resolve(args)
+    if res.generic is not None:
+        return _generic_params(args, res)
     peft = _peft(args, res)
     if args.format in ("markdown", "latex"):
         from symtrans.render.report import render
@@ -385,6 +413,9 @@ def _cmd_report(args) -> int:
         from symtrans.cli.train import with_train_section
 
         res = with_train_section(args.model, args.set, args.train, res)
+    from symtrans.cli.deploy import with_deploy_section  # the serving plan (issue 23, build 6)
+
+    res = with_deploy_section(res, args, args._deploy_defaults)
     out = _output_path(args)
     explicit = args.format is not None
     args.format = report_format(args.format, out)
@@ -686,7 +717,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             metavar='"OPTIONS"',
             help='add a training plan section: the options of symtrans train, quoted (--train "--tp 8 --pp 2")',
         )
-        p.set_defaults(func=_cmd_report)
+        from symtrans.cli.deploy import add_deploy_options
+
+        p.add_argument(
+            "--deploy",
+            default=None,
+            metavar="ACCELERATOR",
+            help="add a deployment plan section on this accelerator (the plan of symtrans deploy; its options below)",
+        )
+        group = p.add_argument_group("deployment plan (with --deploy; the options of symtrans deploy)")
+        before = len(p._actions)
+        add_deploy_options(group, accelerator=False)
+        deploy_defaults = {a.dest: (a.option_strings[0], a.default) for a in p._actions[before:]}
+        p.set_defaults(func=_cmd_report, _deploy_defaults=deploy_defaults)
 
     p = sub.add_parser("walk", help="shape walk: every step of the forward pass, its shapes and FLOPs")
     p.add_argument("model", metavar="MODEL", nargs="?", help="a preset name or a config.json path")

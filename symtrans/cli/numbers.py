@@ -260,6 +260,17 @@ def store(key: str, plan: Mapping) -> None:
         pass
 
 
+def cached(key: str) -> Mapping | None:
+    """The plan stored on disk under ``key`` (any text naming what it answers: the generic
+    path keys on the config's contents), or None when missing, stale or corrupt."""
+    if os.environ.get("SYMTRANS_NO_GENERATED"):
+        return None
+    try:
+        return _cached(key, fingerprint())
+    except Fallback:
+        return None
+
+
 def lookup(spec, query: tuple) -> Mapping | None:
     """The plan data for ``spec``'s structure and ``query`` from the disk cache, else None
     (build it with SymPy: ``plans``; ``common.plan_numbers`` then stores it)."""

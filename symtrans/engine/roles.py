@@ -89,6 +89,9 @@ class Role(str, Enum):
     MIXER_NORM = "mixer_norm"  # a norm inside a mixer (gated RMSNorm; Jamba's dt/B/C norms)
     MIXER_OUT_PROJ = "mixer_out_proj"  # out_proj of a Mamba or Gated DeltaNet mixer
     SCAN = "scan"  # the products of the recurrence (selective scan, chunked SSD, chunked delta rule)
+    # --- the generic path (catalog/generic): a tensor whose module's class and name do not
+    # make its role certain; its label is the module path
+    GENERIC = "generic"
 
 
 class Block(str, Enum):

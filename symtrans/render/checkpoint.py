@@ -29,7 +29,7 @@ def _names(names, limit: int = 4) -> str:
 
 def text(ins: Inspection, tensors: bool = False) -> str:
     """The plain-text report of ``ins``; ``tensors`` lists every stored tensor."""
-    j = ins.to_json()
+    j = ins.to_json(tensor_list=tensors)
     ck = ins.checkpoint
     nfiles = len(ck.files)
     lines = [
@@ -103,7 +103,7 @@ def text(ins: Inspection, tensors: bool = False) -> str:
 
 def markdown(ins: Inspection, tensors: bool = False, title: str | None = None) -> str:
     """The Markdown report of ``ins`` (a ``#`` title, tables); names are escaped."""
-    j = ins.to_json()
+    j = ins.to_json(tensor_list=tensors)
     ck = ins.checkpoint
     e = markdown_escape
     out = [f"# {e(title or 'Checkpoint ' + ck.path)}", ""]
@@ -155,7 +155,7 @@ def markdown(ins: Inspection, tensors: bool = False, title: str | None = None) -
 
 def section(ins: Inspection, level: int = 2) -> str:
     """The "checkpoint vs formula" section in Markdown (also used by ``report``)."""
-    j = ins.to_json()
+    j = ins.to_json(tensor_list=False)
     e = markdown_escape
     h = "#" * level
     out = [f"{h} Checkpoint vs formula", ""]
@@ -184,7 +184,7 @@ def report_section(ins: Inspection) -> dict:
     Tensor names and paths are data text, escaped by each writer."""
     from symtrans.render.report import doc
 
-    j = ins.to_json()
+    j = ins.to_json(tensor_list=False)
     q = j["quantization"]
     items = [
         doc.runs(

@@ -202,8 +202,10 @@ class Model:
         return "\n".join(lines)
 
 
-def model(name_or_spec, settings: list[str] | None = None, **changes: Any) -> Model:
-    """A ``Model`` from a preset name, a config.json path or a Spec.
+def model(name_or_spec, settings: list[str] | None = None, **changes: Any):
+    """A ``Model`` from a preset name, a config.json path or a Spec; for a config.json whose
+    model_type has no curated record, a ``catalog.generic.model.GenericModel`` (``params``,
+    ``closed_form``, ``cost``, ``sizes``, ``counted_class``, ``notes``).
 
     Args:
         name_or_spec: ``"gpt2"``, ``"path/config.json"`` or a ``Spec``.
@@ -223,6 +225,12 @@ def model(name_or_spec, settings: list[str] | None = None, **changes: Any) -> Mo
     else:
         from symtrans.catalog.resolve import resolve
 
-        res = resolve(str(name_or_spec), list(settings or []))
+        res = resolve(str(name_or_spec), list(settings or []), generic_ok=True)
+        if res.generic is not None:  # a type without a curated record: transformers' modeling code
+            if changes:
+                raise InputError("keyword changes work with curated model types only; edit the config.json instead")
+            from symtrans.catalog.generic.model import count_input
+
+            return count_input(res.generic, res.name)
         m = Model(res.name, res.spec, res.preset, res.notes)
     return m.set(**changes) if changes else m

@@ -260,7 +260,8 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
     opts["final_norm"] = any(e.layer is None and e.block == Block.NORM for e in norms)
     opts["embedding_norm"] = any(e.block == Block.EMBEDDINGS for e in norms)
     del layer_norms
-    has_bias = {r: any(e.role == r and e.bias for e in params) for r in Role}
+    biased = {e.role for e in params if e.bias}  # one pass: a pass per role took 5.5 M steps at 90,000 tensors
+    has_bias = {r: r in biased for r in Role}
     opts["bias"] = False
     opts["qkv_bias"] = has_bias[Role.Q_PROJ] or has_bias[Role.K_PROJ] or has_bias[Role.V_PROJ]
     opts["out_bias"] = has_bias[Role.O_PROJ]

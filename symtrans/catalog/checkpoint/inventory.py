@@ -19,6 +19,7 @@ from symtrans.catalog.checkpoint.names import (
     PARAM_LEAVES,
     Family,
     Kind,
+    Match,
     match,
 )
 from symtrans.catalog.checkpoint.quant import Scheme, unpack
@@ -69,9 +70,14 @@ class Entry:
         return replace(self, kind=kind, logical=0, why=why)
 
 
-def classify(ck: Checkpoint, family: Family, scheme: Scheme) -> list[Entry]:
-    """One Entry per tensor of ``ck`` (file order), named by ``family``'s table."""
-    matches = [match(t.name, family) for t in ck.tensors]
+def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match] | None = None) -> list[Entry]:
+    """One Entry per tensor of ``ck`` (file order), named by ``family``'s table.
+
+    ``matches``: ``names.match`` of each tensor against ``family`` when already made
+    (``names.best_family``); else matched here.
+    """
+    if matches is None or len(matches) != len(ck.tensors):
+        matches = [match(t.name, family) for t in ck.tensors]
     by_module: dict[str, dict[str, StoredTensor]] = {}
     for t, m in zip(ck.tensors, matches):
         by_module.setdefault(m.module, {})[m.leaf] = t

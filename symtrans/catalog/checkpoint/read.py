@@ -9,6 +9,7 @@ beside a file or index) is read too.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -107,4 +108,41 @@ def read_checkpoint(path: str) -> Checkpoint:
     config, config_path = _config_beside(p if p.is_dir() else p.parent)
     if os.path.isdir(target):  # shards without an index
         return safetensors_io.read_shards(target, config, config_path)
-    return safetensors_io.read_checkpoint(target, config, config_path)
+    ck = safetensors_io.read_checkpoint(target, config, config_path)
+    shard_of = _index_naming(target) if not low.endswith(".json") else None
+    if shard_of is not None:
+        index, n_shards = shard_of
+        note = (
+            f"{os.path.basename(target)} is one shard of {n_shards} that {index} names: the tensors of the other "
+            f"shards are not in it, so the terms below miss them; inspect {index} (or its directory) for the whole model"
+        )
+        ck = dataclasses.replace(ck, notes=(note, *ck.notes))
+    return ck
+
+
+def _index_naming(shard: str) -> tuple[str, int] | None:
+    """(index path, number of shards) of a ``*.safetensors.index.json`` beside ``shard``
+    whose weight map names it among two or more shards; None otherwise (or when no index
+    beside it can be read: the note is a help, never a reason to fail)."""
+    from symtrans.catalog.checkpoint.safetensors_io import MAX_INDEX_BYTES
+    from symtrans.catalog.hf_config import ConfigError, parse_json
+
+    directory, name = os.path.split(shard)
+    try:
+        names = sorted(n for n in os.listdir(directory or ".") if n.endswith(".safetensors.index.json"))
+    except OSError:
+        return None
+    for n in names:
+        path = os.path.join(directory, n)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > MAX_INDEX_BYTES:
+                continue
+            with open(path, "rb") as f:
+                wm = parse_json(f.read().decode("utf-8-sig")).get("weight_map")
+        except (OSError, UnicodeDecodeError, ConfigError, AttributeError):
+            continue
+        if isinstance(wm, dict):
+            shards = {v for v in wm.values() if isinstance(v, str)}
+            if name in shards and len(shards) > 1:
+                return path, len(shards)
+    return None

@@ -13,6 +13,7 @@ file, a header over the format's limit) instead of the library's terse variant n
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import struct
@@ -146,22 +147,29 @@ def read_file(path: str) -> tuple[StoredFile, list[StoredTensor], dict[str, str]
     st = need("safetensors")
     SafetensorError, safe_open = st.SafetensorError, st.safe_open
     try:
-        # framework="numpy": only the header is used (get_slice reads no data), so torch
-        # need not be imported; BF16, F8 and F4 are described without numpy support.
+        # The library validates the whole header (strict JSON, known dtypes, offsets that
+        # tile the data area); framework="numpy" so torch need not be imported.
         with safe_open(path, framework="numpy") as f:
             meta = f.metadata() or {}
-            tensors = []
-            # offset_keys (safetensors >= 0.6): file order; keys() is sorted by name
-            for name in f.offset_keys() if hasattr(f, "offset_keys") else f.keys():
-                s = f.get_slice(name)
-                dtype, shape = s.get_dtype(), tuple(int(x) for x in s.get_shape())
-                if dtype not in SAFETENSORS_BITS:  # a dtype newer than this table
-                    raise CheckpointError(f"{path}: tensor {name!r} has dtype {dtype}, which symtrans does not know")
-                tensors.append(StoredTensor.make(name, dtype, shape, path))
+        # Then names, dtypes and shapes come from the same validated bytes in one C-level
+        # JSON parse: a get_slice per tensor cost 20 us each (2 s for 90,000 tensors).
+        with open(path, "rb") as fh:
+            fh.seek(8)
+            header = json.loads(fh.read(n))
     except SafetensorError as e:
         raise CheckpointError(_explain(path, str(e))) from None
     except OSError as e:
         raise CheckpointError(f"{path}: cannot be read ({e.strerror or e})") from None
+    header.pop("__metadata__", None)
+    # File order, as the library's offset_keys gives it; the name settles zero-byte ties.
+    order = sorted(header, key=lambda k: (header[k]["data_offsets"], k))
+    tensors = []
+    for name in order:
+        entry = header[name]
+        dtype = entry["dtype"]
+        if dtype not in SAFETENSORS_BITS:  # a dtype newer than this table
+            raise CheckpointError(f"{path}: tensor {name!r} has dtype {dtype}, which symtrans does not know")
+        tensors.append(StoredTensor.make(name, dtype, tuple(entry["shape"]), path))
     return StoredFile(path=path, size=size, header_bytes=8 + n), tensors, dict(meta)
 
 

@@ -30,7 +30,7 @@ How to add a type (a new dense decoder type is one new record plus its fixture):
 3. Paste ``python -m symtrans model-types --format markdown`` into the README's table
    (``tests/test_model_types_table.py`` checks it).
 
-The commit that added helium, arcee, seed_oss, ernie4_5, glm, glm4 and nemotron touched
+The commits that added helium, arcee, seed_oss, ernie4_5, glm, glm4, nemotron and ministral touched
 exactly these: ``catalog/models/dense.py``, ``tests/hf_reference.py``,
 ``tests/test_model_types.py`` and ``README.md`` (and registered ``dense`` here once).
 

@@ -9,11 +9,12 @@ FlopCounterMode) in tests/test_model_types.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, show
+from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, show, window_size
 from symtrans.engine.spec import Spec
 
 
@@ -38,6 +39,11 @@ class DenseLayout:
         divides: the config class requires num_attention_heads to divide hidden_size.
         square_out: the attention's o_proj is hidden_size x hidden_size whatever the heads
             (HeliumAttention): counted only when h * head_dim = hidden_size.
+        default_layer_types: the config class's rule for ``layer_types`` when the file gives
+            none, ``(n_layers, sliding_window) -> list``; None for a type without windows.
+            The windowed layers become the Spec's ``w`` and ``N_w`` (FLOPs and KV cache).
+        head_dim_required: the attention reads ``config.head_dim`` and fails on its None
+            default (MinistralAttention): a config without one is refused.
     """
 
     ffn: str = "swiglu"
@@ -50,6 +56,9 @@ class DenseLayout:
     head_dim_null: bool = True
     divides: bool = False
     square_out: bool = False
+    default_layer_types: Callable[[int, int | None], list[str]] | None = None
+    head_dim_required: bool = False
+    kv_required: bool = False
 
     def read(self, r: Reader) -> Spec:
         """The Spec of ``r.cfg``.
@@ -65,11 +74,17 @@ class DenseLayout:
         h = r.size("num_attention_heads")
         if self.divides and d % h:
             raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which {r.cls} requires")
+        if self.kv_required and not r.given("num_key_value_heads"):
+            raise ConfigError(
+                f"num_key_value_heads must be given: {r.model} reads it and cannot build with the default null"
+            )
         h_kv = self._derived(r, "num_key_value_heads", h, f"num_attention_heads = {h}", self.kv_null)
         if h_kv > h:
             raise ConfigError(f"num_key_value_heads ({h_kv}) exceeds num_attention_heads ({h})")
         if h % h_kv:
             raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
+        if self.head_dim_required and not r.given("head_dim"):
+            raise ConfigError(f"head_dim must be given: {r.model} reads it and cannot build with the default null")
         d_k = self._derived(r, "head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", self.head_dim_null)
         if self.square_out and d_k * h != d:
             raise ConfigError(
@@ -89,6 +104,8 @@ class DenseLayout:
             sizes["h_kv"] = h_kv
         if d_k * h != d:
             sizes["d_k"] = d_k
+        if self.default_layer_types is not None:
+            sizes.update(self._windows(r, sizes["N"]))
         opts: dict[str, Any] = dict(
             norm="rmsnorm", bias=False, ffn=self.ffn, positional="rotary", final_norm=True, norm_position="pre"
         )
@@ -109,6 +126,25 @@ class DenseLayout:
                 if v:
                     r.notes.append(f"key {key} is true, but {r.model} (transformers 5.x) has no such setting: ignored")
         return Spec(family="decoder-only", sizes=sizes, tie_output=r.flag("tie_word_embeddings"), **opts)
+
+    def _windows(self, r: Reader, n: int) -> dict[str, int]:
+        """``w`` (and ``N_w`` when only some layers slide) from ``sliding_window`` and
+        ``layer_types`` (or the class's rule for it); {} without a window."""
+        k, w = r._lookup("sliding_window")
+        w = r.defaults.get("sliding_window") if k is None else window_size(r, "sliding_window", w)
+        types = r.cfg.get("layer_types")
+        if types is None:
+            assert self.default_layer_types is not None
+            types = self.default_layer_types(n, w)
+        elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
+            raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
+        elif len(types) != n:
+            raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n}")
+        n_w = sum(t == "sliding_attention" for t in types)
+        if w is None or n_w == 0:
+            return {}
+        r.notes.append(f"sliding_window {w} on {n_w} of the {n} layers (layer_types): FLOPs and KV cache")
+        return {"w": w} if n_w == n else {"w": w, "N_w": n_w}
 
     @staticmethod
     def _derived(r: Reader, key: str, derived: int, shown: str, null_ok: bool) -> int:
@@ -307,6 +343,7 @@ NEMOTRON = ModelType(
         mlp_bias_key="mlp_bias",
         options=(("norm", "layernorm"),),
         kv_null=False,
+        kv_required=True,
     ).read,
     defaults={
         "vocab_size": 256000,
@@ -329,7 +366,43 @@ NEMOTRON = ModelType(
     family="dense",
 )
 
+
+def _ministral_layer_types(n: int, w: int | None) -> list[str]:
+    """MinistralConfig.__post_init__: every layer slides when sliding_window is set."""
+    return ["sliding_attention" if w is not None else "full_attention"] * n
+
+
+# Mistral's Ministral-8B: Llama-shaped; its sliding window on the layers layer_types marks (all by default).
+MINISTRAL = ModelType(
+    model_type="ministral",
+    config_class="MinistralConfig",
+    model_class="MinistralForCausalLM",
+    read=DenseLayout(
+        kv_null=False, head_dim_null=False, head_dim_required=True, default_layer_types=_ministral_layer_types
+    ).read,
+    defaults={
+        "vocab_size": 32000,
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": None,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "sliding_window": 4096,
+    },
+    config_keys=keys(
+        "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range intermediate_size layer_types max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT, window="sliding_window layer_types"),
+    pad_default=None,
+    family="dense",
+)
+
+
 RECORDS = (
+    MINISTRAL,
     HELIUM,
     ARCEE,
     SEED_OSS,

@@ -1,0 +1,258 @@
+"""Closed forms of every dimension and count of a model, inferred from rebuilds.
+
+The method (issue 22): rebuild the model on meta with one integer config key changed at
+a time (on a copy with few layers, for speed) and see which quantities move and by what
+factor; a quantity is then ``c * prod(key**e)`` (or, failing that, affine in the keys
+that move it).  Every fitted form is verified at the real config and at two or more
+probes that change many keys at once; a quantity no form fits stays numeric, and says so.
+Counts themselves never come from the forms: they are the real config's meta build.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+import sympy as sp
+
+from symtrans.base.errors import InputError
+
+# Keys that never size a tensor: token ids and generation settings.
+_SKIP_SUFFIXES = ("_id", "_ids", "_token", "_index")
+_SKIP = {"max_length", "min_length", "num_beams", "top_k", "num_return_sequences", "no_repeat_ngram_size"}
+_LAYER_WORDS = ("layer", "depth", "block")
+MAX_EXPONENT = 3
+
+
+@dataclass
+class Inference:
+    """The fitted forms: quantity name -> SymPy expression (None: numeric), the key
+    symbols used, the number of verification probes, and the builds made."""
+
+    forms: dict[str, sp.Expr | None]
+    symbols: dict[str, sp.Symbol]
+    values: dict[str, int]  # key path -> value at the real config
+    probes: int
+    builds: int
+    numeric: list[str] = field(default_factory=list)
+
+
+def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, int]:
+    """The positive integer keys of a config dict, nested sub-configs as ``a.b``."""
+    out: dict[str, int] = {}
+    for k, v in d.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, path + "."))
+        elif isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            if k in _SKIP or k.endswith(_SKIP_SUFFIXES) or k.startswith("_"):
+                continue
+            out[path] = v
+    return out
+
+
+def with_value(d: dict[str, Any], path: str, value: int, layer_key: bool) -> dict[str, Any]:
+    """A copy of ``d`` with ``path`` set to ``value``; for a layer count, the per-layer
+    lists beside it (``layer_types``, ...) cut or cycled to the new length."""
+    out = copy.deepcopy(d)
+    *parents, key = path.split(".")
+    level = out
+    for p in parents:
+        level = level[p]
+    old = level[key]
+    level[key] = value
+    if layer_key:
+        for k, v in list(level.items()):
+            if isinstance(v, list) and len(v) == old and old > 0:
+                level[k] = [v[i % old] for i in range(value)]
+    return out
+
+
+def _layer_keys(values: dict[str, int], counts: set[int]) -> list[str]:
+    return [p for p, v in values.items() if any(w in p.split(".")[-1] for w in _LAYER_WORDS) and v in counts]
+
+
+def fit(q0: int, moves: list[tuple[sp.Symbol, int, int, int]]) -> sp.Expr | None:
+    """A form for a quantity ``q0`` that moves as ``moves`` says: (symbol, v0, v1, q1)
+    per key that changes it.  A product ``c * prod(s**e)`` first, else affine."""
+    if q0 == 0:
+        return None
+    expr: sp.Expr = sp.Integer(1)
+    scale = Fraction(q0)
+    product = True
+    for s, v0, v1, q1 in moves:
+        ratio, base = Fraction(q1, q0), Fraction(v1, v0)
+        e = next((e for e in range(-MAX_EXPONENT, MAX_EXPONENT + 1) if e and base**e == ratio), None)
+        if e is None:
+            product = False
+            break
+        expr *= s**e
+        scale /= Fraction(v0) ** e
+    if product:
+        return sp.Rational(scale.numerator, scale.denominator) * expr
+    const = Fraction(q0)
+    terms: sp.Expr = sp.Integer(0)
+    for s, v0, v1, q1 in moves:
+        slope = Fraction(q1 - q0, v1 - v0)
+        const -= slope * v0
+        terms += sp.Rational(slope.numerator, slope.denominator) * s
+    return terms + sp.Rational(const.numerator, const.denominator)
+
+
+def _product(form: sp.Expr) -> bool:
+    return form.is_Mul or form.is_Pow or form.is_Symbol or form.is_Number
+
+
+def evaluate(form: sp.Expr, subs: dict[sp.Symbol, int]):
+    v = form.xreplace({s: sp.Integer(x) for s, x in subs.items()})
+    return int(v) if v.is_Integer else None
+
+
+def infer(
+    real_cfg: dict[str, Any],
+    real_quantities: dict[str, int],
+    measure: Callable[[dict[str, Any]], dict[str, int]],
+    key_symbols: Callable[[list[str]], dict[str, sp.Symbol]],
+    seed: int = 0,
+    probes: int = 2,
+) -> Inference:
+    """Fit and verify a form for every quantity of ``real_quantities``.
+
+    Args:
+        real_cfg: the full config dict (``to_dict()`` of the real config).
+        real_quantities: the quantities of the real build (``structure.Node.quantities``).
+        measure: config dict -> quantities of its meta build (raises InputError when the
+            modeling code refuses the config).
+        key_symbols: key paths -> symbols (``symbols.key_symbols``).
+    """
+    values = flatten(real_cfg)
+    counts = {v for q, v in real_quantities.items() if q.startswith(("count:", "total:"))}
+    layer_keys = _layer_keys(values, counts)
+    builds = 0
+    # The baseline: few layers, as long as every quantity of the real build is still there.
+    base_cfg, base_q = real_cfg, real_quantities
+    if layer_keys:
+        for r in (2, 4, 8):
+            if all(values[k] <= r for k in layer_keys):
+                break
+            trial = real_cfg
+            for k in layer_keys:
+                trial = with_value(trial, k, min(values[k], r), True)
+            try:
+                builds += 1
+                q = measure(trial)
+            except InputError:
+                continue
+            if set(real_quantities) <= set(q):
+                base_cfg, base_q = trial, q
+                break
+    base_values = flatten(base_cfg)
+    relevant = [v for v in base_q.values() if v > 1]
+    candidates = [
+        k
+        for k, v in base_values.items()
+        if k in values and (v == 1 or k in layer_keys or any(q % v == 0 or v % q == 0 for q in relevant))
+    ]
+    symbols = key_symbols(sorted(values))
+    changed: dict[str, tuple[int, dict[str, int]]] = {}  # key -> (new value, quantities)
+    for k in candidates:
+        v = base_values[k]
+        # A new value that keeps every quantity there (a key past its domain, such as more
+        # dense layers than layers, removes a kind of layer and teaches nothing).
+        for nv in (2 * v, v // 2 if v % 2 == 0 and v > 2 else 0, v + 1, v - 1):
+            if nv <= 0 or nv == v:
+                continue
+            try:
+                builds += 1
+                q = measure(with_value(base_cfg, k, nv, k in layer_keys))
+            except InputError:
+                continue
+            if set(base_q) <= set(q):
+                changed[k] = (nv, q)
+                break
+    forms: dict[str, sp.Expr | None] = {}
+    for name, q0 in real_quantities.items():
+        if name not in base_q:
+            forms[name] = None
+            continue
+        b0 = base_q[name]
+        moves = [
+            (symbols[k], base_values[k], nv, q[name]) for k, (nv, q) in changed.items() if name in q and q[name] != b0
+        ]
+        if any(name not in q for _, q in changed.values()):
+            forms[name] = None
+            continue
+        forms[name] = fit(b0, moves) if b0 else (sp.Integer(0) if not moves else None)
+    # Verify: at the real config, and at probes that change many keys at once.
+    checks = [(values, real_quantities)]
+    rng = random.Random(seed)
+    tries = 0
+    keys = list(changed)
+    while len(checks) < probes + 1 and tries < 4 * probes and keys:
+        tries += 1
+        # two or three keys at once: products of sums show there, and such a config
+        # usually builds (changing half the keys at once mostly breaks a constraint)
+        pick = rng.sample(keys, k=min(len(keys), rng.randint(2, 3)))
+        trial = base_cfg
+        for k in pick:
+            trial = with_value(trial, k, changed[k][0], k in layer_keys)
+        try:
+            builds += 1
+            checks.append((flatten(trial), measure(trial)))
+        except InputError:
+            continue
+    # And at the real depth: a form fitted on the few-layer copy can miss a term that only
+    # a deeper stack has.  Two probes of the real config with two or three keys doubled.
+    used = sorted(k for k in changed if any(f is not None and symbols[k] in f.free_symbols for f in forms.values()))
+    real_done = 0
+    for _ in range(3 * probes):
+        if real_done == 2 or not used:
+            break
+        pick = rng.sample(used, k=min(len(used), rng.randint(2, 3)))
+        trial = real_cfg
+        for k in pick:
+            trial = with_value(trial, k, 2 * values[k], k in layer_keys)
+        try:
+            builds += 1
+            checks.append((flatten(trial), measure(trial)))
+            real_done += 1
+        except InputError:
+            continue
+    done = len(checks) - 1
+    # A form that is not a pure product (h*(d_nope + d_v) fitted as affine matches each key
+    # alone): checked again where every key that moves it changes at once.
+    joint: set[tuple[str, ...]] = set()
+    for name, form in forms.items():
+        if form is not None and not _product(form):
+            moved = tuple(sorted(k for k in changed if symbols[k] in form.free_symbols))
+            if len(moved) > 1:
+                joint.add(moved)
+    for moved in sorted(joint):
+        trial = base_cfg
+        for k in moved:
+            trial = with_value(trial, k, changed[k][0], k in layer_keys)
+        try:
+            builds += 1
+            checks.append((flatten(trial), measure(trial)))
+        except InputError:  # cannot be checked jointly: the forms that need it stay numeric
+            for name, form in forms.items():
+                if form is not None and not _product(form) and {symbols[k] for k in moved} <= form.free_symbols:
+                    forms[name] = None
+    for name, form in forms.items():
+        if form is None:
+            continue
+        ok = done >= min(probes, 1)
+        for vals, qs in checks:
+            if name not in qs:
+                continue
+            subs = {symbols[k]: vals[k] for k in symbols if k in vals}
+            if evaluate(form, subs) != qs[name]:
+                ok = False
+                break
+        if not ok:
+            forms[name] = None
+    numeric = sorted(n for n, f in forms.items() if f is None)
+    return Inference(forms, symbols, values, done, builds, numeric)

@@ -1,0 +1,133 @@
+"""Count a config.json of a type without a curated record from transformers' modeling code.
+
+``count(cfg)`` builds the real config's model class on meta (the exact count), reads its
+structure (``structure``), infers a closed form for every dimension and count from
+rebuilds (``infer``) and returns a ``GenericModel``: the Cost tree, the sizes, the
+closed form and the notes every output carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from symtrans.catalog.generic import build as B
+from symtrans.catalog.generic import infer as I
+from symtrans.catalog.generic import structure as T
+from symtrans.catalog.generic import symbols as Y
+from symtrans.catalog.generic.tree import Builder
+from symtrans.engine.cost import Cost
+from symtrans.engine.roles import Block
+
+
+@dataclass
+class GenericModel:
+    """A model counted from transformers' modeling code.
+
+    Attributes:
+        name: display name; model_type, counted_class: what was built (transformers class).
+        cost: the Cost tree (parameters only: FLOPs are not inferred on this path).
+        total: the exact parameter count (the meta build's ``sum(p.numel())``).
+        sizes: symbol name -> value at this config; meanings: symbol name -> its config key.
+        numeric: quantities (``module.tensor:dim`` or ``count:...``) no closed form fits.
+        probes: the verification probes the closed forms passed; builds: meta builds made.
+    """
+
+    name: str
+    model_type: str
+    counted_class: str
+    version: str
+    cost: Cost
+    total: int
+    sizes: dict[str, int]
+    meanings: dict[str, str]
+    numeric: list[str]
+    probes: int
+    builds: int
+    notes: list[str] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)  # config key path -> symbol name
+
+    @property
+    def closed_form(self) -> sp.Expr:
+        from symtrans.engine.simplify import closed_form
+
+        return closed_form(self.cost.params)
+
+    @property
+    def params(self) -> int:
+        return self.total
+
+    def subs(self, expr: sp.Expr, **sizes: int) -> int:
+        """``expr`` at this model's sizes (or ``sizes``), exactly."""
+        syms = {s.name: s for s in sp.sympify(expr).free_symbols}
+        v = expr.xreplace({syms[n]: sp.Integer(x) for n, x in {**self.sizes, **sizes}.items() if n in syms})
+        return int(v) if v.is_Integer else v
+
+
+def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name: str | None = None) -> GenericModel:
+    """Count ``cfg`` (a parsed config.json whose model_type transformers knows) as the class
+    the rule names (``build.MAPPINGS``), or as ``class_name`` (a curated record's class,
+    for the agreement check).
+
+    Raises:
+        InputError: transformers' config class or model class refuses the config.
+        GenericUnavailable: torch or transformers is missing.
+    """
+    mt = cfg["model_type"]
+    config = B.config_object(mt, cfg)
+    model, cls = B.build_meta(mt, config, class_name)
+    total = sum(p.numel() for p in model.parameters())
+    root = T.tree(model)
+    real_q = root.quantities()
+    del model
+
+    def measure(d: dict[str, Any]) -> dict[str, int]:
+        m, _ = B.build_meta(mt, B.config_object(mt, d), cls)
+        return T.tree(m).quantities()
+
+    inf = I.infer(config.to_dict(), real_q, measure, Y.key_symbols, probes=probes)
+    taken = {s.name for s in inf.symbols.values()}
+    builder = Builder(inf.forms, lambda label: Y.count_symbol(label, taken))
+    cost = builder.cost(root, cls, Block.MODEL)
+    sizes = {inf.symbols[k].name: v for k, v in inf.values.items()}
+    sizes.update(builder.count_values)
+    used = {s.name for s in cost.params.free_symbols}
+    sizes = {k: v for k, v in sizes.items() if k in used}
+    meanings = {inf.symbols[k].name: f"config key {k}" for k in inf.values if inf.symbols[k].name in used}
+    meanings.update(
+        {n: "count of a kind of repeated module no config key gives" for n in builder.count_values if n in used}
+    )
+    check = cost.params.xreplace({s: sp.Integer(sizes[s.name]) for s in cost.params.free_symbols})
+    if check != total:  # the forms were verified at the real config: a mismatch is a bug
+        raise RuntimeError(f"generic closed form gives {check} at the real config, the meta build {total}")
+    version = B.version()
+    numeric_count = sum(1 for n in inf.numeric if n in real_q)
+    notes = [
+        f"counted from transformers {version}'s modeling code ({cls} on the meta device); "
+        f"closed form inferred from {inf.probes} probes"
+    ]
+    if numeric_count:
+        notes.append(f"{numeric_count} dimension(s) or count(s) fit no product of config keys: kept numeric")
+    notes.append("FLOPs, memory and deploy are not available for this type yet (parameters only)")
+    keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
+    return GenericModel(
+        name, mt, cls, version, cost, total, sizes, meanings, inf.numeric, inf.probes, inf.builds, notes, keys
+    )
+
+
+def count_input(g, name: str) -> GenericModel:
+    """``count`` of a ``resolve.GenericInput``, after ``route.check``; errors start with its path.
+
+    Raises:
+        InputError: as ``route.check`` and ``count``.
+    """
+    from symtrans.base.errors import InputError
+    from symtrans.catalog.generic.route import check
+
+    try:
+        check(g.cfg, g.model_type, g.supported)
+        return count(g.cfg, name)
+    except InputError as e:
+        raise InputError(f"{g.path}: {e}") from None

@@ -1,0 +1,139 @@
+"""The generic path through the CLI: refusals in one line with nothing imported from the
+config's folder, ``counted_class`` in every ``params`` JSON, and the disk cache.
+
+Oracles: transformers' own meta count (built here) and the class named in
+hf_config.CLASSES / the rule of issue 22 written out in tests/test_generic.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import require
+
+
+def run(capsys, *argv):
+    from symtrans.cli.main import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _marker_folder(tmp_path, cfg: dict):
+    """A config folder with a Python file that writes a marker when imported."""
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    code = f"open({str(marker)!r}, 'w').write('imported')\n"
+    for name in ("configuration_x.py", "modeling_x.py", "__init__.py"):
+        (tmp_path / name).write_text(code)
+    return marker
+
+
+def test_auto_map_with_an_unknown_type_is_refused_and_nothing_is_imported(tmp_path, capsys, monkeypatch):
+    require("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    marker = _marker_folder(
+        tmp_path, {"model_type": "my_secret_arch", "auto_map": {"AutoConfig": "configuration_x.XConfig"}}
+    )
+    code, out, err = run(capsys, "params", str(tmp_path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "auto_map" in err and "never runs remote code" in err
+    assert not marker.exists()
+
+
+def test_a_type_transformers_lacks_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    require("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    marker = _marker_folder(tmp_path, {"model_type": "not_a_transformers_type"})
+    code, out, err = run(capsys, "params", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "is not supported" in err
+    assert not marker.exists()
+
+
+def test_without_transformers_the_refusal_names_the_extra(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "transformers" else real(n, *a))
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "qwen3_next"}))
+    code, _, err = run(capsys, "params", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "pip install 'symtrans[transformers]'" in err
+
+
+def test_generic_params_json_text_and_cache(tmp_path, capsys, monkeypatch):
+    torch = require("torch")
+    transformers = require("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SYMTRANS_NO_GENERATED", raising=False)
+    cfg = {
+        "model_type": "olmo3",
+        "num_hidden_layers": 2,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 1000,
+    }
+    folder = tmp_path / "tiny-olmo3"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(cfg))
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    with torch.device("meta"):
+        model = transformers.Olmo3ForCausalLM._from_config(
+            CONFIG_MAPPING["olmo3"](**{k: v for k, v in cfg.items() if k != "model_type"})
+        )
+    expected = sum(p.numel() for p in model.parameters())
+    code, out, _ = run(capsys, "params", str(folder), "--format", "json")
+    assert code == 0
+    r = json.loads(out)
+    assert r["total"] == expected and r["counted_class"] == "Olmo3ForCausalLM"
+    assert any("counted from transformers" in n and "probes" in n for n in r["notes"])
+    assert list((tmp_path / "cache").rglob("*.json"))  # stored for next time
+    code, out2, _ = run(capsys, "params", str(folder), "--format", "json")
+    assert json.loads(out2) == r
+    code, text, _ = run(capsys, "params", str(folder))
+    assert f"{expected:,} parameters" in text and "counted class: Olmo3ForCausalLM" in text
+    code, _, err = run(capsys, "flops", str(folder))
+    assert code == 2 and err.count("\n") == 1 and "params only" in err
+
+
+@pytest.mark.parametrize("preset,cls", [("llama-2-7b", "LlamaForCausalLM"), ("gpt2", "GPT2LMHeadModel")])
+def test_counted_class_for_curated_counts(capsys, preset, cls):
+    code, out, _ = run(capsys, "params", preset, "--format", "json")
+    assert code == 0 and json.loads(out)["counted_class"] == cls
+
+
+def test_counted_class_of_a_curated_config(capsys, config_dir):
+    from symtrans.catalog.hf_config import CLASSES
+
+    code, out, _ = run(capsys, "params", str(config_dir / "mistral-7b-v0.1.json"), "--format", "json")
+    assert code == 0 and json.loads(out)["counted_class"] == CLASSES["mistral"][1]
+
+
+def test_python_api_counts_a_generic_config(tmp_path):
+    require("transformers")
+    import symtrans
+
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "olmo3",
+                "num_hidden_layers": 2,
+                "hidden_size": 64,
+                "intermediate_size": 128,
+                "num_attention_heads": 4,
+                "num_key_value_heads": 2,
+                "vocab_size": 1000,
+            }
+        )
+    )
+    m = symtrans.model(str(tmp_path))
+    # Olmo3: embeddings and untied head V*d (2 * 1000 * 64), per layer q/k/v/o (4 * 64 * 64 with
+    # h_kv*d_k = 32 for k and v: 64*64*2 + 64*32*2), GLU 3 * 64 * 128, q/k norms 64 + 32, two norms 2 * 64;
+    # final norm 64 (arithmetic written out; transformers' own count in the test above agrees).
+    per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128 + 64 + 32 + 2 * 64
+    assert m.params == 2 * 1000 * 64 + 2 * per_layer + 64
+    assert m.subs(m.closed_form) == m.params

@@ -1,0 +1,119 @@
+"""The generic path agrees with every curated record on its fixtures (issue 22).
+
+For each config in tests/fixtures/configs, the curated reader (hf_config) and the generic
+path (counting the same class, the record's ``CLASSES`` entry, from transformers' modeling
+code on meta) must give the same total, and equivalent closed forms: ``expand(a - b) == 0``
+once every symbol that only one side has is replaced by its value (the curated engine
+derives d_k = d_model / h where the generic path reads the config's head_dim, and names
+layer counts N_w where the generic path may use a key).  The independent oracle of the
+totals is transformers' own meta count (the test builds the class itself).  Both are
+hand-written engine against inferred: this is how the inference is checked.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import CONFIG_DIR, require
+
+torch = require("torch")
+transformers = require("transformers")
+
+FIXTURES = sorted(p.stem for p in CONFIG_DIR.glob("*.json"))
+
+
+def meta_count(class_name: str, cfg: dict) -> int:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    kw = {k: v for k, v in cfg.items() if k not in ("model_type", "auto_map", "architectures", "transformers_version")}
+    config = CONFIG_MAPPING[cfg["model_type"]](**kw)
+    with torch.device("meta"):
+        model = getattr(transformers, class_name)._from_config(config)
+    return sum(p.numel() for p in model.parameters())
+
+
+# Totals agree; the closed forms are not yet shown equivalent: qwen2_vl's curated record and
+# the generic inference write the vision tower's merger and patch sizes differently, and the
+# symbol search finds no mapping (issue 22, left open).
+KNOWN_GAPS = {"qwen2-vl-7b"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="closed forms not yet mapped"))
+        if n in KNOWN_GAPS
+        else n
+        for n in FIXTURES
+    ],
+)
+def test_generic_agrees_with_curated(name):
+    import sympy as sp
+
+    from symtrans.catalog.generic.model import count
+    from symtrans.catalog.hf_config import CLASSES, spec_from_config
+    from symtrans.engine.architectures import build
+
+    cfg = json.loads((CONFIG_DIR / f"{name}.json").read_text())
+    cls = CLASSES[cfg["model_type"]][1]
+    spec, _ = spec_from_config(cfg, name)
+    curated = build(spec).params
+    curated_values = spec.values
+    g = count(cfg, name, class_name=cls)
+    expected = meta_count(cls, cfg)
+    curated_total = int(curated.xreplace({s: sp.Integer(curated_values[s.name]) for s in curated.free_symbols}))
+    assert g.total == expected == curated_total
+    gform = g.cost.params
+    mapping = symbol_mapping(gform, g.sizes, curated, curated_values)
+    assert mapping is not None, f"{name}: no mapping of symbols makes the closed forms equal"
+
+
+def _candidates(v: int, pool: dict) -> list:
+    """Expressions in ``pool``'s symbols (symbol -> value) worth ``v``: a symbol, a small
+    multiple, a ratio; the number itself last."""
+    import sympy as sp
+
+    out = [s for s, x in pool.items() if x == v]
+    out += [k * s for s, x in pool.items() for k in range(2, 9) if k * x == v]
+    out += [a / b for a, x in pool.items() for b, y in pool.items() if a != b and y and x == v * y]
+    return out[:12] + [sp.Integer(v)]
+
+
+def symbol_mapping(gform, gvalues, curated, cvalues):
+    """A substitution under which ``expand(generic - curated) == 0``: symbols named alike
+    (with equal values) are one; each other symbol is tried as an expression of the other
+    side's symbols of the same value (the curated engine writes d_k = d_model / h, bart's
+    decoder depth is N), the number itself last.  None if none works."""
+    import itertools
+
+    import sympy as sp
+
+    cnames = {s.name: s for s in curated.free_symbols}
+    gonly = [s for s in gform.free_symbols if not (s.name in cnames and cvalues[s.name] == gvalues[s.name])]
+    shared = {cnames[s.name] for s in gform.free_symbols if s not in gonly}
+    conly = [s for s in curated.free_symbols if s not in shared]
+    gpool = {s: gvalues[s.name] for s in gform.free_symbols if s not in gonly}
+    cpool = {s: cvalues[s.name] for s in curated.free_symbols}
+    gsub = {s: cnames[s.name] for s in gform.free_symbols if s not in gonly}
+    options = [_candidates(gvalues[s.name], cpool) for s in gonly]
+    coptions = [_candidates(cvalues[s.name], gpool) for s in conly]
+
+    # Then the same with the vision tower's symbols pinned to their values (llava, qwen2_vl:
+    # a dozen vision keys with several candidates each are too many to search; their text
+    # stack is still compared symbol by symbol).
+    def vision(s) -> bool:
+        return "vision" in s.name or s.name.endswith("_vis")
+
+    pinned = [o[-1:] if vision(s) else o for s, o in zip(gonly, options)]
+    cpinned = [o[-1:] if vision(s) else o for s, o in zip(conly, coptions)]
+    combos = itertools.chain(
+        itertools.islice(itertools.product(*options, *coptions), 2000),
+        itertools.islice(itertools.product(*pinned, *cpinned), 2000),
+    )
+    for choice in combos:
+        a = gform.xreplace({**gsub, **dict(zip(gonly, choice[: len(gonly)]))})
+        b = curated.xreplace(dict(zip(conly, choice[len(gonly) :])))
+        if sp.expand(a - b) == 0:
+            return choice
+    return None
