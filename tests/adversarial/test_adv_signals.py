@@ -69,7 +69,8 @@ from symtrans.base import atomic
 real = atomic.Transaction._rename_all
 def rename_all(staged):
     real(staged)
-    os.kill(os.getpid(), signal.SIGTERM)  # held back until the renames are done: then delivered
+    if any(shown == "out.md" for shown, _, _ in staged):  # the command's output, not a cache file
+        os.kill(os.getpid(), signal.SIGTERM)  # held back until the renames are done: then delivered
 atomic.Transaction._rename_all = staticmethod(rename_all)
 import symtrans.cli.main as cli
 sys.exit(cli.main(sys.argv[1:]))
