@@ -148,6 +148,12 @@ REFERENCES: dict[str, Reference] = {
         30_000 * 768 + 512 * 768 + 12 * (4 * 768**2 + 2 * 768 * 3072 + 3072 + 768 + 2 * 2 * 768) + 768 * 768,
         "30,000·768 + 512·768 + 12 (4·768² + 2·768·3072 + 3,072 + 768 + 2·1,536) + 768² = 109,040,640",
     ),
+    # Article 004's toy model: one shared 23 x 6 embedding, one encoder layer (W_Q, W_K, W_V 6 x 4, W_O 4 x 6,
+    # two 6 x 6 FFN matrices), one decoder layer (8 attention matrices of 6 x 4 entries, two 6 x 6); no biases, no norms.
+    "handcount-004-toy": _article(
+        23 * 6 + (4 * 6 * 4 + 2 * 6 * 6) + (8 * 6 * 4 + 2 * 6 * 6),
+        "23·6 + (4·24 + 2·36) + (8·24 + 2·36) = 138 + 168 + 264 = 570",
+    ),
 }
 
 # -- the adapter: a preset's sizes -> the implementation's constructor arguments ---------------

@@ -397,3 +397,157 @@ def test_004_sinusoidal_table_matches_math_sin_cos():
     # The article's column-index reading gives other frequencies from column 1 on: cos(1/10000**(1/3)) at pos 1.
     misread = math.cos(1 / 10000 ** (2 * 1 / 6))
     assert round(misread, 4) == 0.9989 != round(float(table[1][1]), 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Article 004's whole walk-through as a preset (tracker issue 25.19). Its text prints no count and its
+# matrices were images; each figure below is the product of a shape its text states, or its arithmetic.
+
+A004 = "handcount-004-toy"
+
+
+def test_004_items_from_the_shapes_its_text_states():
+    # 004: 「词汇量为23」 and 「这里选用6嵌入向量的维度」: a 23 x 6 embedding.
+    assert part(A004, "shared token embedding") == 23 * 6 == 138
+    # 004: 「我们假设权重矩阵中的列4」: W_Q, W_K, W_V are 6 x 4; W_O maps the 4 columns back to 6.
+    assert step(A004, "encoder", "encoder layer", "self-attention", "W_Q") == 6 * 4 == 24
+    assert step(A004, "encoder", "encoder layer", "self-attention", "W_O") == 4 * 6 == 24
+    # One encoder layer: 4 attention matrices of 24 + two 6 x 6 FFN maps (symtrans's W_1, W_2) = 168;
+    # one decoder layer: 8 attention matrices of 24 + two 6 x 6 = 264; total 138 + 168 + 264 = 570.
+    assert part(A004, "encoder") == 4 * 24 + 2 * 36 == 168
+    assert part(A004, "decoder") == 8 * 24 + 2 * 36 == 264
+    assert params(PRESETS[A004].spec) == 138 + 168 + 264 == 570
+    c = compare(PRESETS[A004])
+    assert [(it.id, v, vd) for it, v, vd in c.items] == [
+        ("004-1", 138, "exact"),
+        ("004-2", 24, "exact"),
+        ("004-3", 48, "exact"),
+        ("004-4", 24, "exact"),
+    ]
+
+
+def test_004_real_implementation_written_out():
+    # torch.nn.Transformer(6, 1, 1, 1, 6) + one shared 23 x 6 embedding: MHA 4*36 + 4*6 = 168;
+    # FFN 2*36 + 6 + 6 = 84; encoder layer 168 + 84 + 2 LN (12 each) = 276; decoder layer
+    # 2*168 + 84 + 3*12 = 456; final LNs 2*12 = 24; + 138 = 894.
+    assert real_count(A004) == 276 + 456 + 24 + 138 == 894
+    gap = dict(compare(PRESETS[A004]).gap)
+    # Its head is d_model/h = 6 wide in torch: 12 attention matrices of 36 instead of 24 entries.
+    assert gap == {
+        "weight matrices": 12 * (36 - 24),
+        "attention biases": 4 * 6 + 8 * 6,
+        "per-layer norms": 2 * 12 + 3 * 12,
+        "FFN biases": 2 * (6 + 6),
+        "final norms": 2 * 12,
+    }
+    assert sum(gap.values()) == 894 - 570
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor")
+def test_004_live_nn_transformer_count():
+    torch = require("torch")
+    with torch.device("meta"):
+        t = torch.nn.Transformer(6, 1, 1, 1, 6)
+        e = torch.nn.Embedding(23, 6)
+    assert sum(p.numel() for p in t.parameters()) + sum(p.numel() for p in e.parameters()) == 894
+
+
+def test_004_scaling_slip_sqrt_dk_is_2_not_6():
+    # 004: one head (「单头注意力」), W_Q with 4 columns (「权重矩阵中的列4」): h = 1, d_k = 4.
+    h, d_k, d_model = 1, 4, 6
+    assert d_k * h != d_model  # d_k is the W_Q column count, not d_model / h
+    assert math.sqrt(d_k) == 2.0  # Vaswani et al. 2017 eq. 1 divides Q K^T by sqrt(d_k)
+    # 「我们必须重用嵌入向量的维度，即6」: dividing by 6 makes every score 6 / 2 = 3 times too small.
+    assert 6 / math.sqrt(d_k) == 3.0
+    assert round(math.sqrt(d_model / h), 3) == 2.449 != 6  # not even sqrt(d_model / h)
+    notes = " ".join(PRESETS[A004].notes)
+    assert "Slip: 「为了缩放结果矩阵" in notes and "d_k = 4 and sqrt(d_k) = 2" in notes and "h = 1" in notes
+
+
+def test_004_cross_attention_and_llama_slips_are_named():
+    notes = " ".join(PRESETS[A004].notes)
+    # 004: 「…作为解码器部分中存在的多头注意力机制之一中的Query和Key矩阵」; Vaswani et al. 2017 §3.2.3:
+    # queries from the decoder, keys and values from the encoder output.
+    assert "Query和Key矩阵" in notes and "the encoder supplies K and V" in notes and "§3.2.3" in notes
+    # 004: 「Meta 的 LLaMA LLM 在编码器架构中使用了 32 个单头注意力」: LLaMA is decoder-only (Touvron et al. 2023).
+    assert "LLaMA is decoder-only" in notes and "Touvron" in notes
+    # Its input sentence loses a word between step 5 and step 11: 7 words, then 6.
+    assert len("when you play the game of thrones".split()) == 7 and len("when you play game of thrones".split()) == 6
+    assert "(7 words) in step 5" in notes and "(6 words) in step 11" in notes
+
+
+def test_004_position_zero_and_report(capsys):
+    # 004: 「起始索引（POS）值为0，维度（d）为6」: sin(0) = 0, cos(0) = 1 in every pair.
+    from symtrans.analysis import walk
+
+    assert walk.pe_table(6, 7)[0] == [0, 1, 0, 1, 0, 1]
+    code = main(["report", A004, "--no-charts", "-o", "-"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "一图胜千言" in out and "004-2" in out and "LLaMA is decoder-only" in out
+    assert f"{894:,}" in out  # the real implementation's count, written out above
+
+
+def test_001_logits_do_not_follow_from_the_printed_W():
+    from fractions import Fraction as F
+
+    # Article 001, step 10 output row 0 (its '?' read as a minus sign), its W (8 x 10) column 0 and b[0]:
+    x0 = [F("-1.4823"), F("0.3867"), F("-0.0612"), F("1.1895"), F("0.0124"), F("1.6542"), F("0.5831"), F("0.8876")]
+    w_col0 = [F("0.2134"), F("0.1765"), F("0.3219"), F("0.4682"), F("0.1432"), F("0.5012"), F("0.2679"), F("0.3987")]
+    # Its own written-out sum: -0.31632282 + 0.06825255 - 0.01970028 + 0.55692390 + 0.00177568
+    #   + 0.82908504 + 0.15621249 + 0.35388612 + 0.05 = 1.68011268, printed 1.6893.
+    terms = [a * b for a, b in zip(x0, w_col0)]
+    assert terms == [
+        F("-0.31632282"),
+        F("0.06825255"),
+        F("-0.01970028"),
+        F("0.55692390"),
+        F("0.00177568"),
+        F("0.82908504"),
+        F("0.15621249"),
+        F("0.35388612"),
+    ]
+    logit00 = sum(terms) + F("0.05")
+    assert logit00 == F("1.68011268") and round(float(logit00), 4) == 1.6801 != 1.6893
+    # Its winner logits[0][5] = 2.0146: W column 5 and b[5] give 0.3616.
+    w_col5 = [F("0.5234"), F("0.1456"), F("0.2468"), F("0.3891"), F("0.1987"), F("0.0893"), F("0.3516"), F("0.2684")]
+    # -0.77583582 + 0.05630352 - 0.01510416 + 0.46283445 + 0.00246388 + 0.14772006 + 0.20501796
+    #   + 0.23823184 + 0.04 = 0.36163173
+    logit05 = sum(a * b for a, b in zip(x0, w_col5)) + F("0.04")
+    assert logit05 == F("0.36163173") and round(float(logit05), 4) == 0.3616 != 2.0146
+    # The whole 3 x 10 product from its printed output, W and b: not one of the 30 printed logits is
+    # reproduced to its 4 decimals, and every row peaks at index 0 (<pad>), where it prints 5, 4 and 9.
+    X = [
+        x0,
+        [F(v) for v in "-0.0215 -0.7983 0.3768 1.8217 0.7549 1.2986 -0.0453 0.1221".split()],
+        [F(v) for v in "-0.7215 0.2098 0.2873 1.3987 0.5324 1.9568 0.1605 1.2070".split()],
+    ]
+    W = [
+        [F(v) for v in row.split()]
+        for row in (
+            "0.2134 0.1856 0.3421 0.4178 0.0987 0.5234 0.2765 0.3912 0.1543 0.4890",
+            "0.1765 0.2987 0.0892 0.3541 0.5123 0.1456 0.4237 0.2689 0.3871 0.1298",
+            "0.3219 0.0765 0.2843 0.1598 0.3972 0.2468 0.1890 0.4532 0.0987 0.3654",
+            "0.4682 0.3157 0.1984 0.0876 0.2543 0.3891 0.5126 0.1745 0.2963 0.0689",
+            "0.1432 0.4896 0.3657 0.2189 0.0745 0.1987 0.3214 0.4568 0.5092 0.2876",
+            "0.5012 0.2345 0.1678 0.3921 0.4765 0.0893 0.2154 0.1387 0.3642 0.4291",
+            "0.2679 0.3841 0.4562 0.1237 0.2984 0.3516 0.0798 0.4123 0.1854 0.2467",
+            "0.3987 0.1542 0.2763 0.4891 0.1357 0.2684 0.3192 0.0985 0.4321 0.1768",
+        )
+    ]
+    b = [F(v) for v in "0.05 0.03 0.07 0.02 0.06 0.04 0.01 0.08 0.09 0.02".split()]
+    printed = [
+        [F(v) for v in "1.6893 1.2457 0.9872 1.8321 0.7654 2.0146 1.3589 1.5762 0.6983 1.9215".split()],
+        [F(v) for v in "1.4321 1.7654 1.1298 0.8976 1.9345 1.2873 0.7542 1.6891 1.3567 0.9872".split()],
+        [F(v) for v in "2.1568 1.3987 1.8765 0.9342 1.5678 0.8912 1.7435 1.2896 1.9873 2.3145".split()],
+    ]
+    logits = [[sum(x[k] * W[k][c] for k in range(8)) + b[c] for c in range(10)] for x in X]
+    assert logits[0][0] == logit00 and logits[0][5] == logit05
+    off = [abs(logits[r][c] - printed[r][c]) for r in range(3) for c in range(10)]
+    assert min(off) > F("0.00005")  # no printed logit is the product rounded to 4 decimals
+    assert sorted(off)[:2] == [abs(F("1.38960499") - F("1.3987")), abs(F("1.68011268") - F("1.6893"))]
+    assert [max(range(10), key=row.__getitem__) for row in logits] == [0, 0, 0]
+    assert [max(range(10), key=row.__getitem__) for row in printed] == [5, 4, 9]
+    notes = " ".join(PRESETS[A001].notes)
+    assert "Slip: its logits do not follow from its printed W" in notes
+    assert "1.6801, printed 1.6893" in notes and "0.3616, not 2.0146" in notes

@@ -280,8 +280,11 @@ class Transaction:
         t.commit()
     """
 
-    def __init__(self, inputs: Iterable[str | os.PathLike] = (), stdout=None) -> None:
+    def __init__(self, inputs: Iterable[str | os.PathLike] = (), stdout=None, announce: bool = False) -> None:
         self.inputs = [os.fspath(i) for i in inputs]
+        # announce: the files are the command's outputs, which a signal arriving just after
+        # the renames names (interrupt.message); a cache file written on the way is not
+        self._announce = announce
         self._files: dict[str, tuple[str, bytes]] = {}  # target path -> (path as given, bytes)
         self._streams: dict[str, tuple[str, str, BinaryIO]] = {}  # target -> (as given, temp file, file)
         self._stdout: list[str | bytes | BinaryIO] = []  # a BinaryIO: a streamed part, copied on commit
@@ -383,7 +386,8 @@ class Transaction:
             with _Signals():
                 check_interrupt()  # a signal a finaliser swallowed earlier still stops the run here
                 self._rename_all(staged)
-                note_written([shown for shown, _, _ in staged])  # a signal held back until now says so
+                if self._announce:  # a signal held back until now says what was written
+                    note_written([shown for shown, _, _ in staged])
         except BaseException:
             for _, _, tmp in staged:
                 _unlink(tmp)

@@ -12,8 +12,9 @@ exact count under the article's assumptions next to the real implementation's
 Units: parameters (scalars of trainable tensors, tied tensors counted once).
 Sources of the real figures: ``torch.nn.Transformer`` (torch 2.13) and Hugging Face
 ``transformers`` ``BertModel`` counted with ``sum(p.numel() for p in m.parameters())``
-on the meta device.  Article 004 prints no count (its tables were images), so it has
-no preset here.
+on the meta device.  Article 004 prints no count and its tables were images (lost in the
+scrape): its preset holds the toy model its text states (V 23, d_model 6, one head with a
+6 x 4 W_Q, 7 input words) and names the slips of its text.
 
 ``symtrans presets`` lists these under "hand counts"; ``symtrans params NAME`` prints
 the item table and the comparison.  ``presets`` registers them; ``comparison`` compares them with
@@ -43,7 +44,7 @@ class Article:
     """A teaching article a hand count reproduces (the texts are the seeds of tracker issue 2).
 
     Attributes:
-        id: ``"000"``, ``"001"``, ``"003"``.
+        id: ``"000"``, ``"001"``, ``"003"``, ``"004"``.
         title: the title as the article prints it; ``title_en`` its English translation.
         author: the author as the article names them, or ``None`` when the text we have
             names none (the copies are scrapes of blog posts without a byline).
@@ -85,12 +86,21 @@ ARTICLES: dict[str, Article] = {
             "Hant",
         ),
         Article("003", "Transformer模型参数解析", "Transformer parameters explained", None, "zh", "Hans"),
+        Article(
+            "004",
+            "【AI大模型】一图胜千言，手撕图解 Transformer",
+            "A picture is worth a thousand words: the Transformer worked out by hand",
+            None,
+            "zh",
+            "Hans",
+        ),
     )
 }
 
 _A000 = ARTICLES["000"].citation()
 _A001 = ARTICLES["001"].citation()
 _A003 = ARTICLES["003"].citation()
+_A004 = ARTICLES["004"].citation()
 
 
 # The article's model in each case: Transformer-base (Vaswani et al. 2017, Table 3) or BERT-base.
@@ -126,6 +136,21 @@ SPEC_003 = Spec(
     embedding_norm=False,
     pooler=True,
     pooler_bias=False,
+)
+
+# Article 004's toy model, as its text states it: 23 unique words, 6-wide embeddings, one head
+# (「单头注意力」) whose W_Q, W_K, W_V are 6 x 4 (「我们假设权重矩阵中的列4」), so d_k = 4;
+# 7 input words with sinusoidal positions; one encoder and one decoder layer; its normalization
+# subtracts the row mean and divides by the row std (no learned gamma/beta: norm=none).
+SPEC_004 = Spec(
+    family="encoder-decoder",
+    sizes=dict(d_model=6, d_ff=6, h=1, d_k=4, N_enc=1, N_dec=1, V=23, L=7),
+    bias=False,
+    norm="none",
+    final_norm=False,
+    positional="sinusoidal",
+    share_embeddings=True,
+    tie_output=True,
 )
 
 
@@ -311,6 +336,37 @@ ITEMS: dict[str, tuple[Item, ...]] = {
             up_to=1_000_000,  # its items sum to 109,040,640: 109.04M rounded up to whole millions
         ),
     ),
+    # Article 004 prints shapes, not counts: each figure is the product of the shape its text states.
+    "handcount-004-toy": (
+        Item(
+            "004-1",
+            "词汇量为23…这里选用6嵌入向量的维度",
+            "23 x 6 (embedding)",
+            23 * 6,
+            ("embeddings/token_embedding",),
+        ),
+        Item(
+            "004-2",
+            "我们假设权重矩阵中的列4",
+            "6 x 4 (W_Q)",
+            6 * 4,
+            ("encoder/layer/self_attention/q_proj",),
+        ),
+        Item(
+            "004-3",
+            "我们可以使用相同的程序计算键和值矩阵，但权重矩阵中的值必须不同",
+            "2 x 6 x 4 (W_K, W_V)",
+            2 * 6 * 4,
+            ("encoder/layer/self_attention/k_proj", "encoder/layer/self_attention/v_proj"),
+        ),
+        Item(
+            "004-4",
+            "确保线性权重矩阵的列数必须等于我们之前计算的矩阵（词嵌入+位置嵌入）矩阵的列数",
+            "4 x 6 (W_O)",
+            4 * 6,
+            ("encoder/layer/self_attention/o_proj",),
+        ),
+    ),
 }
 ITEMS["handcount-001-shared"] = ()
 
@@ -381,7 +437,14 @@ def handcount_presets() -> list[Preset]:
                 "Worked example (8 dimensions, 3 tokens '<bos> i love'): its printed inputs do not give its printed "
                 "outputs. Q = X·W_Q from its X after positions (row 0 [0.12, 1.34, -0.05, 1.27, -0.18, 1.41, -0.23, "
                 "1.09]) and its W_Q has row 0 [2.24, 1.845, 2.506, 1.855, 2.476, 1.937, 2.454, 1.859], printed "
-                "[3.02, 2.84, 2.07, ...]; e^2.0146 is 7.498, printed 7.598 (its sum 45.149 and 0.1683 carry the slip).",
+                "[3.02, 2.84, 2.07, ...]; e^2.0146 is 7.498, printed 7.598 (its sum 45.149 and 0.1683 carry the slip). "
+                "Slip: its logits do not follow from its printed W (8 x 10) and b: its own written-out "
+                "logits[0][0] = (-1.4823×0.2134) + ... + (0.8876×0.3987) + 0.05 is 1.6801, printed 1.6893; row 0 "
+                "is [1.6801, 0.9961, 0.6094, 0.7896, 1.4736, 0.3616, 1.0523, 0.3469, 1.4578, 0.4191], printed "
+                "[1.6893, 1.2457, 0.9872, 1.8321, 0.7654, 2.0146, ...]: its winner logits[0][5] is 0.3616, not "
+                "2.0146; none of its 30 printed logits is X·W + b to 4 decimals (the closest, [0][0] and [2][1], are "
+                "0.009 off), and all three rows of X·W + b peak at index 0 (<pad>), where it prints peaks at 5, 4 "
+                "and 9.",
                 "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + two 32,768 x 512 input "
                 "embeddings (the decoder's tied to the output) = 77,694,976: +69,632 = attention biases 36,864 "
                 "(6·4·512 + 6·8·512) + FFN biases 30,720 (12·(2,048 + 512)) + final LayerNorms 2,048.",
@@ -432,6 +495,49 @@ def handcount_presets() -> list[Preset]:
             ),
             kind=KIND,
             real="bert-base",
+        ),
+        Preset(
+            "handcount-004-toy",
+            SPEC_004,
+            _A004,
+            "the toy model its text states: V 23, d_model 6, h 1 with d_k 4, one encoder and one decoder layer",
+            "not printed (its matrices were images, lost in the scrape)",
+            None,
+            (
+                "Assumptions (the article's text): 3 sentences with 23 unique words (「词汇量为23」), 6-wide "
+                "embeddings (「这里选用6嵌入向量的维度」), input 'when you play the game of thrones' (7 words, pos "
+                "0 to 6) with sinusoidal positions; one head (「单头注意力」) with W_Q, W_K, W_V of 6 x 4 "
+                "(「权重矩阵中的列4」), so h = 1 and d_k = 4; W_O 4 x 6 back to the embedding width; no attention "
+                "biases; its normalization has no learned gamma/beta (norm=none); the output layer is the "
+                "embedding transposed (tied). Its feed-forward is one 6 x 6 linear layer with a bias and a ReLU; "
+                "symtrans's FFN has W_1 and W_2 (d_ff = 6), so the totals hold two 6 x 6 matrices per layer and "
+                "no FFN bias. Its flattened output layer (all rows x 6 -> 23) is not modelled.",
+                "Positions: 「起始索引（POS）值为0，维度（d）为6，因此i是从0 到5」 reads i as the column index; in "
+                "Vaswani et al. 2017 §3.5 i is the pair index (columns 2i and 2i+1), i = 0, 1, 2. Position 0 "
+                "('when') is [0, 1, 0, 1, 0, 1] either way (symtrans walk --pe-table prints all 7 rows exactly).",
+                "Slip: 「为了缩放结果矩阵，我们必须重用嵌入向量的维度，即6」 divides Q K^T by 6, the model width. "
+                "Vaswani et al. 2017 eq. 1 divides by sqrt(d_k); its walk-through has one head (h = 1) whose "
+                "W_Q has 4 columns, so d_k = 4 and sqrt(d_k) = 2: its scores are 3 times too small (6 / 2). "
+                "Even d_k = d_model / h = 6 would give sqrt(6) = 2.449, not 6. Its caption 「将结果矩阵缩放至5维」 "
+                "names yet another divisor, 5.",
+                "Slip: 「该残差连接和归一化步骤的输出矩阵将作为解码器部分中…多头注意力机制之一中的Query和Key矩阵」 "
+                "and 「而Value矩阵则来自解码器」: the encoder supplies K and V to the decoder's cross-attention and "
+                "the decoder supplies Q (Vaswani et al. 2017 §3.2.3: 'the queries come from the previous decoder "
+                "layer, and the memory keys and values come from the output of the encoder').",
+                "Slip: 「Meta 的 LLaMA LLM 在编码器架构中使用了 32 个单头注意力」: LLaMA is decoder-only (Touvron "
+                "et al. 2023: an autoregressive language model, a stack of Transformer decoder blocks); its 32 heads are right for "
+                "LLaMA-7B (Table 2: d_model 4096, 32 heads, 32 layers).",
+                "Slip: its input is 「when you play the game of thrones」 (7 words) in step 5 and 「when you play "
+                "game of thrones」 (6 words) in step 11.",
+                "Gap to the real implementation, torch.nn.Transformer(6, 1, 1, 1, 6) + one shared 23 x 6 embedding "
+                "= 894: its one head is d_model / h = 6 wide, not 4 (12 attention matrices 6 x 6 instead of 6 x 4: +144), "
+                "attention biases 4·6 + 8·6 = 72 (d_k 6), FFN biases 2·(6 + 6) = 24, per-layer LayerNorms "
+                "2·12 + 3·12 = 60 and final LayerNorms 24.",
+            ),
+            kind=KIND,
+            real="transformer-base",
+            real_set=("d_model=6", "d_ff=6", "h=1", "N=1", "V=23", "L=7"),
+            context_source="the 7 words of its input 'when you play the game of thrones' (pos 0 to 6)",
         ),
     ]
 
@@ -559,6 +665,7 @@ ARTICLE_OF: dict[str, str] = {
     "handcount-001-transformer": "001",
     "handcount-001-shared": "001",
     "handcount-003-bert-base": "003",
+    "handcount-004-toy": "004",
 }
 
 

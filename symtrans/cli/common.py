@@ -129,7 +129,7 @@ def _outputs(args):
     if tx is None:
         from symtrans.base.atomic import Transaction
 
-        tx = args._outputs = Transaction(inputs=_input_files(args))
+        tx = args._outputs = Transaction(inputs=_input_files(args), announce=True)
     return tx
 
 

@@ -834,7 +834,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with interrupts_as_exceptions():  # SIGTERM/SIGHUP unwind like Ctrl-C: TeX killed, temp files removed
-            status = _main(argv, lambda line: print(one_line(line), file=sys.stderr))
+            try:
+                status = _main(argv, lambda line: print(one_line(line), file=sys.stderr))
+            except Exception:
+                # A C extension may turn the handler's exception into its own (matplotlib's
+                # path converter raised "ValueError: Invalid affine transformation matrix"
+                # for a SIGTERM that landed inside it): with a signal received, any
+                # exception is that signal's.
+                check()
+                raise
             check()  # a signal that a finaliser swallowed still ends the run with its status
         if argv is None:  # the process is this command: a signal during shutdown still says what was written
             until_exit()
@@ -853,6 +861,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None, say) -> int:
+    from symtrans.base.interrupt import check as check_interrupt
+
     args_list = sys.argv[1:] if argv is None else list(argv)
     # only the subcommand being run is built (building all of them costs more than
     # answering ``symtrans params`` from generated data)
@@ -878,6 +888,7 @@ def _main(argv: Sequence[str] | None, say) -> int:
         # symtrans's own errors (bad input, an unusable environment: base/errors.py), the
         # file system's, and input nested too deep to read: one line, exit 2.  Any other
         # exception (a ValueError from SymPy, a KeyError from a dict) is a bug: its traceback.
+        check_interrupt()  # an error caused by a signal (EINTR, a converted exception) is the signal's
         msg = str(e)
         if isinstance(e, OSError) and e.strerror and e.filename is None:
             msg = e.strerror  # our own OSErrors name the path; drop the "[Errno N]" prefix
