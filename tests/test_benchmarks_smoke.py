@@ -1,4 +1,4 @@
-"""Smoke test of benchmarks/run.py (issues 6 and 16): a short run prints the six ratios.
+"""Smoke test of benchmarks/run.py (issues 6 and 16): a short run prints the eight ratios.
 
 No timing is asserted (timings depend on the machine): only that the run finishes,
 checks its own results (the sweep against the hand-written NumPy floor, the counts
@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_quick_run_prints_the_six_ratios(tmp_path):
+def test_quick_run_prints_the_eight_ratios(tmp_path):
     out_json = tmp_path / "figures.json"
     p = subprocess.run(
         [
@@ -37,8 +37,8 @@ def test_quick_run_prints_the_six_ratios(tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     lines = p.stdout.splitlines()
     ratio_lines = [line for line in lines if line.startswith("RATIO (")]
-    assert [line[:9] for line in ratio_lines] == [f"RATIO ({k})" for k in "abcdef"]
-    a, b, c, d, e, f = ratio_lines
+    assert [line[:9] for line in ratio_lines] == [f"RATIO ({k})" for k in "abcdefgh"]
+    a, b, c, d, e, f, g, h = ratio_lines
     assert re.search(r"gpt2 [0-9.]+x \(CLI path [0-9.]+x; old floor [0-9.]+x\), llama-2-7b [0-9.]+x", a)
     assert re.search(r"\(goal <= 1.5x: (PASS|MISS)\); first call .* \(goal <= 0.3 s: (PASS|MISS)\)", a)
     assert "extrapolated from 100 configurations" in a
@@ -49,11 +49,15 @@ def test_quick_run_prints_the_six_ratios(tmp_path):
     assert re.search(r"median [0-9.]+ s per Markdown report over 4 presets, slowest", d)  # 3 + mixtral-8x7b
     assert re.search(r"peak RSS [0-9]+ MiB = [0-9.]+x the 10,000-row sweep", e)
     assert re.search(r"gallery without PDFs: [0-9.]+ s", f)
+    assert re.search(r"the slower chart [0-9.]+ s \(goal <= 0.3 s: (PASS|MISS)\); a Markdown report with charts", g)
+    assert re.search(r"= [0-9.]+x one without \(goal <= 1.5x: (PASS|MISS)\)", g)
+    assert re.search(r"inspect of a 9,\d{3}-tensor safetensors header = [0-9.]+x safe_open plus a JSON parse", h)
+    assert re.search(r"\(--format json [0-9.]+x; goal <= 2x: (PASS|MISS)\); peak RSS [0-9]+ MiB", h)
     # The machine's context comes first.
     assert lines[1].startswith("machine: ") and " cores " in lines[1]
     assert re.match(r"versions: Python [0-9.]+, SymPy [0-9.]+, NumPy [0-9.]+", lines[2])
     figures = json.loads(out_json.read_text())
-    assert sorted(figures["ratios"]) == list("abcdef")
+    assert sorted(figures["ratios"]) == list("abcdefgh")
     assert figures["sweep"]["rows"] == 5000 and figures["reports"]["presets"] == 4
     assert figures["context"]["cores"] >= 1
 

@@ -48,4 +48,4 @@ _MODULES = (llama, gpt2_like, dense, ssm)
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
 if len(BY_TYPE) != len(RECORDS):  # two records of one model_type: a registry error
-    raise ValueError("two model-type records share a model_type")
+    raise RuntimeError("two model-type records share a model_type")

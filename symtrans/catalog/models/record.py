@@ -138,10 +138,10 @@ class ModelType:
     def __post_init__(self) -> None:
         unknown = set(self.no_param_effect) - self.config_keys
         if unknown:  # a reason for a key the class does not have is a typo in the record
-            raise ValueError(f"{self.model_type}: no_param_effect names keys outside config_keys: {sorted(unknown)}")
+            raise RuntimeError(f"{self.model_type}: no_param_effect names keys outside config_keys: {sorted(unknown)}")
         bad = set(self.no_param_effect.values()) - set(WHY.values())
         if bad:
-            raise ValueError(f"{self.model_type}: no_param_effect reasons must come from WHY: {sorted(bad)}")
+            raise RuntimeError(f"{self.model_type}: no_param_effect reasons must come from WHY: {sorted(bad)}")
 
 
 def keys(text: str) -> frozenset[str]:
