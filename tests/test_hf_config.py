@@ -71,6 +71,7 @@ REFERENCE = {
     # builds them from the same files)
     "mamba-130m-hf": (129_135_360, "MambaForCausalLM"),
     "falcon-mamba-7b": (7_272_665_088, "FalconMambaForCausalLM"),
+    "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
