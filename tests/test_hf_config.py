@@ -75,7 +75,11 @@ REFERENCE = {
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
-ACTIVE = {"mixtral-8x7b-v0.1": 12_879_925_248}
+ACTIVE = {
+    "mixtral-8x7b-v0.1": 12_879_925_248,
+    # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
+    "ai21-jamba-1.5-mini": 12_110_311_296,
+}
 
 
 def _count(spec) -> int:
