@@ -78,6 +78,11 @@ HF_CLASSES = {
     "glm": "GlmForCausalLM",
     "glm4": "Glm4ForCausalLM",
     "nemotron": "NemotronForCausalLM",
+    # --- state-space models of catalog/models/ssm.py (issue 21)
+    "mamba": "MambaForCausalLM",
+    "falcon_mamba": "FalconMambaForCausalLM",
+    "mamba2": "Mamba2ForCausalLM",
+    "jamba": "JambaForCausalLM",
 }
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
@@ -825,6 +830,91 @@ def dense(draw, mt: str) -> dict:
     return cfg
 
 
+@st.composite
+def mamba(draw, mt: str) -> dict:
+    """A small Mamba 1 / Falcon Mamba config: expand or an explicit intermediate_size (which
+    the config class keeps over expand x hidden_size), time_step_rank given or "auto", biases,
+    tying and the pad row inside the vocabulary."""
+    cfg = dict(
+        model_type=mt,
+        hidden_size=draw(st.integers(1, 24)),
+        num_hidden_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        state_size=draw(st.integers(1, 6)),
+        conv_kernel=draw(st.integers(1, 5)),
+    )
+    _maybe(draw, cfg, "expand", st.integers(1, 3))
+    _maybe(draw, cfg, "intermediate_size", st.integers(1, 40))
+    _maybe(draw, cfg, "time_step_rank", st.one_of(st.just("auto"), st.integers(1, 6)))
+    for key in ("use_bias", "use_conv_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
+def mamba2(draw) -> dict:
+    """A small Mamba 2 config: num_heads x head_dim = expand x hidden_size (Mamba2Config's
+    check), n_groups dividing the heads."""
+    groups = draw(st.integers(1, 3))
+    heads = groups * draw(st.integers(1, 3))
+    expand = draw(st.sampled_from([1, 2]))
+    d = draw(st.integers(1, 6))
+    head_dim = expand * d * draw(st.integers(1, 2))
+    d = head_dim * heads // expand
+    cfg = dict(
+        model_type="mamba2",
+        hidden_size=d,
+        expand=expand,
+        num_heads=heads,
+        head_dim=head_dim,
+        n_groups=groups,
+        num_hidden_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        state_size=draw(st.integers(1, 6)),
+        conv_kernel=draw(st.integers(1, 5)),
+        chunk_size=draw(st.integers(1, 16)),
+    )
+    for key in ("use_bias", "use_conv_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
+def jamba(draw) -> dict:
+    """A small Jamba config: attention and expert layer periods and offsets (offset < period, as
+    JambaConfig requires), GQA heads, head_dim given or not (getattr), experts or none (1)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    a_period, e_period = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    experts = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="jamba",
+        hidden_size=h * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=draw(st.integers(1, 6)),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        attn_layer_period=a_period,
+        attn_layer_offset=draw(st.integers(0, a_period - 1)),
+        expert_layer_period=e_period,
+        expert_layer_offset=draw(st.integers(0, e_period - 1)),
+        num_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)),
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_expand=draw(st.integers(1, 3)),
+    )
+    _maybe(draw, cfg, "mamba_dt_rank", st.one_of(st.just("auto"), st.integers(1, 5)))
+    _maybe(draw, cfg, "head_dim", st.integers(1, 6))
+    for key in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -879,4 +969,8 @@ STRATEGIES = {
     "whisper": whisper(),
     "vit": vit(),
     **{mt: dense(mt) for mt in _DENSE_BIAS_KEYS},
+    "mamba": mamba("mamba"),
+    "falcon_mamba": mamba("falcon_mamba"),
+    "mamba2": mamba2(),
+    "jamba": jamba(),
 }

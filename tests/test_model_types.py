@@ -539,11 +539,71 @@ AUDIT_BASE: dict[str, dict] = {
         )
         for mt in ("helium", "arcee")
     },
+    # --- state-space models (catalog/models/ssm.py): sizes distinct, d_inner = expand x hidden_size
+    **{
+        mt: dict(
+            hidden_size=12,
+            expand=2,
+            state_size=3,
+            conv_kernel=2,
+            time_step_rank=5,
+            num_hidden_layers=2,
+            vocab_size=23,
+            pad_token_id=0,
+        )
+        for mt in ("mamba", "falcon_mamba")
+    },
+    "mamba2": dict(
+        hidden_size=12,
+        expand=2,
+        num_heads=4,
+        head_dim=6,
+        n_groups=2,
+        state_size=3,
+        conv_kernel=2,
+        chunk_size=5,
+        num_hidden_layers=2,
+        vocab_size=23,
+        pad_token_id=0,
+        # finite: transformers 5.24 writes the default (0.0, inf) as [0.0, {"__float__": "Infinity"}],
+        # which its own Mamba2Config then refuses to read back (tests/test_resave.py)
+        time_step_limit=(0.0, 100.0),
+    ),
+    # 5 layers: attention at 1 and 3 (period 2, offset 1), MoE at 0 and 3 (period 3, offset 0)
+    "jamba": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=5,
+        intermediate_size=10,
+        vocab_size=23,
+        attn_layer_period=2,
+        attn_layer_offset=1,
+        expert_layer_period=3,
+        expert_layer_offset=0,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_expand=2,
+        mamba_dt_rank=5,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
 MUTATIONS: dict[tuple[str, str], list] = {
+    # --- state-space models: the dt initialisation scheme, "auto" rank, Mamba 2's dt clamp
+    **{(mt, "time_step_init_scheme"): ["constant"] for mt in ("mamba", "falcon_mamba")},
+    **{(mt, "time_step_rank"): [6, "auto"] for mt in ("mamba", "falcon_mamba", "mamba2")},
+    ("jamba", "mamba_dt_rank"): [6, "auto"],
+    # the base's 5 layers keep 2 attention / 2 MoE layers under the generic +1: values that move them
+    ("jamba", "attn_layer_period"): [4],
+    ("jamba", "expert_layer_period"): [1],
+    ("jamba", "expert_layer_offset"): [2],
+    ("mamba2", "time_step_limit"): [(0.0, 1.0)],
     ("*", "architectures"): [["SomethingElse"]],
     ("*", "id2label"): [{0: "a", 1: "b", 2: "c"}],
     ("*", "label2id"): [{"a": 0, "b": 1, "c": 2}],
@@ -813,6 +873,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     (
@@ -1131,6 +1192,13 @@ def _engine_flops(spec, expr_of, **values) -> int:
     return int(evaluate(expr_of(spec), {**spec.values, **values}))
 
 
+# State-space types: the forward matches FlopCounterMode (here and in tests/test_layer_kinds.py);
+# the backward of transformers' reference scan (torch's autograd of its sequential loop, with
+# matmuls the engine's 3 x forward convention does not model) and its cached one-token step
+# (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
+FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba")
+
+
 @pytest.mark.parametrize("model_type", SUPPORTED)
 def test_forward_and_training_flops(hf, model_type):
     """FlopCounterMode (eager attention: the full L x L score square) against symtrans's
@@ -1149,6 +1217,8 @@ def test_forward_and_training_flops(hf, model_type):
     values = dict(B=B, L=spec.size("L_max") if spec.frontend == "patch" else T, L_src=T, L_tgt=T)  # ViT: patches + 1
     idle = _idle_expert_flops(hf, model_type, model, B * T)
     assert forward - idle == _engine_flops(spec, lambda s: flops_expr(s, "forward"), **values)
+    if model_type in FORWARD_ONLY:
+        return
     assert training - 3 * idle == _engine_flops(spec, lambda s: flops_expr(s, "training"), **values)
 
 
@@ -1169,7 +1239,9 @@ def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
 
 
 DECODERS = [
-    mt for mt in SUPPORTED if CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2" or mt in hf_config.WRAPPERS
+    mt
+    for mt in SUPPORTED
+    if (CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2" or mt in hf_config.WRAPPERS) and mt not in FORWARD_ONLY
 ]
 
 
@@ -2245,3 +2317,26 @@ def test_seq2seq_walk_equals_the_engine(read_fixture, name):
         "L_tgt": 7,
     }
     assert evaluate(walk(spec).flops, values) == evaluate(flops_expr(spec, "forward"), values)
+
+
+# --- state-space models (catalog/models/ssm.py): the published configs, against transformers
+# built on the meta device from the same file (sources in tests/fixtures/configs/SOURCES.md).
+SSM_FIXTURES = [
+    # state-spaces/mamba-130m-hf: 129,135,360 on the meta device (the copy leaves vocab_size to
+    # MambaConfig's default 50280, the checkpoint's embedding rows)
+    ("mamba-130m-hf", 129_135_360),
+    # tiiuae/falcon-mamba-7b: expand 16 but intermediate_size 8192 (the file's value is what the
+    # mixer reads): 7,272,665,088 on the meta device
+    ("falcon-mamba-7b", 7_272_665_088),
+    # ai21labs/AI21-Jamba-1.5-Mini: 28 Mamba + 4 attention layers, 16 MoE layers of 16 experts
+    ("ai21-jamba-1.5-mini", 51_570_323_328),
+]
+
+
+@pytest.mark.parametrize(("name", "total"), SSM_FIXTURES, ids=[n for n, _ in SSM_FIXTURES])
+def test_ssm_published_configs(hf, read_fixture, name, total):
+    cfg = read_fixture(name)
+    model = hf.build(cfg["model_type"], cfg)
+    assert hf.count(model) == total
+    spec, _ = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == total

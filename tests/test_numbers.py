@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from symtrans.accounting import flops as F
 from symtrans.catalog.presets import PRESETS, get
 from symtrans.cli import numbers as NB
-from symtrans.cli import plans
+from symtrans.cli import plans, warm
 from symtrans.cli.main import main
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import exact
@@ -73,7 +73,7 @@ def test_generated_trees_equal_the_closed_forms_on_random_sizes(data):
     # of the same closed form (flops.evaluate: an exact rational).
     name = data.draw(st.sampled_from(sorted(PRESETS)))
     p = PRESETS[name]
-    for q in plans.preset_queries(p):
+    for q in warm.preset_queries(p):
         plan = plans.build(p.spec, q)
         entry = json.loads(json.dumps(plan.data()))  # as the cache stores it
         assert entry["texts"] == plan.texts and [tuple(x) for x in entry["layout"]] == plan.layout
@@ -109,10 +109,10 @@ def test_generated_and_sympy_paths_print_the_same(name, monkeypatch, tmp_path):
 
 
 def test_generated_data_answers_the_presets(monkeypatch, tmp_path):
-    # Once cached (plans.warm, or a first run), the default commands build no SymPy plan.
+    # Once cached (warm.warm, or a first run), the default commands build no SymPy plan.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("SYMTRANS_NO_GENERATED", raising=False)
-    plans.warm([get("llama-2-7b"), get("gpt2"), get("mixtral-8x7b")])
+    warm.warm([get("llama-2-7b"), get("gpt2"), get("mixtral-8x7b")])
     built = []
     real = plans.build
     monkeypatch.setattr(plans, "build", lambda *a: built.append(a) or real(*a))

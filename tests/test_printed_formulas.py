@@ -67,9 +67,30 @@ def _diff_text(a: str, b: str, args: list[str]) -> str:
     return out.getvalue()
 
 
+_SIZE = re.compile(r"(\w+) (absent|[\d,]+) -> (absent|[\d,]+)")
+
+
+def _printed_middle(text: str, va: dict, vb: dict) -> dict:
+    """B's sizes, A's for symbols only A has, then each B value the ``sizes:`` line prints.
+
+    The sizes line must agree with the presets wherever they state a size, so it cannot
+    hide a wrong value; it adds what a one-stack B gives an encoder-decoder A's L_src/L_tgt.
+    """
+    middle = {**va, **vb}
+    line = next((t for t in text.splitlines() if t.startswith("  sizes: ")), "")
+    for name, was, now in _SIZE.findall(line):
+        if name in va:
+            assert was != "absent" and int(was.replace(",", "")) == va[name], line
+        if name in vb:
+            assert now != "absent" and int(now.replace(",", "")) == vb[name], line
+        if now != "absent":
+            middle[name] = int(now.replace(",", ""))
+    return middle
+
+
 def _check(text: str, a: str, b: str, quantity: str) -> int:
     va, vb = _sizes(a, quantity), _sizes(b, quantity)
-    middle = {**va, **vb}
+    middle = _printed_middle(text, va, vb)
     checked = 0
     for line in text.splitlines():
         for m in _AT_B.finditer(line) if "->" not in line else ():

@@ -436,10 +436,14 @@ def diff(a: Side, b: Side, quantity: str = "params", workload: Mapping[str, int]
                 ra_v and (_num(ra, vab) - ra_v),
             )
         )
-    names = sorted(set(a.spec.values) | set(b.spec.values) | (set(wl_values) if quantity == "flops" else set()))
-    changes = {n: (va.get(n), vb.get(n)) for n in names if va.get(n) != vb.get(n)}
     unit = "parameters" if quantity != "flops" else " vs ".join(dict.fromkeys([_unit(a), _unit(b)]))
     symbolic = closed_form(tb - ta)
+    # Every size a printed formula uses is listed, also one a side only takes at the middle
+    # point: bart-base -> albert-base-v2 evaluates bart's L_src/L_tgt at ALBERT's L = 512,
+    # and the sizes line must say so for "= X at B's sizes" to be checkable (issue 25.1).
+    used = {str(s) for s in (ta.free_symbols | tb.free_symbols)}
+    names = sorted(set(a.spec.values) | set(b.spec.values) | (set(wl_values) if quantity == "flops" else set()) | used)
+    changes = {n: (va.get(n), vb.get(n)) for n in names if va.get(n) != vb.get(n)}
     return DiffResult(
         a,
         b,

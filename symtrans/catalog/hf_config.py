@@ -1263,7 +1263,7 @@ def _assemble(records: tuple[ModelType, ...]) -> None:
     for rec in records:
         mt = rec.model_type
         if mt in CLASSES or mt in TEXT_ONLY:
-            raise ValueError(f"model_type {mt} has a record and a table entry")
+            raise RuntimeError(f"model_type {mt} has a record and a table entry")
         (TEXT_ONLY if rec.text_only else CLASSES)[mt] = (rec.config_class, rec.model_class)
         (TEXT_ONLY_DEFAULTS if rec.text_only else DEFAULTS)[mt] = dict(rec.defaults)
         (TEXT_ONLY_CONFIG_KEYS if rec.text_only else CONFIG_KEYS)[mt] = rec.config_keys

@@ -139,7 +139,7 @@ def _cmd_solve(args, emit) -> int:
     )
     if r.context is not None:  # the answer passes the model's maximum positions (issue 25.2)
         from symtrans.analysis.solve import context_warning
-        from symtrans.cli.main import _warn
+        from symtrans.cli.common import _warn
 
         _warn(args, context_warning(r.unknown, r.below.value, r.context[0], r.context[1]))
     if args.format == "json":
@@ -147,7 +147,7 @@ def _cmd_solve(args, emit) -> int:
         out["model"] = res.name
         if plan is not None:
             out["plan"] = plan.to_dict()
-        from symtrans.cli.main import with_symbols
+        from symtrans.cli.common import with_symbols
 
         emit(args, json.dumps(with_symbols(out), indent=2))
         return 0
@@ -345,7 +345,7 @@ def _flat_line_hint(args, res) -> None:
     line is flat, and FLOPs are what grow with it (issue 25.17)."""
     if args.quantity != "params":
         return
-    from symtrans.cli.main import _warn
+    from symtrans.cli.common import _warn
     from symtrans.engine.architectures import build
     from symtrans.engine.symbols import SYMBOLS
 
@@ -391,7 +391,7 @@ def _cmd_plot(args, emit, usage_error) -> int:
             )
     except PlotsUnavailable as e:
         raise usage_error(f"symtrans plot: {e}") from None
-    emit(args, to_bytes(fig, ext))  # the command's output transaction (cli.main._emit)
+    emit(args, to_bytes(fig, ext))  # the command's output transaction (cli.common._emit)
     return 0
 
 

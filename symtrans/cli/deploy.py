@@ -407,7 +407,7 @@ def with_deploy_section(res, args, defaults: dict):
     """
     from dataclasses import replace
 
-    from symtrans.cli.main import UsageError
+    from symtrans.cli.common import UsageError
     from symtrans.render.deploy_section import report_section
 
     if args.deploy is None:
@@ -547,7 +547,7 @@ def cmd_deploy(args, emit) -> int:
     """``symtrans deploy``: print the plan as JSON or text (and article 001's hand count
     for its model)."""
     from symtrans.catalog import deploy_handcount as hc
-    from symtrans.cli.main import _resolve
+    from symtrans.cli.common import _resolve
 
     alias = args.model == hc.HANDCOUNT
     if alias:  # the article's figures, on its model under its assumptions

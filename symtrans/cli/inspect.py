@@ -64,7 +64,7 @@ def _json_text(out: dict) -> str:
     the list's entries go through the C encoder one line each: the indented encoder is
     pure Python, and a 90,000-tensor list took it 4 s and 1.5 M lines.
     """
-    from symtrans.cli.main import with_symbols
+    from symtrans.cli.common import with_symbols
 
     tensors = out.get("tensor_list", [])
     out = with_symbols({**out, "tensor_list": _TENSORS})

@@ -11,7 +11,7 @@ options and a fingerprint of the source files that make the closed forms.  It is
 by the first run that needs it (atomically), for a preset as for a config.json: nothing
 is generated into the package, so an edit of the engine needs no regeneration step (the
 first run after it rebuilds with SymPy, the next ones answer from the cache again), and a
-changed formula never answers from old data.  ``python -m symtrans.cli.plans`` fills the
+changed formula never answers from old data.  ``python -m symtrans.cli.warm`` fills the
 cache for every preset ahead of time (optional).  A cache file is data (evaluation trees in
 JSON), never code: it is checked (format, fingerprint, key, checksum) before use and
 rewritten when stale or corrupt; the cache is an optimisation, any failure falls back to
@@ -273,7 +273,7 @@ def cached(key: str) -> Mapping | None:
 
 def lookup(spec, query: tuple) -> Mapping | None:
     """The plan data for ``spec``'s structure and ``query`` from the disk cache, else None
-    (build it with SymPy: ``plans``; ``numbers`` then stores it)."""
+    (build it with SymPy: ``plans``; ``common.plan_numbers`` then stores it)."""
     if os.environ.get("SYMTRANS_NO_GENERATED"):  # tests and benchmarks force the SymPy path
         return None
     try:
@@ -282,21 +282,3 @@ def lookup(spec, query: tuple) -> Mapping | None:
         return None
     key = plan_key(spec, query)
     return _cached(key, fp)
-
-
-def numbers(spec, query: tuple, values: Mapping[str, int], generated: bool = True) -> Numbers:
-    """The plan of ``query`` for ``spec`` at ``values``: from generated data when there is
-    some (``generated``), else built with SymPy and then cached on disk for next time."""
-    if generated:
-        data = lookup(spec, query)
-        if data is not None:
-            return TreeNumbers(data, values)
-    from symtrans.cli import plans
-
-    plan = plans.build(spec, query)
-    if generated and not os.environ.get("SYMTRANS_NO_GENERATED"):
-        try:
-            store(plan_key(spec, query), plan.data())
-        except ValueError:  # a closed form the trees cannot express (an unclosed sum): no cache
-            pass
-    return plan.numbers(values)

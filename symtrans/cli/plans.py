@@ -9,26 +9,18 @@ evaluates them with SymPy; ``Plan.data()`` turns them into evaluation trees
 
 Nothing needs regenerating: the data is written to the per-user disk cache by the first
 run that needs it (``numbers``).  To fill the cache for every preset ahead of time (after
-installing, say)::
-
-    python -m symtrans.cli.plans
+installing, say): ``python -m symtrans.cli.warm``.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
 import sympy as sp
 
 from symtrans.base.errors import InputError
 from symtrans.cli import numbers as NB
-
-# Generated into the package before the disk cache held presets too; no longer read.
-OLD_DATA_PATH = Path(__file__).resolve().parent / "_numbers_data.py"
 
 
 @dataclass
@@ -233,69 +225,7 @@ def memory_plan(
     return plan
 
 
-# ---------------------------------------------------------------------------------
-# the shipped data
+if __name__ == "__main__":  # the cache filler moved to ``cli.warm`` (issue 20, Build 7: no import cycle)
+    import sys
 
-
-def preset_queries(preset) -> list[tuple]:
-    """The queries shipped for a preset: ``params``, and ``flops`` and ``memory`` with
-    their default options at the preset's own workload (B = 1, L of the preset)."""
-    from symtrans.accounting.quantization import weight_format
-    from symtrans.catalog.resolve import resolve
-    from symtrans.cli.main import build_parser, flops_values
-
-    res = resolve(preset.name)
-    out = [NB.params_query()]
-    if preset.spec.family == "encoder-decoder" and "L" not in res.spec.values:
-        return out  # no default sequence length: flops and memory need --seq-len
-    if "L" not in res.spec.values:
-        return out
-    out.append(NB.flops_query("forward", "flops", "full", "none"))
-    args = build_parser().parse_args(["memory", preset.name])
-    v = flops_values(res, args.batch, args.seq_len)
-    seq = v["L_tgt"] if res.spec.family == "encoder-decoder" else v["L"]
-    src = v["L_src"] if res.spec.family == "encoder-decoder" else None
-    fmt, _ = weight_format(res.checkpoint, args.dtype, "none")  # memory's default: training, unquantized
-    out.append(NB.memory_query(args, fmt, args.batch, seq, src))
-    return out
-
-
-def warm(presets=None) -> int:
-    """Build and cache (``numbers.store``) the plans of ``preset_queries`` for every preset
-    (or ``presets``) whose plan is not cached yet; returns how many were built."""
-    from symtrans.catalog.presets import PRESETS
-
-    built = 0
-    for p in presets if presets is not None else PRESETS.values():
-        for q in preset_queries(p):
-            if NB.lookup(p.spec, q) is not None:
-                continue
-            try:
-                data = build(p.spec, q).data()
-            except ValueError:
-                continue  # not expressible as trees: answered with SymPy
-            NB.store(NB.plan_key(p.spec, q), data)
-            built += 1
-    return built
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Fill the per-user cache for every preset; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m symtrans.cli.plans", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="accepted for old scripts: nothing can be stale")
-    args = parser.parse_args(argv)
-    if OLD_DATA_PATH.exists():
-        print(
-            f"note: {OLD_DATA_PATH} is no longer read (plans are cached per user on first use); delete it",
-            file=sys.stderr,
-        )
-    if args.check:
-        print("nothing to regenerate: plans are rebuilt automatically when the closed forms' sources change")
-        return 0
-    n = warm()
-    print(f"cached {n} plans in {NB.cache_dir()} (nothing is written into the package)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    print("nothing to regenerate here: python -m symtrans.cli.warm fills the plan cache ahead of time", file=sys.stderr)

@@ -252,7 +252,7 @@ def cmd_reconcile(args, emit) -> int:
     from symtrans.analysis.vllm_log import MAX_BYTES, parse
     from symtrans.base.errors import InputError
     from symtrans.base.inputs import read_text
-    from symtrans.cli.main import _resolve
+    from symtrans.cli.common import _resolve
 
     text = read_text(args.log, "a vLLM start-up log", MAX_BYTES)
     figs = parse(text)

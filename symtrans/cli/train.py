@@ -231,7 +231,7 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None, compare
 def cmd_train(args, emit) -> int:
     from symtrans.accounting.hardware import parse_accelerator, parse_utilisation
     from symtrans.accounting.parallel_time import parse_cluster
-    from symtrans.cli.main import UsageError, _resolve
+    from symtrans.cli.common import UsageError, _resolve
 
     res = _resolve(args)
     lay = layout_from_args(args, res.spec)
@@ -338,7 +338,7 @@ def with_train_section(model: str, settings: list[str], options: str, res):
 
     from symtrans.accounting.hardware import parse_accelerator, parse_utilisation
     from symtrans.accounting.parallel_time import parse_cluster
-    from symtrans.cli.main import UsageError, _common, _Parser
+    from symtrans.cli.common import UsageError, _common, _Parser
     from symtrans.render.train_section import report_section
 
     try:
@@ -365,7 +365,7 @@ def with_train_section(model: str, settings: list[str], options: str, res):
 def _search(args, emit, res, lay, acc, cluster, mfu) -> int:
     """``--sweep`` and ``--solve``: rows of layouts (analysis.parallel_search)."""
     from symtrans.analysis import parallel_search as PS
-    from symtrans.cli.main import UsageError
+    from symtrans.cli.common import UsageError
 
     if args.sweep is not None and args.solve:
         raise UsageError("symtrans train: give --sweep or --solve, not both")

@@ -12,6 +12,7 @@ units (KiB, MiB, GiB: powers of 1024) and in decimal ones (kB, MB, GB: powers of
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from fractions import Fraction
 
@@ -80,7 +81,7 @@ def add_flops_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_memory_parser(sub, common, workload) -> None:
+def add_memory_parser(sub, common, workload, emit) -> None:
     """The ``memory`` subcommand."""
     p = sub.add_parser("memory", help="memory: weights, gradients, optimizer, activations, KV cache (bytes)")
     common(p, ("text", "json"), "text")
@@ -124,10 +125,10 @@ def add_memory_parser(sub, common, workload) -> None:
         help="inference footprint: weights + KV cache of B x L tokens + activations + margin",
     )
     p.add_argument("--margin", default="0.1", metavar="FRACTION", help="inference headroom (default 0.1 = 10%%)")
-    p.set_defaults(func=cmd_memory)
+    p.set_defaults(func=functools.partial(cmd_memory, emit=emit))  # emit: cli.main's, as for deploy
 
 
-def add_time_parser(sub, common, workload) -> None:
+def add_time_parser(sub, common, workload, emit) -> None:
     """The ``time`` subcommand."""
     from symtrans.accounting.hardware import ACCELERATORS
 
@@ -170,7 +171,7 @@ def add_time_parser(sub, common, workload) -> None:
     )
     p.add_argument("--kv-dtype", default=None, metavar="DTYPE")
     p.add_argument("--quantization", default=None, metavar="SPEC", help=_QUANT_HELP.replace(" with --inference", ""))
-    p.set_defaults(func=cmd_time)
+    p.set_defaults(func=functools.partial(cmd_time, emit=emit))  # emit: cli.main's, as for deploy
 
 
 # ---------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ def _seconds(x) -> str:
 
 def _values(res, batch: int, seq_len: int | None, args=None) -> dict[str, int]:
     from symtrans.catalog.resolve import seq_len_warning
-    from symtrans.cli.main import _warn, flops_values
+    from symtrans.cli.common import _warn, flops_values
 
     v = flops_values(res, batch, seq_len)
     w = seq_len_warning(res.spec, v)
@@ -271,7 +272,7 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
     """
     from symtrans.accounting.hardware import PF_DAY
     from symtrans.cli import numbers as NB
-    from symtrans.cli.main import with_numbers
+    from symtrans.cli.common import with_numbers
     from symtrans.engine.conventions import choice
     from symtrans.engine.conventions import convention as get_conv
 
@@ -389,7 +390,7 @@ def cmd_flops(args, res, emit) -> int:
     """``symtrans flops``: print the result as JSON or text."""
     r = flops_command_result(res, args)
     if args.format == "json":
-        from symtrans.cli.main import with_symbols
+        from symtrans.cli.common import with_symbols
 
         emit(args, json.dumps(with_symbols(r), indent=2))
         return 0
@@ -470,7 +471,7 @@ def memory_command_result(res, args, generated: bool = True) -> dict:
     from symtrans.accounting.quantization import weight_format
     from symtrans.accounting.roofline import default_kv_dtype
     from symtrans.cli import numbers as NB
-    from symtrans.cli.main import with_numbers
+    from symtrans.cli.common import with_numbers
 
     spec = res.spec
     _check_parallel_options(args)
@@ -548,7 +549,7 @@ def _dtype_source(checkpoint, given: str | None, dtype: str) -> dict:
 
 def cmd_memory(args, res=None, emit=None) -> int:
     """``symtrans memory``: print the result as JSON or text."""
-    from symtrans.cli.main import _emit, _resolve, with_symbols
+    from symtrans.cli.common import _emit, _resolve, with_symbols
 
     res = res or _resolve(args)
     emit = emit or _emit
@@ -717,7 +718,7 @@ def _ratio(a, b):
 
 def cmd_time(args, res=None, emit=None) -> int:
     """``symtrans time``: print the result as JSON or text."""
-    from symtrans.cli.main import _emit, _resolve
+    from symtrans.cli.common import _emit, _resolve
 
     res = res or _resolve(args)
     emit = emit or _emit

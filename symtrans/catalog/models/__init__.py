@@ -40,12 +40,12 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 
 from __future__ import annotations
 
-from symtrans.catalog.models import dense, gpt2_like, llama
+from symtrans.catalog.models import dense, gpt2_like, jamba, llama, ssm
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense)
+_MODULES = (llama, gpt2_like, dense, ssm, jamba)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
 if len(BY_TYPE) != len(RECORDS):  # two records of one model_type: a registry error
-    raise ValueError("two model-type records share a model_type")
+    raise RuntimeError("two model-type records share a model_type")

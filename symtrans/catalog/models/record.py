@@ -62,6 +62,10 @@ WHY: dict[str, str] = {
     "which is what the model reads",
     "image tokens": "which token ids stand for images or videos, how many per image, and which image "
     "features are kept: the placement of the vision tower's output, no weights",
+    # --- state-space models (catalog/models/ssm.py)
+    "kernel": "which implementation of the same scan runs (CUDA kernels, mamba.py, associative scan, the chunk "
+    "length of Mamba 2's chunked scan: FLOPs, read as L_chunk): no weights",
+    "no dt_proj": "Mamba 2 has no dt_proj: the time-step rank is stored but shapes no weight",
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
@@ -134,10 +138,10 @@ class ModelType:
     def __post_init__(self) -> None:
         unknown = set(self.no_param_effect) - self.config_keys
         if unknown:  # a reason for a key the class does not have is a typo in the record
-            raise ValueError(f"{self.model_type}: no_param_effect names keys outside config_keys: {sorted(unknown)}")
+            raise RuntimeError(f"{self.model_type}: no_param_effect names keys outside config_keys: {sorted(unknown)}")
         bad = set(self.no_param_effect.values()) - set(WHY.values())
         if bad:
-            raise ValueError(f"{self.model_type}: no_param_effect reasons must come from WHY: {sorted(bad)}")
+            raise RuntimeError(f"{self.model_type}: no_param_effect reasons must come from WHY: {sorted(bad)}")
 
 
 def keys(text: str) -> frozenset[str]:
