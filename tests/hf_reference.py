@@ -82,6 +82,7 @@ HF_CLASSES = {
     "mamba": "MambaForCausalLM",
     "falcon_mamba": "FalconMambaForCausalLM",
     "mamba2": "Mamba2ForCausalLM",
+    "jamba": "JambaForCausalLM",
 }
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
@@ -880,6 +881,40 @@ def mamba2(draw) -> dict:
     return cfg
 
 
+@st.composite
+def jamba(draw) -> dict:
+    """A small Jamba config: attention and expert layer periods and offsets (offset < period, as
+    JambaConfig requires), GQA heads, head_dim given or not (getattr), experts or none (1)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    a_period, e_period = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    experts = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="jamba",
+        hidden_size=h * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=draw(st.integers(1, 6)),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        attn_layer_period=a_period,
+        attn_layer_offset=draw(st.integers(0, a_period - 1)),
+        expert_layer_period=e_period,
+        expert_layer_offset=draw(st.integers(0, e_period - 1)),
+        num_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)),
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_expand=draw(st.integers(1, 3)),
+    )
+    _maybe(draw, cfg, "mamba_dt_rank", st.one_of(st.just("auto"), st.integers(1, 5)))
+    _maybe(draw, cfg, "head_dim", st.integers(1, 6))
+    for key in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -937,4 +972,5 @@ STRATEGIES = {
     "mamba": mamba("mamba"),
     "falcon_mamba": mamba("falcon_mamba"),
     "mamba2": mamba2(),
+    "jamba": jamba(),
 }

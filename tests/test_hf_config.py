@@ -71,10 +71,15 @@ REFERENCE = {
     # builds them from the same files)
     "mamba-130m-hf": (129_135_360, "MambaForCausalLM"),
     "falcon-mamba-7b": (7_272_665_088, "FalconMambaForCausalLM"),
+    "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
-ACTIVE = {"mixtral-8x7b-v0.1": 12_879_925_248}
+ACTIVE = {
+    "mixtral-8x7b-v0.1": 12_879_925_248,
+    # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
+    "ai21-jamba-1.5-mini": 12_110_311_296,
+}
 
 
 def _count(spec) -> int:

@@ -569,6 +569,27 @@ AUDIT_BASE: dict[str, dict] = {
         # which its own Mamba2Config then refuses to read back (tests/test_resave.py)
         time_step_limit=(0.0, 100.0),
     ),
+    # 5 layers: attention at 1 and 3 (period 2, offset 1), MoE at 0 and 3 (period 3, offset 0)
+    "jamba": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=5,
+        intermediate_size=10,
+        vocab_size=23,
+        attn_layer_period=2,
+        attn_layer_offset=1,
+        expert_layer_period=3,
+        expert_layer_offset=0,
+        num_experts=3,
+        num_experts_per_tok=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_expand=2,
+        mamba_dt_rank=5,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -577,6 +598,11 @@ MUTATIONS: dict[tuple[str, str], list] = {
     # --- state-space models: the dt initialisation scheme, "auto" rank, Mamba 2's dt clamp
     **{(mt, "time_step_init_scheme"): ["constant"] for mt in ("mamba", "falcon_mamba")},
     **{(mt, "time_step_rank"): [6, "auto"] for mt in ("mamba", "falcon_mamba", "mamba2")},
+    ("jamba", "mamba_dt_rank"): [6, "auto"],
+    # the base's 5 layers keep 2 attention / 2 MoE layers under the generic +1: values that move them
+    ("jamba", "attn_layer_period"): [4],
+    ("jamba", "expert_layer_period"): [1],
+    ("jamba", "expert_layer_offset"): [2],
     ("mamba2", "time_step_limit"): [(0.0, 1.0)],
     ("*", "architectures"): [["SomethingElse"]],
     ("*", "id2label"): [{0: "a", 1: "b", 2: "c"}],
@@ -1170,7 +1196,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # the backward of transformers' reference scan (torch's autograd of its sequential loop, with
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
-FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2")
+FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba")
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
@@ -2302,6 +2328,8 @@ SSM_FIXTURES = [
     # tiiuae/falcon-mamba-7b: expand 16 but intermediate_size 8192 (the file's value is what the
     # mixer reads): 7,272,665,088 on the meta device
     ("falcon-mamba-7b", 7_272_665_088),
+    # ai21labs/AI21-Jamba-1.5-Mini: 28 Mamba + 4 attention layers, 16 MoE layers of 16 experts
+    ("ai21-jamba-1.5-mini", 51_570_323_328),
 ]
 
 

@@ -81,6 +81,8 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match
     by_module: dict[str, dict[str, StoredTensor]] = {}
     for t, m in zip(ck.tensors, matches):
         by_module.setdefault(m.module, {})[m.leaf] = t
+    # modules with bitsandbytes 4-bit state, found once (a scan of each weight's siblings per weight)
+    bnb4 = {m.module for m in matches if m.leaf.startswith("weight.quant_state")}
     out = []
     for t, m in zip(ck.tensors, matches):
         rule = m.rule
@@ -103,8 +105,7 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match
         if leaf in BUFFER_LEAVES or (rule is not None and rule.buffer):
             out.append(Entry(kind=Kind.BUFFER, why=_buffer_why(leaf, m.module), **base))
         elif leaf in PARAM_LEAVES:
-            siblings = by_module.get(m.module, {})
-            if leaf == "weight" and any(k.startswith("weight.quant_state") for k in siblings):
+            if leaf == "weight" and m.module in bnb4:
                 # bitsandbytes 4-bit: two values per stored byte
                 out.append(
                     Entry(kind=Kind.PARAMETER, bias=False, logical=2 * t.elements, quant="bitsandbytes-4bit", **base)
