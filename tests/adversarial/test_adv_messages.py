@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,11 +68,12 @@ def _run(argv, cwd):
     )
 
 
-MATHTEXT_NAMES = ["x$\\frac$y.json", "a$x^{$b.json", "c$\\sqrt{$d.json", "ctl\x07\x1bname.json", "中文模型.json"]
+# The two mathtext names; the second also holds control characters and CJK text the
+# chart font has no glyphs for (one process per command and name: each draws real charts).
+MATHTEXT_NAMES = ["x$\\frac$y.json", "a$x^{$b\x07\x1b中文.json"]
 
 
-@pytest.mark.skipif(shutil.which("true") is None, reason="POSIX only")
-@pytest.mark.parametrize("name", MATHTEXT_NAMES, ids=["frac", "caret", "sqrt", "controls", "cjk"])
+@pytest.mark.parametrize("name", MATHTEXT_NAMES, ids=["frac", "caret-controls-cjk"])
 @pytest.mark.parametrize("cmd", ["report", "plot"])
 def test_a_file_name_is_drawn_as_plain_text_and_stderr_stays_empty(tmp_path, name, cmd):
     # report and plot ended in matplotlib's ParseSyntaxException (12 cases); a CJK or
