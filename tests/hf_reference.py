@@ -83,6 +83,8 @@ HF_CLASSES = {
     "falcon_mamba": "FalconMambaForCausalLM",
     "mamba2": "Mamba2ForCausalLM",
     "jamba": "JambaForCausalLM",
+    "qwen3_next": "Qwen3NextForCausalLM",
+    "lfm2": "Lfm2ForCausalLM",
 }
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
@@ -915,6 +917,81 @@ def jamba(draw) -> dict:
     return cfg
 
 
+@st.composite
+def qwen3_next(draw) -> dict:
+    """A small Qwen3-Next config: layer_types drawn (or left to full_attention_interval),
+    mlp_only_layers and decoder_sparse_step choosing the MoE layers, experts or none (0)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 5))
+    experts = draw(st.integers(0, 4))
+    cfg = dict(
+        model_type="qwen3_next",
+        hidden_size=2 * h * draw(st.integers(1, 3)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        head_dim=2 * draw(st.integers(1, 4)),
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        linear_num_key_heads=(hk := draw(st.integers(1, 2))),
+        linear_num_value_heads=hk * draw(st.integers(1, 2)),
+        linear_key_head_dim=draw(st.integers(1, 6)),
+        linear_value_head_dim=draw(st.integers(1, 6)),
+        linear_conv_kernel_dim=draw(st.integers(1, 4)),
+        num_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, max(experts, 1))),
+        moe_intermediate_size=draw(SIZE),
+        shared_expert_intermediate_size=draw(SIZE),
+        decoder_sparse_step=draw(st.integers(1, 3)),
+        mlp_only_layers=draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True)),
+    )
+    if draw(st.booleans()):
+        cfg["layer_types"] = draw(
+            st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=n, max_size=n)
+        )
+    else:
+        cfg["full_attention_interval"] = draw(st.integers(1, 4))
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    return cfg
+
+
+@st.composite
+def lfm2(draw) -> dict:
+    """A small LFM2 config: layer_types, full_attn_idxs or neither (all attention), the MLP width
+    adjustment (2/3, multiplier, rounding) on or off, Liquid's block_ff_dim / tie_embedding names."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="lfm2",
+        hidden_size=2 * h * draw(st.integers(1, 3)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=n,
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        conv_L_cache=draw(st.integers(1, 4)),
+        block_multiple_of=draw(st.integers(1, 8)),
+    )
+    cfg["block_ff_dim" if draw(st.booleans()) else "intermediate_size"] = draw(
+        st.integers(6, 40)
+    )  # a width adjusted to 0 is refused
+    _maybe(draw, cfg, "block_auto_adjust_ff_dim", st.booleans())
+    _maybe(draw, cfg, "block_ffn_dim_multiplier", st.sampled_from([0.5, 1.0, 1.5, 2]))
+    pick = draw(st.sampled_from(["types", "idxs", "none"]))
+    if pick == "types":
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(["conv", "full_attention"]), min_size=n, max_size=n))
+    elif pick == "idxs":
+        cfg["full_attn_idxs"] = draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True))
+    _maybe(draw, cfg, "conv_bias", st.booleans())
+    _maybe(draw, cfg, "tie_embedding" if draw(st.booleans()) else "tie_word_embeddings", st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -973,4 +1050,6 @@ STRATEGIES = {
     "falcon_mamba": mamba("falcon_mamba"),
     "mamba2": mamba2(),
     "jamba": jamba(),
+    "qwen3_next": qwen3_next(),
+    "lfm2": lfm2(),
 }

@@ -72,6 +72,8 @@ REFERENCE = {
     "mamba-130m-hf": (129_135_360, "MambaForCausalLM"),
     "falcon-mamba-7b": (7_272_665_088, "FalconMambaForCausalLM"),
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
+    "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
+    "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
@@ -79,6 +81,8 @@ ACTIVE = {
     "mixtral-8x7b-v0.1": 12_879_925_248,
     # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
     "ai21-jamba-1.5-mini": 12_110_311_296,
+    # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
+    "qwen3-coder-next": 3_874_929_408,
 }
 
 

@@ -590,6 +590,42 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
         pad_token_id=0,
     ),
+    # 4 layers: linear, linear, full, linear; MoE on layers 0 and 2 (layer 1 and 3 MLP only)
+    "qwen3_next": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["linear_attention", "linear_attention", "full_attention", "linear_attention"],
+        mlp_only_layers=[1, 3],
+        linear_num_key_heads=2,
+        linear_num_value_heads=4,
+        linear_key_head_dim=3,
+        linear_value_head_dim=5,
+        linear_conv_kernel_dim=2,
+        num_experts=3,
+        num_experts_per_tok=2,
+        moe_intermediate_size=7,
+        shared_expert_intermediate_size=9,
+    ),
+    # 4 layers: conv, conv, attention, conv; MLP width int(2 x 40 / 3) = 26, rounded up to 28
+    "lfm2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=4,
+        intermediate_size=40,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["conv", "conv", "full_attention", "conv"],
+        conv_L_cache=3,
+        block_multiple_of=4,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -603,6 +639,13 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("jamba", "attn_layer_period"): [4],
     ("jamba", "expert_layer_period"): [1],
     ("jamba", "expert_layer_offset"): [2],
+    ("qwen3_next", "layer_types"): [["full_attention"] * 4, ["linear_attention"] * 4, ["linear_attention"] * 3],
+    ("qwen3_next", "mlp_only_layers"): [[], [0, 1, 2, 3], [7]],
+    ("qwen3_next", "decoder_sparse_step"): [2, 0],
+    ("lfm2", "layer_types"): [["full_attention"] * 4, ["conv"] * 4],
+    ("lfm2", "full_attn_idxs"): [[0, 1]],
+    ("lfm2", "block_ffn_dim_multiplier"): [1.5],
+    ("lfm2", "intermediate_size"): [52],  # 41 rounds to the same 28 (int(2 x 41 / 3) = 27, to a multiple of 4)
     ("mamba2", "time_step_limit"): [(0.0, 1.0)],
     ("*", "architectures"): [["SomethingElse"]],
     ("*", "id2label"): [{0: "a", 1: "b", 2: "c"}],
@@ -873,6 +916,13 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    **{
+        (
+            "qwen3_next",
+            key,
+        ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
+        for key in ("linear_num_key_heads", "linear_num_value_heads")
+    },
     ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
@@ -911,6 +961,7 @@ GAPS: dict[tuple[str, str], str] = {
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
+    ("lfm2", "full_attn_idxs"): "read only when layer_types is missing; the base gives layer_types",
     ("albert", "num_hidden_layers"): "one layer shared by all (num_hidden_groups = 1): N layers, one copy of weights",
     # --- decoder types (types-dec)
     (
@@ -1196,7 +1247,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # the backward of transformers' reference scan (torch's autograd of its sequential loop, with
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
-FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba")
+FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2")
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
@@ -2330,6 +2381,12 @@ SSM_FIXTURES = [
     ("falcon-mamba-7b", 7_272_665_088),
     # ai21labs/AI21-Jamba-1.5-Mini: 28 Mamba + 4 attention layers, 16 MoE layers of 16 experts
     ("ai21-jamba-1.5-mini", 51_570_323_328),
+    # Qwen3-Coder-Next (RedHatAI's NVFP4 release's config, quantization_config left out): 36 Gated
+    # DeltaNet + 12 full-attention layers, 512 experts + a shared one on every layer
+    ("qwen3-coder-next", 79_674_391_296),
+    # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
+    # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
+    ("lfm2.5-350m", 354_483_968),
 ]
 
 
