@@ -84,6 +84,7 @@ HF_CLASSES = {
     "mamba2": "Mamba2ForCausalLM",
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
+    "lfm2": "Lfm2ForCausalLM",
 }
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
@@ -957,6 +958,40 @@ def qwen3_next(draw) -> dict:
     return cfg
 
 
+@st.composite
+def lfm2(draw) -> dict:
+    """A small LFM2 config: layer_types, full_attn_idxs or neither (all attention), the MLP width
+    adjustment (2/3, multiplier, rounding) on or off, Liquid's block_ff_dim / tie_embedding names."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="lfm2",
+        hidden_size=2 * h * draw(st.integers(1, 3)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=n,
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        conv_L_cache=draw(st.integers(1, 4)),
+        block_multiple_of=draw(st.integers(1, 8)),
+    )
+    cfg["block_ff_dim" if draw(st.booleans()) else "intermediate_size"] = draw(
+        st.integers(6, 40)
+    )  # a width adjusted to 0 is refused
+    _maybe(draw, cfg, "block_auto_adjust_ff_dim", st.booleans())
+    _maybe(draw, cfg, "block_ffn_dim_multiplier", st.sampled_from([0.5, 1.0, 1.5, 2]))
+    pick = draw(st.sampled_from(["types", "idxs", "none"]))
+    if pick == "types":
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(["conv", "full_attention"]), min_size=n, max_size=n))
+    elif pick == "idxs":
+        cfg["full_attn_idxs"] = draw(st.lists(st.integers(0, n - 1), max_size=n, unique=True))
+    _maybe(draw, cfg, "conv_bias", st.booleans())
+    _maybe(draw, cfg, "tie_embedding" if draw(st.booleans()) else "tie_word_embeddings", st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1016,4 +1051,5 @@ STRATEGIES = {
     "mamba2": mamba2(),
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
+    "lfm2": lfm2(),
 }

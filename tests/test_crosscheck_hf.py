@@ -105,6 +105,12 @@ def test_documented_defaults_are_the_library_defaults(hf, model_type):
             assert fields[key] is None, key
         elif key == "pad_token_id":
             assert fields[key] == value
+        elif value == "auto":
+            # Mamba's time_step_rank / Jamba's mamba_dt_rank: the field defaults to "auto" and
+            # __post_init__ resolves it to ceil(hidden_size / 16) (MambaConfig, JambaConfig),
+            # the rule the readers in catalog/models/ssm.py and jamba.py apply.
+            assert fields[key] == "auto", key
+            assert getattr(instance, key) == -(-instance.hidden_size // 16), key
         else:
             assert getattr(instance, key) == value, key
 

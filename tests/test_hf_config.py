@@ -73,6 +73,7 @@ REFERENCE = {
     "falcon-mamba-7b": (7_272_665_088, "FalconMambaForCausalLM"),
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
+    "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).

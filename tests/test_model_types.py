@@ -612,6 +612,20 @@ AUDIT_BASE: dict[str, dict] = {
         moe_intermediate_size=7,
         shared_expert_intermediate_size=9,
     ),
+    # 4 layers: conv, conv, attention, conv; MLP width int(2 x 40 / 3) = 26, rounded up to 28
+    "lfm2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=4,
+        intermediate_size=40,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["conv", "conv", "full_attention", "conv"],
+        conv_L_cache=3,
+        block_multiple_of=4,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -628,6 +642,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("qwen3_next", "layer_types"): [["full_attention"] * 4, ["linear_attention"] * 4, ["linear_attention"] * 3],
     ("qwen3_next", "mlp_only_layers"): [[], [0, 1, 2, 3], [7]],
     ("qwen3_next", "decoder_sparse_step"): [2, 0],
+    ("lfm2", "layer_types"): [["full_attention"] * 4, ["conv"] * 4],
+    ("lfm2", "full_attn_idxs"): [[0, 1]],
+    ("lfm2", "block_ffn_dim_multiplier"): [1.5],
+    ("lfm2", "intermediate_size"): [52],  # 41 rounds to the same 28 (int(2 x 41 / 3) = 27, to a multiple of 4)
     ("mamba2", "time_step_limit"): [(0.0, 1.0)],
     ("*", "architectures"): [["SomethingElse"]],
     ("*", "id2label"): [{0: "a", 1: "b", 2: "c"}],
@@ -943,6 +961,7 @@ GAPS: dict[tuple[str, str], str] = {
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
+    ("lfm2", "full_attn_idxs"): "read only when layer_types is missing; the base gives layer_types",
     ("albert", "num_hidden_layers"): "one layer shared by all (num_hidden_groups = 1): N layers, one copy of weights",
     # --- decoder types (types-dec)
     (
@@ -1228,7 +1247,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # the backward of transformers' reference scan (torch's autograd of its sequential loop, with
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
-FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next")
+FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2")
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
@@ -2365,6 +2384,9 @@ SSM_FIXTURES = [
     # Qwen3-Coder-Next (RedHatAI's NVFP4 release's config, quantization_config left out): 36 Gated
     # DeltaNet + 12 full-attention layers, 512 experts + a shared one on every layer
     ("qwen3-coder-next", 79_674_391_296),
+    # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
+    # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
+    ("lfm2.5-350m", 354_483_968),
 ]
 
 

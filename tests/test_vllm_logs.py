@@ -444,3 +444,32 @@ def test_activation_peak_estimate_by_hand_and_against_the_3090_logs():
     moe = {"d_model": 7168, "d_ff": 18432, "d_ff_e": 2048, "k": 8, "V": 129280, "N": 61, "N_moe": 58}
     dense_tok, moe_tok = 2 * 7168 + 3 * 18432, 2 * 7168 + 8 * (3 * 2048 + 7168)
     assert vp.activation_peak(moe, 1000, 1, 1, 2) == 1000 * 2 * max(dense_tok, moe_tok) + 129280 * 4
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        # vLLM 0.6.4's start-up lines (vllm/engine/llm_engine.py, vllm/entrypoints/openai/api_server.py)
+        "INFO 11-21 10:00:00 llm_engine.py:249] Initializing an LLM engine (v0.6.4) with config: model='x'",
+        "INFO 11-21 10:00:00 api_server.py:585] vLLM API server version 0.6.4",
+    ],
+)
+def test_reconcile_takes_the_vllm_version_the_log_prints_and_says_which_it_assumed(capsys, tmp_path, first):
+    log = LOGS / "vllm-10517-rtx3090-llama31-8b-20k.log"  # vllm#10517: vLLM 0.6.4 on an RTX 3090
+    cfg = str(LOGS / "configs" / "llama-3.1-8b-instruct.json")
+    # the corpus log does not print the version: the default is said aloud, with the option
+    code, out, err = run(capsys, "reconcile", str(log), cfg, "--accelerator", "rtx-3090")
+    assert code == 0, err
+    assert "engine profile: vLLM latest" in out and "--engine-version" in out
+    # the same lines after vLLM's own version line: the 0.6 rules, and the log's KV cache
+    # figure (kv_cache_size=3.81GiB on its line 2) within 5 % (the corpus's 'budget' bar)
+    versioned = tmp_path / "vllm.log"
+    noise = "NCCL INFO NCCL version 2.21.5+cuda12.4\n"  # not vLLM's version
+    versioned.write_text(noise + first + "\n" + log.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = run(capsys, "reconcile", str(versioned), cfg, "--accelerator", "rtx-3090", "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["engine"]["version"] == "0.6.4" and r["engine"]["source"] == "the log, line 2"
+    (kv,) = [row for row in r["rows"] if row["figure"] == "KV cache memory"]
+    assert kv["logged"] == int(Fraction("3.81") * 2**30)
+    assert abs(kv["percent"]) < 5

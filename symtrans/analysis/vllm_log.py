@@ -59,7 +59,8 @@ PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("tensor_parallel", r"(?:tensor_parallel_size=|--tensor[-_]parallel[-_]size[= ]|-tp )(\d+)", "int"),
     ("max_model_len", r"max_seq_len=(\d+)", "int"),
     ("max_model_len", r"--max[-_]model[-_]len[= ](\d+)", "int"),
-    ("version", r"(?:version |\(v|engine \(v)(\d+\.\d+(?:\.\d+)?)", "version"),
+    # only vLLM's own start-up lines: "NCCL version 2.21.5" or "CUDA version 12.4" are not vLLM's
+    ("version", r"(?:vLLM API server version |vLLM version |LLM engine \(v)v?(\d+\.\d+(?:\.\d+)?)", "version"),
 )
 _COMPILED = tuple((key, re.compile(pat), unit) for key, pat, unit in PATTERNS)
 

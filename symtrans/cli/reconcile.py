@@ -64,6 +64,26 @@ def _settings_from_log(args, figs) -> list[str]:
     return taken
 
 
+def _assumed_engine(args, figs) -> dict:
+    """Which vLLM profile the prediction assumes and where that came from: the option, the
+    log's own version line, or the default (the figures differ by tens of percent between
+    release lines, so a default is said aloud with the option that changes it)."""
+    from symtrans.accounting import vllm_profile as vp
+
+    rules = vp.version(args.engine_version)
+    ver = figs.get("version")
+    if args.engine_version is None:
+        source = (
+            "the default: the log does not print vLLM's version; "
+            "pass --engine-version X.Y.Z (e.g. 0.6.4) if it came from another release"
+        )
+    elif ver is not None and args.engine_version == ver:
+        source = f"the log, line {figs.figures['version'].line_no}"
+    else:
+        source = "--engine-version"
+    return {"version": args.engine_version or vp.DEFAULT_VERSION, "profile": rules.name, "source": source}
+
+
 def reconcile_result(res, args, figs) -> dict:
     """The rows of ``reconcile`` (JSON-ready), one per figure the log prints."""
     from symtrans.accounting.deploy import DoesNotFit, plan
@@ -266,6 +286,7 @@ def cmd_reconcile(args, emit) -> int:
     res = _resolve(args)
     r = reconcile_result(res, args, figs)
     r["from_log"] = taken
+    r["engine"] = eng = _assumed_engine(args, figs)
     if args.format == "json":
         out = {**r, "rows": [{k: (str(v) if isinstance(v, Fraction) else v) for k, v in x.items()} for x in r["rows"]]}
         emit(args, json.dumps(out, indent=2, ensure_ascii=False))
@@ -273,6 +294,7 @@ def cmd_reconcile(args, emit) -> int:
     lines = [
         f"{r['model']} on {r['accelerator']}: the log's figures beside symtrans's (--engine vllm)"
         + (f"; from the log: {', '.join(taken)}" if taken else ""),
+        f"engine profile: vLLM {eng['version']} (rules of the {eng['profile']} line), from {eng['source']}",
         f"  {'line':>5}  {'figure':<40} {'logged':>14} {'symtrans':>14} {'difference':>12}",
     ]
     for x in r["rows"]:
