@@ -34,7 +34,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-from symtrans.accounting.memory import kv_cache_bytes  # noqa: E402
+from symtrans.accounting.memory import kv_cache_bytes, memory_terms  # noqa: E402
 from symtrans.engine.architectures import FORWARD, build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 from symtrans.engine.kinds import LayerKind  # noqa: E402
@@ -97,6 +97,9 @@ def _check(model_cls, config, spec: Spec, batch: int, seq: int, forward: bool = 
     assert batch * exact(tree.state, spec.values) * fp32 == state
     # memory's cache bytes sum the same tree: K/V of B x L tokens plus B constant states
     assert exact(kv_cache_bytes(spec, batch, seq, "fp32"), spec.values) == kv + state
+    # memory --inference: the constant state per sequence on its own line, from the same cache tensors
+    terms = memory_terms(spec, dtype="fp32", kv_dtype="fp32", batch=batch, seq_len=seq, mode="inference")
+    assert batch * exact(terms["state_bytes_per_sequence"], spec.values) == state
 
 
 def _mixers(counts: dict[str, int]) -> tuple[str, dict[str, int]]:

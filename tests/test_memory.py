@@ -219,3 +219,70 @@ def test_cli_memory_text_labels_binary_and_decimal_units(capsys):
 def test_cli_memory_bad_input(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_cli_memory_inference_pure_ssm_mamba_130m(capsys):
+    """A stack of Mamba layers has no d_ff: ``memory --inference`` follows the Cost tree's
+    layer kinds.  Expected values: arithmetic from the published config of
+    state-spaces/mamba-130m-hf (tests/fixtures/configs/mamba-130m-hf.json: hidden_size 768,
+    24 layers, state_size 16, conv_kernel 4, intermediate_size 1536 = expand 2 x 768,
+    time_step_rank 48, vocab 50280 (MambaConfig's default), float32) and transformers 5.x's
+    Mamba cache shapes: conv_states (B, intermediate_size, conv_kernel) and ssm_states
+    (B, intermediate_size, state_size) per layer (tests/test_layer_kinds.py checks them
+    against a real prefill)."""
+    code, out, _ = run(
+        capsys,
+        "memory",
+        "tests/fixtures/configs/mamba-130m-hf.json",
+        "--inference",
+        "--batch",
+        "2",
+        "--seq-len",
+        "1024",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    d, n, di, ds, dc, r, v, fp32 = 768, 24, 1536, 16, 4, 48, 50280, 4
+    state = n * (di * dc + di * ds) * fp32  # 24 x (6,144 + 24,576) elements x 4 bytes
+    assert state == 2_949_120
+    assert data["state_bytes_per_sequence"] == state
+    assert data["kv_cache_bytes_per_token"] == 0  # no attention layer, no K/V
+    assert data["kv_cache_bytes"] == 2 * state  # B sequences, whatever their length
+    # one layer: its input (norm input, d_model) + the outputs of in_proj (2 d_inner),
+    # x_proj (dt_rank + 2 d_state), dt_proj (d_inner), out_proj (d_model), per token
+    t = 2 * 1024
+    per_layer = fp32 * t * (d + 2 * di + (r + 2 * ds) + di + d)
+    assert data["activations_bytes_per_layer"] == per_layer == 50_987_008
+    assert data["activations_bytes"] == per_layer + 2 * fp32 * v  # + the last position's fp32 logits
+
+
+def test_cli_memory_text_shows_state_per_sequence(capsys):
+    """The text report prints the state per sequence beside the K/V bytes per token:
+    falcon-mamba-7b (tiiuae, config: hidden_size 4096, 64 layers, state_size 16,
+    conv_kernel 4, intermediate_size 8192, bfloat16): 64 x 8192 x (4 + 16) x 2 bytes."""
+    code, out, _ = run(capsys, "memory", "tests/fixtures/configs/falcon-mamba-7b.json", "--inference")
+    assert code == 0
+    state = 64 * 8192 * (4 + 16) * 2
+    assert state == 20_971_520
+    assert f"state per sequence    {state:,} bytes" in out
+    assert "KV cache per token    0 bytes" in out
+
+
+def test_memory_inference_mamba2_state_and_activations():
+    """Mamba 2 (``mixers=mamba2``, no FFN): d_model 64, d_inner 128 = 8 heads x 16, one
+    group, d_state 16, d_conv 4, N 2, at bf16.  State per layer (transformers' Mamba2 cache):
+    conv_states (B, d_inner + 2 g d_state, d_conv) and ssm_states (B, h, d_inner/h, d_state).
+    Activations: the input (d_model) + in_proj's output (2 d_inner + 2 g d_state + h) +
+    out_proj's (d_model) per token."""
+    from symtrans.engine.spec import Spec
+
+    sizes = {"d_model": 64, "V": 100, "N": 2, "d_inner": 128, "d_state": 16, "d_conv": 4}
+    sizes |= {"h_ssm": 8, "g_ssm": 1, "L_chunk": 16}
+    spec = Spec(sizes=sizes, mixers="mamba2", mixer_only=True, positional="none", norm="rmsnorm")
+    terms = memory_terms(spec, dtype="bf16", batch=1, seq_len=10, mode="inference")
+    at = spec.values
+    assert evaluate(terms["state_bytes_per_sequence"], at) == 2 * ((128 + 2 * 16) * 4 + 128 * 16) * 2
+    per_layer = 2 * 10 * (64 + (2 * 128 + 2 * 16 + 8) + 64)
+    assert evaluate(terms["activations_bytes_per_layer"], at) == per_layer

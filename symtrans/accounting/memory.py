@@ -47,6 +47,7 @@ KEYS = (
     "activations_bytes",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
+    "state_bytes_per_sequence",
     "total_bytes",
 )
 
@@ -346,6 +347,8 @@ def _layer_activations(
     moe: bool = False,
     tp: sp.Expr | int = 1,
     sp_on: bool = False,
+    mixer: bool = True,
+    ffn: bool = True,
 ) -> sp.Expr:
     """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
 
@@ -359,6 +362,8 @@ def _layer_activations(
     ``scores`` keeps the a·s² terms (off under FlashAttention or selective recomputation).
     Eager attention stores the full s x s score matrices even under a causal mask
     (masked entries are zeros, not absent), so the pairs are the full square.
+    ``mixer`` / ``ffn`` False leave out the attention half (with its norm) / the FFN half
+    (with its norm and dropout mask), for a stack of layer kinds (``_mixer_stack_activations``).
     """
     D = dims(spec)
     d = D.d_model
@@ -385,7 +390,9 @@ def _layer_activations(
         # input of W_Q (and of W_K, W_V for self-attention); dropout mask after W_O
         return inner * x + rep * (a_bytes * q_tokens * d + mask_b * q_tokens * d)
 
-    total = attn(t, t, s, s) + rep * norms * a_bytes * t * d
+    total = attn(t, t, s, s) + rep * norms * a_bytes * t * d if mixer else sp.Integer(0)
+    if not ffn:
+        return total
     if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
         total += attn(t, b * cross_src, s, cross_src) + rep * norms * a_bytes * t * d
     width = S.d_ff_e if moe and spec.has("d_ff_e") else D.d_ff  # a routed expert's own width (types-moe)
@@ -398,6 +405,48 @@ def _layer_activations(
         ffn = S.k * ffn + rep * a_bytes * t * S.E
     total += ffn + rep * (mask_b * t * d + norms * a_bytes * t * d)
     return total
+
+
+def _mixer_stack_activations(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Expr, scores: bool) -> sp.Expr:
+    """Inference activation bytes of one layer of a stack of layer kinds (``Spec.mixers``:
+    Mamba, Mamba 2, Gated DeltaNet, short convolution, attention), following the Cost
+    tree's layers (``engine.stack.hybrid_layers``) instead of assuming attention + FFN.
+
+    Per layer kind, for b·s tokens at ``a_bytes`` per element:
+
+    * attention: the attention half of ``_layer_activations`` (Q, K, V, W_O's input, its
+      norm input; the scores only with eager attention);
+    * any other kind: the layer's input (its norm's input, d_model) plus the output of
+      every linear map of the kind's mixer, read from the tree (``Step.matrices``: an
+      nn.Linear d_in -> d_out is ``Matrix(count, d_out, d_in)``, so Σ count·d_out).  Mamba:
+      in_proj 2·d_inner, x_proj dt_rank + 2·d_state, dt_proj d_inner, out_proj d_model.
+      Assumption: the depthwise convolution, the scan and the gating are element-wise on
+      those tensors and fused (the mamba_ssm kernels causal_conv1d and selective_scan,
+      Gu & Dao 2023 §3.3.2: the expanded state is never materialised in HBM), so they add
+      no tensor wider than the ones counted; the state itself is the cache's
+      (``state_bytes_per_sequence``), not an activation.
+
+    The layer's activation is the largest kind's (Max over the kinds of the stack), plus
+    the FFN half of ``_layer_activations`` (routed-expert width for an MoE stack) unless
+    the stack has no FFN (``mixer_only``: Mamba, Mamba 2).  An estimate of the transient
+    working set, like the attention-only one; counted in bytes.
+    """
+    from symtrans.engine.stack import kind_counts
+
+    t = b * s
+    norms = 0 if spec.norm == "none" else 1
+    per_kind = []
+    for k, _count in kind_counts(spec):
+        if k.name == "attention":
+            per_kind.append(_layer_activations(spec, b, s, a_bytes, False, scores, ffn=False))
+            continue
+        cost = k.mixer(spec, b, s, s, "causal", False)
+        outs = sp.Add(*[m.count * m.rows for _p, _n, st in cost.walk() for m in st.matrices if not m.lookup])
+        per_kind.append(a_bytes * t * (norms * S.d_model + outs))
+    total = per_kind[0] if len(per_kind) == 1 else sp.Max(*per_kind)
+    if spec.mixer_only:
+        return total
+    return total + _layer_activations(spec, b, s, a_bytes, False, scores, moe=spec.is_moe, mixer=False)
 
 
 def activations_per_layer(
@@ -546,6 +595,7 @@ def memory_terms(
         out["activations_bytes"] = acts
         out["kv_cache_bytes"] = sp.Integer(0)
         out["kv_cache_bytes_per_token"] = per_token
+        out["state_bytes_per_sequence"] = state_bytes_per_sequence(spec, kv_dtype)
         out["total_bytes"] = out["weights_bytes"] + out["gradients_bytes"] + out["optimizer_bytes"] + acts
         out["activations_bytes_per_layer"] = per_layer
         out["margin_bytes"] = sp.Integer(0)
@@ -562,7 +612,10 @@ def memory_terms(
         out["gradients_bytes"] = sp.Integer(0)
         out["optimizer_bytes"] = sp.Integer(0)
         keep_scores = eager_attention and not flash_attention
-        per_layer = _layer_activations(spec, b, s, a, False, keep_scores, moe=spec.is_moe, cross_src=src)
+        if spec.mixers != "attention":  # a stack of layer kinds: follow its Cost tree's layers
+            per_layer = _mixer_stack_activations(spec, b, s, a, keep_scores)
+        else:
+            per_layer = _layer_activations(spec, b, s, a, False, keep_scores, moe=spec.is_moe, cross_src=src)
         logits = (
             4 * b * S.V.xreplace(decoder_symbols(spec))
             if spec.family != "encoder-only" and spec.lm_head
@@ -571,8 +624,9 @@ def memory_terms(
         out["activations_bytes"] = per_layer + logits
         out["kv_cache_bytes"] = kv_cache_bytes(spec, b, s, kv_dtype, src)
         out["kv_cache_bytes_per_token"] = per_token
+        out["state_bytes_per_sequence"] = state_bytes_per_sequence(spec, kv_dtype)
         base = out["weights_bytes"] + out["kv_cache_bytes"] + out["activations_bytes"]
         out["margin_bytes"] = sp.ceiling(m * base)  # rounded up to a whole byte, and said so in the docstring
         out["total_bytes"] = base + out["margin_bytes"]
         out["activations_bytes_per_layer"] = per_layer
-    return {k: v if v.has(sp.Min, sp.ceiling) else closed_form(sp.expand(v)) for k, v in out.items()}
+    return {k: v if v.has(sp.Min, sp.Max, sp.ceiling) else closed_form(sp.expand(v)) for k, v in out.items()}

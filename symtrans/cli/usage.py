@@ -594,6 +594,7 @@ def cmd_memory(args, res=None, emit=None) -> int:
         ("  of which per layer", "activations_bytes_per_layer"),
         ("KV cache", "kv_cache_bytes"),
         ("KV cache per token", "kv_cache_bytes_per_token"),
+        ("state per sequence", "state_bytes_per_sequence"),  # SSM / linear-attention state, any length
     ]
     if r["mode"] == "inference":
         labels.append(("margin", "margin_bytes"))
