@@ -600,3 +600,25 @@ def test_deploy_prints_the_hand_count_for_the_articles_model(capsys):
     # the single-request compute time the article gets wrong, from deploy's own roofline: prefill of 512
     # source tokens on a T4 at 70% is compute-bound; its FLOPs are symtrans's, not 2·P·L
     assert r["ttft"]["bound"] == "compute-bound"
+
+
+@pytest.mark.parametrize("dtype", ["int4", "int8", "fp16", "fp8_inc", "fp8_ds_mla"])
+def test_kv_cache_dtype_outside_vllms_cache_dtypes_is_refused_under_engine_vllm(capsys, dtype):
+    # vllm/config/cache.py: CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2",
+    # "fp8_inc", "fp8_ds_mla"]; the last two are not sized by symtrans, so they are refused too
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--kv-cache-dtype", dtype)
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert all(v in err for v in ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"))
+
+
+def test_kv_cache_dtype_int4_still_sizes_under_engine_none(capsys):
+    # Llama-2-7B: 2 (K and V) x 32 layers x 4096 (32 heads x 128) x 1/2 byte = 131,072 bytes per token
+    r = deploy_json(capsys, "llama-2-7b", "--accelerator", "a100-80gb", "--kv-cache-dtype", "int4")
+    assert r["weights"]["kv_dtype"] == "int4"
+    assert r["memory_per_device"]["kv_cache_per_token"] == 2 * 32 * 4096 // 2
+
+
+@pytest.mark.parametrize("dtype", ["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"])
+def test_kv_cache_dtype_vllms_values_are_accepted_under_engine_vllm(capsys, dtype):
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--kv-cache-dtype", dtype)
+    assert code == 0, err

@@ -36,7 +36,18 @@ def test_solve_takes_a_parameter_budget_in_the_printed_shorthand(capsys):
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("7e9", 7 * 10**9), ("1.5B", 15 * 10**8), ("70B", 70 * 10**9), ("124.4M", 124_400_000), ("32k", 32_000)],
+    [
+        ("7e9", 7 * 10**9),
+        ("1.5B", 15 * 10**8),
+        ("70B", 70 * 10**9),
+        ("124.4M", 124_400_000),
+        ("32k", 32_000),
+        # lowercase, as model names write counts (llama-7b, opt-125m, 1.5t tokens): the same powers of ten
+        ("7b", 7 * 10**9),
+        ("125m", 125 * 10**6),
+        ("32K", 32_000),
+        ("1.5t", 15 * 10**11),
+    ],
 )
 def test_counts_parse_exactly(text, value):
     from symtrans.base.numbers import parse_int
@@ -60,6 +71,20 @@ def test_fractional_or_unknown_counts_are_refused(text):
 
     with pytest.raises(ValueError):
         parse_int(text, "--params")
+
+
+def test_solve_takes_a_lowercase_parameter_budget(capsys):
+    # the user's '--params 7b' was refused ("must be an integer, not '7b'") while 1.5B worked
+    code, out, err = run(capsys, "solve", "llama-2-7b", "--for", "d_model", "--params", "7b", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["target"] == 7_000_000_000
+
+
+def test_lowercase_b_stays_bytes_not_billions_in_byte_sizes():
+    from symtrans.base.numbers import parse_bytes
+
+    with pytest.raises(ValueError):
+        parse_bytes("7b", "--memory")  # not 7e9 bytes: byte units are case-sensitive (B, kB, KiB)
 
 
 def test_solve_refuses_a_fraction_of_a_byte_in_one_line(capsys):

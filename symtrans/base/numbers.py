@@ -171,14 +171,17 @@ def binary_bytes(x: int | float | Fraction, digits: int = 2) -> str:
 
 
 _INT = re.compile(r"[+-]?[0-9][0-9_]*")
-# The count shorthand every output prints (``count``): 1.5B, 70B, 124.4M, 32k, 2T.
-_SHORTHAND = re.compile(r"([0-9][0-9_]*)(?:\.([0-9]+))?([kKMBT])")
-_SHORTHAND_SCALE = {"k": 3, "K": 3, "M": 6, "B": 9, "T": 12}
+# The count shorthand every output prints (``count``): 1.5B, 70B, 124.4M, 32k, 2T, in
+# either case as model names write it (llama-7b, 125m).  Counts only: bytes go through
+# ``parse_bytes``, where b and B differ and m would be milli.
+_SHORTHAND = re.compile(r"([0-9][0-9_]*)(?:\.([0-9]+))?([kKmMbBtT])")
+_SHORTHAND_SCALE = {"k": 3, "m": 6, "b": 9, "t": 12}
 _SCI = re.compile(r"([0-9]+)(?:\.([0-9]+))?[eE]\+?([0-9]{1,3})")
 
 
 def parse_int(text: str, what: str) -> int:
-    """Parse an exact integer ("4096", "4_096", "7e9"); raise ValueError naming ``what``.
+    """Parse an exact integer ("4096", "4_096", "7e9", "1.5B", "7b", "125m", "32k");
+    raise ValueError naming ``what``.
 
     Integers beyond 10**40 in magnitude (no size, budget or workload is that large;
     such values overflow the floats of the printed summaries) raise ValueError too.
@@ -186,7 +189,7 @@ def parse_int(text: str, what: str) -> int:
     t = text.strip()
     short = _SHORTHAND.fullmatch(t)
     if short:  # 1.5B = 1.5e9: the same digits in scientific notation
-        t = f"{short.group(1).replace('_', '')}{'.' + short.group(2) if short.group(2) else ''}e{_SHORTHAND_SCALE[short.group(3)]}"
+        t = f"{short.group(1).replace('_', '')}{'.' + short.group(2) if short.group(2) else ''}e{_SHORTHAND_SCALE[short.group(3).lower()]}"
     if _INT.fullmatch(t):
         body = t.replace("_", "").lstrip("+-").lstrip("0") or "0"  # leading zeros are no digits
         digits = len(body)

@@ -64,8 +64,9 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
         dest="kv_dtype",
         default=None,
         metavar="DTYPE",
-        help="KV cache dtype: auto, bf16, fp16, fp8 (fp8_e4m3), fp8_e5m2 (default auto: the model's 16-bit dtype "
-        "under --engine vllm, as vLLM's kv_cache_dtype=auto; else the weight dtype)",
+        help="KV cache dtype: under --engine vllm, vLLM's auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2; under --engine "
+        "none also bf16, fp16, int8, ... (default auto: the model's 16-bit dtype under --engine vllm, as vLLM's "
+        "kv_cache_dtype=auto; else the weight dtype)",
     )
     p.add_argument(
         "--engine",
@@ -206,6 +207,11 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
     )
 
 
+# vllm/config/cache.py CacheDType, the values symtrans can size (fp8_inc, Intel Gaudi's, and
+# fp8_ds_mla, DeepSeek MLA's packed layout, are left out rather than sized as plain fp8)
+VLLM_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
+
+
 def _options(args, checkpoint):
     from symtrans.accounting.deploy import DeployOptions
     from symtrans.accounting.hardware import fraction
@@ -216,6 +222,11 @@ def _options(args, checkpoint):
     if args.pipeline_parallel_size != 1:
         raise InputError("--pipeline-parallel-size above 1 is not planned yet: give 1, or plan one stage's layers")
     kv = args.kv_dtype
+    if kv is not None and args.engine == "vllm" and kv.strip().lower() not in VLLM_KV_DTYPES + ("bf16",):
+        raise InputError(
+            f"--kv-cache-dtype {kv[:40]!r} is not a vLLM cache dtype: under --engine vllm give "
+            f"{', '.join(VLLM_KV_DTYPES)} (vllm/config/cache.py CacheDType); --engine none takes symtrans's wider list"
+        )
     aliases = {"auto": None, "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "bfloat16": "bf16", "float16": "fp16"}
     if kv is not None:
         kv = aliases.get(kv.strip().lower(), kv)

@@ -132,16 +132,26 @@ def _cmd_model_types(args) -> int:
 # params
 
 
-def params_result(res, generated: bool = True) -> dict:
+def params_result(res, generated: bool = True, part: str = "all") -> dict:
     """The JSON object of ``symtrans params``: exact ``total``, ``closed_form``, components.
 
     ``generated``: answer from the data generated from the closed forms when the model's
     structure has some (no SymPy), else compute with SymPy (``cli.numbers``).
+    ``part``: ``"text"`` or ``"vision"`` make ``total``, ``closed_form`` and ``components``
+    those of that part of a vision-language model (``vision.select_part``; ``"part"`` says
+    which); ``parts`` always holds all three figures.
+
+    Raises:
+        UsageError: ``part`` is not ``"all"`` and the model has no vision tower.
     """
     from symtrans.cli import numbers as NB
 
     spec = res.spec
     values = spec.values
+    if part != "all" and spec.vision == "none":
+        raise UsageError(
+            f"symtrans params: --part {part} needs a vision-language model; {res.name} has no vision tower"
+        )
 
     def assemble(n) -> dict:
         total = n.integer("total")
@@ -158,7 +168,7 @@ def params_result(res, generated: bool = True) -> dict:
             out["active_closed_form"] = n.text("active_closed_form")
         return out
 
-    out = with_numbers(spec, NB.params_query(), values, assemble, generated)
+    out = with_numbers(spec, NB.params_query(part), values, assemble, generated)
     if res.modified_from:
         out.update(published=None, source=None, reference=None, modified_from=res.modified_from)
         out["changes"] = list(res.changes)
@@ -175,8 +185,10 @@ def params_result(res, generated: bool = True) -> dict:
         from symtrans.engine.evaluate import exact
         from symtrans.engine.vision import vision_params
 
-        vision = exact(vision_params(build(spec)), values)
-        out["parts"] = {"all": out["total"], "text": out["total"] - vision, "vision": vision}
+        model = build(spec)
+        whole, vision = exact(model.params, values), exact(vision_params(model), values)
+        out["parts"] = {"all": whole, "text": whole - vision, "vision": vision}
+        out["part"] = part
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     out["counted_class"] = res.counted_class
     return out
@@ -277,12 +289,18 @@ def _cmd_params(args) -> int:
     if res.generic is not None:
         return _generic_params(args, res)
     peft = _peft(args, res)
+    part = getattr(args, "part", "all")
     if args.format in ("markdown", "latex"):
+        if part != "all":  # the derivation report derives the whole model; refuse, never mislabel
+            raise UsageError(
+                f"symtrans params: --part {part} gives --format text or json; "
+                f"the {args.format} report derives the whole model"
+            )
         from symtrans.render.report import render
 
         _emit(args, render(res, args.format, title=getattr(args, "title", None)))
         return 0
-    r = params_result(res)
+    r = params_result(res, part=part)
     if peft:
         r["peft"] = peft
     if args.format == "json":
@@ -290,12 +308,7 @@ def _cmd_params(args) -> int:
         return 0
     from symtrans.base.numbers import count, grouped
 
-    part = getattr(args, "part", "all")
-    if part != "all" and "parts" not in r:
-        raise UsageError(
-            f"symtrans params: --part {part} needs a vision-language model; {r['model']} has no vision tower"
-        )
-    headline = r["parts"][part] if part != "all" else r["total"]
+    headline = r["total"]  # of the chosen part (params_result)
     what = {
         "all": "parameters",
         "text": "parameters of the language model (text only)",
@@ -305,7 +318,7 @@ def _cmd_params(args) -> int:
     if "parts" in r:
         lines.append(
             f"  text only (language model and LM head): {grouped(r['parts']['text'])}; "
-            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['total'])}"
+            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['parts']['all'])}"
         )
     if peft:
         lines += _peft_lines(peft)

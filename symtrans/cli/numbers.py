@@ -78,8 +78,9 @@ def key_id(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def params_query() -> tuple:
-    return ("params",)
+def params_query(part: str = "all") -> tuple:
+    """``part``: ``params --part`` (``vision.select_part``); the whole model keeps its old key."""
+    return ("params",) if part == "all" else ("params", part)
 
 
 def flops_query(mode: str, convention: str, mask: str, recompute: str) -> tuple:

@@ -99,7 +99,7 @@ def build(spec, query: tuple) -> Plan:
     """
     kind = query[0]
     if kind == "params":
-        return params_plan(spec)
+        return params_plan(spec, *query[1:])
     if kind == "flops":
         return flops_plan(spec, *query[1:])
     if kind == "memory":
@@ -107,13 +107,15 @@ def build(spec, query: tuple) -> Plan:
     raise InputError(f"unknown plan {kind!r}")
 
 
-def params_plan(spec) -> Plan:
+def params_plan(spec, part: str = "all") -> Plan:
     """``symtrans params``: the total (and active) parameters with their closed forms, and
-    the components down to the layers (``summary.rows``)."""
+    the components down to the layers (``summary.rows``), of the whole model or of one
+    ``part`` of a vision-language model (``--part text|vision``, ``vision.select_part``)."""
     from symtrans.engine.architectures import build as build_model
     from symtrans.engine.simplify import closed_form
+    from symtrans.engine.vision import select_part
 
-    model = build_model(spec)
+    model = select_part(build_model(spec), part)
     plan = Plan()
     plan.exprs["total"] = model.params
     plan.texts["closed_form"] = sp.sstr(closed_form(model.params))

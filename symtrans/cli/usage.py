@@ -328,6 +328,10 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
         return out
 
     out = with_numbers(spec, NB.flops_query(mode, conv.name, args.mask, args.recompute), v, assemble, generated)
+    if spec.vision != "none":  # the Cost tree's vision subtrees count 0 FLOPs (engine/vision.py)
+        out["vision_note"] = (
+            "the workload has no images, so the vision tower's FLOPs are 0 (per-image FLOPs are not modelled yet)"
+        )
     if args.compare:
         import sympy as sp
 
@@ -430,6 +434,8 @@ def cmd_flops(args, res, emit) -> int:
         for c in r["components"]:
             each = f"  ({_plain(c['each'])} each)" if c["count"] not in (0, 1) else ""
             lines.append(f"    {label(c):<{width}}  {_plain(c['total']):>24}  {c['share'] * 100:6.2f}%{each}")
+    if "vision_note" in r:
+        lines.append(f"  note: {r['vision_note']}")
     if "compare" in r:
         lines += _compare_lines(r["compare"], r["compare_basis"])
     emit(args, "\n".join(lines))

@@ -20,8 +20,11 @@ norm1/norm2, ``merger``: LayerNorm ln_q, Linear m^2 d_vis -> m^2 d_vis, GELU, Li
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import linear, norm
 from symtrans.engine.cost import ZERO, Cost, Step
@@ -133,6 +136,25 @@ def vision_parts(spec: Spec) -> list[Cost]:
     if spec.vision == "qwen2_vl":
         return qwen2_vl_tower(spec)
     return []
+
+
+def select_part(cost: Cost, part: str) -> Cost:
+    """The part of a vision-language model's Cost tree that ``params --part`` counts.
+
+    ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head);
+    ``"vision"``: only those children (vision tower, projector), without the top level's own
+    steps; ``"all"``: ``cost`` itself.  Selected by ``Block``, never by a component's name.
+
+    Raises:
+        InputError: ``part`` is none of those.
+    """
+    if part == "all":
+        return cost
+    if part not in ("text", "vision"):
+        raise InputError(f"part must be all, text or vision, not {part!r}")
+    keep = tuple(c for c in cost.children if (c.block in VISION_BLOCKS) == (part == "vision"))
+    steps = cost.steps if part == "text" else ()
+    return replace(cost, steps=steps, children=keep)
 
 
 def vision_params(cost: Cost) -> sp.Expr:
