@@ -430,7 +430,11 @@ def mistral_forward(L: int, B: int = 1, causal: bool = False) -> int:
 
 def test_cli_sweep_of_a_sliding_window_model(capsys):
     # Before the fix: "symtrans: error: cannot bound Min(L, w)".
-    code, out, err = run(capsys, "sweep", "mistral-7b", "--grid", "d_model=4096", "--quantity", "params,flops")
+    # --mask window: the band L*min(L, w) (since 8e9f66a --mask full counts the whole square, as
+    # eager attention computes it, and the window drops out of the formula).
+    code, out, err = run(
+        capsys, "sweep", "mistral-7b", "--grid", "d_model=4096", "--quantity", "params,flops", "--mask", "window"
+    )
     assert code == 0, err
     # 7,241,732,096: Mistral-7B-v0.1's parameter count in transformers (MistralForCausalLM).
     # L = 8192: the preset's documented context (Jiang et al. 2023, Table 1: context_len 8192).
@@ -443,9 +447,10 @@ def test_cli_sweep_of_a_sliding_window_model(capsys):
 
 
 def test_cli_sweep_over_the_window_of_gpt2(capsys):
-    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "w=128,512,2048", "--quantity", "flops")
+    code, out, err = run(capsys, "sweep", "gpt2", "--grid", "w=128,512,2048", "--quantity", "flops", "--mask", "window")
     assert code == 0, err
-    # GPT-2 with a sliding window: the score matmuls cover L*min(L, w) pairs instead of L^2.
+    # GPT-2 with a sliding window under --mask window (FlashAttention's window_size band; --mask full
+    # counts the whole square since 8e9f66a): the score matmuls cover L*min(L, w) pairs instead of L^2.
     expected = [
         12 * (2 * 1024 * 4 * 768**2 + 2 * 1024 * 2 * 768 * 3072 + 4 * 1024 * min(1024, w) * 768)
         + 2 * 1024 * 768 * 50257

@@ -61,7 +61,9 @@ def read_qwen3_next(r: Reader) -> Spec:
     h_kv = r.size("num_key_value_heads")
     if h % h_kv:
         raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
-    d_k = r.size("head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", nullable=True)
+    # Qwen3NextConfig's head_dim is a plain int field defaulting to 256 (not hidden_size //
+    # num_attention_heads, which is 128 at its defaults), and a null is refused by the config.
+    d_k = r.size("head_dim")
     experts = r.size("num_experts", zero_ok=True)
     n_moe = _moe_layers(r, n, experts)
     sizes: dict[str, int] = dict(d_model=d, d_ff=r.size("intermediate_size"), h=h, h_kv=h_kv, d_k=d_k)
