@@ -723,3 +723,31 @@ def test_config_that_disagrees_with_the_shapes(saved, tmp_path):
     assert "d_ff: 100 in the config, 128 in the stored shapes" in by["other"].detail
     # the formula's layers are 3 x (d_ff 100) where 2 x (d_ff 128) are stored, and one is priced above
     assert by["other"].elements == ins.stored_elements - ins.formula + layer0
+
+
+def test_qwen2_moe_saved_with_window_off(tmp_path):
+    """A tiny Qwen2MoeForCausalLM written by transformers 5.x's save_pretrained (safetensors):
+    its config.json has ``sliding_window: 0`` (the window is off) and its shared expert
+    (mlp.shared_expert.{gate,up,down}_proj, mlp.shared_expert_gate) is stored per layer.
+    inspect reads the config, names every tensor, and the formula equals the real model's
+    parameter count (sum of numel), with nothing left to explain."""
+    model = tiny(
+        "Qwen2MoeForCausalLM",
+        **LLAMA,
+        moe_intermediate_size=32,
+        shared_expert_intermediate_size=48,
+        num_experts=4,
+        num_experts_per_tok=2,
+    )
+    model.save_pretrained(tmp_path)
+    assert (tmp_path / "model.safetensors").exists()
+    assert json.loads((tmp_path / "config.json").read_text())["sliding_window"] == 0
+    ins = inspect(str(tmp_path))
+    assert ins.spec_source == "config.json"
+    assert ins.logical_parameters == ins.formula == count(model)
+    assert ins.terms == []
+    assert_all_named(ins)
+    assert all(e.role is not None for e in ins.entries if e.kind == Kind.PARAMETER)
+    shared = sum(e.logical for e in ins.entries if e.name.split(".mlp.")[-1].startswith("shared_expert"))
+    d, w, n = 64, 48, 2  # 3 maps of d_model x d_ff_s and the d_model -> 1 gate, per layer
+    assert shared == n * (3 * d * w + d)

@@ -701,7 +701,8 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     terms = explain(entries, spec, fam, result.formula)
     rest = result.stored_elements - result.formula - sum(t.elements for t in terms)
     if rest:
-        hints = {"h": spec.values["h"], "_given": ()}
+        # sizes no shape stores come from the config (k: experts per token changes no shape)
+        hints = {"h": spec.values["h"], "_given": ()} | ({"k": spec.values["k"]} if "k" in spec.values else {})
         diffs = _differences(entries, spec, fam, hints) if inf is None else []  # config.json vs the shapes
         terms.append(Term("other", rest, (), "; ".join(diffs) if diffs else "no single tensor accounts for it"))
     result.terms = terms

@@ -187,7 +187,8 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
         sizes["d_v"] = heads["d_v"]
 
     # feed-forward width, experts
-    ffn_up = _first(params, Role.FFN_UP) or _first(params, Role.FFN_GATE)
+    # the dense FFN's maps (a shared expert's, Block.SHARED_EXPERT, have their own width d_ff_s)
+    ffn_up = _first(params, Role.FFN_UP, block=Block.FFN) or _first(params, Role.FFN_GATE, block=Block.FFN)
     experts = [e for e in params if e.role == Role.EXPERTS and not e.bias]
     gated = _first(params, Role.FFN_GATE) is not None or any(e.part == Role.FFN_GATE for e in experts)
     if ffn_up is not None:
@@ -198,7 +199,7 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
         d_ff = io_dims(up)[1] if up.part != Role.FFN_DOWN else io_dims(up)[0]
         found["d_ff"] = f"expert width of {up.name}"
     else:
-        down = _first(params, Role.FFN_DOWN)
+        down = _first(params, Role.FFN_DOWN, block=Block.FFN)
         if down is None:
             raise InferenceError("no feed-forward map is stored, so d_ff cannot be inferred")
         d_ff = io_dims(down)[0]
