@@ -1256,6 +1256,22 @@ GETATTR_QUIET: dict[str, tuple[str, ...]] = {
     "deberta-v2": ("conv_act", "pooler_hidden_size"),
 }
 
+# Keys that published checkpoints' config.json files carry and that the transformers 5.x
+# config class neither declares nor passes to any modeling code (checked by grepping
+# transformers 5.24's models/<type>/ for ``config.<key>``): they change nothing, and are
+# known so that they are neither noted as unknown nor taken for a misspelling.  Records
+# (catalog/models) carry theirs as ``ModelType.legacy_keys``.
+LEGACY_KEYS: dict[str, frozenset[str]] = {
+    # google/gemma-2-9b: 4.x's hidden_act (5.x reads hidden_activation), sliding_window_size
+    # (5.x reads sliding_window) and generation's cache_implementation
+    "gemma2": frozenset({"cache_implementation", "hidden_act", "sliding_window_size"}),
+    # llava-hf/llava-1.5-7b-hf: the loss's ignore_index and a top-level vocab_size (the head
+    # reads text_config.vocab_size)
+    "llava": frozenset({"ignore_index", "vocab_size"}),
+    # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
+    "qwen2_vl_text": frozenset({"vision_token_id"}),
+}
+
 
 def _assemble(records: tuple[ModelType, ...]) -> None:
     """Add the registered model-type records (catalog/models) to the tables above: each
@@ -1273,6 +1289,7 @@ def _assemble(records: tuple[ModelType, ...]) -> None:
             (GETATTR_KEYS, rec.getattr_keys),
             (WORKLOAD_GETATTR_KEYS, rec.workload_getattr_keys),
             (GETATTR_QUIET, rec.getattr_quiet),
+            (LEGACY_KEYS, rec.legacy_keys),
         ):
             if value:
                 table[mt] = value
@@ -3222,6 +3239,7 @@ def known_keys(model_type: str) -> frozenset[str]:
         | frozenset(GETATTR_KEYS.get(model_type, ()))
         | frozenset(WORKLOAD_GETATTR_KEYS.get(model_type, ()))
         | frozenset(GETATTR_QUIET.get(model_type, ()))
+        | LEGACY_KEYS.get(model_type, frozenset())
     )
 
 

@@ -144,6 +144,8 @@ JAMBA = ModelType(
         kernel="use_mamba_kernels use_mambapy use_associative_scan",
     ),
     aliases={"num_local_experts": "num_experts"},
+    # ai21labs/AI21-Jamba-1.5-Mini: 4.x-era keys that JambaConfig 5.x and its modeling never read
+    legacy_keys=keys("num_logits_to_keep sliding_window"),
     getattr_keys=("head_dim",),
     pad_default=0,
     family="hybrid",

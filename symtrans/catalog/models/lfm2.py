@@ -145,6 +145,12 @@ LFM2 = ModelType(
         rope="rope_parameters",
         cache="use_cache",
     ),
+    # Liquid's own names in LiquidAI/LFM2.5-350M: block_ff_dim and tie_embedding are popped by
+    # Lfm2Config into intermediate_size and tie_word_embeddings (read above); the rest no code reads
+    legacy_keys=keys(
+        "block_dim block_ff_dim block_mlp_init_scale block_norm_eps block_out_init_scale block_use_swiglu "
+        "block_use_xavier_init conv_dim conv_use_xavier_init tie_embedding"
+    ),
     getattr_keys=("head_dim",),
     pad_default=0,
     family="hybrid",

@@ -158,6 +158,9 @@ QWEN3_NEXT = ModelType(
         routing="norm_topk_prob",
         loss="router_aux_loss_coef",
     ),
+    # full_attention_interval is popped by Qwen3NextConfig to write layer_types (read above);
+    # use_sliding_window no code reads
+    legacy_keys=keys("full_attention_interval use_sliding_window"),
     pad_default=None,
     family="hybrid",
 )

@@ -113,6 +113,10 @@ class ModelType:
             changing the count (audited like fields).
         workload_getattr_keys: such keys that change the workload (windows), not parameters.
         getattr_quiet: such keys that change nothing counted.
+        legacy_keys: keys that published checkpoints' config.json files still carry and the
+            5.x config class either pops into one of its fields (the reader reads them, e.g.
+            LFM2's ``block_ff_dim``) or never reads (no modeling code reads them, e.g. Mamba's
+            original ``d_model``): known, so never noted as unknown nor taken for a misspelling.
         pad_default: the class default of ``pad_token_id`` where the token embedding uses it
             as ``padding_idx`` (checked to be a row), else ``NO_PADDING``.
         text_only: a language model that exists only inside a multimodal wrapper (read from
@@ -131,6 +135,7 @@ class ModelType:
     getattr_keys: tuple[str, ...] = ()
     workload_getattr_keys: tuple[str, ...] = ()
     getattr_quiet: tuple[str, ...] = ()
+    legacy_keys: frozenset[str] = frozenset()
     pad_default: Any = NO_PADDING
     text_only: bool = False
     family: str = ""

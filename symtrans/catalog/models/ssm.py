@@ -177,6 +177,8 @@ MAMBA = ModelType(
     defaults=_MAMBA_DEFAULTS,
     config_keys=keys(_MAMBA_KEYS),
     no_param_effect={**no_effect(**_MAMBA_QUIET), **no_effect(kernel="use_mambapy use_associative_scan")},
+    # state-spaces/mamba-130m-hf keeps mamba_ssm's own names beside transformers'
+    legacy_keys=keys("d_inner d_model fused_add_norm n_layer pad_vocab_size_multiple rms_norm ssm_cfg"),
     pad_default=0,
     family="ssm",
 )
