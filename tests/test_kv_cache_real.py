@@ -29,20 +29,26 @@ GENERATIVE = [
 ]
 
 
-def _tensors(cache):
-    """Every key/value tensor a transformers 5.x cache holds."""
+def _tensors(cache, state: bool = False):
+    """Every key/value tensor a transformers 5.x cache holds (``state``: every constant-size
+    state tensor instead: the conv and recurrent states of Mamba, Gated DeltaNet and
+    short-convolution layers, which a LinearAttentionLayer holds in place of keys and values)."""
     if hasattr(cache, "cross_attention_cache"):  # EncoderDecoderCache: self- and cross-attention
-        yield from _tensors(cache.self_attention_cache)
-        yield from _tensors(cache.cross_attention_cache)
+        yield from _tensors(cache.self_attention_cache, state)
+        yield from _tensors(cache.cross_attention_cache, state)
         return
     for layer in cache.layers:
-        for t in (layer.keys, layer.values):
+        if state:
+            for states in (getattr(layer, "conv_states", {}), getattr(layer, "recurrent_states", {})):
+                yield from (t for t in states.values() if t is not None and t.numel())
+            continue
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
             if t is not None and t.numel():
                 yield t
 
 
-def cache_bytes(cache) -> int:
-    return sum(t.numel() * t.element_size() for t in _tensors(cache))
+def cache_bytes(cache, state: bool = False) -> int:
+    return sum(t.numel() * t.element_size() for t in _tensors(cache, state))
 
 
 @pytest.mark.parametrize("model_type", GENERATIVE)
@@ -62,12 +68,16 @@ def test_kv_cache_bytes_equal_the_real_cache(hf, model_type):
     with torch.no_grad():
         out = model(**inputs, use_cache=True)
     real = cache_bytes(out.past_key_values)
+    state = cache_bytes(out.past_key_values, state=True)  # 0 but for state-space and hybrid types
     expected = kv_cache_bytes(spec, BATCH, PREFILL, "fp32", src=src if spec.family == "encoder-decoder" else None)
-    assert real > 0
-    assert real == exact(expected, spec.values), (model_type, real)
-    if spec.family == "decoder-only":  # the Cost tree's own cache elements (Step.cache) say the same
-        per_token = exact(build(spec).cache, spec.values)
+    assert real + state > 0
+    # memory's cache bytes: K/V of B x L tokens plus B constant states
+    assert real + state == exact(expected, spec.values), (model_type, real, state)
+    if spec.family == "decoder-only":  # the Cost tree's own cache elements (Step.cache, Step.state) say the same
+        tree = build(spec)
+        per_token = exact(tree.cache, spec.values)
         assert BATCH * PREFILL * per_token * 4 == real, (model_type, per_token)
+        assert BATCH * exact(tree.state, spec.values) * 4 == state, (model_type, state)
 
 
 def test_sliding_window_cache_keeps_the_window(hf):

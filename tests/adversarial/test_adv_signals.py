@@ -163,8 +163,12 @@ def test_sigterm_at_random_moments_of_a_report_exits_143_and_keeps_or_completes_
         if p.returncode == 0:  # it finished before the signal: not a trial
             continue
         got = (work / "r.html").read_bytes()
-        if p.returncode == -signal.SIGTERM:  # before Python ran symtrans's first line: the default action
-            assert err == "" and got == SENTINEL, err  # (the shell reports it as 143 too)
+        if p.returncode == -signal.SIGTERM:  # the default action (the shell reports it as 143 too)
+            # Two windows have no Python handler: before symtrans's first line runs (the earlier
+            # file stays), and the interpreter's own shutdown after the run, when CPython has
+            # restored the default dispositions (the complete report is in place).  Either way
+            # nothing is half-written.  Seen in CI: a SIGTERM at 0.95 x the run's length.
+            assert err == "" and got in (SENTINEL, complete), err
             continue
         assert p.returncode == 143, err
         assert err.count("\n") == 1 and "Traceback" not in err and "Exception ignored" not in err, err
