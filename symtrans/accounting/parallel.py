@@ -384,7 +384,8 @@ def _largest_tensor(spec: Spec) -> sp.Expr:
 
 
 def _evaluate(expr: sp.Expr, values: dict) -> sp.Rational:
-    return exact_rational(sp.sympify(expr), values)
+    # a number (int, Fraction) becomes a Rational exactly; nothing here is ever parsed as code
+    return exact_rational(expr if isinstance(expr, sp.Basic) else sp.Rational(expr), values)
 
 
 def model_state_terms(spec: Spec, values: dict, lay: Layout, stage: str, params: StageParams) -> list[Term]:

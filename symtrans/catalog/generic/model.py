@@ -13,6 +13,7 @@ from typing import Any
 
 import sympy as sp
 
+from symtrans.base.errors import InputError
 from symtrans.catalog.generic import build as B
 from symtrans.catalog.generic import infer as I
 from symtrans.catalog.generic import structure as T
@@ -60,8 +61,16 @@ class GenericModel:
         return self.total
 
     def subs(self, expr: sp.Expr, **sizes: int) -> int:
-        """``expr`` at this model's sizes (or ``sizes``), exactly."""
-        syms = {s.name: s for s in sp.sympify(expr).free_symbols}
+        """``expr`` (a SymPy expression, such as ``self.cost.params``) at this model's sizes
+        (or ``sizes``), exactly.
+
+        Raises:
+            InputError: ``expr`` is not a SymPy expression (text is never parsed here: sympify
+                would run it as Python).
+        """
+        if not isinstance(expr, sp.Basic):
+            raise InputError(f"subs takes a SymPy expression, not {type(expr).__name__}")
+        syms = {s.name: s for s in expr.free_symbols}
         v = expr.xreplace({syms[n]: sp.Integer(x) for n, x in {**self.sizes, **sizes}.items() if n in syms})
         return int(v) if v.is_Integer else v
 
