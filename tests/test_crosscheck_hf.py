@@ -81,6 +81,7 @@ REFUSED_CLASS_DEFAULTS = {
     "deepseek_v2": "num_experts_per_tok",
     "ministral": "head_dim",
     "nemotron": "num_key_value_heads",
+    "dots1": "n_routed_experts",  # Dots1Config's None expert counts: Dots1NaiveMoe cannot build
 }
 
 
