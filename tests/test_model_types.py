@@ -626,6 +626,48 @@ AUDIT_BASE: dict[str, dict] = {
         block_multiple_of=4,
         pad_token_id=0,
     ),
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    # 4 layers, NoPE on the 4th (interval 4); the NoPE layer slides (window 7, switched on)
+    "smollm3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        use_sliding_window=True,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, sliding, sliding, full (Olmo3Config's rule), window 7
+    "olmo3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, full, sliding, full (sliding_window_pattern 2), window 7
+    "exaone4": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        sliding_window_pattern=2,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -912,6 +954,13 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("vit", "pooler_act"): ["relu"],
     ("vit", "image_size"): [8, [6, 8]],
     ("vit", "patch_size"): [3, [2, 2], [2, 3]],
+    # --- dec21
+    ("smollm3", "no_rope_layers"): [[1, 0, 1, 0], [1, 1, 1]],  # the short list: the attention cannot index it
+    ("smollm3", "layer_types"): [["sliding_attention"] * 4],
+    ("olmo3", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
+    ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
