@@ -63,6 +63,7 @@ HF_CLASSES = {
     "mpt": "MptForCausalLM",
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
+    "gemma3": "Gemma3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -89,7 +90,7 @@ HF_CLASSES = {
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl")
+WRAPPED = ("llava", "qwen2_vl", "gemma3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -386,6 +387,16 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+SIGLIP_VISION = dict(
+    model_type="siglip_vision_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+    vision_use_head=False,
+)
 
 
 @st.composite
@@ -411,6 +422,18 @@ def qwen2_vl(draw) -> dict:
         cfg["text_config"] = text
     else:
         cfg.update(text)  # flat, as Hub checkpoints are saved: Qwen2VLConfig moves the keys into text_config
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def gemma3(draw) -> dict:
+    """Gemma3ForConditionalGeneration: a drawn gemma3_text language model beside a small SigLIP
+    tower (tests/test_vision_siglip.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(decoder_types("gemma3_text"))
+    if draw(st.booleans()):
+        del text["model_type"]  # Gemma3Config's default text model is gemma3_text
+    cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -1039,6 +1062,7 @@ STRATEGIES = {
     "mpt": mpt(),
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
+    "gemma3": gemma3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
