@@ -86,6 +86,11 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
+    "camembert": "CamembertModel",
+    "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mt5": "MT5ForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
     "smollm3": "SmolLM3ForCausalLM",
     "olmo3": "Olmo3ForCausalLM",
@@ -93,6 +98,10 @@ HF_CLASSES = {
     "cohere2": "Cohere2ForCausalLM",
     "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
+
+# T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
+# tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
+T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
@@ -104,7 +113,7 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
     as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
     n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
-    if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
+    if model_type in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     return n
@@ -256,9 +265,9 @@ def gpt2(draw) -> dict:
 
 
 @st.composite
-def t5(draw) -> dict:
+def t5(draw, mt: str = "t5") -> dict:
     cfg = dict(
-        model_type="t5",
+        model_type=mt,
         d_model=draw(SIZE),
         d_kv=draw(st.integers(1, 6)),
         num_heads=draw(st.integers(1, 4)),
@@ -704,6 +713,15 @@ def xlm_roberta(draw) -> dict:
 
 
 @st.composite
+def roberta_like(draw, mt: str) -> dict:
+    """RoBERTa's copies (CamemBERT, RoBERTa-PreLayerNorm): positions numbered from pad_token_id + 1."""
+    cfg = draw(encoder(mt))
+    if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
+        cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -1135,4 +1153,8 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "camembert": roberta_like("camembert"),
+    "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mt5": t5("mt5"),
+    "umt5": t5("umt5"),
 }
