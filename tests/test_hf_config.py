@@ -76,6 +76,14 @@ REFERENCE = {
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
+    # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
+    # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
+    "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
+    "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
+    # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
+    # builds them on the meta device)
+    "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
+    "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).

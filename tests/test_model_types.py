@@ -75,6 +75,17 @@ _SEQ2SEQ_BASE = dict(
     vocab_size=23,
 )
 
+_BERT_BASE = dict(
+    hidden_size=12,
+    num_attention_heads=2,
+    num_hidden_layers=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=17,
+    type_vocab_size=3,
+)
+_T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
+
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
         hidden_size=12,
@@ -663,6 +674,53 @@ AUDIT_BASE: dict[str, dict] = {
         block_multiple_of=4,
         pad_token_id=0,
     ),
+    # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
+    "camembert": dict(_BERT_BASE),
+    "roberta-prelayernorm": dict(_BERT_BASE),
+    "mt5": dict(_T5_BASE),
+    "umt5": dict(_T5_BASE),
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    # 4 layers, NoPE on the 4th (interval 4); the NoPE layer slides (window 7, switched on)
+    "smollm3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        use_sliding_window=True,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, sliding, sliding, full (Olmo3Config's rule), window 7
+    "olmo3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, full, sliding, full (sliding_window_pattern 2), window 7
+    "exaone4": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        sliding_window_pattern=2,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -984,6 +1042,37 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("vit", "pooler_act"): ["relu"],
     ("vit", "image_size"): [8, [6, 8]],
     ("vit", "patch_size"): [3, [2, 2], [2, 3]],
+    # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
+    **{
+        (mt, key): values
+        for mt in ("camembert", "roberta-prelayernorm")
+        for key, values in {
+            "hidden_size": [16],
+            "num_attention_heads": [4, 5],
+            "add_cross_attention": [True],
+            "pad_token_id": [None, 2, 17],  # 17: outside the position table (padding_idx)
+        }.items()
+    },
+    **{
+        (mt, key): values
+        for mt in ("mt5", "umt5")
+        for key, values in {
+            "feed_forward_proj": ["gated-gelu", "gated-silu", "gelu", "relu"],
+            "dense_act_fn": ["gelu"],
+            "num_decoder_layers": [None, 3],
+            "num_heads": [3],
+            "num_attention_heads": [3],
+            "d_model": [14],
+            "hidden_size": [14],
+        }.items()
+    },
+    # --- dec21
+    ("smollm3", "no_rope_layers"): [[1, 0, 1, 0], [1, 1, 1]],  # the short list: the attention cannot index it
+    ("smollm3", "layer_types"): [["sliding_attention"] * 4],
+    ("olmo3", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
+    ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -1033,6 +1122,8 @@ GAPS: dict[tuple[str, str], str] = {
     ("mpt", "num_attention_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
     # --- seq2seq
     ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
+    ("camembert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
+    ("roberta-prelayernorm", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
