@@ -96,6 +96,8 @@ HF_CLASSES = {
     "smollm3": "SmolLM3ForCausalLM",
     "olmo3": "Olmo3ForCausalLM",
     "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -842,12 +844,24 @@ _DENSE_BIAS_KEYS = {
     "smollm3": ("attention_bias", "mlp_bias"),
     "olmo3": ("attention_bias",),
     "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral", "smollm3", "olmo3", "exaone4")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -872,7 +886,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -896,6 +910,13 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
     if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         if draw(st.booleans()):

@@ -721,6 +721,30 @@ AUDIT_BASE: dict[str, dict] = {
         sliding_window_pattern=2,
         pad_token_id=0,
     ),
+    # 4 layers: sliding, sliding, sliding, full (Cohere2Config's default pattern 4), window 7;
+    # hidden_size 18 over 4 heads: head_dim 4 (floored), q_proj 16 wide
+    "cohere2": dict(
+        hidden_size=18,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=1,
+    ),
+    "hunyuan_v1_dense": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -1073,6 +1097,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("exaone4", "layer_types"): [["full_attention"] * 4],
     ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
     ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
+    ("cohere2", "layer_types"): [["full_attention"] * 4],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
