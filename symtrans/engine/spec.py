@@ -1004,7 +1004,9 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
         if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
     if spec.image_newline and spec.vision != "clip":
-        raise InputError("image_newline is LLaVA-NeXT's, beside a CLIP vision tower; this model's vision is " + spec.vision)
+        raise InputError(
+            "image_newline is LLaVA-NeXT's, beside a CLIP vision tower; this model's vision is " + spec.vision
+        )
     if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
         raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":
