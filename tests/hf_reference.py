@@ -64,6 +64,7 @@ HF_CLASSES = {
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llava_next": "LlavaNextForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -110,7 +111,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -128,14 +129,14 @@ def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
     config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
     (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` are left out."""
+    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
     lm = model.model.language_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
     return n
 
 
@@ -455,6 +456,15 @@ def gemma3(draw) -> dict:
         del text["model_type"]  # Gemma3Config's default text model is gemma3_text
     cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llava_next(draw) -> dict:
+    """LlavaNextForConditionalGeneration: llava's text models and CLIP tower; the wrapper's
+    tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
+    cfg = draw(llava())
+    cfg["model_type"] = "llava_next"
     return cfg
 
 
@@ -1232,6 +1242,7 @@ STRATEGIES = {
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
+    "llava_next": llava_next(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

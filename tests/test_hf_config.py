@@ -51,6 +51,9 @@ REFERENCE = {
     "llava-1.5-7b": (7_063_427_072, "LlavaForConditionalGeneration"),
     "qwen2-vl-7b": (8_291_375_616, "Qwen2VLForConditionalGeneration"),
     "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
+    "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
+    # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
+    "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "gemma-2b": (2_506_172_416, "GemmaForCausalLM"),
     "t5-small": (60_506_624, "T5ForConditionalGeneration"),
     "t5-base": (222_903_552, "T5ForConditionalGeneration"),
