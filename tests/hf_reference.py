@@ -64,6 +64,7 @@ HF_CLASSES = {
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llava_next": "LlavaNextForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -95,6 +96,8 @@ HF_CLASSES = {
     "smollm3": "SmolLM3ForCausalLM",
     "olmo3": "Olmo3ForCausalLM",
     "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -103,7 +106,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -121,14 +124,14 @@ def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
     config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
     (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` are left out."""
+    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
     lm = model.model.language_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
     return n
 
 
@@ -448,6 +451,15 @@ def gemma3(draw) -> dict:
         del text["model_type"]  # Gemma3Config's default text model is gemma3_text
     cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llava_next(draw) -> dict:
+    """LlavaNextForConditionalGeneration: llava's text models and CLIP tower; the wrapper's
+    tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
+    cfg = draw(llava())
+    cfg["model_type"] = "llava_next"
     return cfg
 
 
@@ -832,12 +844,24 @@ _DENSE_BIAS_KEYS = {
     "smollm3": ("attention_bias", "mlp_bias"),
     "olmo3": ("attention_bias",),
     "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral", "smollm3", "olmo3", "exaone4")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -862,7 +886,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -886,6 +910,13 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
     if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         if draw(st.booleans()):
@@ -1119,6 +1150,7 @@ STRATEGIES = {
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
+    "llava_next": llava_next(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
