@@ -290,6 +290,9 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
             cache=e(st.cache),
             state=e(st.state),
+            cache_window=e(st.cache_window),
+            source_cache=e(st.source_cache),
+            cache_heads=e(st.cache_heads),
         )
         for st in c.steps
     )
