@@ -63,6 +63,7 @@ HF_CLASSES = {
     "mpt": "MptForCausalLM",
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
+    "gemma3": "Gemma3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -85,11 +86,26 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
+    "camembert": "CamembertModel",
+    "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mt5": "MT5ForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    "smollm3": "SmolLM3ForCausalLM",
+    "olmo3": "Olmo3ForCausalLM",
+    "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
+
+# T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
+# tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
+T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl")
+WRAPPED = ("llava", "qwen2_vl", "gemma3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -97,7 +113,7 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
     as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
     n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
-    if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
+    if model_type in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     return n
@@ -249,9 +265,9 @@ def gpt2(draw) -> dict:
 
 
 @st.composite
-def t5(draw) -> dict:
+def t5(draw, mt: str = "t5") -> dict:
     cfg = dict(
-        model_type="t5",
+        model_type=mt,
         d_model=draw(SIZE),
         d_kv=draw(st.integers(1, 6)),
         num_heads=draw(st.integers(1, 4)),
@@ -386,6 +402,16 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+SIGLIP_VISION = dict(
+    model_type="siglip_vision_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+    vision_use_head=False,
+)
 
 
 @st.composite
@@ -411,6 +437,18 @@ def qwen2_vl(draw) -> dict:
         cfg["text_config"] = text
     else:
         cfg.update(text)  # flat, as Hub checkpoints are saved: Qwen2VLConfig moves the keys into text_config
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def gemma3(draw) -> dict:
+    """Gemma3ForConditionalGeneration: a drawn gemma3_text language model beside a small SigLIP
+    tower (tests/test_vision_siglip.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(decoder_types("gemma3_text"))
+    if draw(st.booleans()):
+        del text["model_type"]  # Gemma3Config's default text model is gemma3_text
+    cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -675,6 +713,15 @@ def xlm_roberta(draw) -> dict:
 
 
 @st.composite
+def roberta_like(draw, mt: str) -> dict:
+    """RoBERTa's copies (CamemBERT, RoBERTa-PreLayerNorm): positions numbered from pad_token_id + 1."""
+    cfg = draw(encoder(mt))
+    if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
+        cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -784,12 +831,27 @@ _DENSE_BIAS_KEYS = {
     "glm": ("attention_bias",),
     "glm4": ("attention_bias",),
     "nemotron": ("attention_bias", "mlp_bias"),
+    "smollm3": ("attention_bias", "mlp_bias"),
+    "olmo3": ("attention_bias",),
+    "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -814,7 +876,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -829,7 +891,45 @@ def dense(draw, mt: str) -> dict:
             cfg["layer_types"] = draw(
                 st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=n, max_size=n)
             )
+    if mt == "smollm3":
+        _smollm3_windows(draw, cfg)
+    if mt == "exaone4":  # its pattern rule (needs a window), or a list with or without a window
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+            _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        else:
+            _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
+            _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
+    if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
     return cfg
+
+
+def _layer_list(draw, n: int, kinds: list) -> list:
+    return draw(st.lists(st.sampled_from(kinds), min_size=n, max_size=n))
+
+
+def _smollm3_windows(draw, cfg: dict) -> None:
+    """NoPE layers by list (longer than the stack is fine) or interval; the window switch, the
+    window and layer_types given or derived (SmolLM3Config: the NoPE layers slide)."""
+    n = cfg["num_hidden_layers"]
+    if draw(st.booleans()):
+        cfg["no_rope_layers"] = _layer_list(draw, n + draw(st.integers(0, 1)), [0, 1])
+    else:
+        _maybe(draw, cfg, "no_rope_layer_interval", st.integers(1, 3))
+    _maybe(draw, cfg, "use_sliding_window", st.booleans())
+    _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if draw(st.booleans()):
+        cfg["layer_types"] = _layer_list(draw, n, ["full_attention", "sliding_attention"])
 
 
 @st.composite
@@ -1039,6 +1139,7 @@ STRATEGIES = {
     "mpt": mpt(),
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
+    "gemma3": gemma3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1052,4 +1153,8 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "camembert": roberta_like("camembert"),
+    "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mt5": t5("mt5"),
+    "umt5": t5("umt5"),
 }

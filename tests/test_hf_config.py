@@ -50,6 +50,7 @@ REFERENCE = {
     # issue 21's wrappers, whole (tests/test_vision_towers.py builds them on the meta device)
     "llava-1.5-7b": (7_063_427_072, "LlavaForConditionalGeneration"),
     "qwen2-vl-7b": (8_291_375_616, "Qwen2VLForConditionalGeneration"),
+    "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
     "gemma-2b": (2_506_172_416, "GemmaForCausalLM"),
     "t5-small": (60_506_624, "T5ForConditionalGeneration"),
     "t5-base": (222_903_552, "T5ForConditionalGeneration"),
@@ -74,6 +75,14 @@ REFERENCE = {
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
+    # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
+    # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
+    "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
+    "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
+    # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
+    # builds them on the meta device)
+    "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
+    "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
@@ -337,7 +346,7 @@ def test_notes_name_the_defaults_used(read_fixture):
 def test_bare_model_type_uses_class_defaults(model_type):
     """{"model_type": X} alone: every size from the config class, each one noted (DeepseekV2Config's
     null num_experts_per_tok is refused, test_crosscheck_hf.REFUSED_CLASS_DEFAULTS: give it)."""
-    if model_type in ("ministral", "nemotron"):  # their attention cannot build with a None class default
+    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense"):  # their attention cannot build with a None default
         with pytest.raises(ValueError, match="must be given"):
             _spec({"model_type": model_type})
         return

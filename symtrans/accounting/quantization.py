@@ -69,9 +69,11 @@ Which tensors each method replaces (the rest stay in the base dtype):
   and the MoE routers as llama.cpp leaves them (base dtype); every vector (norms,
   biases) in F32, as llama.cpp's converter stores 1-D tensors.
 
-Until Step carries its role (engine/roles.py), the output head is the linear map with V
-outputs and a router the one with E outputs; a lookup table with V entries is the token
-embedding.  Units: bytes.
+Every decision is made by the role the Cost tree gives the matrix's step
+(``engine.roles.Role``), never by its shape: the output head is the ``LM_HEAD`` step
+(whatever its row count: a Marian decoder's own ``decoder_vocab_size``, a tied head
+holds no matrix), a router the ``ROUTER`` step, the token table a ``TOKEN_EMBEDDING``
+(or the BART family's idle ``UNUSED_EMBEDDING``) lookup.  Units: bytes.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from symtrans.base.errors import InputError
+from symtrans.engine.roles import Role
 
 if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where bytes are counted, not to parse a format
     import sympy as sp
@@ -116,6 +119,12 @@ BNB_NESTED_BLOCK = 256  # quantize_blockwise(absmax, blocksize=256) for double q
 BNB_CODE_BYTES = 16 * 4  # the 16-entry nf4/fp4 code, fp32
 BNB_NESTED_CODE_BYTES = 256 * 4  # the 256-entry dynamic map of the nested quantization, fp32
 GGUF_VECTOR_BYTES = 4  # llama.cpp keeps 1-D tensors (norms, biases) in F32
+# Linear maps every method leaves in the base dtype: the MoE routers (AutoGPTQ's and AutoAWQ's module lists skip them, vLLM builds them
+# unquantized, llama-quantize skips ffn_gate_inp, transformers 5.x stores them as bare weights).
+KEPT_LINEAR_ROLES = frozenset({Role.ROUTER})
+# Lookup tables llama-quantize --pure writes in the one type: the token embedding (and the
+# BART family's idle untied copy of it); position, token-type and relative tables stay.
+TOKEN_TABLES = frozenset({Role.TOKEN_EMBEDDING, Role.UNUSED_EMBEDDING})
 
 
 @dataclass(frozen=True)
@@ -237,21 +246,17 @@ class Quantization:
             f"({sp.Rational(8 * t.type_size, t.block)} bits per weight; {t.layout}; {GGUF_SOURCE}); vectors F32"
         )
 
-    def replaces(self, m: Matrix, role=None) -> bool:
-        """Whether this method quantizes matrix ``m`` of a step of ``role`` (see the module docstring)."""
-        from symtrans.engine import symbols as S
-
+    def replaces(self, m: Matrix, role: Role) -> bool:
+        """Whether this method quantizes matrix ``m`` of a step of ``role`` (see the module
+        docstring): decided by ``role`` and whether ``m`` is a lookup table, never by its shape."""
         if self.method == "mxfp4":
-            from symtrans.engine.roles import Role
-
             return role == Role.EXPERTS and not m.lookup
-        head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
-        if self.method in GGUF_TYPES:
-            return (not m.lookup and not router) or (m.lookup and m.rows == S.V)
-        if m.lookup or router:
+        if m.lookup:  # embedding tables: only llama-quantize --pure rewrites the token table
+            return self.method in GGUF_TYPES and role in TOKEN_TABLES
+        if role in KEPT_LINEAR_ROLES:
             return False
-        if head:
-            return self.method == "gptq" and self.lm_head
+        if role == Role.LM_HEAD:
+            return self.method in GGUF_TYPES or (self.method == "gptq" and self.lm_head)
         return True
 
     def matrix_terms(self, rows: sp.Expr, cols: sp.Expr) -> dict[str, sp.Expr]:

@@ -41,6 +41,10 @@ MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 # --- encoders (types-enc)
 EMBEDDING_PROJECTIONS = ("albert", "deberta")
 DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
+# T5-style bucketed relative attention bias: ``auto`` (once per stack when positional is
+# ``relative``, T5), ``stack`` (once per stack whatever the positions: MPNet beside its learned
+# table), ``layer`` (one in every self-attention layer: UMT5).
+RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d")
@@ -121,12 +125,15 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",)}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": ()}
+# Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
+_SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -239,9 +246,11 @@ class Spec:
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
-            and a patch merger).  Its parameters are in the total; the text-only figure
+            and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
+            projector).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
+        vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -295,6 +304,12 @@ class Spec:
             (no pos_key_proj / pos_query_proj parameters; both projections still run).
         rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
+            ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
+            §2.1), ``stack`` (once per stack beside any positions: MPNet's
+            ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
+            table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
+            ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -359,6 +374,7 @@ class Spec:
     disentangled: str = "none"
     share_att_key: bool = False
     rel_norm: bool = False
+    relative_bias: str = "auto"
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -369,6 +385,7 @@ class Spec:
     frontend: str = "tokens"
     vision: str = "none"
     projector_bias: bool = True
+    vision_head: bool = False
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -420,6 +437,13 @@ class Spec:
     def decoder_positions(self) -> str:
         """The decoder's positional kind (``decoder_positional``, else ``positional``)."""
         return self.positional if self.decoder_positional is None else self.decoder_positional
+
+    @property
+    def relative_bias_at(self) -> str | None:
+        """Where the T5-style relative bias is stored: ``stack``, ``layer`` or None (none)."""
+        if self.relative_bias == "auto":
+            return "stack" if self.positional == "relative" else None
+        return self.relative_bias
 
     @property
     def ffn_bias_on(self) -> bool:
@@ -545,6 +569,7 @@ OPTION_TYPES: dict[str, Any] = {
     "disentangled": DISENTANGLED,
     "share_att_key": bool,
     "rel_norm": bool,
+    "relative_bias": RELATIVE_BIASES,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -555,6 +580,7 @@ OPTION_TYPES: dict[str, Any] = {
     "frontend": FRONTENDS,
     "vision": VISIONS,
     "projector_bias": bool,
+    "vision_head": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -971,8 +997,10 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     """A vision tower needs a decoder-only language model and exactly its sizes."""
     allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
     for name in v:
-        if name in VISION_SIZES["clip"] + VISION_SIZES["qwen2_vl"] + ("d_proj",) and name not in allowed:
+        if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
+        raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
