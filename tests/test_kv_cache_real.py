@@ -27,9 +27,10 @@ from symtrans.engine.architectures import build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 
 BATCH = 2
-# two prompt lengths below every AUDIT_BASE window (64) and position table (13 at least), so
-# every attention layer caches every position; the source of an encoder-decoder stays SOURCE
-LENGTHS = (5, 8)
+# two prompt lengths within every AUDIT_BASE window (7 at least: transformers' sliding-window
+# layer keeps min(L, w - 1) positions, see below) and position table (13 at least), so every
+# attention layer caches every position; the source of an encoder-decoder stays SOURCE
+LENGTHS = (4, 6)
 SOURCE = 5
 FP32 = 4  # bytes
 
@@ -85,6 +86,7 @@ def test_cache_bytes_equal_the_real_cache(hf, model_type):
     (kv1, state1, src), (kv2, state2, _) = (_prefill(hf, model, spec, n) for n in LENGTHS)
     assert kv1 + state1 > 0
     enc_dec = spec.family == "encoder-decoder"
+    assert not spec.has("w") or spec.size("w") - 1 >= LENGTHS[1], "a window below the lengths: see LENGTHS"
     # memory's cache bytes: K/V of B x L tokens (and B x L_src of cross-attention) plus B constant states
     for n, real in zip(LENGTHS, (kv1 + state1, kv2 + state2)):
         expected = kv_cache_bytes(spec, BATCH, n, "fp32", src=src if enc_dec else None)
