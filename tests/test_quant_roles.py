@@ -113,3 +113,59 @@ def test_gptq_keeps_the_marian_head_unless_lm_head_is_set(tmp_path):
     kept, both = ({k: exact(v, spec.values) for k, v in t.items()} for t in (kept, both))
     assert kept["unquantized"] - both["unquantized"] == head_fp16
     assert sum(both.values()) - sum(kept.values()) == head_gptq - head_fp16
+
+
+# A tiny Qwen2-MoE (Qwen2MoeConfig keys): one layer, 4 routed experts, a shared expert and its
+# d_model x 1 sigmoid gate, widths multiples of 32 so every quantized layout holds them.
+QWEN2_MOE = {
+    "model_type": "qwen2_moe",
+    "vocab_size": 64,
+    "hidden_size": 64,
+    "intermediate_size": 64,
+    "moe_intermediate_size": 64,
+    "shared_expert_intermediate_size": 64,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 2,
+    "num_experts": 4,
+    "num_experts_per_tok": 2,
+    "tie_word_embeddings": False,
+}
+
+
+def _terms(tmp_path, cfg: dict, quantization: str) -> dict[str, int]:
+    path = tmp_path / f"{cfg['model_type']}.json"
+    path.write_text(json.dumps(cfg))
+    spec = resolve(str(path)).spec
+    terms = weight_terms(spec, WeightFormat("fp16", parse_quantization(quantization)))
+    return {k: exact(v, spec.values) for k, v in terms.items()}
+
+
+def test_gptq_keeps_the_router_and_the_shared_expert_gate_as_vllm_builds_them(tmp_path):
+    # vLLM qwen2_moe.py: gate = ReplicatedLinear(hidden, E, quant_config=None), shared_expert_gate =
+    # ReplicatedLinear(hidden, 1, quant_config=None): a GPTQ checkpoint stores both in fp16.  The old
+    # rule quantized the 1 x 64 gate, and the layout check then refused the model (1 output is not a
+    # multiple of 32).  fp16 kept: embedding and head 2 x 64 x 64, router 4 x 64, shared gate 1 x 64.
+    got = _terms(tmp_path, QWEN2_MOE, "gptq:group_size=32")
+    assert got["unquantized"] == 2 * (2 * 64 * 64 + 4 * 64 + 64)
+    spec = resolve(str(tmp_path / "qwen2_moe.json")).spec
+    WeightFormat("fp16", parse_quantization("gptq:group_size=32")).check(spec, spec.values)  # no refusal
+
+
+def test_gguf_writes_routers_gates_and_position_tables_in_f32(tmp_path):
+    # llama.cpp convert_hf_to_gguf.py: "Some tensor types are always in float32": FFN_GATE_INP (the
+    # router), FFN_GATE_INP_SHEXP (the shared-expert gate), POS_EMBD, TOKEN_TYPES; llama-quantize
+    # leaves them.  Qwen2-MoE under Q8_0: the router 4 x 64 and the gate 1 x 64 at 4 bytes.
+    got = _terms(tmp_path, QWEN2_MOE, "q8_0")
+    assert got["unquantized"] == 4 * (4 * 64 + 64)
+    # GPT-2 under Q8_0, every byte by arithmetic (d = 768, 12 layers, V = 50257, 1024 positions,
+    # head tied): Q8_0 is 34 bytes per 32 weights along each row of K inputs.
+    spec = resolve("gpt2").spec
+    terms = weight_terms(spec, WeightFormat("fp16", parse_quantization("q8_0")))
+    got = {k: exact(v, spec.values) for k, v in terms.items()}
+    d, f = 768, 3072
+    per_layer = (4 * d * d + 2 * d * f) * 34 // 32  # W_Q, W_K, W_V, W_O; W_1, W_2
+    assert got["packed"] == 12 * per_layer + 50257 * d * 34 // 32  # and the token table
+    assert got["unquantized"] == 4 * 1024 * d  # the learned position table, F32
+    vectors = 12 * (2 * d + 3 * d + d + 2 * d + f + d) + 2 * d  # norms and biases per layer, final norm
+    assert got["vectors"] == 4 * vectors
