@@ -55,6 +55,7 @@ REFERENCE = {
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
+    "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
     "gemma-2b": (2_506_172_416, "GemmaForCausalLM"),
     "t5-small": (60_506_624, "T5ForConditionalGeneration"),
     "t5-base": (222_903_552, "T5ForConditionalGeneration"),
