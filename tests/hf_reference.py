@@ -64,6 +64,7 @@ HF_CLASSES = {
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llava_next": "LlavaNextForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -86,11 +87,31 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": "OlmoeForCausalLM",
+    "glm4_moe": "Glm4MoeForCausalLM",
+    "dots1": "Dots1ForCausalLM",
+    "minimax_m2": "MiniMaxM2ForCausalLM",
+    # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
+    "camembert": "CamembertModel",
+    "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mt5": "MT5ForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    "smollm3": "SmolLM3ForCausalLM",
+    "olmo3": "Olmo3ForCausalLM",
+    "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
+
+# T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
+# tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
+T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -98,7 +119,7 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
     as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
     n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
-    if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
+    if model_type in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     return n
@@ -108,14 +129,14 @@ def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
     config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
     (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` are left out."""
+    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
     lm = model.model.language_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
     return n
 
 
@@ -250,9 +271,9 @@ def gpt2(draw) -> dict:
 
 
 @st.composite
-def t5(draw) -> dict:
+def t5(draw, mt: str = "t5") -> dict:
     cfg = dict(
-        model_type="t5",
+        model_type=mt,
         d_model=draw(SIZE),
         d_kv=draw(st.integers(1, 6)),
         num_heads=draw(st.integers(1, 4)),
@@ -435,6 +456,15 @@ def gemma3(draw) -> dict:
         del text["model_type"]  # Gemma3Config's default text model is gemma3_text
     cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llava_next(draw) -> dict:
+    """LlavaNextForConditionalGeneration: llava's text models and CLIP tower; the wrapper's
+    tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
+    cfg = draw(llava())
+    cfg["model_type"] = "llava_next"
     return cfg
 
 
@@ -698,6 +728,15 @@ def xlm_roberta(draw) -> dict:
 
 
 @st.composite
+def roberta_like(draw, mt: str) -> dict:
+    """RoBERTa's copies (CamemBERT, RoBERTa-PreLayerNorm): positions numbered from pad_token_id + 1."""
+    cfg = draw(encoder(mt))
+    if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
+        cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -807,12 +846,27 @@ _DENSE_BIAS_KEYS = {
     "glm": ("attention_bias",),
     "glm4": ("attention_bias",),
     "nemotron": ("attention_bias", "mlp_bias"),
+    "smollm3": ("attention_bias", "mlp_bias"),
+    "olmo3": ("attention_bias",),
+    "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -837,7 +891,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -852,7 +906,45 @@ def dense(draw, mt: str) -> dict:
             cfg["layer_types"] = draw(
                 st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=n, max_size=n)
             )
+    if mt == "smollm3":
+        _smollm3_windows(draw, cfg)
+    if mt == "exaone4":  # its pattern rule (needs a window), or a list with or without a window
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+            _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        else:
+            _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
+            _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
+    if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
     return cfg
+
+
+def _layer_list(draw, n: int, kinds: list) -> list:
+    return draw(st.lists(st.sampled_from(kinds), min_size=n, max_size=n))
+
+
+def _smollm3_windows(draw, cfg: dict) -> None:
+    """NoPE layers by list (longer than the stack is fine) or interval; the window switch, the
+    window and layer_types given or derived (SmolLM3Config: the NoPE layers slide)."""
+    n = cfg["num_hidden_layers"]
+    if draw(st.booleans()):
+        cfg["no_rope_layers"] = _layer_list(draw, n + draw(st.integers(0, 1)), [0, 1])
+    else:
+        _maybe(draw, cfg, "no_rope_layer_interval", st.integers(1, 3))
+    _maybe(draw, cfg, "use_sliding_window", st.booleans())
+    _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if draw(st.booleans()):
+        cfg["layer_types"] = _layer_list(draw, n, ["full_attention", "sliding_attention"])
 
 
 @st.composite
@@ -1015,6 +1107,93 @@ def lfm2(draw) -> dict:
     return cfg
 
 
+# --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+
+
+def _moe_heads(draw, cfg: dict, whole: bool = False) -> None:
+    """Heads, hidden_size (h x an even head width, plus a remainder unless ``whole``), and
+    sometimes an explicit even head_dim (hidden_size // h stays even: rotary pairs)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    cfg.update(num_attention_heads=h, num_key_value_heads=h_kv)
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + (0 if whole else draw(st.integers(0, h - 1)))
+    if not whole and draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def olmoe(draw) -> dict:
+    """A small OLMoE: h x head_dim = hidden_size (its q_norm is hidden_size wide)."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="olmoe",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg, whole=True)
+    if cfg["num_key_value_heads"] == cfg["num_attention_heads"] and draw(st.booleans()):
+        del cfg["num_key_value_heads"]  # None: num_attention_heads (OlmoeConfig.__post_init__)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def deepseek_moe(draw, mt: str) -> dict:
+    """A small GLM-4.5 (glm4_moe) or dots.llm1 (dots1): first_k_dense_replace dense layers, then
+    MoE layers of n_routed_experts and a shared MLP n_shared_experts x moe_intermediate_size
+    wide (0: none); head_dim read by getattr; GLM's use_qk_norm, dots1's sliding window."""
+    n = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+        first_k_dense_replace=draw(st.integers(0, n + 1)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "glm4_moe":
+        _maybe(draw, cfg, "use_qk_norm", st.booleans())
+    else:
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        _maybe(draw, cfg, "max_window_layers", st.integers(0, n))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def minimax_m2(draw) -> dict:
+    """A small MiniMax-M2: every layer a MoE, QK norms over all heads, an explicit head_dim."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="minimax_m2",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_local_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg)
+    cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # the class default 128 is large
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1063,6 +1242,7 @@ STRATEGIES = {
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
+    "llava_next": llava_next(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1076,4 +1256,12 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "olmoe": olmoe(),
+    "glm4_moe": deepseek_moe("glm4_moe"),
+    "dots1": deepseek_moe("dots1"),
+    "minimax_m2": minimax_m2(),
+    "camembert": roberta_like("camembert"),
+    "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mt5": t5("mt5"),
+    "umt5": t5("umt5"),
 }

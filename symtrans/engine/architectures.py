@@ -416,8 +416,11 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
 
 def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.Expr) -> Cost:
     children: list[Cost] = []
-    if spec.positional == "relative":
+    where = spec.relative_bias_at
+    if where == "stack":
         children.append(relative_bias(spec))
+    elif where == "layer":  # UMT5: every self-attention layer has its own table
+        children.append(relative_bias(spec, multiplicity=sum(layer.multiplicity for layer in layers)))
     if spec.has("L_rel") or spec.rel_norm:  # DeBERTa's relative table and its norm (types-enc)
         children.append(relative_table(spec))
     children += _share_layers(spec, layers)

@@ -41,6 +41,10 @@ MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 # --- encoders (types-enc)
 EMBEDDING_PROJECTIONS = ("albert", "deberta")
 DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
+# T5-style bucketed relative attention bias: ``auto`` (once per stack when positional is
+# ``relative``, T5), ``stack`` (once per stack whatever the positions: MPNet beside its learned
+# table), ``layer`` (one in every self-attention layer: UMT5).
+RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d")
@@ -247,6 +251,8 @@ class Spec:
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
+        image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
+            features (``LlavaNextModel.image_newline``); with ``vision`` ``clip`` only.
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -300,6 +306,12 @@ class Spec:
             (no pos_key_proj / pos_query_proj parameters; both projections still run).
         rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
+            ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
+            §2.1), ``stack`` (once per stack beside any positions: MPNet's
+            ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
+            table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
+            ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -364,6 +376,7 @@ class Spec:
     disentangled: str = "none"
     share_att_key: bool = False
     rel_norm: bool = False
+    relative_bias: str = "auto"
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -375,6 +388,7 @@ class Spec:
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
+    image_newline: bool = False
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -426,6 +440,13 @@ class Spec:
     def decoder_positions(self) -> str:
         """The decoder's positional kind (``decoder_positional``, else ``positional``)."""
         return self.positional if self.decoder_positional is None else self.decoder_positional
+
+    @property
+    def relative_bias_at(self) -> str | None:
+        """Where the T5-style relative bias is stored: ``stack``, ``layer`` or None (none)."""
+        if self.relative_bias == "auto":
+            return "stack" if self.positional == "relative" else None
+        return self.relative_bias
 
     @property
     def ffn_bias_on(self) -> bool:
@@ -551,6 +572,7 @@ OPTION_TYPES: dict[str, Any] = {
     "disentangled": DISENTANGLED,
     "share_att_key": bool,
     "rel_norm": bool,
+    "relative_bias": RELATIVE_BIASES,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -562,6 +584,7 @@ OPTION_TYPES: dict[str, Any] = {
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
+    "image_newline": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -980,6 +1003,10 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     for name in v:
         if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.image_newline and spec.vision != "clip":
+        raise InputError(
+            "image_newline is LLaVA-NeXT's, beside a CLIP vision tower; this model's vision is " + spec.vision
+        )
     if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
         raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":

@@ -1,0 +1,43 @@
+"""Issue 21's encoders and encoder-decoders (catalog/models/encoders.py, t5.py): the published
+configs (tests/fixtures/configs, sources in SOURCES.md) built with the transformers class that
+``symtrans model-types`` names, on the meta device, count exactly what symtrans counts.
+
+Oracles: ``sum(p.numel())`` of the class built from the same file on the meta device (for the
+T5 family with ``tie_word_embeddings: false``, plus the lm_head that from_pretrained keeps:
+hf_reference.reference_total), and the published size where the model card states one.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import require
+
+require("transformers")
+from hf_reference import HF_CLASSES, reference_total  # noqa: E402
+
+from symtrans.catalog.hf_config import CLASSES, spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
+
+PUBLISHED = [
+    # a fine-tune of camembert-base (TextToKids/CamemBERT-base-EmoTextToKids), as transformers 5.0
+    # printed it: CamembertModel 110,621,952 = 12 x 7,087,872 (layers) + 24,580,608 (embeddings:
+    # 32005 x 768 + 514 x 768 + 768 + 1536) + 590,592 (pooler); camembert-base's card: 110M
+    ("camembert-base-emotexttokids", 110_621_952),
+    # google/mt5-small: MT5ForConditionalGeneration 172,119,424 on the meta device (head tied to
+    # `shared` in a fresh 5.x model) + its own lm_head 250,112 x 512 = 128,057,344 (untied in the
+    # checkpoint) = 300,176,768; Xue et al. 2021 Table 1: mT5-Small 300M
+    ("mt5-small", 300_176_768),
+]
+
+
+@pytest.mark.parametrize(("name", "total"), PUBLISHED, ids=[n for n, _ in PUBLISHED])
+def test_published_configs_count_as_transformers_builds_them(hf, read_fixture, name, total):
+    cfg = read_fixture(name)
+    mt = cfg["model_type"]
+    assert CLASSES[mt][1] == HF_CLASSES[mt]  # the class model-types names is the class built
+    model = hf.build(mt, cfg)
+    assert reference_total(hf, mt, cfg, model) == total
+    spec, notes = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == total
+    assert notes[0] == f"counted as transformers {CLASSES[mt][1]} (defaults from {CLASSES[mt][0]}, transformers 5.x)"
