@@ -87,6 +87,11 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": "OlmoeForCausalLM",
+    "glm4_moe": "Glm4MoeForCausalLM",
+    "dots1": "Dots1ForCausalLM",
+    "minimax_m2": "MiniMaxM2ForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
@@ -98,6 +103,8 @@ HF_CLASSES = {
     "exaone4": "Exaone4ForCausalLM",
     "cohere2": "Cohere2ForCausalLM",
     "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
+    "apertus": "ApertusForCausalLM",
+    "ministral3": "Ministral3ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -846,6 +853,8 @@ _DENSE_BIAS_KEYS = {
     "exaone4": (),
     "cohere2": ("attention_bias",),
     "hunyuan_v1_dense": ("attention_bias",),
+    "apertus": ("attention_bias",),
+    "ministral3": (),
 }
 
 
@@ -861,6 +870,8 @@ _DENSE_STRICT_NULL = (
     "exaone4",
     "cohere2",
     "hunyuan_v1_dense",
+    "apertus",
+    "ministral3",
 )
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
@@ -888,7 +899,11 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
     if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
-    if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
+    if (
+        cfg["num_key_value_heads"] == h
+        and mt not in _DENSE_STRICT_NULL + ("nemotron", "ministral3")
+        and draw(st.booleans())
+    ):
         cfg["num_key_value_heads"] = None
     for key in _DENSE_BIAS_KEYS[mt]:
         _maybe(draw, cfg, key, st.booleans())
@@ -910,6 +925,10 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "ministral3":  # a window on every layer or none
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt == "apertus":  # xIELU (two learned scalars an MLP) or a fixed activation
+        _maybe(draw, cfg, "hidden_act", st.sampled_from(["xielu", "relu2", "silu", "gelu"]))
     if mt == "cohere2":  # the legacy pattern or a list
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         pick = draw(st.sampled_from(["types", "pattern", "none"]))
@@ -1102,6 +1121,93 @@ def lfm2(draw) -> dict:
     return cfg
 
 
+# --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+
+
+def _moe_heads(draw, cfg: dict, whole: bool = False) -> None:
+    """Heads, hidden_size (h x an even head width, plus a remainder unless ``whole``), and
+    sometimes an explicit even head_dim (hidden_size // h stays even: rotary pairs)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    cfg.update(num_attention_heads=h, num_key_value_heads=h_kv)
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + (0 if whole else draw(st.integers(0, h - 1)))
+    if not whole and draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def olmoe(draw) -> dict:
+    """A small OLMoE: h x head_dim = hidden_size (its q_norm is hidden_size wide)."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="olmoe",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg, whole=True)
+    if cfg["num_key_value_heads"] == cfg["num_attention_heads"] and draw(st.booleans()):
+        del cfg["num_key_value_heads"]  # None: num_attention_heads (OlmoeConfig.__post_init__)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def deepseek_moe(draw, mt: str) -> dict:
+    """A small GLM-4.5 (glm4_moe) or dots.llm1 (dots1): first_k_dense_replace dense layers, then
+    MoE layers of n_routed_experts and a shared MLP n_shared_experts x moe_intermediate_size
+    wide (0: none); head_dim read by getattr; GLM's use_qk_norm, dots1's sliding window."""
+    n = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+        first_k_dense_replace=draw(st.integers(0, n + 1)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "glm4_moe":
+        _maybe(draw, cfg, "use_qk_norm", st.booleans())
+    else:
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        _maybe(draw, cfg, "max_window_layers", st.integers(0, n))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def minimax_m2(draw) -> dict:
+    """A small MiniMax-M2: every layer a MoE, QK norms over all heads, an explicit head_dim."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="minimax_m2",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_local_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg)
+    cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # the class default 128 is large
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1164,6 +1270,10 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "olmoe": olmoe(),
+    "glm4_moe": deepseek_moe("glm4_moe"),
+    "dots1": deepseek_moe("dots1"),
+    "minimax_m2": minimax_m2(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mt5": t5("mt5"),

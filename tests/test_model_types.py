@@ -734,6 +734,29 @@ AUDIT_BASE: dict[str, dict] = {
         sliding_window=7,
         pad_token_id=1,
     ),
+    "apertus": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "ministral3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
     "hunyuan_v1_dense": dict(
         hidden_size=16,
         num_attention_heads=4,
@@ -744,6 +767,48 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
         pad_token_id=0,
+    ),
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    # three layers, the first dense (first_k_dense_replace), a shared MLP of 2 x the expert width
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=3,
+            intermediate_size=10,
+            moe_intermediate_size=6,
+            n_routed_experts=3,
+            n_shared_experts=2,
+            num_experts_per_tok=2,
+            first_k_dense_replace=1,
+            vocab_size=23,
+            max_position_embeddings=17,
+        )
+        for mt in ("glm4_moe", "dots1")
+    },
+    "minimax_m2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
     ),
 }
 
@@ -1098,6 +1163,17 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
     ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
     ("cohere2", "layer_types"): [["full_attention"] * 4],
+    ("apertus", "hidden_act"): ["relu2"],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "clip_qkv"): [8.0],
+    ("olmoe", "num_local_experts"): [4],
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("glm4_moe", "dots1")},
+    **{(mt, "num_local_experts"): [4] for mt in ("glm4_moe", "dots1", "minimax_m2")},
+    ("glm4_moe", "num_mtp_layers"): [2],
+    ("dots1", "sliding_window"): [None, 8],
+    ("dots1", "max_window_layers"): [0, 2],
+    ("dots1", "layer_types"): [["sliding_attention"] * 3, ["full_attention", "sliding_attention", "full_attention"]],
+    ("minimax_m2", "num_experts"): [4],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -1149,6 +1225,9 @@ GAPS: dict[tuple[str, str], str] = {
     ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
     ("camembert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta-prelayernorm", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "head_dim"): "OlmoeAttention's q_norm is hidden_size wide: h x head_dim != hidden_size builds but "
+    "cannot run (the norm does not fit the queries): refused",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
