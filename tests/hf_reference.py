@@ -64,6 +64,7 @@ HF_CLASSES = {
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llava_next": "LlavaNextForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -86,6 +87,11 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": "OlmoeForCausalLM",
+    "glm4_moe": "Glm4MoeForCausalLM",
+    "dots1": "Dots1ForCausalLM",
+    "minimax_m2": "MiniMaxM2ForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
@@ -97,6 +103,8 @@ HF_CLASSES = {
     "smollm3": "SmolLM3ForCausalLM",
     "olmo3": "Olmo3ForCausalLM",
     "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -105,7 +113,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -123,14 +131,14 @@ def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
     config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
     (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` are left out."""
+    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
     lm = model.model.language_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
     return n
 
 
@@ -450,6 +458,15 @@ def gemma3(draw) -> dict:
         del text["model_type"]  # Gemma3Config's default text model is gemma3_text
     cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llava_next(draw) -> dict:
+    """LlavaNextForConditionalGeneration: llava's text models and CLIP tower; the wrapper's
+    tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
+    cfg = draw(llava())
+    cfg["model_type"] = "llava_next"
     return cfg
 
 
@@ -868,12 +885,24 @@ _DENSE_BIAS_KEYS = {
     "smollm3": ("attention_bias", "mlp_bias"),
     "olmo3": ("attention_bias",),
     "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral", "smollm3", "olmo3", "exaone4")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -898,7 +927,7 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
     if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
         cfg["num_key_value_heads"] = None
@@ -922,6 +951,13 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
     if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         if draw(st.booleans()):
@@ -1107,6 +1143,93 @@ def lfm2(draw) -> dict:
     return cfg
 
 
+# --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+
+
+def _moe_heads(draw, cfg: dict, whole: bool = False) -> None:
+    """Heads, hidden_size (h x an even head width, plus a remainder unless ``whole``), and
+    sometimes an explicit even head_dim (hidden_size // h stays even: rotary pairs)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    cfg.update(num_attention_heads=h, num_key_value_heads=h_kv)
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + (0 if whole else draw(st.integers(0, h - 1)))
+    if not whole and draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def olmoe(draw) -> dict:
+    """A small OLMoE: h x head_dim = hidden_size (its q_norm is hidden_size wide)."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="olmoe",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg, whole=True)
+    if cfg["num_key_value_heads"] == cfg["num_attention_heads"] and draw(st.booleans()):
+        del cfg["num_key_value_heads"]  # None: num_attention_heads (OlmoeConfig.__post_init__)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def deepseek_moe(draw, mt: str) -> dict:
+    """A small GLM-4.5 (glm4_moe) or dots.llm1 (dots1): first_k_dense_replace dense layers, then
+    MoE layers of n_routed_experts and a shared MLP n_shared_experts x moe_intermediate_size
+    wide (0: none); head_dim read by getattr; GLM's use_qk_norm, dots1's sliding window."""
+    n = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+        first_k_dense_replace=draw(st.integers(0, n + 1)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "glm4_moe":
+        _maybe(draw, cfg, "use_qk_norm", st.booleans())
+    else:
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        _maybe(draw, cfg, "max_window_layers", st.integers(0, n))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def minimax_m2(draw) -> dict:
+    """A small MiniMax-M2: every layer a MoE, QK norms over all heads, an explicit head_dim."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="minimax_m2",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_local_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg)
+    cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # the class default 128 is large
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1155,6 +1278,7 @@ STRATEGIES = {
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
+    "llava_next": llava_next(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1168,6 +1292,10 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "olmoe": olmoe(),
+    "glm4_moe": deepseek_moe("glm4_moe"),
+    "dots1": deepseek_moe("dots1"),
+    "minimax_m2": minimax_m2(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),

@@ -486,6 +486,20 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "llava_next": dict(
+        text_config=dict(
+            model_type="llama",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=LLAVA_VISION,
+        image_token_index=0,
+    ),
     "gemma3": dict(
         text_config=dict(
             model_type="gemma3_text",
@@ -722,6 +736,72 @@ AUDIT_BASE: dict[str, dict] = {
         sliding_window=7,
         sliding_window_pattern=2,
         pad_token_id=0,
+    ),
+    # 4 layers: sliding, sliding, sliding, full (Cohere2Config's default pattern 4), window 7;
+    # hidden_size 18 over 4 heads: head_dim 4 (floored), q_proj 16 wide
+    "cohere2": dict(
+        hidden_size=18,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=1,
+    ),
+    "hunyuan_v1_dense": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    # three layers, the first dense (first_k_dense_replace), a shared MLP of 2 x the expert width
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=3,
+            intermediate_size=10,
+            moe_intermediate_size=6,
+            n_routed_experts=3,
+            n_shared_experts=2,
+            num_experts_per_tok=2,
+            first_k_dense_replace=1,
+            vocab_size=23,
+            max_position_embeddings=17,
+        )
+        for mt in ("glm4_moe", "dots1")
+    },
+    "minimax_m2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
     ),
 }
 
@@ -996,6 +1076,31 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("llava_next", "text_config"): [
+        None,  # LlavaNextConfig's default: a Llama-2-7B-shaped LlamaConfig()
+        {
+            "model_type": "mistral",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("llava_next", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    ("llava_next", "vision_feature_select_strategy"): ["full"],
+    ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
+    ("llava_next", "projector_hidden_act"): ["relu"],
+    ("llava_next", "image_token_id"): [1],
+    ("llava_next", "image_grid_pinpoints"): [[[8, 16], [16, 8]]],
     # --- seq2seq
     **{
         (mt, key): values
@@ -1065,6 +1170,17 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("exaone4", "layer_types"): [["full_attention"] * 4],
     ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
     ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
+    ("cohere2", "layer_types"): [["full_attention"] * 4],
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "clip_qkv"): [8.0],
+    ("olmoe", "num_local_experts"): [4],
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("glm4_moe", "dots1")},
+    **{(mt, "num_local_experts"): [4] for mt in ("glm4_moe", "dots1", "minimax_m2")},
+    ("glm4_moe", "num_mtp_layers"): [2],
+    ("dots1", "sliding_window"): [None, 8],
+    ("dots1", "max_window_layers"): [0, 2],
+    ("dots1", "layer_types"): [["sliding_attention"] * 3, ["full_attention", "sliding_attention", "full_attention"]],
+    ("minimax_m2", "num_experts"): [4],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -1072,6 +1188,8 @@ GAPS: dict[tuple[str, str], str] = {
     # Gemma3Config reads any text_config dict with Gemma3TextConfig, whatever model_type it names;
     # symtrans refuses the contradiction (a llama text_config is not what Gemma 3 builds) rather than guess
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
+    # LlavaNextModel wraps any AutoModel; symtrans reads the text models llava reads (_LLAVA_TEXT)
+    ("llava_next", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
     **{
         (
             "qwen3_next",
@@ -1114,6 +1232,9 @@ GAPS: dict[tuple[str, str], str] = {
     ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
     ("camembert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta-prelayernorm", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "head_dim"): "OlmoeAttention's q_norm is hidden_size wide: h x head_dim != hidden_size builds but "
+    "cannot run (the norm does not fit the queries): refused",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's

@@ -40,6 +40,7 @@ mpt         MptForCausalLM                      MptConfig
 llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
 qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
 gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig + SiglipVisionConfig
+llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -206,6 +207,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
     "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
     "gemma3": ("Gemma3Config", "Gemma3ForConditionalGeneration"),
+    "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -603,6 +605,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava": {"text_config": None, "tie_word_embeddings": False},
     "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
     "gemma3": {"text_config": None, "tie_word_embeddings": True, "mm_tokens_per_image": 256},
+    "llava_next": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -894,6 +897,9 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "llava_next": "image_grid_pinpoints image_seq_length image_token_id image_token_index multimodal_projector_bias "
+        "projector_hidden_act text_config tie_word_embeddings vision_config vision_feature_layer "
+        "vision_feature_select_strategy",
         # --- seq2seq
         "mbart": "activation_dropout activation_function attention_dropout bos_token_id classifier_dropout d_model "
         "decoder_attention_heads decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id dropout "
@@ -1191,6 +1197,13 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         },
         init="initializer_range",
     ),
+    "llava_next": _no_effect(
+        **{
+            "image tokens": "image_grid_pinpoints image_seq_length image_token_id image_token_index "
+            "vision_feature_select_strategy"
+        },
+        act="projector_hidden_act",
+    ),
     # --- seq2seq
     "mbart": _no_effect(
         dropout="activation_dropout attention_dropout classifier_dropout decoder_layerdrop dropout encoder_layerdrop",
@@ -1288,6 +1301,9 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     # llava-hf/llava-1.5-7b-hf: the loss's ignore_index and a top-level vocab_size (the head
     # reads text_config.vocab_size)
     "llava": frozenset({"ignore_index", "vocab_size"}),
+    # llava-hf/llava-v1.6-mistral-7b-hf: as llava's, and 4.x's use_image_newline_parameter (5.x always
+    # builds image_newline; no modeling code reads the key)
+    "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
     # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
     "qwen2_vl_text": frozenset({"vision_token_id"}),
 }
@@ -2890,6 +2906,15 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
         "multi-modal projector (model.multi_modal_projector: an RMSNorm and one bias-free map)",
     ),
+    "llava_next": Wrapper(
+        text_type="llama",
+        text_types=_LLAVA_TEXT,
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the CLIP vision tower (model.vision_tower, from vision_config), the multi-modal projector "
+        "(model.multi_modal_projector, two linear maps) and model.image_newline (d_model)",
+    ),
 }
 
 # Keys of a flat Qwen2-VL config that Qwen2VLConfig.__post_init__ moves into text_config besides
@@ -2969,8 +2994,10 @@ def _wrapped(r: _Reader) -> Spec:
     r.notes += [f"text_config: {n}" for n in notes[1:]]
     if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
         spec = spec.replace(head_bias=False)
-    if r.mt == "llava":
+    if r.mt in ("llava", "llava_next"):
         sizes, opts, notes = llava_vision(r)
+        if r.mt == "llava_next":
+            opts["image_newline"] = True
     elif r.mt == "gemma3":
         sizes, opts, notes = gemma3_vision(r)
     else:
@@ -3058,6 +3085,7 @@ _FAMILIES = {
     "llava": _wrapped,
     "qwen2_vl": _wrapped,
     "gemma3": _wrapped,
+    "llava_next": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

@@ -251,6 +251,8 @@ class Spec:
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
+        image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
+            features (``LlavaNextModel.image_newline``); with ``vision`` ``clip`` only.
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -391,6 +393,7 @@ class Spec:
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
+    image_newline: bool = False
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -587,6 +590,7 @@ OPTION_TYPES: dict[str, Any] = {
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
+    "image_newline": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -1010,6 +1014,10 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     for name in v:
         if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.image_newline and spec.vision != "clip":
+        raise InputError(
+            "image_newline is LLaVA-NeXT's, beside a CLIP vision tower; this model's vision is " + spec.vision
+        )
     if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
         raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":

@@ -41,6 +41,7 @@ from symtrans.engine.spec import Spec
 
 _CLIP = "Radford et al. 2021 §2.4 (CLIP ViT); HF CLIPVisionTransformer"
 _LLAVA = "Liu et al. 2023 (LLaVA-1.5 MLP projector); HF LlavaMultiModalProjector"
+_LLAVA_NEXT = "Liu et al. 2024 (LLaVA-NeXT); HF LlavaNextModel.image_newline"
 _QWEN2_VL = "Wang et al. 2024 §2.1 (Qwen2-VL ViT); HF Qwen2VisionTransformerPretrainedModel"
 _SIGLIP = "Zhai et al. 2023 (SigLIP ViT, MAP head); HF SiglipVisionTransformer"
 _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProjector"
@@ -90,7 +91,8 @@ def clip_tower(spec: Spec) -> list[Cost]:
 
     Tower: d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis
     (positions) + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).  Projector:
-    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``).
+    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and LLaVA-NeXT's
+    image_newline, d_model, with ``image_newline``.
     """
     d = S.d_vis
     emb = [
@@ -116,6 +118,16 @@ def clip_tower(spec: Spec) -> list[Cost]:
     )
     b = spec.projector_bias
     proj = _lin("linear_1", S.n_feat * d, S.d_model, b, _LLAVA) + _lin("linear_2", S.d_model, S.d_model, b, _LLAVA)
+    if spec.image_newline:
+        proj.append(
+            Step(
+                label="image_newline",
+                role=Role.VISION,
+                params=S.d_model,
+                note="one learned d_model vector after each row of image features (LLaVA-NeXT)",
+                source=_LLAVA_NEXT,
+            )
+        )
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_LLAVA)]
 
 

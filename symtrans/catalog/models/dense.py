@@ -574,7 +574,108 @@ EXAONE4 = ModelType(
 )
 
 
+def _cohere2_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """Cohere2Config.__post_init__: every ``sliding_window_pattern``-th layer full (the legacy
+    key it pops; 4 without it), the rest sliding."""
+    k = r.size("sliding_window_pattern", 4) if "sliding_window_pattern" in r.cfg else 4
+    return ["sliding_attention" if (i + 1) % k else "full_attention" for i in range(n)]
+
+
+# Cohere Command R7B / A (cohere2): Cohere's parallel block (one bias-free LayerNorm a layer),
+# attention_bias on q, k, v, o; 3 sliding layers per full one.  Cohere2Config.__post_init__ sets
+# head_dim = hidden_size // heads, but a head_dim in the file is set after it and read (getattr).
+COHERE2 = ModelType(
+    model_type="cohere2",
+    config_class="Cohere2Config",
+    model_class="Cohere2ForCausalLM",
+    read=DenseLayout(
+        attention_bias_key="attention_bias",
+        options=(
+            ("norm", "layernorm"),
+            ("norm_bias", False),
+            ("parallel_block", True),
+            ("layer_norms", "shared"),
+        ),
+        head_dim_null=False,
+        default_layer_types=_cohere2_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 256000,
+        "hidden_size": 8192,
+        "intermediate_size": 22528,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 64,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 8192,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "sliding_window": 4096,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size layer_norm_eps layer_types logit_scale max_position_embeddings "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rope_parameters sliding_window "
+        "tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{k: v for k, v in DECODER_NO_EFFECT.items() if k != "eps"},
+        eps="layer_norm_eps",
+        scale="logit_scale",
+        window="sliding_window layer_types",
+    ),
+    getattr_keys=("head_dim",),
+    # CohereForAI/c4ai-command-r7b-12-2024: the pattern Cohere2Config pops when layer_types is missing
+    legacy_keys=keys("sliding_window_pattern"),
+    pad_default=0,
+    family="dense",
+)
+
+
+# Tencent Hunyuan (dense, v1): Llama-shaped with per-head RMSNorms on q and k
+# (query_layernorm, key_layernorm), attention_bias on q, k, v, o; its head_dim None default
+# reaches the attention (head_dim ** -0.5 fails), so a config must give head_dim.
+HUNYUAN_V1_DENSE = ModelType(
+    model_type="hunyuan_v1_dense",
+    config_class="HunYuanDenseV1Config",
+    model_class="HunYuanDenseV1ForCausalLM",
+    read=DenseLayout(
+        attention_bias_key="attention_bias",
+        options=(("qk_norm", "head"),),
+        head_dim_null=False,
+        head_dim_required=True,
+    ).read,
+    defaults={
+        "vocab_size": 290943,
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "head_dim": None,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eod_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id pretraining_tp rms_norm_eps rope_parameters tie_word_embeddings "
+        "use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**DECODER_NO_EFFECT, "token": "bos_token_id eod_token_id eos_token_id pad_token_id"}, tp="pretraining_tp"
+    ),
+    # Tencent's own switches in published Hunyuan configs (use_qk_norm true, use_cla false): no code of
+    # transformers 5.24's models/hunyuan_v1_dense reads them; its attention always has the q/k norms
+    legacy_keys=keys("use_qk_norm use_cla"),
+    pad_default=0,
+    family="dense",
+)
+
+
 RECORDS = (
+    HUNYUAN_V1_DENSE,
+    COHERE2,
     EXAONE4,
     OLMO3,
     SMOLLM3,

@@ -73,7 +73,7 @@ def _sub(r: Reader, key: str) -> dict[str, Any] | None:
 
 
 def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
-    """(sizes, Spec options, notes) of LLaVA's CLIP vision tower and projector.
+    """(sizes, Spec options, notes) of LLaVA's (and LLaVA-NeXT's) CLIP vision tower and projector.
 
     Raises:
         ConfigError: a vision tower other than CLIP's, non-square images or patches, a
@@ -82,7 +82,7 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     vcfg = _sub(r, "vision_config")
     if vcfg is None:
         vr = Reader({}, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), LLAVA_VISION_DEFAULTS, {})
-        vr.notes.append("no vision_config: LlavaConfig's default CLIP ViT-L/14 at 336 px")
+        vr.notes.append(f"no vision_config: {r.cls}'s default CLIP ViT-L/14 at 336 px")
     else:
         vmt = vcfg.get("model_type", "clip_vision_model")
         if vmt != "clip_vision_model":
