@@ -105,6 +105,8 @@ HF_CLASSES = {
     "exaone4": "Exaone4ForCausalLM",
     "cohere2": "Cohere2ForCausalLM",
     "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
+    "apertus": "ApertusForCausalLM",
+    "ministral3": "Ministral3ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -887,6 +889,8 @@ _DENSE_BIAS_KEYS = {
     "exaone4": (),
     "cohere2": ("attention_bias",),
     "hunyuan_v1_dense": ("attention_bias",),
+    "apertus": ("attention_bias",),
+    "ministral3": (),
 }
 
 
@@ -902,6 +906,8 @@ _DENSE_STRICT_NULL = (
     "exaone4",
     "cohere2",
     "hunyuan_v1_dense",
+    "apertus",
+    "ministral3",
 )
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
@@ -929,7 +935,11 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
     if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
-    if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
+    if (
+        cfg["num_key_value_heads"] == h
+        and mt not in _DENSE_STRICT_NULL + ("nemotron", "ministral3")
+        and draw(st.booleans())
+    ):
         cfg["num_key_value_heads"] = None
     for key in _DENSE_BIAS_KEYS[mt]:
         _maybe(draw, cfg, key, st.booleans())
@@ -951,6 +961,10 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "ministral3":  # a window on every layer or none
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt == "apertus":  # xIELU (two learned scalars an MLP) or a fixed activation
+        _maybe(draw, cfg, "hidden_act", st.sampled_from(["xielu", "relu2", "silu", "gelu"]))
     if mt == "cohere2":  # the legacy pattern or a list
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         pick = draw(st.sampled_from(["types", "pattern", "none"]))

@@ -750,6 +750,29 @@ AUDIT_BASE: dict[str, dict] = {
         sliding_window=7,
         pad_token_id=1,
     ),
+    "apertus": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "ministral3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
     "hunyuan_v1_dense": dict(
         hidden_size=16,
         num_attention_heads=4,
@@ -1171,6 +1194,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
     ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
     ("cohere2", "layer_types"): [["full_attention"] * 4],
+    ("apertus", "hidden_act"): ["relu2"],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("olmoe", "num_local_experts"): [4],

@@ -274,6 +274,9 @@ class Spec:
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
             output, h*d_k more outputs (Qwen3-Next's Qwen3NextAttention q_proj).
+        ffn_act_params: learned scalars inside each feed-forward network's activation:
+            2 for xIELU (Huang et al. 2025; transformers' ``activations.XIELUActivation``
+            holds alpha_p and alpha_n, one element each; Apertus's MLP), 0 for a fixed one.
     Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
     parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
     counts it.  An encoder-decoder may give its stacks their own table rows
@@ -401,6 +404,7 @@ class Spec:
     ssm_conv_bias: bool = True
     ssm_inner_norms: bool = False
     attention_gate: bool = False
+    ffn_act_params: int = 0
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -598,6 +602,7 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_conv_bias": bool,
     "ssm_inner_norms": bool,
     "attention_gate": bool,
+    "ffn_act_params": int,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -606,6 +611,7 @@ _NONNEGATIVE_INTS = (
     "moe_first_dense",
     "global_tokens",
     "conv_kernel",
+    "ffn_act_params",
 )
 _NULLABLE = (
     "attention_bias",
@@ -938,6 +944,8 @@ def _validate_mixers(spec: Spec) -> None:
         )
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
+    if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
+        raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
 
 
 def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
