@@ -274,6 +274,9 @@ class Spec:
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
             output, h*d_k more outputs (Qwen3-Next's Qwen3NextAttention q_proj).
+        ffn_act_params: learned scalars inside each feed-forward network's activation:
+            2 for xIELU (Huang et al. 2025; transformers' ``activations.XIELUActivation``
+            holds alpha_p and alpha_n, one element each; Apertus's MLP), 0 for a fixed one.
     Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
     parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
     counts it.  An encoder-decoder may give its stacks their own table rows
@@ -312,6 +315,10 @@ class Spec:
             ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
             table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
             ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
+        first_attention_norm: false for a pre-norm encoder whose first layer reads the
+            normed embeddings without an attention norm of its own (ModernBERT,
+            Warner et al. 2024: ``ModernBertEncoderLayer.attn_norm`` is ``nn.Identity`` in
+            layer 0); encoder-only, pre-norm.
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -377,6 +384,7 @@ class Spec:
     share_att_key: bool = False
     rel_norm: bool = False
     relative_bias: str = "auto"
+    first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -396,6 +404,7 @@ class Spec:
     ssm_conv_bias: bool = True
     ssm_inner_norms: bool = False
     attention_gate: bool = False
+    ffn_act_params: int = 0
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -573,6 +582,7 @@ OPTION_TYPES: dict[str, Any] = {
     "share_att_key": bool,
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
+    "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -592,6 +602,7 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_conv_bias": bool,
     "ssm_inner_norms": bool,
     "attention_gate": bool,
+    "ffn_act_params": int,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -600,6 +611,7 @@ _NONNEGATIVE_INTS = (
     "moe_first_dense",
     "global_tokens",
     "conv_kernel",
+    "ffn_act_params",
 )
 _NULLABLE = (
     "attention_bias",
@@ -647,6 +659,11 @@ def _validate(spec: Spec) -> None:
         raise InputError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+    if not spec.first_attention_norm and (spec.family != "encoder-only" or spec.norm_position != "pre"):
+        raise InputError(
+            "first_attention_norm=false drops the first layer's attention norm of a pre-norm encoder (ModernBERT): "
+            "set family=encoder-only and norm_position=pre"
+        )
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
     _validate_mixers(spec)
@@ -927,6 +944,8 @@ def _validate_mixers(spec: Spec) -> None:
         )
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
+    if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
+        raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
 
 
 def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
