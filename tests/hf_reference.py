@@ -96,6 +96,8 @@ HF_CLASSES = {
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mpnet": "MPNetModel",
+    "modernbert": "ModernBertModel",
     "mt5": "MT5ForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -762,6 +764,40 @@ def roberta_like(draw, mt: str) -> dict:
 
 
 @st.composite
+def mpnet(draw) -> dict:
+    """MPNet: RoBERTa's positions, no token types, a bucketed relative bias of its own width."""
+    cfg = draw(encoder("mpnet"))
+    cfg.pop("type_vocab_size", None)
+    _maybe(draw, cfg, "relative_attention_num_buckets", st.integers(1, 8))
+    _maybe(draw, cfg, "pad_token_id", st.integers(0, 50))  # MPNetEmbeddings' padding_idx is 1 regardless
+    return cfg
+
+
+@st.composite
+def modernbert(draw) -> dict:
+    """ModernBERT: GeGLU, rotary positions, bias and norm-bias switches, global and sliding layers."""
+    h = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="modernbert",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_attention_heads=h,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))  # the class default 50283: no such row
+    for key in ("norm_bias", "attention_bias", "mlp_bias"):
+        _maybe(draw, cfg, key, st.booleans())
+    kinds = st.sampled_from(["full_attention", "sliding_attention"])
+    _maybe(draw, cfg, "layer_types", st.lists(kinds, min_size=n, max_size=n))
+    if "layer_types" not in cfg:
+        _maybe(draw, cfg, "global_attn_every_n_layers", st.integers(1, 4))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -1300,6 +1336,8 @@ STRATEGIES = {
     "minimax_m2": minimax_m2(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mpnet": mpnet(),
+    "modernbert": modernbert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
 }

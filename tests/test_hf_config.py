@@ -90,6 +90,8 @@ REFERENCE = {
     # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
     "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
     "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
+    "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
+    "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),

@@ -692,6 +692,22 @@ AUDIT_BASE: dict[str, dict] = {
     # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
     "camembert": dict(_BERT_BASE),
     "roberta-prelayernorm": dict(_BERT_BASE),
+    "mpnet": {**{k: v for k, v in _BERT_BASE.items() if k != "type_vocab_size"}, "relative_attention_num_buckets": 32},
+    # global layers only, so that FLOPs are counted (a sliding layer makes the pattern per-layer)
+    "modernbert": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+        bos_token_id=0,
+        eos_token_id=0,
+        cls_token_id=0,
+        sep_token_id=0,
+        layer_types=["full_attention", "full_attention"],
+    ),
     "mt5": dict(_T5_BASE),
     "umt5": dict(_T5_BASE),
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -1172,6 +1188,21 @@ MUTATIONS: dict[tuple[str, str], list] = {
             "pad_token_id": [None, 2, 17],  # 17: outside the position table (padding_idx)
         }.items()
     },
+    ("modernbert", "hidden_size"): [16, 13],
+    ("modernbert", "rope_parameters"): [
+        {"full_attention": {"rope_type": "default", "rope_theta": 500.0}},
+        {"rope_type": "default", "rope_theta": 500.0},  # flat: ModernBertConfig refuses it
+    ],
+    ("modernbert", "hidden_activation"): ["relu"],
+    ("modernbert", "classifier_activation"): ["relu"],
+    ("modernbert", "classifier_pooling"): ["mean"],
+    ("modernbert", "num_attention_heads"): [4, 5],
+    ("modernbert", "layer_types"): [["sliding_attention", "full_attention"], ["full_attention"]],
+    ("modernbert", "pad_token_id"): [None, 2, 23],  # 23: no such row (padding_idx)
+    ("mpnet", "hidden_size"): [16],
+    ("mpnet", "num_attention_heads"): [4, 5],
+    ("mpnet", "pad_token_id"): [None, 2, 17],  # the embeddings' padding_idx stays 1
+    ("mpnet", "max_position_embeddings"): [18, 1],  # 1: no row 1 for the fixed padding_idx
     **{
         (mt, key): values
         for mt in ("mt5", "umt5")

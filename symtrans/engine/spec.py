@@ -317,6 +317,10 @@ class Spec:
             ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
             table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
             ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
+        first_attention_norm: false for a pre-norm encoder whose first layer reads the
+            normed embeddings without an attention norm of its own (ModernBERT,
+            Warner et al. 2024: ``ModernBertEncoderLayer.attn_norm`` is ``nn.Identity`` in
+            layer 0); encoder-only, pre-norm.
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -382,6 +386,7 @@ class Spec:
     share_att_key: bool = False
     rel_norm: bool = False
     relative_bias: str = "auto"
+    first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -579,6 +584,7 @@ OPTION_TYPES: dict[str, Any] = {
     "share_att_key": bool,
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
+    "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -655,6 +661,11 @@ def _validate(spec: Spec) -> None:
         raise InputError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+    if not spec.first_attention_norm and (spec.family != "encoder-only" or spec.norm_position != "pre"):
+        raise InputError(
+            "first_attention_norm=false drops the first layer's attention norm of a pre-norm encoder (ModernBERT): "
+            "set family=encoder-only and norm_position=pre"
+        )
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
     _validate_mixers(spec)
