@@ -452,6 +452,16 @@ def _ffn_steps(
                 source=src,
             )
         )
+        if spec.ffn_act_params:  # xIELU's alpha_p and alpha_n: learned, one element each
+            steps.append(
+                Step(
+                    label=prefix + "activation parameters",
+                    role=Role.ACTIVATION,
+                    params=sp.Integer(spec.ffn_act_params),
+                    note="learned scalars of the activation (xIELU: alpha_p, alpha_n)",
+                    source="Huang et al. 2025 (xIELU); transformers activations.XIELUActivation",
+                )
+            )
         steps += linear_(
             prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model", role=Role.FFN_DOWN
         )
