@@ -94,6 +94,7 @@ REFERENCE = {
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
     "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
+    "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
