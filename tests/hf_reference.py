@@ -65,6 +65,7 @@ HF_CLASSES = {
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
     "llava_next": "LlavaNextForConditionalGeneration",
+    "mistral3": "Mistral3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -115,7 +116,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -412,6 +413,15 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+PIXTRAL_VISION = dict(
+    model_type="pixtral",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=16,
+    patch_size=4,
+)
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -469,6 +479,19 @@ def llava_next(draw) -> dict:
     tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
     cfg = draw(llava())
     cfg["model_type"] = "llava_next"
+    return cfg
+
+
+@st.composite
+def mistral3(draw) -> dict:
+    """Mistral3ForConditionalGeneration: llava's text models beside a small Pixtral tower
+    (tests/test_vision_mistral3.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(llama_like(draw(st.sampled_from(["mistral", "llama", "qwen2"]))))
+    cfg = dict(model_type="mistral3", vision_config=PIXTRAL_VISION, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 3))
+    _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
+    _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
     return cfg
 
 
@@ -1293,6 +1316,7 @@ STRATEGIES = {
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
     "llava_next": llava_next(),
+    "mistral3": mistral3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

@@ -37,6 +37,7 @@ from conftest import require  # noqa: E402
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     LLAVA_VISION,
+    PIXTRAL_VISION,
     QWEN2_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
@@ -485,6 +486,20 @@ AUDIT_BASE: dict[str, dict] = {
             rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]},
         ),
         vision_config=QWEN2_VL_VISION,
+    ),
+    "mistral3": dict(
+        text_config=dict(
+            model_type="mistral",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=PIXTRAL_VISION,
+        image_token_index=0,
     ),
     "llava_next": dict(
         text_config=dict(
@@ -1099,6 +1114,21 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("mistral3", "text_config"): [
+        None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("mistral3", "vision_config"): [dict(PIXTRAL_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("mistral3", "vision_feature_layer"): [-2, [-2, -1]],
+    ("mistral3", "projector_hidden_act"): ["relu"],
+    ("mistral3", "image_token_id"): [1],
     ("llava_next", "text_config"): [
         None,  # LlavaNextConfig's default: a Llama-2-7B-shaped LlamaConfig()
         {
@@ -1214,6 +1244,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
     # LlavaNextModel wraps any AutoModel; symtrans reads the text models llava reads (_LLAVA_TEXT)
     ("llava_next", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    ("mistral3", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
     **{
         (
             "qwen3_next",
