@@ -155,6 +155,22 @@ def test_tree_readers_rebuild_no_layer_structure(path):
     assert structure_reads((ROOT / path).read_text()) == []
 
 
+def test_no_module_selects_a_matrix_by_its_shape():
+    # issue 20's must-show, over the whole package: no comparison reads a Matrix's rows or cols
+    # (which matrix is the head, a router or an embedding is its step's Role).
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "symtrans").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(
+                isinstance(side, ast.Attribute) and side.attr in ("rows", "cols")
+                for side in (node.left, *node.comparators)
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
+
+
 def test_the_structure_check_finds_what_it_forbids():
     # the rules of symtrans before issue 20, written out, each caught
     before = """
