@@ -65,6 +65,7 @@ HF_CLASSES = {
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
     "llava_next": "LlavaNextForConditionalGeneration",
+    "mistral3": "Mistral3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -95,6 +96,8 @@ HF_CLASSES = {
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mpnet": "MPNetModel",
+    "modernbert": "ModernBertModel",
     "mt5": "MT5ForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -114,7 +117,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -411,6 +414,15 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+PIXTRAL_VISION = dict(
+    model_type="pixtral",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=16,
+    patch_size=4,
+)
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -468,6 +480,19 @@ def llava_next(draw) -> dict:
     tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
     cfg = draw(llava())
     cfg["model_type"] = "llava_next"
+    return cfg
+
+
+@st.composite
+def mistral3(draw) -> dict:
+    """Mistral3ForConditionalGeneration: llava's text models beside a small Pixtral tower
+    (tests/test_vision_mistral3.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(llama_like(draw(st.sampled_from(["mistral", "llama", "qwen2"]))))
+    cfg = dict(model_type="mistral3", vision_config=PIXTRAL_VISION, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 3))
+    _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
+    _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
     return cfg
 
 
@@ -736,6 +761,40 @@ def roberta_like(draw, mt: str) -> dict:
     cfg = draw(encoder(mt))
     if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
         cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
+def mpnet(draw) -> dict:
+    """MPNet: RoBERTa's positions, no token types, a bucketed relative bias of its own width."""
+    cfg = draw(encoder("mpnet"))
+    cfg.pop("type_vocab_size", None)
+    _maybe(draw, cfg, "relative_attention_num_buckets", st.integers(1, 8))
+    _maybe(draw, cfg, "pad_token_id", st.integers(0, 50))  # MPNetEmbeddings' padding_idx is 1 regardless
+    return cfg
+
+
+@st.composite
+def modernbert(draw) -> dict:
+    """ModernBERT: GeGLU, rotary positions, bias and norm-bias switches, global and sliding layers."""
+    h = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="modernbert",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_attention_heads=h,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))  # the class default 50283: no such row
+    for key in ("norm_bias", "attention_bias", "mlp_bias"):
+        _maybe(draw, cfg, key, st.booleans())
+    kinds = st.sampled_from(["full_attention", "sliding_attention"])
+    _maybe(draw, cfg, "layer_types", st.lists(kinds, min_size=n, max_size=n))
+    if "layer_types" not in cfg:
+        _maybe(draw, cfg, "global_attn_every_n_layers", st.integers(1, 4))
     return cfg
 
 
@@ -1301,6 +1360,7 @@ STRATEGIES = {
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
     "llava_next": llava_next(),
+    "mistral3": mistral3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1321,6 +1381,8 @@ STRATEGIES = {
     "minimax_m2": minimax_m2(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mpnet": mpnet(),
+    "modernbert": modernbert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
 }

@@ -28,6 +28,14 @@ PUBLISHED = [
     # `shared` in a fresh 5.x model) + its own lm_head 250,112 x 512 = 128,057,344 (untied in the
     # checkpoint) = 300,176,768; Xue et al. 2021 Table 1: mT5-Small 300M
     ("mt5-small", 300_176_768),
+    # sentence-transformers/all-mpnet-base-v2 (microsoft/mpnet-base's shape): MPNetModel 109,486,464 =
+    # 12 x 7,087,872 + 23,837,184 (embeddings: 30527 x 768 + 514 x 768 + 1536) + 384 (32 buckets x 12
+    # heads) + 590,592 (pooler); the sentence-transformers card: 109M
+    ("all-mpnet-base-v2", 109_486_464),
+    # MoritzLaurer/ModernBERT-large-zeroshot-v2.0 (answerdotai/ModernBERT-large's shape): ModernBertModel
+    # 394,781,696 = 50368 x 1024 (tokens) + 1024 (embedding norm, no bias) + 28 x (4 x 1024^2 + 3 x 1024 x
+    # 2624 + 2 x 1024) - 1024 (layer 0 has no attention norm) + 1024 (final norm); the card of ModernBERT-large: 395M
+    ("modernbert-large-zeroshot-v2.0", 394_781_696),
 ]
 
 
@@ -41,3 +49,4 @@ def test_published_configs_count_as_transformers_builds_them(hf, read_fixture, n
     spec, notes = spec_from_config(cfg, name)
     assert exact(build(spec).params, spec.values) == total
     assert notes[0] == f"counted as transformers {CLASSES[mt][1]} (defaults from {CLASSES[mt][0]}, transformers 5.x)"
+    assert not any("not known to" in n for n in notes), notes  # every key of the published file is known

@@ -37,6 +37,7 @@ from conftest import require  # noqa: E402
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     LLAVA_VISION,
+    PIXTRAL_VISION,
     QWEN2_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
@@ -486,6 +487,20 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "mistral3": dict(
+        text_config=dict(
+            model_type="mistral",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=PIXTRAL_VISION,
+        image_token_index=0,
+    ),
     "llava_next": dict(
         text_config=dict(
             model_type="llama",
@@ -677,6 +692,22 @@ AUDIT_BASE: dict[str, dict] = {
     # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
     "camembert": dict(_BERT_BASE),
     "roberta-prelayernorm": dict(_BERT_BASE),
+    "mpnet": {**{k: v for k, v in _BERT_BASE.items() if k != "type_vocab_size"}, "relative_attention_num_buckets": 32},
+    # global layers only, so that FLOPs are counted (a sliding layer makes the pattern per-layer)
+    "modernbert": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+        bos_token_id=0,
+        eos_token_id=0,
+        cls_token_id=0,
+        sep_token_id=0,
+        layer_types=["full_attention", "full_attention"],
+    ),
     "mt5": dict(_T5_BASE),
     "umt5": dict(_T5_BASE),
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -1103,6 +1134,21 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("mistral3", "text_config"): [
+        None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("mistral3", "vision_config"): [dict(PIXTRAL_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("mistral3", "vision_feature_layer"): [-2, [-2, -1]],
+    ("mistral3", "projector_hidden_act"): ["relu"],
+    ("mistral3", "image_token_id"): [1],
     ("llava_next", "text_config"): [
         None,  # LlavaNextConfig's default: a Llama-2-7B-shaped LlamaConfig()
         {
@@ -1162,6 +1208,21 @@ MUTATIONS: dict[tuple[str, str], list] = {
             "pad_token_id": [None, 2, 17],  # 17: outside the position table (padding_idx)
         }.items()
     },
+    ("modernbert", "hidden_size"): [16, 13],
+    ("modernbert", "rope_parameters"): [
+        {"full_attention": {"rope_type": "default", "rope_theta": 500.0}},
+        {"rope_type": "default", "rope_theta": 500.0},  # flat: ModernBertConfig refuses it
+    ],
+    ("modernbert", "hidden_activation"): ["relu"],
+    ("modernbert", "classifier_activation"): ["relu"],
+    ("modernbert", "classifier_pooling"): ["mean"],
+    ("modernbert", "num_attention_heads"): [4, 5],
+    ("modernbert", "layer_types"): [["sliding_attention", "full_attention"], ["full_attention"]],
+    ("modernbert", "pad_token_id"): [None, 2, 23],  # 23: no such row (padding_idx)
+    ("mpnet", "hidden_size"): [16],
+    ("mpnet", "num_attention_heads"): [4, 5],
+    ("mpnet", "pad_token_id"): [None, 2, 17],  # the embeddings' padding_idx stays 1
+    ("mpnet", "max_position_embeddings"): [18, 1],  # 1: no row 1 for the fixed padding_idx
     **{
         (mt, key): values
         for mt in ("mt5", "umt5")
@@ -1209,6 +1270,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
     # LlavaNextModel wraps any AutoModel; symtrans reads the text models llava reads (_LLAVA_TEXT)
     ("llava_next", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    ("mistral3", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
     **{
         (
             "qwen3_next",

@@ -23,6 +23,8 @@ import json
 
 import pytest
 from conftest import require
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symtrans.accounting.quantization import WeightFormat, parse_quantization, weight_terms
 from symtrans.catalog.resolve import resolve
@@ -56,18 +58,21 @@ MARIAN = {
 def _bnb_bytes(model, packed) -> int:
     """Bytes of ``model`` with bitsandbytes replacing the modules transformers replaces:
     ``packed(out_features, in_features)`` for each replaced weight, fp16 for the rest."""
+    from transformers.pytorch_utils import Conv1D
     from transformers.quantizers.base import HfQuantizer
     from transformers.quantizers.quantizers_utils import should_convert_module
 
     torch = require("torch")
-    skip = HfQuantizer.get_modules_to_not_convert(model, None, getattr(model, "_keep_in_fp32_modules", None))
+    assert not getattr(model, "_keep_in_fp32_modules", None)  # (T5's wo would stay fp32: not modelled here)
+    skip = HfQuantizer.get_modules_to_not_convert(model, None, None)
     replaced = set()
     total = 0
     for name, module in model.named_modules():
-        if type(module) is torch.nn.Linear and should_convert_module(name, skip):
+        if (type(module) is torch.nn.Linear or isinstance(module, Conv1D)) and should_convert_module(name, skip):
             replaced.add(f"{name}.weight")
-            total += packed(module.out_features, module.in_features)
-    assert "lm_head" in skip and "lm_head.weight" not in replaced  # transformers keeps the head
+            # nn.Linear stores (out, in); GPT-2's Conv1D (in, out)
+            n_out, k_in = module.weight.shape if type(module) is torch.nn.Linear else module.weight.shape[::-1]
+            total += packed(n_out, k_in)
     return total + sum(2 * p.numel() for n, p in model.named_parameters() if n not in replaced)
 
 
@@ -86,6 +91,9 @@ def test_a_marian_head_of_its_own_vocabulary_stays_unquantized(tmp_path, method,
     with torch.device("meta"):
         model = transformers.MarianMTModel(transformers.MarianConfig(**MARIAN))
     assert tuple(model.lm_head.weight.shape) == (80, 64)  # decoder_vocab_size rows, not vocab_size
+    from transformers.quantizers.base import HfQuantizer
+
+    assert "lm_head" in HfQuantizer.get_modules_to_not_convert(model, None, None)  # transformers keeps the head
     expected = _bnb_bytes(model, packed)
     path = tmp_path / "marian.json"
     path.write_text(json.dumps(MARIAN))
@@ -169,3 +177,25 @@ def test_gguf_writes_routers_gates_and_position_tables_in_f32(tmp_path):
     assert got["unquantized"] == 4 * 1024 * d  # the learned position table, F32
     vectors = 12 * (2 * d + 3 * d + d + 2 * d + f + d) + 2 * d  # norms and biases per layer, final norm
     assert got["vectors"] == 4 * vectors
+
+
+# Each example builds one transformers model on meta and a symtrans tree (about 0.1 s): 30 per
+# model type and method keep the ten cases under 40 s in the CI profile.  Types with a fused
+# q/k/v tensor (GPT-2's c_attn: one 4-bit code and absmax sequence where symtrans counts three
+# matrices) or transformers quirks (T5's wo kept in fp32) are not drawn here.
+@pytest.mark.parametrize("method, packed", [("bnb-int8", _int8), ("nf4", _nf4)])
+@pytest.mark.parametrize("model_type", ["llama", "mixtral", "qwen2_moe", "jamba", "qwen3_next"])
+@settings(max_examples=min(settings.default.max_examples, 30))
+@given(data=st.data())
+def test_bitsandbytes_replaces_what_transformers_replaces(hf, model_type, method, packed, data):
+    # Oracle: transformers 5.x's own walk (see _bnb_bytes).  MoE routers are bare weights, the
+    # shared-expert gate an nn.Linear, and the routed experts fused 3-D parameters that
+    # replace_with_bnb_linear leaves in the base dtype (symtrans before issue 20 quantized them).
+    from hf_reference import STRATEGIES
+
+    from symtrans.catalog.hf_config import spec_from_config
+
+    cfg = data.draw(STRATEGIES[model_type], label="config")
+    spec, _ = spec_from_config(cfg, "hypothesis")
+    terms = weight_terms(spec, WeightFormat("fp16", parse_quantization(method)))
+    assert sum(exact(v, spec.values) for v in terms.values()) == _bnb_bytes(hf.build(model_type, cfg), packed)

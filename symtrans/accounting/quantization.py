@@ -66,7 +66,9 @@ Which tensors each method replaces (the rest stay in the base dtype):
 * bitsandbytes: every linear map except the output head (transformers keeps the output
   embedding in full precision) and the MoE routers (a bare weight in transformers 5.x,
   not an ``nn.Linear``); the shared-expert gate is an ``nn.Linear`` and is replaced;
-  embeddings stay.  MoE experts are counted as quantized.
+  embeddings stay.  The routed experts stay in the base dtype: transformers 5.x stores
+  them as fused 3-D parameters of an ``*Experts`` module, and ``replace_with_bnb_linear``
+  converts ``nn.Linear`` (and GPT-2's ``Conv1D``) modules only.
 * GGUF as ``llama-quantize --pure`` writes it: every linear map, the output head and the
   token embedding in the one type; T5's relative bias as llama.cpp leaves it (base
   dtype); the MoE routers (``ffn_gate_inp``), the shared-expert gate
@@ -271,6 +273,8 @@ class Quantization:
             return False
         if role in VLLM_KEPT_ROLES:
             return self.method in BNB_METHODS
+        if role == Role.EXPERTS and self.method in BNB_METHODS:
+            return False
         if role == Role.LM_HEAD:
             return self.method in GGUF_TYPES or (self.method == "gptq" and self.lm_head)
         return True

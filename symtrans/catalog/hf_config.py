@@ -41,6 +41,7 @@ llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
 qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
 gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig + SiglipVisionConfig
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
+mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -140,7 +141,13 @@ from symtrans.catalog.models.llama import heads as _heads
 from symtrans.catalog.models.llama import window as _window
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, ModelType, no_effect
 from symtrans.catalog.models.t5 import read_t5 as _t5
-from symtrans.catalog.models.vision import gemma3_vision, llava_vision, qwen2_vl_vision
+from symtrans.catalog.models.vision import (
+    MISTRAL3_TEXT_DEFAULT,
+    gemma3_vision,
+    llava_vision,
+    mistral3_vision,
+    qwen2_vl_vision,
+)
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
     MAX_LAYERS,
@@ -208,6 +215,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
     "gemma3": ("Gemma3Config", "Gemma3ForConditionalGeneration"),
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
+    "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -606,6 +614,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
     "gemma3": {"text_config": None, "tie_word_embeddings": True, "mm_tokens_per_image": 256},
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
+    "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -897,6 +906,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "spatial_merge_size text_config tie_word_embeddings vision_config vision_feature_layer",
         "llava_next": "image_grid_pinpoints image_seq_length image_token_id image_token_index multimodal_projector_bias "
         "projector_hidden_act text_config tie_word_embeddings vision_config vision_feature_layer "
         "vision_feature_select_strategy",
@@ -1197,6 +1208,7 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         },
         init="initializer_range",
     ),
+    "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
     "llava_next": _no_effect(
         **{
             "image tokens": "image_grid_pinpoints image_seq_length image_token_id image_token_index "
@@ -2863,6 +2875,8 @@ class Wrapper:
         language_model: the language model, in transformers' module names.
         vision: the image side (vision tower and projector), counted beside it
             (``catalog/models/vision.py``, ``engine/vision.py``).
+        text_default: the text config the wrapper builds without a text_config, where its
+            ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
     """
 
     text_type: str
@@ -2871,6 +2885,7 @@ class Wrapper:
     flat: bool
     language_model: str
     vision: str
+    text_default: dict[str, Any] | None = None
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -2905,6 +2920,16 @@ WRAPPERS: dict[str, Wrapper] = {
         language_model="model.language_model (Gemma3TextModel) and lm_head",
         vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
         "multi-modal projector (model.multi_modal_projector: an RMSNorm and one bias-free map)",
+    ),
+    "mistral3": Wrapper(
+        text_type="mistral",
+        text_types=_LLAVA_TEXT,
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the Pixtral vision tower (model.vision_tower: PixtralVisionModel, from vision_config) and the "
+        "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
+        text_default=MISTRAL3_TEXT_DEFAULT,
     ),
     "llava_next": Wrapper(
         text_type="llama",
@@ -2957,6 +2982,9 @@ def _wrapped(r: _Reader) -> Spec:
         text = {k: r.cfg[k] for k in flat}
         if flat:
             r.notes.append(f"no text_config: {r.cls} takes the text keys at the top level ({', '.join(flat)})")
+        elif w.text_default is not None:  # the wrapper's own text default (its sub_configs_defaults)
+            text = dict(w.text_default)
+            r.notes.append(f"key text_config missing: used {r.cls}'s default text model ({_show(text)})")
         else:
             r._default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
     elif not isinstance(text, dict):
@@ -3000,6 +3028,8 @@ def _wrapped(r: _Reader) -> Spec:
             opts["image_newline"] = True
     elif r.mt == "gemma3":
         sizes, opts, notes = gemma3_vision(r)
+    elif r.mt == "mistral3":
+        sizes, opts, notes = mistral3_vision(r)
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3086,6 +3116,7 @@ _FAMILIES = {
     "qwen2_vl": _wrapped,
     "gemma3": _wrapped,
     "llava_next": _wrapped,
+    "mistral3": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

@@ -125,13 +125,14 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
+    "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": ()}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": (), "mistral3": ()}
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
 _SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
@@ -247,9 +248,10 @@ class Spec:
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
+            projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
-        projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
+        projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
         image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
             features (``LlavaNextModel.image_newline``); with ``vision`` ``clip`` only.
@@ -315,6 +317,10 @@ class Spec:
             ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
             table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
             ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
+        first_attention_norm: false for a pre-norm encoder whose first layer reads the
+            normed embeddings without an attention norm of its own (ModernBERT,
+            Warner et al. 2024: ``ModernBertEncoderLayer.attn_norm`` is ``nn.Identity`` in
+            layer 0); encoder-only, pre-norm.
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -380,6 +386,7 @@ class Spec:
     share_att_key: bool = False
     rel_norm: bool = False
     relative_bias: str = "auto"
+    first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -577,6 +584,7 @@ OPTION_TYPES: dict[str, Any] = {
     "share_att_key": bool,
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
+    "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -653,6 +661,11 @@ def _validate(spec: Spec) -> None:
         raise InputError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+    if not spec.first_attention_norm and (spec.family != "encoder-only" or spec.norm_position != "pre"):
+        raise InputError(
+            "first_attention_norm=false drops the first layer's attention norm of a pre-norm encoder (ModernBERT): "
+            "set family=encoder-only and norm_position=pre"
+        )
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
     _validate_mixers(spec)

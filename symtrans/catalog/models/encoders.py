@@ -13,7 +13,7 @@ by the key audit and against FlopCounterMode in tests/test_model_types.py:
   layers (``attention.LayerNorm`` before self-attention, ``intermediate.LayerNorm`` before the
   FFN) and one LayerNorm after the last layer (``RobertaPreLayerNormModel.LayerNorm``).
 * ``mpnet``: MPNetModel (Song et al. 2020): RoBERTa-style learned positions numbered from
-  padding_idx + 1 (no token types), post-norm layers with biased q, k, v, o maps, a pooler,
+  padding_idx + 1, padding_idx fixed at 1 whatever pad_token_id says (no token types), post-norm layers with biased q, k, v, o maps, a pooler,
   and one T5-style bucketed relative attention bias (``MPNetEncoder.relative_attention_bias``,
   relative_attention_num_buckets x h, shared by all layers).
 """
@@ -25,7 +25,7 @@ from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
 from symtrans.engine.spec import Spec
 
 # Types whose position ids start at padding_idx + 1 (RobertaEmbeddings and its copies).
-ROBERTA_POSITIONS = ("roberta", "xlm-roberta", "camembert", "roberta-prelayernorm", "mpnet")
+ROBERTA_POSITIONS = ("roberta", "xlm-roberta", "camembert", "roberta-prelayernorm")
 # Pre-norm layers and a LayerNorm after the last one (RobertaPreLayerNormModel).
 PRE_NORM = ("roberta-prelayernorm",)
 
@@ -109,6 +109,61 @@ def read_bert(r: Reader) -> Spec:
     )
 
 
+def read_mpnet(r: Reader) -> Spec:
+    """MPNetModel with its pooler: RoBERTa-style embeddings without token types, post-norm
+    layers, and one bucketed relative attention bias shared by all layers (Song et al. 2020).
+
+    Raises:
+        ConfigError: num_attention_heads not dividing hidden_size (MPNetSelfAttention refuses
+            it), a pad_token_id outside the position table.
+    """
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    check_divides("hidden_size", d, "num_attention_heads", h, "MPNetSelfAttention")
+    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
+    # MPNetEmbeddings fixes padding_idx = 1 for both tables, whatever pad_token_id says
+    rows, V = r.size("max_position_embeddings"), r.size("vocab_size")
+    for key, n in (("vocab_size", V), ("max_position_embeddings", rows)):
+        if n < 2:
+            raise ConfigError(f"{key} is {n}: MPNetEmbeddings uses row 1 as its padding_idx, so it needs 2 rows")
+    offset = 2 if rows > 2 else 0
+    if offset:
+        r.notes.append(
+            f"{r.model} numbers positions from its fixed padding_idx 1 + 1 = 2: the {rows} position rows are "
+            f"L_max = {rows - 2} positions + 2 offset rows"
+        )
+    L_max = rows - offset
+    buckets = r.size("relative_attention_num_buckets")
+    if buckets != 32:  # MPNetEncoder.compute_position_bias(num_buckets=32) ignores the config
+        r.notes.append(
+            f"relative_attention_num_buckets is {buckets}: {r.model} builds a {buckets}-row bias table (counted), "
+            "but MPNetEncoder.compute_position_bias always buckets into 32 (fewer rows fail in the forward pass, "
+            "more stay unused)"
+        )
+    r.notes.append(f"{r.model} includes its pooler (add_pooling_layer=True, the default); no task head is counted")
+    return Spec(
+        family="encoder-only",
+        sizes=dict(
+            d_model=d,
+            d_ff=r.size("intermediate_size"),
+            h=h,
+            N=r.size("num_hidden_layers"),
+            V=V,
+            L_max=L_max,
+        ),
+        positional="learned",
+        position_offset=offset,
+        relative_bias="stack",
+        relative_buckets=buckets,
+        embedding_norm=True,
+        pooler=True,
+        norm="layernorm",
+        bias=True,
+        norm_position="post",
+        final_norm=False,
+    )
+
+
 # The BERT-shaped config classes' defaults (BertConfig's sizes; RoBERTa's vocabulary where
 # the class has it) and their keys (identical field lists in transformers 5.24).
 _BERT_SIZES = {
@@ -163,4 +218,34 @@ ROBERTA_PRELAYERNORM = ModelType(
     family="encoder",
 )
 
-RECORDS = (CAMEMBERT, ROBERTA_PRELAYERNORM)
+MPNET = ModelType(
+    model_type="mpnet",
+    config_class="MPNetConfig",
+    model_class="MPNetModel",
+    read=read_mpnet,
+    defaults={
+        "vocab_size": 30527,
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "max_position_embeddings": 512,
+        "relative_attention_num_buckets": 32,
+    },
+    config_keys=keys(
+        "attention_probs_dropout_prob bos_token_id eos_token_id hidden_act hidden_dropout_prob hidden_size "
+        "initializer_range intermediate_size layer_norm_eps max_position_embeddings num_attention_heads "
+        "num_hidden_layers pad_token_id relative_attention_num_buckets tie_word_embeddings vocab_size"
+    ),
+    no_param_effect=no_effect(
+        dropout="attention_probs_dropout_prob hidden_dropout_prob",
+        act="hidden_act",
+        init="initializer_range",
+        eps="layer_norm_eps",
+        token="bos_token_id eos_token_id pad_token_id",
+        **{"no head": "tie_word_embeddings"},
+    ),
+    family="encoder",  # no pad_default: the embeddings' padding_idx is 1, not pad_token_id
+)
+
+RECORDS = (CAMEMBERT, ROBERTA_PRELAYERNORM, MPNET)
