@@ -66,6 +66,7 @@ HF_CLASSES = {
     "gemma3": "Gemma3ForConditionalGeneration",
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
+    "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -122,7 +123,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -419,6 +420,16 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+QWEN2_5_VL_VISION = dict(
+    depth=1,
+    hidden_size=8,
+    intermediate_size=6,
+    num_heads=2,
+    out_hidden_size=16,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
 PIXTRAL_VISION = dict(
     model_type="pixtral",
     hidden_size=8,
@@ -485,6 +496,16 @@ def llava_next(draw) -> dict:
     tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
     cfg = draw(llava())
     cfg["model_type"] = "llava_next"
+    return cfg
+
+
+@st.composite
+def qwen2_5_vl(draw) -> dict:
+    """Qwen2_5_VLForConditionalGeneration: Qwen2-VL's text strategy (flat or nested) beside a small
+    Qwen2.5-VL tower (tests/test_vision_towers.py draws the tower's keys)."""
+    cfg = draw(qwen2_vl())
+    cfg["model_type"] = "qwen2_5_vl"
+    cfg["vision_config"] = QWEN2_5_VL_VISION
     return cfg
 
 
@@ -1425,6 +1446,7 @@ STRATEGIES = {
     "gemma3": gemma3(),
     "llava_next": llava_next(),
     "mistral3": mistral3(),
+    "qwen2_5_vl": qwen2_5_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

@@ -38,6 +38,7 @@ require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     LLAVA_VISION,
     PIXTRAL_VISION,
+    QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
@@ -486,6 +487,19 @@ AUDIT_BASE: dict[str, dict] = {
             rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]},
         ),
         vision_config=QWEN2_VL_VISION,
+    ),
+    "qwen2_5_vl": dict(
+        text_config=dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]},
+        ),
+        vision_config=QWEN2_5_VL_VISION,
     ),
     "mistral3": dict(
         text_config=dict(
@@ -1187,6 +1201,28 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("qwen2_5_vl", "text_config"): [
+        None,  # Qwen2_5_VLConfig's default: a 72B-shaped Qwen2_5_VLTextConfig()
+        {
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,
+        },
+        {"hidden_size": 18, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 23},  # refused by both
+    ],
+    ("qwen2_5_vl", "vision_config"): [
+        dict(QWEN2_5_VL_VISION, hidden_size=12, depth=2),
+        dict(QWEN2_5_VL_VISION, out_hidden_size=16),
+    ],
     ("mistral3", "text_config"): [
         None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
         {
