@@ -115,6 +115,7 @@ HF_CLASSES = {
     "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
+    "bamba": "BambaForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -1373,6 +1374,49 @@ def ernie4_5_moe(draw) -> dict:
     return cfg
 
 
+@st.composite
+def bamba(draw) -> dict:
+    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
+    Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
+    given or "auto"), groups dividing the heads, biases, GQA heads, head_dim given or not."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 5))
+    groups = draw(st.integers(1, 2))
+    heads = groups * draw(st.integers(1, 3))
+    expand = draw(st.integers(1, 2))
+    d = heads * draw(st.integers(1, 3))  # expand x d divisible by the heads
+    d = d * h // math.gcd(d, h) if draw(st.booleans()) else d
+    cfg = dict(
+        model_type="bamba",
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        attn_layer_indices=draw(st.lists(st.integers(0, n), max_size=n, unique=True)),
+        mamba_n_heads=heads,
+        mamba_n_groups=groups,
+        mamba_expand=expand,
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_chunk_size=draw(st.integers(1, 16)),
+        time_step_limit=(0.0, 100.0),
+    )
+    if draw(st.booleans()):
+        cfg["mamba_d_head"] = expand * d // heads
+    if draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+    elif (d // h) % 2 or d < h:
+        cfg["head_dim"] = 2 * max(1, d // h // 2)  # rotary rotates pairs; d < h would leave none
+    for key in ("attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1437,6 +1481,7 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "bamba": bamba(),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
