@@ -367,6 +367,11 @@ def _unsaved_sinusoids(s: Spec) -> str:
     )
 
 
+# The maps whose biases Spec.qkv_bias switches: Q, K, V, and multi-head latent attention's
+# down and up maps (DeepSeek-V2's attention_bias biases q_a_proj and kv_a_proj_with_mqa).
+_QKV_ROLES = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.Q_DOWN, Role.Q_UP, Role.KV_DOWN, Role.KV_UP)
+
+
 def _in_attention(e: Entry) -> bool:
     return e.block in ATTENTION_BLOCKS
 
@@ -423,7 +428,7 @@ _COMPONENTS = (
     ),
     _Component(
         "Q/K/V biases",
-        lambda e: e.bias and _in_attention(e) and e.role in (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ),
+        lambda e: e.bias and _in_attention(e) and e.role in _QKV_ROLES,
         lambda s: s.qkv_bias_on,
         lambda s: s.replace(qkv_bias=False),
     ),
@@ -435,7 +440,11 @@ _COMPONENTS = (
     ),
     _Component(
         "FFN biases",
-        lambda e: e.bias and e.block in (Block.FFN, Block.MOE) and e.role not in (Role.ROUTER, Role.EXPERTS),
+        lambda e: (
+            e.bias
+            and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT)
+            and e.role not in (Role.ROUTER, Role.EXPERTS)
+        ),
         lambda s: s.ffn_bias_on,
         lambda s: s.replace(ffn_bias=False),
     ),
@@ -487,6 +496,8 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
     for c in _COMPONENTS:
         stored = [e for e in params if id(e) not in claimed and c.stored(e)]
         has = c.in_spec(spec)
+        if stored and not has and not any(e.logical for e in stored):
+            continue  # an empty table (type_vocab_size 0 saves a 0 x d tensor): nothing to explain
         if stored and not has:
             unexpected.append(
                 Term(

@@ -173,8 +173,9 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(L + r"self_attn", R.ATTENTION_SINKS, _ATT, VECTOR, leaf="sinks"),  # gpt-oss: one logit per head
         Rule(A + r"dense", R.O_PROJ, _ATT),
         Rule(A + r"out_proj", R.O_PROJ, _ATT),
-        Rule(A + r"q_layernorm", R.Q_NORM, _ATT, VECTOR),
-        Rule(A + r"k_layernorm", R.K_NORM, _ATT, VECTOR),
+        # Phi, LFM2; StableLM's per-head LayerNorms are q_layernorm.norms.{head}
+        Rule(A + r"q_layernorm(?:\.norms\.\d+)?", R.Q_NORM, _ATT, VECTOR),
+        Rule(A + r"k_layernorm(?:\.norms\.\d+)?", R.K_NORM, _ATT, VECTOR),
         # multi-head latent attention (DeepSeek-V2 §2.1)
         Rule(A + r"q_a_proj", R.Q_DOWN, _ATT),
         Rule(A + r"q_b_proj", R.Q_UP, _ATT),
@@ -369,7 +370,11 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
         Rule(D + r"(?:sa_layer_norm|output_layer_norm)", R.NORM, B.NORM, VECTOR),
         Rule(D + r"ffn\.lin1", R.FFN_UP, B.FFN),
         Rule(D + r"ffn\.lin2", R.FFN_DOWN, B.FFN),
-        Rule(r"(?:embeddings_project|encoder\.embedding_hidden_mapping_in)", R.EMBEDDING_PROJECTION, B.EMBEDDINGS),
+        Rule(
+            r"(?:embeddings_project|encoder\.embedding_hidden_mapping_in|embeddings\.embed_proj)",
+            R.EMBEDDING_PROJECTION,
+            B.EMBEDDINGS,
+        ),
         Rule(G + r"attention\.query", R.Q_PROJ, S),
         Rule(G + r"attention\.key", R.K_PROJ, S),
         Rule(G + r"attention\.value", R.V_PROJ, S),
@@ -474,7 +479,7 @@ def _bart_rules() -> tuple[Rule, ...]:
     return (
         Rule(r"shared", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
         *_bart_like(("encoder", "decoder")),
-        Rule(r"lm_head", R.LM_HEAD, B.LM_HEAD),
+        Rule(r"(?:lm_head|proj_out)", R.LM_HEAD, B.LM_HEAD),  # Whisper's head is proj_out
         Rule(r"", None, None, buffer=True),  # final_logits_bias, a registered buffer at the top level
     )
 
@@ -484,7 +489,12 @@ def _opt_rules() -> tuple[Rule, ...]:
     return tuple(
         Rule(r.pattern, r.role, r.block, r.layout, None, r.fused, r.part, r.buffer, False)
         for r in _bart_like(("decoder",))
-    ) + (Rule(r"lm_head", R.LM_HEAD, B.LM_HEAD),)
+    ) + (
+        Rule(r"lm_head", R.LM_HEAD, B.LM_HEAD),
+        # word_embed_proj_dim != hidden_size: E_emb -> d_model in, d_model -> E_emb before the head
+        Rule(r"decoder\.project_in", R.EMBEDDING_PROJECTION, B.EMBEDDINGS),
+        Rule(r"decoder\.project_out", R.OUTPUT_PROJECTION, B.LM_HEAD),
+    )
 
 
 # llama.cpp's names (gguf.constants.MODEL_TENSOR member -> role, block, layout, extras).
