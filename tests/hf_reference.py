@@ -63,6 +63,7 @@ HF_CLASSES = {
     "mpt": "MptForCausalLM",
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
+    "gemma3": "Gemma3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -85,11 +86,15 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    "smollm3": "SmolLM3ForCausalLM",
+    "olmo3": "Olmo3ForCausalLM",
+    "exaone4": "Exaone4ForCausalLM",
 }
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl")
+WRAPPED = ("llava", "qwen2_vl", "gemma3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -386,6 +391,16 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+SIGLIP_VISION = dict(
+    model_type="siglip_vision_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+    vision_use_head=False,
+)
 
 
 @st.composite
@@ -411,6 +426,18 @@ def qwen2_vl(draw) -> dict:
         cfg["text_config"] = text
     else:
         cfg.update(text)  # flat, as Hub checkpoints are saved: Qwen2VLConfig moves the keys into text_config
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def gemma3(draw) -> dict:
+    """Gemma3ForConditionalGeneration: a drawn gemma3_text language model beside a small SigLIP
+    tower (tests/test_vision_siglip.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(decoder_types("gemma3_text"))
+    if draw(st.booleans()):
+        del text["model_type"]  # Gemma3Config's default text model is gemma3_text
+    cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -784,12 +811,15 @@ _DENSE_BIAS_KEYS = {
     "glm": ("attention_bias",),
     "glm4": ("attention_bias",),
     "nemotron": ("attention_bias", "mlp_bias"),
+    "smollm3": ("attention_bias", "mlp_bias"),
+    "olmo3": ("attention_bias",),
+    "exaone4": (),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral")
+_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral", "smollm3", "olmo3", "exaone4")
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -829,7 +859,38 @@ def dense(draw, mt: str) -> dict:
             cfg["layer_types"] = draw(
                 st.lists(st.sampled_from(["full_attention", "sliding_attention"]), min_size=n, max_size=n)
             )
+    if mt == "smollm3":
+        _smollm3_windows(draw, cfg)
+    if mt == "exaone4":  # its pattern rule (needs a window), or a list with or without a window
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+            _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        else:
+            _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
+            _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        if draw(st.booleans()):
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
     return cfg
+
+
+def _layer_list(draw, n: int, kinds: list) -> list:
+    return draw(st.lists(st.sampled_from(kinds), min_size=n, max_size=n))
+
+
+def _smollm3_windows(draw, cfg: dict) -> None:
+    """NoPE layers by list (longer than the stack is fine) or interval; the window switch, the
+    window and layer_types given or derived (SmolLM3Config: the NoPE layers slide)."""
+    n = cfg["num_hidden_layers"]
+    if draw(st.booleans()):
+        cfg["no_rope_layers"] = _layer_list(draw, n + draw(st.integers(0, 1)), [0, 1])
+    else:
+        _maybe(draw, cfg, "no_rope_layer_interval", st.integers(1, 3))
+    _maybe(draw, cfg, "use_sliding_window", st.booleans())
+    _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if draw(st.booleans()):
+        cfg["layer_types"] = _layer_list(draw, n, ["full_attention", "sliding_attention"])
 
 
 @st.composite
@@ -1039,6 +1100,7 @@ STRATEGIES = {
     "mpt": mpt(),
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
+    "gemma3": gemma3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

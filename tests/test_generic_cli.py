@@ -57,11 +57,11 @@ def test_without_transformers_the_refusal_names_the_extra(tmp_path, capsys, monk
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "transformers" else real(n, *a))
-    # a type transformers has and symtrans has no record of (qwen3_next, used here first, gained one)
+    # a type transformers has and symtrans has no record of (qwen3_next, then olmo3, used here first, gained one)
     from symtrans.catalog.hf_config import SUPPORTED
 
-    assert "olmo3" not in SUPPORTED, "olmo3 has a record now: pick another type without one"
-    (tmp_path / "config.json").write_text(json.dumps({"model_type": "olmo3"}))
+    assert "bitnet" not in SUPPORTED, "bitnet has a record now: pick another type without one"
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bitnet"}))
     code, _, err = run(capsys, "params", str(tmp_path))
     assert code == 2 and err.count("\n") == 1 and "pip install 'symtrans[transformers]'" in err
 
@@ -72,7 +72,7 @@ def test_generic_params_json_text_and_cache(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("SYMTRANS_NO_GENERATED", raising=False)
     cfg = {
-        "model_type": "olmo3",
+        "model_type": "bitnet",
         "num_hidden_layers": 2,
         "hidden_size": 64,
         "intermediate_size": 128,
@@ -80,26 +80,26 @@ def test_generic_params_json_text_and_cache(tmp_path, capsys, monkeypatch):
         "num_key_value_heads": 2,
         "vocab_size": 1000,
     }
-    folder = tmp_path / "tiny-olmo3"
+    folder = tmp_path / "tiny-bitnet"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(cfg))
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     with torch.device("meta"):
-        model = transformers.Olmo3ForCausalLM._from_config(
-            CONFIG_MAPPING["olmo3"](**{k: v for k, v in cfg.items() if k != "model_type"})
+        model = transformers.BitNetForCausalLM._from_config(
+            CONFIG_MAPPING["bitnet"](**{k: v for k, v in cfg.items() if k != "model_type"})
         )
     expected = sum(p.numel() for p in model.parameters())
     code, out, _ = run(capsys, "params", str(folder), "--format", "json")
     assert code == 0
     r = json.loads(out)
-    assert r["total"] == expected and r["counted_class"] == "Olmo3ForCausalLM"
+    assert r["total"] == expected and r["counted_class"] == "BitNetForCausalLM"
     assert any("counted from transformers" in n and "probes" in n for n in r["notes"])
     assert list((tmp_path / "cache").rglob("*.json"))  # stored for next time
     code, out2, _ = run(capsys, "params", str(folder), "--format", "json")
     assert json.loads(out2) == r
     code, text, _ = run(capsys, "params", str(folder))
-    assert f"{expected:,} parameters" in text and "counted class: Olmo3ForCausalLM" in text
+    assert f"{expected:,} parameters" in text and "counted class: BitNetForCausalLM" in text
     code, _, err = run(capsys, "flops", str(folder))
     assert code == 2 and err.count("\n") == 1 and "params only" in err
 
@@ -124,7 +124,7 @@ def test_python_api_counts_a_generic_config(tmp_path):
     (tmp_path / "config.json").write_text(
         json.dumps(
             {
-                "model_type": "olmo3",
+                "model_type": "bitnet",
                 "num_hidden_layers": 2,
                 "hidden_size": 64,
                 "intermediate_size": 128,
@@ -135,9 +135,10 @@ def test_python_api_counts_a_generic_config(tmp_path):
         )
     )
     m = symtrans.model(str(tmp_path))
-    # Olmo3: embeddings and untied head V*d (2 * 1000 * 64), per layer q/k/v/o (4 * 64 * 64 with
-    # h_kv*d_k = 32 for k and v: 64*64*2 + 64*32*2), GLU 3 * 64 * 128, q/k norms 64 + 32, two norms 2 * 64;
-    # final norm 64 (arithmetic written out; transformers' own count in the test above agrees).
-    per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128 + 64 + 32 + 2 * 64
+    # BitNet: embeddings and untied head V*d (2 * 1000 * 64), per layer q/k/v/o (4 * 64 * 64 with
+    # h_kv*d_k = 32 for k and v: 64*64*2 + 64*32*2), GLU 3 * 64 * 128, attn_sub_norm 64 and
+    # ffn_sub_norm 128, two norms 2 * 64; final norm 64 (arithmetic written out; transformers' own
+    # count in the test above agrees).
+    per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128 + 64 + 128 + 2 * 64
     assert m.params == 2 * 1000 * 64 + 2 * per_layer + 64
     assert m.subs(m.closed_form) == m.params

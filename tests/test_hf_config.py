@@ -50,6 +50,7 @@ REFERENCE = {
     # issue 21's wrappers, whole (tests/test_vision_towers.py builds them on the meta device)
     "llava-1.5-7b": (7_063_427_072, "LlavaForConditionalGeneration"),
     "qwen2-vl-7b": (8_291_375_616, "Qwen2VLForConditionalGeneration"),
+    "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
     "gemma-2b": (2_506_172_416, "GemmaForCausalLM"),
     "t5-small": (60_506_624, "T5ForConditionalGeneration"),
     "t5-base": (222_903_552, "T5ForConditionalGeneration"),

@@ -184,7 +184,7 @@ SAVED = [
         True,
     ),
     (
-        "bert-mlm",  # BertForMaskedLM: config.json counts BertModel (pooler, no MLM head)
+        "bert-mlm",  # BertForMaskedLM: counted as the class config.json's architectures names (issue 25.6)
         "BertForMaskedLM",
         dict(
             vocab_size=96,
@@ -195,7 +195,7 @@ SAVED = [
             max_position_embeddings=16,
         ),
         {},
-        False,
+        True,
     ),
 ]
 
@@ -251,9 +251,18 @@ def test_without_config_sizes_come_from_shapes(saved, case, tmp_path):
     assert sizes["V"] == cfg.vocab_size
 
 
-def test_bert_mlm_against_bertmodel_names_head_and_pooler(saved):
+def _as_bertmodel(d: Path, tmp_path: Path) -> Path:
+    """A copy of the saved BertForMaskedLM whose config.json's architectures says BertModel."""
+    for f in d.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    cfg = json.loads((d / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "architectures": ["BertModel"]}))
+    return tmp_path
+
+
+def test_bert_mlm_against_bertmodel_names_head_and_pooler(saved, tmp_path):
     d, model = saved["bert-mlm"]
-    ins = inspect(str(d))
+    ins = inspect(str(_as_bertmodel(d, tmp_path)))
     j = ins.to_json()
     d_model, V = 32, 96
     mlm = d_model * d_model + d_model + 2 * d_model + V  # transform dense + LayerNorm + decoder bias
@@ -677,6 +686,8 @@ def test_report_of_a_checkpoint_directory_has_the_section(saved, tmp_path, capsy
     from symtrans.cli.main import main
 
     d, model = saved["bert-mlm"]
+    (tmp_path / "weights").mkdir()
+    d = _as_bertmodel(d, tmp_path / "weights")
     assert main(["report", str(d), "--no-charts"]) == 0
     md = capsys.readouterr().out
     assert "## Checkpoint vs formula" in md
@@ -684,8 +695,9 @@ def test_report_of_a_checkpoint_directory_has_the_section(saved, tmp_path, capsy
     assert f"logical parameters: **{count(model):,}**" in section
     assert "| missing tensors (in the formula, not stored) | -1,056 | pooler: in the formula, not stored |" in section
     # a config.json without weights: no such section
-    (tmp_path / "config.json").write_bytes((d / "config.json").read_bytes())
-    assert main(["report", str(tmp_path), "--no-charts"]) == 0
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.json").write_bytes((d / "config.json").read_bytes())
+    assert main(["report", str(tmp_path / "config"), "--no-charts"]) == 0
     assert "Checkpoint vs formula" not in capsys.readouterr().out
 
 

@@ -10,6 +10,7 @@ explanation was wrong (issue 27.4, 25.6).  The expected figures are the saved mo
 
 from __future__ import annotations
 
+import pytest
 from conftest import require  # noqa: E402
 
 torch = require("torch")
@@ -65,3 +66,80 @@ def test_one_shard_says_it_is_one_shard_and_names_the_index(tmp_path):
     assert f"one shard of {len(shards)}" in note and "model.safetensors.index.json" in note
     whole = inspect(str(tmp_path / "model.safetensors.index.json"))
     assert not [n for n in whole.to_json()["notes"] if "one shard" in n]
+
+
+def _weights_only(tmp_path):
+    (tmp_path / "config.json").unlink()
+    return inspect(str(tmp_path / "model.safetensors"))
+
+
+def test_gemma2_weights_without_a_config_count_its_four_norms_per_layer(tmp_path):
+    # issue 25.6: Gemma2DecoderLayer stores input, post_attention, pre_feedforward and
+    # post_feedforward layernorms (4 x d_model per layer); read as llama's 2, +2 x N x d_model
+    # was left unexplained.  Expected: Gemma2ForCausalLM's own parameter count.
+    cfg = dict(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=3, num_attention_heads=4)
+    model, _ = _saved(tmp_path, "Gemma2Config", "Gemma2ForCausalLM", num_key_value_heads=2, head_dim=8, **cfg)
+    ins = _weights_only(tmp_path)
+    n = sum(p.numel() for p in model.parameters())
+    # 64x32 embedding (tied head) + 3 x (32x32 + 2 x 16x32 + 32x32 + 3 x 48x32 + 4 x 32) + final 32
+    assert n == 64 * 32 + 3 * (1024 + 1024 + 1024 + 3 * 1536 + 128) + 32
+    assert ins.formula == n and ins.terms == []
+    assert ins.spec.layer_norms == "sandwich"
+
+
+def test_gemma3_text_weights_without_a_config_count_sandwich_and_qk_norms(tmp_path):
+    cfg = dict(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    model, _ = _saved(tmp_path, "Gemma3TextConfig", "Gemma3ForCausalLM", num_key_value_heads=2, head_dim=8, **cfg)
+    ins = _weights_only(tmp_path)
+    assert ins.formula == sum(p.numel() for p in model.parameters()) and ins.terms == []
+
+
+def test_llama_weights_without_a_config_keep_one_norm_per_sublayer(tmp_path):
+    cfg = dict(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    model, _ = _saved(tmp_path, "LlamaConfig", "LlamaForCausalLM", num_key_value_heads=2, **cfg)
+    ins = _weights_only(tmp_path)
+    assert ins.formula == sum(p.numel() for p in model.parameters()) and ins.spec.layer_norms == "sublayer"
+
+
+_ENC = dict(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+MASKED_LM = [
+    ("BertConfig", "BertForMaskedLM", _ENC),
+    ("RobertaConfig", "RobertaForMaskedLM", _ENC),
+    ("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC),
+    ("AlbertConfig", "AlbertForMaskedLM", {**_ENC, "embedding_size": 16}),
+    ("ElectraConfig", "ElectraForMaskedLM", {**_ENC, "embedding_size": 16}),
+    ("DistilBertConfig", "DistilBertForMaskedLM", dict(vocab_size=64, dim=32, hidden_dim=48, n_layers=2, n_heads=4)),
+]
+
+
+@pytest.mark.parametrize("config_cls, model_cls, cfg", MASKED_LM, ids=[m[1] for m in MASKED_LM])
+def test_the_counted_class_follows_architectures(tmp_path, config_cls, model_cls, cfg):
+    # issue 25.6: a config.json whose architectures says BertForMaskedLM was counted as
+    # BertModel (pooler, no MLM head).  Expected: the saved class's own parameter count.
+    model, ins = _saved(tmp_path, config_cls, model_cls, **cfg)
+    assert model.config.architectures == [model_cls]
+    assert ins.spec_source == "config.json"
+    assert ins.formula == sum(p.numel() for p in model.parameters())
+    if model_cls.startswith(("Bert", "Roberta", "XLMRoberta")):  # names the BERT naming table knows
+        assert ins.terms == []
+    notes = " ".join(ins.spec_notes)
+    assert f"counted as transformers {model_cls}" in notes and "includes its pooler" not in notes
+
+
+def test_bert_masked_lm_untied_is_not_guessed(tmp_path):
+    # untied, transformers 5 keeps cls.predictions.decoder.bias apart from cls.predictions.bias
+    # (two V vectors): a head symtrans does not model, so it counts BertModel and says so
+    model, ins = _saved(tmp_path, "BertConfig", "BertForMaskedLM", tie_word_embeddings=False, **_ENC)
+    names = {n for n, _ in model.named_parameters()}
+    assert {"cls.predictions.bias", "cls.predictions.decoder.bias"} <= names
+    base = transformers.BertModel(transformers.BertConfig(**_ENC))
+    assert ins.formula == sum(p.numel() for p in base.parameters())
+    assert any("architectures names BertForMaskedLM, which symtrans does not model" in n for n in ins.spec_notes)
+
+
+def test_a_class_symtrans_does_not_model_is_counted_as_the_base_and_said(tmp_path):
+    # BertForPreTraining adds the NSP head (cls.seq_relationship): not modelled; counted as BertModel
+    model, ins = _saved(tmp_path, "BertConfig", "BertForPreTraining", **_ENC)
+    base = transformers.BertModel(transformers.BertConfig(**_ENC))
+    assert ins.formula == sum(p.numel() for p in base.parameters())
+    assert any("architectures names BertForPreTraining" in n for n in ins.spec_notes)

@@ -35,7 +35,15 @@ import pytest
 from conftest import require  # noqa: E402
 
 require("hypothesis")
-from hf_reference import LLAVA_VISION, QWEN2_VL_VISION, STRATEGIES, experts_of, reference_active, reference_total  # noqa: E402  # noqa: E402
+from hf_reference import (  # noqa: E402  # noqa: E402
+    LLAVA_VISION,
+    QWEN2_VL_VISION,
+    SIGLIP_VISION,
+    STRATEGIES,
+    experts_of,
+    reference_active,
+    reference_total,
+)
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -467,6 +475,21 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "gemma3": dict(
+        text_config=dict(
+            model_type="gemma3_text",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=SIGLIP_VISION,
+        mm_tokens_per_image=4,  # 2 x 2 patches of the 8 px image: one token each
+    ),
     # --- seq2seq
     "mbart": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
     "pegasus": dict(_SEQ2SEQ_BASE, max_position_embeddings=17),
@@ -624,6 +647,48 @@ AUDIT_BASE: dict[str, dict] = {
         layer_types=["conv", "conv", "full_attention", "conv"],
         conv_L_cache=3,
         block_multiple_of=4,
+        pad_token_id=0,
+    ),
+    # --- dense decoders and hybrids of issue 21 (dec21)
+    # 4 layers, NoPE on the 4th (interval 4); the NoPE layer slides (window 7, switched on)
+    "smollm3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        use_sliding_window=True,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, sliding, sliding, full (Olmo3Config's rule), window 7
+    "olmo3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    # 4 layers: sliding, full, sliding, full (sliding_window_pattern 2), window 7
+    "exaone4": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        sliding_window_pattern=2,
         pad_token_id=0,
     ),
 }
@@ -889,6 +954,16 @@ MUTATIONS: dict[tuple[str, str], list] = {
         },  # Qwen2VLAttention refuses it
     ],
     ("qwen2_vl", "vision_config"): [dict(QWEN2_VL_VISION, embed_dim=12, depth=2)],
+    ("gemma3", "text_config"): [
+        {"hidden_size": 24, "num_attention_heads": 4, "head_dim": 4, "num_hidden_layers": 1, "vocab_size": 23},
+        {"model_type": "llama", "hidden_size": 16, "num_attention_heads": 4, "vocab_size": 23},  # refused
+    ],
+    ("gemma3", "vision_config"): [
+        dict(SIGLIP_VISION, hidden_size=12, num_hidden_layers=2),
+        dict(SIGLIP_VISION, vision_use_head=True),
+        None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
+    ],
+    ("gemma3", "mm_tokens_per_image"): [1, 16],
     # --- seq2seq
     **{
         (mt, key): values
@@ -912,10 +987,20 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("vit", "pooler_act"): ["relu"],
     ("vit", "image_size"): [8, [6, 8]],
     ("vit", "patch_size"): [3, [2, 2], [2, 3]],
+    # --- dec21
+    ("smollm3", "no_rope_layers"): [[1, 0, 1, 0], [1, 1, 1]],  # the short list: the attention cannot index it
+    ("smollm3", "layer_types"): [["sliding_attention"] * 4],
+    ("olmo3", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "layer_types"): [["full_attention"] * 4],
+    ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
+    ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    # Gemma3Config reads any text_config dict with Gemma3TextConfig, whatever model_type it names;
+    # symtrans refuses the contradiction (a llama text_config is not what Gemma 3 builds) rather than guess
+    ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
     **{
         (
             "qwen3_next",
@@ -2169,10 +2254,26 @@ def test_tie_rules_of_the_wrappers(hf):
                 assert spec.tie_output == tied == bool(own or inner), (mt, own, inner)
 
 
+def test_gemma3_ties_by_its_own_flag_alone(hf):
+    """Gemma3ForConditionalGeneration ties lm_head iff the wrapper's tie_word_embeddings is true
+    (default true), whatever the text config says (checked on the meta device)."""
+    for own in (None, False, True):
+        for inner in (None, False, True):
+            text = {**AUDIT_BASE["gemma3"]["text_config"], **({} if inner is None else {"tie_word_embeddings": inner})}
+            cfg = _cfg("gemma3", text_config=text)
+            if own is not None:
+                cfg["tie_word_embeddings"] = own
+            spec, _ = spec_from_config(cfg, "gemma3")
+            model = hf.build("gemma3", cfg)
+            tied = model.lm_head.weight is model.model.language_model.embed_tokens.weight
+            assert spec.tie_output == tied == (own is not False), (own, inner)
+
+
 @pytest.mark.parametrize(
     ("cfg", "field"),
     [
-        (dict(model_type="gemma3"), "gemma3_text"),
+        # gemma3 is counted whole (tests/test_vision_siglip.py); a tower it does not read is named
+        (dict(model_type="gemma3", vision_config=dict(model_type="clip_vision_model")), "clip_vision_model"),
         (dict(model_type="llava", text_config=dict(model_type="gpt2")), "gpt2"),
         (dict(model_type="llava", text_config="llama"), "text_config"),
         (dict(model_type="llava", text_config=dict(model_type="llama", num_key_value_head=2)), "num_key_value_head"),

@@ -280,3 +280,47 @@ def test_article_001_worked_example_slips_from_its_printed_inputs():
     assert round(math.exp(2) * math.exp(0.0146), 3) == 7.498
     notes = " ".join(PRESETS["handcount-001-transformer"].notes)
     assert "[2.24," in notes and "3.02" in notes and "e^2.0146 is 7.498, printed 7.598" in notes
+
+
+# -- new-user findings: train past the context, --mask window without a window, decode's header --
+
+
+def test_train_past_gpt2s_1024_positions_warns_in_flops_words(capsys):
+    # GPT-2's config.json: n_positions 1024 (a learned table of 1,024 rows).
+    code, _, err = _run(capsys, "train", "gpt2", "--seq-len", "4096")
+    assert code == 0
+    line = "L = 4,096 exceeds the learned position table's L_max = 1,024 rows"
+    assert line in err and err.count("\n") == 1
+    code, _, flops_err = _run(capsys, "flops", "gpt2", "--seq-len", "4096")
+    assert code == 0 and err == flops_err  # the same line, word for word
+    code, _, err = _run(capsys, "train", "gpt2", "--seq-len", "1024")
+    assert code == 0 and err == ""
+
+
+def test_flops_mask_window_on_a_model_without_a_window_says_so(capsys):
+    # GPT-2 small at B = 1, L = 1,024 (no sliding window): forward FLOPs, 2 per MAC, full square:
+    # 2*L*V*d + N*(4*L^2*d + 4*L*d_ff*d + 8*L*d^2) with d 768, d_ff 3,072, V 50,257, N 12
+    L, V, d, d_ff, N = 1024, 50257, 768, 3072, 12
+    full = 2 * L * V * d + N * (4 * L * L * d + 4 * L * d_ff * d + 8 * L * d * d)
+    assert full == 291_648_307_200
+    code, out, err = _run(capsys, "flops", "gpt2", "--mask", "window")
+    assert code == 0 and f"{full:,}" in out.splitlines()[0]
+    assert err.count("\n") == 1 and "no sliding window" in err and "--mask full" in err
+    # Mistral 7B has one (sliding_window 4,096): no such line
+    code, _, err = _run(capsys, "flops", "mistral-7b", "--mask", "window")
+    assert code == 0 and "no sliding window" not in err
+
+
+def test_flops_decode_names_the_prompt_length_and_not_a_square_mask(capsys):
+    # Llama-2-7B's config.json: max_position_embeddings 4,096, the default prompt length L_pre
+    code, out, _ = _run(capsys, "flops", "llama-2-7b", "--mode", "decode")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].startswith("  L_pre = 4,096: ") and "--prefill" in lines[1]
+    assert not [x for x in lines if x.startswith(("  L = ", "  mask: "))]
+    assert any("KV cache" in x for x in lines if x.startswith("  attention: "))
+    code, out, _ = _run(capsys, "flops", "llama-2-7b", "--mode", "decode", "--prefill", "100")
+    assert code == 0 and out.splitlines()[1] == "  L_pre = 100: --prefill"
+    # the half-square approximation does change a decode step: its mask line stays
+    code, out, _ = _run(capsys, "flops", "llama-2-7b", "--mode", "decode", "--mask", "half")
+    assert code == 0 and "  mask: half: " in out

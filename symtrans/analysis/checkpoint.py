@@ -279,13 +279,16 @@ def _parse_settings(settings: list[str]) -> tuple[dict[str, int], dict[str, Any]
 
 def _spec(ck: Checkpoint, fam: Family, entries: list[Entry], settings: list[str]):
     """(spec or None, source, notes, inference or None, error)."""
-    from symtrans.catalog.hf_config import SUPPORTED, spec_from_config
+    from symtrans.catalog.hf_config import CLASSES, SUPPORTED, spec_from_config
+    from symtrans.catalog.task_heads import follow_architectures
 
     sizes, options = _parse_settings(settings)
     notes: list[str] = []
     mt = ck.config.get("model_type") if ck.config else None
     if ck.config is not None and mt in SUPPORTED:
         spec, cfg_notes = spec_from_config(ck.config, ck.config_path or "config.json")
+        if mt in CLASSES:  # count the class that saved the weights (architectures), where symtrans models it
+            spec, cfg_notes = follow_architectures(ck.config, spec, cfg_notes, CLASSES[mt][1])
         if sizes or options:
             spec = spec.replace(sizes=sizes, **options)
             notes += [f"--set {k}={v}" for k, v in {**sizes, **options}.items()]

@@ -231,10 +231,15 @@ def train_result(res, lay, acc, cluster, mfu, tokens=None, devices=None, compare
 def cmd_train(args, emit) -> int:
     from symtrans.accounting.hardware import parse_accelerator, parse_utilisation
     from symtrans.accounting.parallel_time import parse_cluster
-    from symtrans.cli.common import UsageError, _resolve
+    from symtrans.catalog.resolve import seq_len_warning
+    from symtrans.cli.common import UsageError, _resolve, _warn, flops_values
 
     res = _resolve(args)
     lay = layout_from_args(args, res.spec)
+    # past a learned position table the model cannot run: warn as flops does, in its words
+    w = seq_len_warning(res.spec, flops_values(res, 1, lay.seq_len))
+    if w:
+        _warn(args, w)
     acc = parse_accelerator(args.accelerator)
     if args.fp8 and acc.fp8 is None:
         raise UsageError(f"symtrans train: --fp8 needs fp8 tensor units; {acc.name} has none")

@@ -272,7 +272,7 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
     """
     from symtrans.accounting.hardware import PF_DAY
     from symtrans.cli import numbers as NB
-    from symtrans.cli.common import with_numbers
+    from symtrans.cli.common import _warn, with_numbers
     from symtrans.engine.conventions import choice
     from symtrans.engine.conventions import convention as get_conv
 
@@ -281,6 +281,8 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
     conv = get_conv(args.convention)
     choice(MASK_MODES, args.mask, "mask")
     choice(RECOMPUTE, args.recompute, "recompute option")
+    if args.mask == "window" and not spec.has("w"):  # the band is of windowed layers only
+        _warn(args, f"--mask window: {res.name} has no sliding window (no w): every layer counts as under --mask full")
     if args.recompute != "none" and mode != "training":
         raise InputError(f"--recompute applies to --mode training, not {mode}")
     v = _values(res, args.batch, args.seq_len, args)
@@ -406,16 +408,30 @@ def cmd_flops(args, res, emit) -> int:
     else:
         shape = f"B={r['batch']}, L={r['seq_len']}"
     per = "generated token" if r["mode"] == "decode" else "token"
+    if "L_pre" in r:  # inference counts the prompt L_pre, not L: say where L_pre came from
+        given = getattr(args, "prefill", None) is not None
+        source = "--prefill" if given else f"the sequence length, {r['seq_len_source']} (set --prefill)"
+        length = f"  L_pre = {r['L_pre']:,}: {source}"
+    else:
+        length = f"  L = {r['seq_len']:,}: {r['seq_len_source']}"
     lines = [
         f"{r['model']}: {r['mode']} {u}s at {shape}: {_num(r['total'], u)}",
-        f"  L = {r['seq_len']:,}: {r['seq_len_source']}",
+        length,
         f"  per {per}: {_num(r['per_token'], u)}",
         f"  per sequence: {_num(r['per_sequence'], u)}",
     ]
     if "per_run" in r:
         lines.append(f"  per run of D={r['tokens']:,} tokens: {_num(r['per_run'], u)} = {r['pf_days']:.4g} PF-days")
     lines.append(f"  convention: {r['convention']}: {r['convention_note']}")
-    lines.append(f"  mask: {r['mask']}: {MASK_MODES[r['mask']].description}")
+    if r["mode"] == "decode" and r["mask"] != "half":
+        # a decode step's scores are its queries against the keys in the KV cache: full,
+        # causal and window count the same (Workload.self_mask), so no square is meant
+        lines.append(
+            "  attention: each generated token scores the keys its KV cache holds (the prompt and the tokens "
+            "before it; at most w on a sliding-window layer)"
+        )
+    else:
+        lines.append(f"  mask: {r['mask']}: {MASK_MODES[r['mask']].description}")
     if r["mode"] == "training":
         lines.append(f"  recompute: {r['recompute']}: {RECOMPUTE[r['recompute']].description}")
     lines.append(f"  closed form: {r['closed_form']}")

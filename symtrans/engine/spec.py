@@ -121,12 +121,15 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",)}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": ()}
+# Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
+_SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -239,9 +242,11 @@ class Spec:
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
-            and a patch merger).  Its parameters are in the total; the text-only figure
+            and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
+            projector).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
+        vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -369,6 +374,7 @@ class Spec:
     frontend: str = "tokens"
     vision: str = "none"
     projector_bias: bool = True
+    vision_head: bool = False
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -555,6 +561,7 @@ OPTION_TYPES: dict[str, Any] = {
     "frontend": FRONTENDS,
     "vision": VISIONS,
     "projector_bias": bool,
+    "vision_head": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -971,8 +978,10 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     """A vision tower needs a decoder-only language model and exactly its sizes."""
     allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
     for name in v:
-        if name in VISION_SIZES["clip"] + VISION_SIZES["qwen2_vl"] + ("d_proj",) and name not in allowed:
+        if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
+        raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")

@@ -15,7 +15,15 @@ each, ``post_layernorm``); Liu et al. 2023 (LLaVA-1.5: a two-layer MLP projector
 Wang et al. 2024 §2.1 (Qwen2-VL: a 675M ViT, 3-D patches of 2 frames, adjacent 2 x 2 tokens
 merged by an MLP) and HF ``Qwen2VisionTransformerPretrainedModel`` (``patch_embed.proj`` a
 bias-free Conv3d, ``blocks`` with fused qkv and proj biased, fc1/fc2 biased, LayerNorms
-norm1/norm2, ``merger``: LayerNorm ln_q, Linear m^2 d_vis -> m^2 d_vis, GELU, Linear -> d_proj).
+norm1/norm2, ``merger``: LayerNorm ln_q, Linear m^2 d_vis -> m^2 d_vis, GELU, Linear -> d_proj);
+Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling head) and HF
+``SiglipVisionTransformer`` (``patch_embedding`` a biased Conv2d, ``position_embedding`` of
+(image_size // patch_size)^2 rows, ``encoder.layers`` as CLIP's, ``post_layernorm``, ``head`` a
+``SiglipMultiheadAttentionPoolingHead`` when ``vision_use_head``: probe, torch
+``nn.MultiheadAttention`` (in_proj 3 d_vis x d_vis + 3 d_vis, out_proj biased), LayerNorm, MLP);
+Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
+and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
+d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights).
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from symtrans.engine.spec import Spec
 _CLIP = "Radford et al. 2021 §2.4 (CLIP ViT); HF CLIPVisionTransformer"
 _LLAVA = "Liu et al. 2023 (LLaVA-1.5 MLP projector); HF LlavaMultiModalProjector"
 _QWEN2_VL = "Wang et al. 2024 §2.1 (Qwen2-VL ViT); HF Qwen2VisionTransformerPretrainedModel"
+_SIGLIP = "Zhai et al. 2023 (SigLIP ViT, MAP head); HF SiglipVisionTransformer"
+_GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProjector"
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -45,14 +55,15 @@ def _lin(label: str, d_in: sp.Expr, d_out: sp.Expr, bias: bool, source: str) -> 
     return linear(label, d_in, d_out, ZERO, bias, source, role=Role.VISION)
 
 
-def _conv(label: str, taps: sp.Expr, source: str) -> Step:
+def _conv(label: str, taps: sp.Expr, source: str, bias: bool = False) -> Step:
     w = taps * S.d_vis
     return Step(
         label=label,
         role=Role.VISION,
-        params=w,
+        params=w + S.d_vis if bias else w,
         weights=w,
-        note="bias-free convolution: each patch of C_vis channels mapped to d_vis (a linear map of its pixels)",
+        note=("biased" if bias else "bias-free")
+        + " convolution: each patch of C_vis channels mapped to d_vis (a linear map of its pixels)",
         source=source,
         input_grad=False,
     )
@@ -129,12 +140,60 @@ def qwen2_vl_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_VL)]
 
 
+def siglip_tower(spec: Spec) -> Cost:
+    """SigLIP's vision transformer (``SiglipVisionModel``), as Gemma 3 wraps it.
+
+    C_vis p_vis^2 d_vis + d_vis (biased patch conv) + P_vis d_vis (positions, no class token)
+    + N_vis layers + 2 d_vis (post_layernorm); with ``vision_head`` the MAP head adds
+    d_vis (probe) + 4 d_vis^2 + 4 d_vis (nn.MultiheadAttention) + 2 d_vis (LayerNorm)
+    + 2 d_vis d_ff_vis + d_ff_vis + d_vis (MLP).
+    """
+    d, f = S.d_vis, S.d_ff_vis
+    emb = [
+        _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis, biased)", S.C_vis * S.p_vis**2, _SIGLIP, True),
+        Step(
+            label="position table",
+            role=Role.VISION,
+            params=S.P_vis * d,
+            weights=S.P_vis * d,
+            note="one learned row per patch (no class token)",
+            source=_SIGLIP,
+        ),
+    ]
+    steps = emb + _ln(spec, "post_layernorm", d)
+    if spec.vision_head:
+        steps.append(Step(label="head probe", role=Role.VISION, params=d, note="one learned query", source=_SIGLIP))
+        steps += _lin("head in_proj (q, k, v)", d, 3 * d, True, _SIGLIP) + _lin("head out_proj", d, d, True, _SIGLIP)
+        steps += _ln(spec, "head layernorm", d)
+        steps += _lin("head fc1", d, f, True, _SIGLIP) + _lin("head fc2", f, d, True, _SIGLIP)
+    return Cost(
+        name="vision tower (SigLIP)",
+        block=Block.VISION_TOWER,
+        steps=tuple(steps),
+        children=(_vit_layer(spec, False, _SIGLIP),),
+        note=_NO_IMAGES,
+        source=_SIGLIP,
+    )
+
+
+def gemma3_tower(spec: Spec) -> list[Cost]:
+    """Gemma 3's SigLIP tower and its projector: RMSNorm d_vis + d_vis d_model (no bias)."""
+    proj = norm(spec, "mm_soft_emb_norm", S.d_vis, ZERO, kind="rmsnorm")
+    proj += _lin("mm_input_projection", S.d_vis, S.d_model, False, _GEMMA3)
+    return [
+        siglip_tower(spec),
+        Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_GEMMA3),
+    ]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
         return clip_tower(spec)
     if spec.vision == "qwen2_vl":
         return qwen2_vl_tower(spec)
+    if spec.vision == "gemma3":
+        return gemma3_tower(spec)
     return []
 
 

@@ -260,6 +260,14 @@ def infer_spec(entries: list[Entry], fam: Family, hints: dict[str, Any] | None =
             opts["norm_bias"] = any(e.bias for e in norms)
     opts["final_norm"] = any(e.layer is None and e.block == Block.NORM for e in norms)
     opts["embedding_norm"] = any(e.block == Block.EMBEDDINGS for e in norms)
+    # Gemma-2/3 put a norm before and after each sublayer (Gemma2DecoderLayer: input,
+    # post_attention, pre_feedforward and post_feedforward layernorms): four norm vectors in
+    # one layer of a one-stack model, where every other family stores one per sublayer.
+    if fam.family != "encoder-decoder":
+        first = [e for e in layer_norms if not e.bias and e.block == Block.NORM and e.layer == 0]
+        if len(first) == 4:
+            opts["layer_norms"] = "sandwich"
+            found["layer_norms"] = "sandwich: four norms stored in layer 0 (before and after each sublayer)"
     del layer_norms
     biased = {e.role for e in params if e.bias}  # one pass: a pass per role took 5.5 M steps at 90,000 tensors
     has_bias = {r: r in biased for r in Role}

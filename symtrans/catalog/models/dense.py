@@ -40,8 +40,10 @@ class DenseLayout:
         square_out: the attention's o_proj is hidden_size x hidden_size whatever the heads
             (HeliumAttention): counted only when h * head_dim = hidden_size.
         default_layer_types: the config class's rule for ``layer_types`` when the file gives
-            none, ``(n_layers, sliding_window) -> list``; None for a type without windows.
-            The windowed layers become the Spec's ``w`` and ``N_w`` (FLOPs and KV cache).
+            none, ``(reader, n_layers, sliding_window) -> list``; None for a type without
+            windows.  The windowed layers become the Spec's ``w`` and ``N_w`` (FLOPs and KV cache).
+        window_switch: a key that must be true for any layer to slide (SmolLM3's
+            ``use_sliding_window``: its attention ignores layer_types without it).
         head_dim_required: the attention reads ``config.head_dim`` and fails on its None
             default (MinistralAttention): a config without one is refused.
     """
@@ -56,7 +58,8 @@ class DenseLayout:
     head_dim_null: bool = True
     divides: bool = False
     square_out: bool = False
-    default_layer_types: Callable[[int, int | None], list[str]] | None = None
+    default_layer_types: Callable[[Reader, int, int | None], list[str]] | None = None
+    window_switch: str | None = None
     head_dim_required: bool = False
     kv_required: bool = False
 
@@ -135,12 +138,14 @@ class DenseLayout:
         types = r.cfg.get("layer_types")
         if types is None:
             assert self.default_layer_types is not None
-            types = self.default_layer_types(n, w)
+            types = self.default_layer_types(r, n, w)
         elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
             raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
         elif len(types) != n:
             raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n}")
         n_w = sum(t == "sliding_attention" for t in types)
+        if self.window_switch is not None and not r.flag(self.window_switch, note=False):
+            n_w = 0
         if w is None or n_w == 0:
             return {}
         r.notes.append(f"sliding_window {w} on {n_w} of the {n} layers (layer_types): FLOPs and KV cache")
@@ -367,7 +372,7 @@ NEMOTRON = ModelType(
 )
 
 
-def _ministral_layer_types(n: int, w: int | None) -> list[str]:
+def _ministral_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
     """MinistralConfig.__post_init__: every layer slides when sliding_window is set."""
     return ["sliding_attention" if w is not None else "full_attention"] * n
 
@@ -401,7 +406,178 @@ MINISTRAL = ModelType(
 )
 
 
+def _smollm3_rope_layers(r: Reader, n: int) -> list[int]:
+    """SmolLM3Config.__post_init__'s ``no_rope_layers``: the file's list (1 rotates, 0 is a
+    NoPE layer; SmolLM3Attention indexes it per layer, so it needs an entry for each), else
+    a NoPE layer every ``no_rope_layer_interval`` layers."""
+    flags = r.cfg.get("no_rope_layers")
+    if flags is None:
+        k = r.size("no_rope_layer_interval", r.defaults["no_rope_layer_interval"])
+        return [int((i + 1) % k != 0) for i in range(n)]
+    if not isinstance(flags, list) or any(isinstance(f, bool) or not isinstance(f, int) for f in flags):
+        raise ConfigError(f"no_rope_layers must be a list of 0 / 1 flags, not {show(flags)}")
+    if len(flags) < n:
+        raise ConfigError(f"no_rope_layers has {len(flags)} entries for num_hidden_layers {n}")
+    return flags
+
+
+def _smollm3_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """SmolLM3Config's rule: the NoPE layers slide when use_sliding_window and a window are set."""
+    on = r.flag("use_sliding_window", note=False) and w is not None
+    return ["sliding_attention" if on and not rope else "full_attention" for rope in _smollm3_rope_layers(r, n)]
+
+
+_SMOLLM3 = DenseLayout(
+    attention_bias_key="attention_bias",
+    mlp_bias_key="mlp_bias",
+    head_dim_null=False,
+    default_layer_types=_smollm3_layer_types,
+    window_switch="use_sliding_window",
+)
+
+
+def read_smollm3(r: Reader) -> Spec:
+    """SmolLM3: a Llama layout whose NoPE layers skip the rotation (no weights either way);
+    ``no_rope_layers`` is checked here because the attention indexes it even when the file
+    gives ``layer_types``."""
+    _smollm3_rope_layers(r, r.size("num_hidden_layers"))
+    return _SMOLLM3.read(r)
+
+
+# Hugging Face SmolLM3: Llama-shaped, NoPE every 4th layer (no_rope_layers), head_dim read with
+# getattr; attention_bias on q, k, v, o; its window only with use_sliding_window.
+SMOLLM3 = ModelType(
+    model_type="smollm3",
+    config_class="SmolLM3Config",
+    model_class="SmolLM3ForCausalLM",
+    read=read_smollm3,
+    defaults={
+        "vocab_size": 128256,
+        "hidden_size": 2048,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 36,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 4,
+        "max_position_embeddings": 32768,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "mlp_bias": False,
+        "sliding_window": None,
+        "use_sliding_window": False,
+        "no_rope_layer_interval": 4,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size layer_types max_position_embeddings mlp_bias no_rope_layer_interval no_rope_layers "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters "
+        "sliding_window tie_word_embeddings use_cache use_sliding_window vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **DECODER_NO_EFFECT,
+        window="sliding_window use_sliding_window layer_types",
+        **{"rope layers": "no_rope_layers no_rope_layer_interval"},
+    ),
+    getattr_keys=("head_dim",),
+    pad_default=128004,
+    family="dense",
+)
+
+
+def _olmo3_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """Olmo3Config.__post_init__: three sliding layers, then one full, repeating."""
+    return ["sliding_attention" if (i + 1) % 4 else "full_attention" for i in range(n)]
+
+
+# AI2's OLMo 3: OLMo 2's layer (RMSNorm after attention and after the MLP, RMSNorms on the whole
+# q and k projections), head_dim read with getattr, sliding windows on 3 of every 4 layers.
+OLMO3 = ModelType(
+    model_type="olmo3",
+    config_class="Olmo3Config",
+    model_class="Olmo3ForCausalLM",
+    read=DenseLayout(
+        attention_bias_key="attention_bias",
+        options=(("norm_position", "post"), ("qk_norm", "full")),
+        head_dim_null=False,
+        default_layer_types=_olmo3_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 50304,
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "sliding_window": 4096,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size layer_types max_position_embeddings num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings "
+        "use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT, window="sliding_window layer_types"),
+    getattr_keys=("head_dim",),
+    pad_default=1,
+    family="dense",
+)
+
+
+def _exaone4_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """Exaone4Config.__post_init__: every ``sliding_window_pattern``-th layer full, the rest
+    sliding; without a window the pattern becomes 0 and the rule divides by it (refused)."""
+    if w is None:
+        raise ConfigError(
+            "sliding_window is null and layer_types is missing: Exaone4Config then derives layer_types "
+            "modulo a pattern of 0 and fails; give layer_types"
+        )
+    k = r.size("sliding_window_pattern")  # a str such as "LLLG" or null fails the same rule
+    return ["sliding_attention" if (i + 1) % k else "full_attention" for i in range(n)]
+
+
+# LG AI EXAONE 4.0: OLMo 2's post-norm layer (RMSNorms after attention and MLP) with per-head
+# RMSNorms on q and k, no biases, head_dim read with getattr; 3 sliding layers per full one.
+EXAONE4 = ModelType(
+    model_type="exaone4",
+    config_class="Exaone4Config",
+    model_class="Exaone4ForCausalLM",
+    read=DenseLayout(
+        options=(("norm_position", "post"), ("qk_norm", "head")),
+        kv_null=False,
+        head_dim_null=False,
+        default_layer_types=_exaone4_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 102400,
+        "hidden_size": 4096,
+        "intermediate_size": 16384,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 4,
+    },
+    config_keys=keys(
+        "attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
+        "layer_types max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "pad_token_id rms_norm_eps rope_parameters sliding_window sliding_window_pattern tie_word_embeddings "
+        "use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT, window="sliding_window sliding_window_pattern layer_types"),
+    getattr_keys=("head_dim",),
+    pad_default=None,
+    family="dense",
+)
+
+
 RECORDS = (
+    EXAONE4,
+    OLMO3,
+    SMOLLM3,
     MINISTRAL,
     HELIUM,
     ARCEE,

@@ -1,13 +1,15 @@
-"""The vision side of the vision-language wrappers (llava, qwen2_vl): their ``vision_config``
-read into the Spec's ``vision`` option and sizes (``engine/vision.py`` counts them).
+"""The vision side of the vision-language wrappers (llava, qwen2_vl, gemma3): their
+``vision_config`` read into the Spec's ``vision`` option and sizes (``engine/vision.py`` counts them).
 
 Defaults are transformers 5.x's: a LlavaConfig without vision_config builds LLaVA-1.5's CLIP
 ViT-L/14 at 336 px (LlavaConfig.sub_configs_defaults); a vision_config dict takes the defaults
-of CLIPVisionConfig; Qwen2VLConfig's vision_config takes Qwen2VLVisionConfig's.
+of CLIPVisionConfig; Qwen2VLConfig's vision_config takes Qwen2VLVisionConfig's; Gemma3Config's
+takes SiglipVisionConfig's (also without one: its sub_configs_defaults name siglip_vision_model).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
@@ -41,6 +43,25 @@ QWEN2_VL_VISION_DEFAULTS = {
     "patch_size": 14,
     "temporal_patch_size": 2,
     "spatial_merge_size": 2,
+}
+
+
+SIGLIP_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 12,
+    "num_channels": 3,
+    "image_size": 224,
+    "patch_size": 16,
+    "vision_use_head": True,
+}
+# SiglipVisionConfig's fields (transformers 5.x) and those that change no parameter.
+SIGLIP_VISION_KEYS = frozenset(SIGLIP_VISION_DEFAULTS) | {"hidden_act", "layer_norm_eps", "attention_dropout"}
+SIGLIP_VISION_NO_EFFECT = {
+    "hidden_act": "act",
+    "layer_norm_eps": "eps",
+    "attention_dropout": "dropout",
 }
 
 
@@ -144,3 +165,66 @@ def qwen2_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
         f"{sizes['m_vis']} x {sizes['m_vis']} patches into one token of width {out}"
     )
     return sizes, {"vision": "qwen2_vl"}, notes
+
+
+def siglip_vision(vcfg: dict[str, Any] | None, wrapper: str) -> tuple[dict[str, int], bool, list[str]]:
+    """(sizes, vision_use_head, notes) of a SigLIP vision tower (SiglipVisionConfig's keys).
+
+    Raises:
+        ConfigError: a tower other than siglip_vision_model, list-valued (non-square) image or
+            patch sizes, a malformed size, or hidden_size not divisible by the heads
+            (SiglipAttention refuses it).
+    """
+    vmt = (vcfg or {}).get("model_type", "siglip_vision_model")
+    if vmt != "siglip_vision_model":
+        raise ConfigError(
+            f"vision_config model_type {show(vmt)} is not supported inside {wrapper}: symtrans counts a SigLIP "
+            "vision tower (siglip_vision_model) only"
+        )
+    for key in ("image_size", "patch_size"):
+        if isinstance((vcfg or {}).get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square images and patches of one size")
+    vr = Reader(
+        vcfg or {}, "siglip_vision_model", ("SiglipVisionConfig", "SiglipVisionModel"), SIGLIP_VISION_DEFAULTS, {}
+    )
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    check_divides("hidden_size", d, "num_attention_heads", h, "SiglipAttention")
+    side, patch = vr.size("image_size"), vr.size("patch_size")
+    head = vr.flag("vision_use_head")
+    sizes = dict(
+        d_vis=d,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=patch,
+        P_vis=(side // patch) ** 2,
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: SigLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} "
+        f"patches of {patch} x {patch} px per {side} px image"
+        + (
+            "; with its attention-pooling head (vision_use_head)"
+            if head
+            else "; no pooling head (vision_use_head false)"
+        )
+    )
+    return sizes, head, notes
+
+
+def gemma3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Gemma 3's SigLIP tower and projector.
+
+    Raises:
+        ConfigError: as ``siglip_vision``; mm_tokens_per_image not a positive integer
+            (Gemma3MultiModalProjector divides by its square root).
+    """
+    sizes, head, notes = siglip_vision(_sub(r, "vision_config"), "gemma3")
+    tokens = r.size("mm_tokens_per_image")
+    side = math.isqrt(sizes["P_vis"])
+    per_side = math.isqrt(tokens)
+    notes.append(
+        f"projector: RMSNorm and a bias-free {sizes['d_vis']} -> d_model map; {side}^2 patches average-pooled "
+        f"to {per_side}^2 tokens per image (mm_tokens_per_image {tokens}, no weights)"
+    )
+    return sizes, {"vision": "gemma3", "vision_head": head}, notes

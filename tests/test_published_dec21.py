@@ -1,0 +1,36 @@
+"""Published configs of the dense decoders and hybrids added for issue 21 (dec21 part):
+each file (sources in tests/fixtures/configs/SOURCES.md) counts exactly what transformers 5.x
+builds from it on the meta device, and each total is also written out here from an independent
+reading (the figure the source itself states, or the model card's size), so a change in the
+installed transformers cannot move both sides at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import require
+
+require("transformers")
+
+from symtrans.catalog.hf_config import spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
+
+PUBLISHED = [
+    # HuggingFaceTB/SmolLM3-3B-Base: the source's own arithmetic, 262,668,288 tied embedding +
+    # 36 x 78,123,008 layers + 2,048 final norm = 3,075,098,624
+    ("smollm3-3b-base", 3_075_098_624),
+    # allenai Olmo-3-1025-7B (reconstructed, SOURCES.md): 2 x 100,278 x 4,096 untied +
+    # 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 4 x 4,096 norms) + 4,096 = 7,298,011,136
+    ("olmo-3-7b", 7_298_011_136),
+]
+
+
+@pytest.mark.parametrize(("name", "total"), PUBLISHED, ids=[n for n, _ in PUBLISHED])
+def test_published_configs(hf, read_fixture, name, total):
+    cfg = read_fixture(name)
+    model = hf.build(cfg["model_type"], cfg)
+    assert hf.count(model) == total
+    spec, notes = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == total
+    assert not [n for n in notes if "unknown" in n], notes  # every key of the published file is known
