@@ -608,8 +608,9 @@ def _padded_vocab(entries: list[Entry], spec: Spec) -> list[Term]:
     for e in entries:
         if e.kind != Kind.PARAMETER or e.bias or len(e.shape) != 2:
             continue
-        # Marian's decoder has its own vocabulary (decoder_vocab_size: V_dec)
-        V = spec.values.get("V_dec", spec.values["V"]) if e.stack == Block.DECODER else spec.values["V"]
+        # Marian's decoder and its LM head have their own vocabulary (decoder_vocab_size: V_dec)
+        decoder_side = e.stack == Block.DECODER or (e.role == Role.LM_HEAD and e.block == Block.LM_HEAD)
+        V = spec.values.get("V_dec", spec.values["V"]) if decoder_side else spec.values["V"]
         if e.role == Role.TOKEN_EMBEDDING:
             rows, width = e.shape
         elif e.role == Role.LM_HEAD and e.block in (Block.LM_HEAD, Block.MLM_HEAD):

@@ -237,12 +237,14 @@ def _mixer_rules(L: str) -> tuple[Rule, ...]:
 
 
 def _vision_rules() -> tuple[Rule, ...]:
-    """A vision-language model's image side (LlavaForConditionalGeneration's ``vision_tower``
-    and ``multi_modal_projector``; Qwen2-VL's ``visual`` and its ``visual.merger``), counted
+    """A vision-language model's image side (LlavaForConditionalGeneration's and Gemma 3's
+    ``vision_tower`` and ``multi_modal_projector``; Qwen2-VL's ``visual`` and ``visual.merger``), counted
     by the engine as whole components of ``Role.VISION`` (engine/vision.py): every tensor
     under them is that role, the rest of the name is the vision encoder's own naming."""
     return (
         Rule(r"vision_tower\.embeddings", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),  # CLIP
+        # Gemma 3's projector: a bare (d_vis, d_model) parameter, x @ W (Gemma3MultiModalProjector)
+        Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
         Rule(r"multi_modal_projector\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual)(?:\..*)?", R.VISION, B.VISION_TOWER),
@@ -574,7 +576,7 @@ MODEL_TYPES = {
         "llama mistral mixtral qwen2 qwen3 gemma qwen2_moe qwen3_moe granite phi3 starcoder2 gemma2 "
         "gemma3_text olmo olmo2 cohere stablelm phi deepseek_v2 deepseek_v3 gpt_oss llama4_text ministral "
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
-        "llava qwen2_vl".split(),
+        "llava qwen2_vl smollm3 olmo3 exaone4 gemma3".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
