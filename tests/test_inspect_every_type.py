@@ -2,7 +2,7 @@
 for every supported model type (issue 27, item 4).
 
 Per type: the class symtrans counts (``hf_reference.HF_CLASSES``, the one ``symtrans
-model-types`` names) is built on the CPU from the type's tiny audit config
+model-types`` names; and the masked-LM classes of ``task_heads.MASKED_LM``) is built on the CPU from the type's tiny audit config
 (``test_model_types.AUDIT_BASE``), saved with ``save_pretrained`` (safetensors) and inspected.
 The types come from the registry (``hf_config.SUPPORTED``: the records of
 ``catalog/models`` and the table types), so a type added there is checked here at once; one
@@ -40,20 +40,22 @@ from symtrans.catalog.checkpoint.names import MODEL_TYPES  # noqa: E402
 from symtrans.catalog.checkpoint.read import read_checkpoint  # noqa: E402
 from symtrans.catalog.hf_config import SUPPORTED  # noqa: E402
 from symtrans.catalog.models import BY_TYPE  # noqa: E402
+from symtrans.catalog.task_heads import MASKED_LM  # noqa: E402
 
 # Terms a checkpoint saved by transformers may carry: its persistent buffers, and the
 # parameters its class does not save (``missing``, checked against _keys_to_ignore_on_save).
 ALLOWED_TERMS = {"buffers", "missing"}
 
 
-def _saved(model_type: str, root) -> dict:
-    """Build, save and inspect one type; the oracle's figures beside symtrans's result."""
+def _saved(model_type: str, root, class_name: str | None = None) -> dict:
+    """Build, save and inspect one type (its counted class, or ``class_name``); the oracle's
+    figures beside symtrans's result."""
     transformers.logging.set_verbosity_error()
     cfg = {k: v for k, v in _cfg(model_type).items() if k not in ("model_type", "architectures")}
-    cls = getattr(transformers, HF_CLASSES[model_type])
+    cls = getattr(transformers, class_name or HF_CLASSES[model_type])
     torch.manual_seed(0)
     model = cls(cls.config_class(**cfg))  # on the CPU: save_pretrained needs real tensors
-    folder = root / model_type
+    folder = root / (class_name or model_type)
     model.save_pretrained(folder)  # safetensors, transformers' own tensor names
     params = dict(model.named_parameters())
     state = model.state_dict()
@@ -71,7 +73,7 @@ def _saved(model_type: str, root) -> dict:
 def saved(tmp_path_factory) -> dict:
     """Every supported type, built and saved once (one tiny model each, shared by the tests)."""
     root = tmp_path_factory.mktemp("saved")
-    return {mt: _saved(mt, root) for mt in SUPPORTED}
+    return {mt: _saved(mt, root) for mt in SUPPORTED} | {cls: _saved(mt, root, cls) for mt, cls in MASKED_LM.items()}
 
 
 def test_every_supported_type_has_a_naming_family():
@@ -82,9 +84,14 @@ def test_every_supported_type_has_a_naming_family():
     assert not lacking, f"no naming family in catalog/checkpoint/names.MODEL_TYPES for {lacking}"
 
 
-@pytest.mark.parametrize("model_type", SUPPORTED)
-def test_save_pretrained_checkpoint_is_explained(saved, model_type):
-    ref = saved[model_type]
+# Every supported type's counted class, and the masked-LM classes inspect counts when
+# config.json's architectures names them (catalog/task_heads.MASKED_LM).
+CASES = [(mt, mt) for mt in SUPPORTED] + [(mt, cls) for mt, cls in MASKED_LM.items()]
+
+
+@pytest.mark.parametrize(("model_type", "key"), CASES, ids=[key for _, key in CASES])
+def test_save_pretrained_checkpoint_is_explained(saved, model_type, key):
+    ref = saved[key]
     ins = ref["inspection"]
     assert model_type in MODEL_TYPES
     assert ins.naming == MODEL_TYPES[model_type]  # chosen by config.json's model_type

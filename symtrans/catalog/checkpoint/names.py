@@ -399,6 +399,12 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
         Rule(r"embeddings\.patch_embeddings\.projection", R.PATCH_EMBEDDING, B.EMBEDDINGS, VECTOR),
         Rule(E + r"(?:layernorm_before|layernorm_after)", R.NORM, B.NORM, VECTOR),
         Rule(r"layernorm", R.NORM, B.NORM, VECTOR),
+        # the masked-LM heads (catalog/task_heads.MASKED_LM): ALBERT's predictions.*, DistilBERT's
+        # vocab_*, ELECTRA's generator_*; a tied decoder matrix is not saved, its V bias is
+        Rule(r"(?:predictions|generator_predictions)\.dense|vocab_transform", R.HEAD_TRANSFORM, B.MLM_HEAD),
+        Rule(r"(?:predictions|generator_predictions)\.LayerNorm|vocab_layer_norm", R.NORM, B.MLM_HEAD, VECTOR),
+        Rule(r"predictions\.decoder|vocab_projector|generator_lm_head", R.LM_HEAD, B.MLM_HEAD),
+        Rule(r"predictions", R.MLM_BIAS, B.MLM_HEAD, VECTOR),  # its leaf is "bias"
     )
 
 
