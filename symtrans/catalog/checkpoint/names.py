@@ -726,20 +726,30 @@ def match(name: str, family: Family) -> Match:
     )
 
 
+# Names a family's table is first tried on (evenly spaced): a header of 200,000 tensors
+# (formats.MAX_TENSORS) that no table names took 9 full passes, 16 s.
+_SAMPLE = 512
+
+
 def best_family(names: list[str], matched: dict[str, list[Match]] | None = None) -> Family:
     """The HF naming family whose table matches the most of ``names``.
 
-    Families are tried in order (llama first, the most common); one that names at least
-    95% of the tensors is taken at once, so a usual checkpoint compiles one table.
-    ``matched``, when given, receives {family name: the matches of ``names``} for the
-    family returned when it was taken at once, so ``inventory.classify`` need not match
-    every name again (half of the naming time of a 90,000-tensor header).
+    Families are tried in order (llama first, the most common), each on an evenly spaced
+    sample of ``_SAMPLE`` names first; one that names at least 95% of the sample is matched
+    against every name, and taken when it names at least 95% of them, so a usual checkpoint
+    compiles one table and an unknown one costs a sample per table.  Otherwise the family
+    that names most of the sample is taken.  ``matched``, when given, receives {family
+    name: the matches of ``names``} for the family taken at once, so ``inventory.classify``
+    need not match every name again (half of the naming time of a 90,000-tensor header).
     """
+    sample = names[:: max(1, len(names) // _SAMPLE)]
     scores = {}
     for key, fam in FAMILIES.items():
+        scores[key] = sum(1 for n in sample if match(n, fam).rule is not None)
+        if scores[key] < 0.95 * len(sample):
+            continue
         found = [match(n, fam) for n in names]
-        scores[key] = sum(1 for m in found if m.rule is not None)
-        if scores[key] >= 0.95 * len(names):
+        if sum(1 for m in found if m.rule is not None) >= 0.95 * len(names):
             if matched is not None:
                 matched[fam.name] = found
             return fam
