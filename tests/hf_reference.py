@@ -64,6 +64,8 @@ HF_CLASSES = {
     "llava": "LlavaForConditionalGeneration",
     "qwen2_vl": "Qwen2VLForConditionalGeneration",
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llava_next": "LlavaNextForConditionalGeneration",
+    "mistral3": "Mistral3ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -86,15 +88,35 @@ HF_CLASSES = {
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": "OlmoeForCausalLM",
+    "glm4_moe": "Glm4MoeForCausalLM",
+    "dots1": "Dots1ForCausalLM",
+    "minimax_m2": "MiniMaxM2ForCausalLM",
+    # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
+    "camembert": "CamembertModel",
+    "roberta-prelayernorm": "RobertaPreLayerNormModel",
+    "mpnet": "MPNetModel",
+    "modernbert": "ModernBertModel",
+    "mt5": "MT5ForConditionalGeneration",
+    "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
     "smollm3": "SmolLM3ForCausalLM",
     "olmo3": "Olmo3ForCausalLM",
     "exaone4": "Exaone4ForCausalLM",
+    "cohere2": "Cohere2ForCausalLM",
+    "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
+    "apertus": "ApertusForCausalLM",
+    "ministral3": "Ministral3ForCausalLM",
 }
+
+# T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
+# tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
+T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -102,7 +124,7 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
     as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
     n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
-    if model_type == "t5" and cfg.get("tie_word_embeddings") is False:
+    if model_type in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     return n
@@ -112,14 +134,14 @@ def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
     config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
     (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` are left out."""
+    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
     lm = model.model.language_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector"}, others
+    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
     return n
 
 
@@ -254,9 +276,9 @@ def gpt2(draw) -> dict:
 
 
 @st.composite
-def t5(draw) -> dict:
+def t5(draw, mt: str = "t5") -> dict:
     cfg = dict(
-        model_type="t5",
+        model_type=mt,
         d_model=draw(SIZE),
         d_kv=draw(st.integers(1, 6)),
         num_heads=draw(st.integers(1, 4)),
@@ -391,6 +413,15 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+PIXTRAL_VISION = dict(
+    model_type="pixtral",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    image_size=16,
+    patch_size=4,
+)
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -439,6 +470,28 @@ def gemma3(draw) -> dict:
         del text["model_type"]  # Gemma3Config's default text model is gemma3_text
     cfg = dict(model_type="gemma3", text_config=text, vision_config=SIGLIP_VISION, mm_tokens_per_image=4)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llava_next(draw) -> dict:
+    """LlavaNextForConditionalGeneration: llava's text models and CLIP tower; the wrapper's
+    tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
+    cfg = draw(llava())
+    cfg["model_type"] = "llava_next"
+    return cfg
+
+
+@st.composite
+def mistral3(draw) -> dict:
+    """Mistral3ForConditionalGeneration: llava's text models beside a small Pixtral tower
+    (tests/test_vision_mistral3.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(llama_like(draw(st.sampled_from(["mistral", "llama", "qwen2"]))))
+    cfg = dict(model_type="mistral3", vision_config=PIXTRAL_VISION, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 3))
+    _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
+    _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
     return cfg
 
 
@@ -702,6 +755,49 @@ def xlm_roberta(draw) -> dict:
 
 
 @st.composite
+def roberta_like(draw, mt: str) -> dict:
+    """RoBERTa's copies (CamemBERT, RoBERTa-PreLayerNorm): positions numbered from pad_token_id + 1."""
+    cfg = draw(encoder(mt))
+    if draw(st.booleans()):  # a padding row inside the vocabulary and the position table
+        cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["max_position_embeddings"]) - 1))
+    return cfg
+
+
+@st.composite
+def mpnet(draw) -> dict:
+    """MPNet: RoBERTa's positions, no token types, a bucketed relative bias of its own width."""
+    cfg = draw(encoder("mpnet"))
+    cfg.pop("type_vocab_size", None)
+    _maybe(draw, cfg, "relative_attention_num_buckets", st.integers(1, 8))
+    _maybe(draw, cfg, "pad_token_id", st.integers(0, 50))  # MPNetEmbeddings' padding_idx is 1 regardless
+    return cfg
+
+
+@st.composite
+def modernbert(draw) -> dict:
+    """ModernBERT: GeGLU, rotary positions, bias and norm-bias switches, global and sliding layers."""
+    h = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="modernbert",
+        hidden_size=h * draw(st.integers(1, 6)),
+        num_attention_heads=h,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))  # the class default 50283: no such row
+    for key in ("norm_bias", "attention_bias", "mlp_bias"):
+        _maybe(draw, cfg, key, st.booleans())
+    kinds = st.sampled_from(["full_attention", "sliding_attention"])
+    _maybe(draw, cfg, "layer_types", st.lists(kinds, min_size=n, max_size=n))
+    if "layer_types" not in cfg:
+        _maybe(draw, cfg, "global_attn_every_n_layers", st.integers(1, 4))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -814,12 +910,28 @@ _DENSE_BIAS_KEYS = {
     "smollm3": ("attention_bias", "mlp_bias"),
     "olmo3": ("attention_bias",),
     "exaone4": (),
+    "cohere2": ("attention_bias",),
+    "hunyuan_v1_dense": ("attention_bias",),
+    "apertus": ("attention_bias",),
+    "ministral3": (),
 }
 
 
 # Types whose config refuses a null head_dim / num_key_value_heads, and those whose hidden_size
 # must be heads x head_dim (ArceeConfig's check; Helium's d x d o_proj).
-_DENSE_STRICT_NULL = ("helium", "glm", "glm4", "ministral", "smollm3", "olmo3", "exaone4")
+_DENSE_STRICT_NULL = (
+    "helium",
+    "glm",
+    "glm4",
+    "ministral",
+    "smollm3",
+    "olmo3",
+    "exaone4",
+    "cohere2",
+    "hunyuan_v1_dense",
+    "apertus",
+    "ministral3",
+)
 _DENSE_WHOLE_HEADS = ("helium", "arcee")
 
 
@@ -844,9 +956,13 @@ def dense(draw, mt: str) -> dict:
             cfg["head_dim"] = cfg["hidden_size"] // h
         elif mt not in _DENSE_STRICT_NULL and draw(st.booleans()):
             cfg["head_dim"] = None  # null -> hidden_size // num_attention_heads
-    if mt in ("glm", "glm4", "ministral") and "head_dim" not in cfg:
+    if mt in ("glm", "glm4", "ministral", "hunyuan_v1_dense") and "head_dim" not in cfg:
         cfg["head_dim"] = cfg["hidden_size"] // h  # their class default (128) is large: give one
-    if cfg["num_key_value_heads"] == h and mt not in _DENSE_STRICT_NULL + ("nemotron",) and draw(st.booleans()):
+    if (
+        cfg["num_key_value_heads"] == h
+        and mt not in _DENSE_STRICT_NULL + ("nemotron", "ministral3")
+        and draw(st.booleans())
+    ):
         cfg["num_key_value_heads"] = None
     for key in _DENSE_BIAS_KEYS[mt]:
         _maybe(draw, cfg, key, st.booleans())
@@ -868,6 +984,17 @@ def dense(draw, mt: str) -> dict:
         else:
             _maybe(draw, cfg, "sliding_window", st.integers(1, 64))
             _maybe(draw, cfg, "sliding_window_pattern", st.integers(1, 4))
+    if mt == "ministral3":  # a window on every layer or none
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt == "apertus":  # xIELU (two learned scalars an MLP) or a fixed activation
+        _maybe(draw, cfg, "hidden_act", st.sampled_from(["xielu", "relu2", "silu", "gelu"]))
+    if mt == "cohere2":  # the legacy pattern or a list
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        pick = draw(st.sampled_from(["types", "pattern", "none"]))
+        if pick == "types":
+            cfg["layer_types"] = _layer_list(draw, cfg["num_hidden_layers"], ["full_attention", "sliding_attention"])
+        elif pick == "pattern":
+            cfg["sliding_window_pattern"] = draw(st.integers(1, 4))
     if mt == "olmo3":  # OLMo 3's rule (3 sliding, 1 full), a list, or no window
         _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
         if draw(st.booleans()):
@@ -1053,6 +1180,93 @@ def lfm2(draw) -> dict:
     return cfg
 
 
+# --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+
+
+def _moe_heads(draw, cfg: dict, whole: bool = False) -> None:
+    """Heads, hidden_size (h x an even head width, plus a remainder unless ``whole``), and
+    sometimes an explicit even head_dim (hidden_size // h stays even: rotary pairs)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    cfg.update(num_attention_heads=h, num_key_value_heads=h_kv)
+    cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + (0 if whole else draw(st.integers(0, h - 1)))
+    if not whole and draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def olmoe(draw) -> dict:
+    """A small OLMoE: h x head_dim = hidden_size (its q_norm is hidden_size wide)."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="olmoe",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg, whole=True)
+    if cfg["num_key_value_heads"] == cfg["num_attention_heads"] and draw(st.booleans()):
+        del cfg["num_key_value_heads"]  # None: num_attention_heads (OlmoeConfig.__post_init__)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def deepseek_moe(draw, mt: str) -> dict:
+    """A small GLM-4.5 (glm4_moe) or dots.llm1 (dots1): first_k_dense_replace dense layers, then
+    MoE layers of n_routed_experts and a shared MLP n_shared_experts x moe_intermediate_size
+    wide (0: none); head_dim read by getattr; GLM's use_qk_norm, dots1's sliding window."""
+    n = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+        first_k_dense_replace=draw(st.integers(0, n + 1)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "glm4_moe":
+        _maybe(draw, cfg, "use_qk_norm", st.booleans())
+    else:
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+        _maybe(draw, cfg, "max_window_layers", st.integers(0, n))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def minimax_m2(draw) -> dict:
+    """A small MiniMax-M2: every layer a MoE, QK norms over all heads, an explicit head_dim."""
+    E = draw(st.integers(1, 5))
+    cfg = dict(
+        model_type="minimax_m2",
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        num_local_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+    )
+    _moe_heads(draw, cfg)
+    cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # the class default 128 is large
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1101,6 +1315,8 @@ STRATEGIES = {
     "llava": llava(),
     "qwen2_vl": qwen2_vl(),
     "gemma3": gemma3(),
+    "llava_next": llava_next(),
+    "mistral3": mistral3(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1114,4 +1330,14 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "olmoe": olmoe(),
+    "glm4_moe": deepseek_moe("glm4_moe"),
+    "dots1": deepseek_moe("dots1"),
+    "minimax_m2": minimax_m2(),
+    "camembert": roberta_like("camembert"),
+    "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
+    "mpnet": mpnet(),
+    "modernbert": modernbert(),
+    "mt5": t5("mt5"),
+    "umt5": t5("umt5"),
 }

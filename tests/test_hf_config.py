@@ -51,6 +51,11 @@ REFERENCE = {
     "llava-1.5-7b": (7_063_427_072, "LlavaForConditionalGeneration"),
     "qwen2-vl-7b": (8_291_375_616, "Qwen2VLForConditionalGeneration"),
     "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
+    "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
+    "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
+    # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
+    "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
+    "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
     "gemma-2b": (2_506_172_416, "GemmaForCausalLM"),
     "t5-small": (60_506_624, "T5ForConditionalGeneration"),
     "t5-base": (222_903_552, "T5ForConditionalGeneration"),
@@ -75,6 +80,22 @@ REFERENCE = {
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
+    # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
+    # (tests/test_moe_types.py builds them from the same files)
+    "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
+    "glm-4.5-air": (106_852_245_504, "Glm4MoeForCausalLM"),
+    "dots.llm1-shaped": (142_774_373_888, "Dots1ForCausalLM"),
+    "minimax-m2-shaped": (228_689_748_992, "MiniMaxM2ForCausalLM"),
+    # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
+    # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
+    "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
+    "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
+    "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
+    "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
+    # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
+    # builds them on the meta device)
+    "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
+    "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
@@ -84,6 +105,12 @@ ACTIVE = {
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
     "qwen3-coder-next": 3_874_929_408,
+    # the meta models' expert tensors (tests/test_moe_types.py): 56 of 64, 120 of 128, 122 of 128
+    # and 248 of 256 experts idle per token
+    "olmoe-1b-7b-0125-instruct": 1_282_017_280,
+    "glm-4.5-air": 13_424_123_904,
+    "dots.llm1-shaped": 14_016_581_120,
+    "minimax-m2-shaped": 11_030_537_216,
 }
 
 
@@ -338,7 +365,8 @@ def test_notes_name_the_defaults_used(read_fixture):
 def test_bare_model_type_uses_class_defaults(model_type):
     """{"model_type": X} alone: every size from the config class, each one noted (DeepseekV2Config's
     null num_experts_per_tok is refused, test_crosscheck_hf.REFUSED_CLASS_DEFAULTS: give it)."""
-    if model_type in ("ministral", "nemotron"):  # their attention cannot build with a None class default
+    # they cannot build with a None class default (attention or experts)
+    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense", "dots1"):
         with pytest.raises(ValueError, match="must be given"):
             _spec({"model_type": model_type})
         return
@@ -353,7 +381,10 @@ def test_bare_model_type_uses_class_defaults(model_type):
 
     if model_type in WRAPPERS:  # a wrapper's default language model: its text config class's defaults
         text_type = WRAPPERS[model_type].text_type
-        assert spec.size("V") == {**DEFAULTS, **TEXT_ONLY_DEFAULTS}[text_type]["vocab_size"]
+        # Mistral3Config's sub_configs_defaults give a text config of their own (Mistral Small 3.1's
+        # 131072 rows); test_crosscheck_hf checks the bare type against transformers on meta
+        own = WRAPPERS[model_type].text_default or {}
+        assert spec.size("V") == own.get("vocab_size", {**DEFAULTS, **TEXT_ONLY_DEFAULTS}[text_type]["vocab_size"])
         return
     if "vocab_size" not in DEFAULTS[model_type]:  # a vision encoder (ViT) reads pixels: no vocabulary
         assert not spec.has("V") and "key hidden_size missing: used the transformers default" in text

@@ -37,6 +37,7 @@ from conftest import require  # noqa: E402
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     LLAVA_VISION,
+    PIXTRAL_VISION,
     QWEN2_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
@@ -74,6 +75,17 @@ _SEQ2SEQ_BASE = dict(
     decoder_ffn_dim=14,
     vocab_size=23,
 )
+
+_BERT_BASE = dict(
+    hidden_size=12,
+    num_attention_heads=2,
+    num_hidden_layers=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=17,
+    type_vocab_size=3,
+)
+_T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
@@ -475,6 +487,34 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "mistral3": dict(
+        text_config=dict(
+            model_type="mistral",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=PIXTRAL_VISION,
+        image_token_index=0,
+    ),
+    "llava_next": dict(
+        text_config=dict(
+            model_type="llama",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=LLAVA_VISION,
+        image_token_index=0,
+    ),
     "gemma3": dict(
         text_config=dict(
             model_type="gemma3_text",
@@ -649,6 +689,27 @@ AUDIT_BASE: dict[str, dict] = {
         block_multiple_of=4,
         pad_token_id=0,
     ),
+    # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
+    "camembert": dict(_BERT_BASE),
+    "roberta-prelayernorm": dict(_BERT_BASE),
+    "mpnet": {**{k: v for k, v in _BERT_BASE.items() if k != "type_vocab_size"}, "relative_attention_num_buckets": 32},
+    # global layers only, so that FLOPs are counted (a sliding layer makes the pattern per-layer)
+    "modernbert": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+        bos_token_id=0,
+        eos_token_id=0,
+        cls_token_id=0,
+        sep_token_id=0,
+        layer_types=["full_attention", "full_attention"],
+    ),
+    "mt5": dict(_T5_BASE),
+    "umt5": dict(_T5_BASE),
     # --- dense decoders and hybrids of issue 21 (dec21)
     # 4 layers, NoPE on the 4th (interval 4); the NoPE layer slides (window 7, switched on)
     "smollm3": dict(
@@ -690,6 +751,95 @@ AUDIT_BASE: dict[str, dict] = {
         sliding_window=7,
         sliding_window_pattern=2,
         pad_token_id=0,
+    ),
+    # 4 layers: sliding, sliding, sliding, full (Cohere2Config's default pattern 4), window 7;
+    # hidden_size 18 over 4 heads: head_dim 4 (floored), q_proj 16 wide
+    "cohere2": dict(
+        hidden_size=18,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=1,
+    ),
+    "apertus": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    "ministral3": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=7,
+        pad_token_id=0,
+    ),
+    "hunyuan_v1_dense": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        pad_token_id=0,
+    ),
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    "olmoe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    # three layers, the first dense (first_k_dense_replace), a shared MLP of 2 x the expert width
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=3,
+            intermediate_size=10,
+            moe_intermediate_size=6,
+            n_routed_experts=3,
+            n_shared_experts=2,
+            num_experts_per_tok=2,
+            first_k_dense_replace=1,
+            vocab_size=23,
+            max_position_embeddings=17,
+        )
+        for mt in ("glm4_moe", "dots1")
+    },
+    "minimax_m2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
     ),
 }
 
@@ -964,6 +1114,46 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("mistral3", "text_config"): [
+        None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "vocab_size": 23,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("mistral3", "vision_config"): [dict(PIXTRAL_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("mistral3", "vision_feature_layer"): [-2, [-2, -1]],
+    ("mistral3", "projector_hidden_act"): ["relu"],
+    ("mistral3", "image_token_id"): [1],
+    ("llava_next", "text_config"): [
+        None,  # LlavaNextConfig's default: a Llama-2-7B-shaped LlamaConfig()
+        {
+            "model_type": "mistral",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "model_type": "llama",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,
+        },
+        {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
+    ],
+    ("llava_next", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    ("llava_next", "vision_feature_select_strategy"): ["full"],
+    ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
+    ("llava_next", "projector_hidden_act"): ["relu"],
+    ("llava_next", "image_token_id"): [1],
+    ("llava_next", "image_grid_pinpoints"): [[[8, 16], [16, 8]]],
     # --- seq2seq
     **{
         (mt, key): values
@@ -987,6 +1177,45 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("vit", "pooler_act"): ["relu"],
     ("vit", "image_size"): [8, [6, 8]],
     ("vit", "patch_size"): [3, [2, 2], [2, 3]],
+    # --- encoders and encoder-decoders (catalog/models/encoders.py, t5.py)
+    **{
+        (mt, key): values
+        for mt in ("camembert", "roberta-prelayernorm")
+        for key, values in {
+            "hidden_size": [16],
+            "num_attention_heads": [4, 5],
+            "add_cross_attention": [True],
+            "pad_token_id": [None, 2, 17],  # 17: outside the position table (padding_idx)
+        }.items()
+    },
+    ("modernbert", "hidden_size"): [16, 13],
+    ("modernbert", "rope_parameters"): [
+        {"full_attention": {"rope_type": "default", "rope_theta": 500.0}},
+        {"rope_type": "default", "rope_theta": 500.0},  # flat: ModernBertConfig refuses it
+    ],
+    ("modernbert", "hidden_activation"): ["relu"],
+    ("modernbert", "classifier_activation"): ["relu"],
+    ("modernbert", "classifier_pooling"): ["mean"],
+    ("modernbert", "num_attention_heads"): [4, 5],
+    ("modernbert", "layer_types"): [["sliding_attention", "full_attention"], ["full_attention"]],
+    ("modernbert", "pad_token_id"): [None, 2, 23],  # 23: no such row (padding_idx)
+    ("mpnet", "hidden_size"): [16],
+    ("mpnet", "num_attention_heads"): [4, 5],
+    ("mpnet", "pad_token_id"): [None, 2, 17],  # the embeddings' padding_idx stays 1
+    ("mpnet", "max_position_embeddings"): [18, 1],  # 1: no row 1 for the fixed padding_idx
+    **{
+        (mt, key): values
+        for mt in ("mt5", "umt5")
+        for key, values in {
+            "feed_forward_proj": ["gated-gelu", "gated-silu", "gelu", "relu"],
+            "dense_act_fn": ["gelu"],
+            "num_decoder_layers": [None, 3],
+            "num_heads": [3],
+            "num_attention_heads": [3],
+            "d_model": [14],
+            "hidden_size": [14],
+        }.items()
+    },
     # --- dec21
     ("smollm3", "no_rope_layers"): [[1, 0, 1, 0], [1, 1, 1]],  # the short list: the attention cannot index it
     ("smollm3", "layer_types"): [["sliding_attention"] * 4],
@@ -994,6 +1223,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("exaone4", "layer_types"): [["full_attention"] * 4],
     ("exaone4", "sliding_window_pattern"): [3, "LLLG", None],  # a str or null fails Exaone4Config's rule
     ("exaone4", "sliding_window"): [8, None],  # null without layer_types: the rule divides by 0
+    ("cohere2", "layer_types"): [["full_attention"] * 4],
+    ("apertus", "hidden_act"): ["relu2"],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "clip_qkv"): [8.0],
+    ("olmoe", "num_local_experts"): [4],
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("glm4_moe", "dots1")},
+    **{(mt, "num_local_experts"): [4] for mt in ("glm4_moe", "dots1", "minimax_m2")},
+    ("glm4_moe", "num_mtp_layers"): [2],
+    ("dots1", "sliding_window"): [None, 8],
+    ("dots1", "max_window_layers"): [0, 2],
+    ("dots1", "layer_types"): [["sliding_attention"] * 3, ["full_attention", "sliding_attention", "full_attention"]],
+    ("minimax_m2", "num_experts"): [4],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -1001,6 +1242,9 @@ GAPS: dict[tuple[str, str], str] = {
     # Gemma3Config reads any text_config dict with Gemma3TextConfig, whatever model_type it names;
     # symtrans refuses the contradiction (a llama text_config is not what Gemma 3 builds) rather than guess
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
+    # LlavaNextModel wraps any AutoModel; symtrans reads the text models llava reads (_LLAVA_TEXT)
+    ("llava_next", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    ("mistral3", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
     **{
         (
             "qwen3_next",
@@ -1041,6 +1285,11 @@ GAPS: dict[tuple[str, str], str] = {
     ("mpt", "num_attention_heads"): "n_heads not dividing d_model: MptAttention builds (no check) but cannot run",
     # --- seq2seq
     ("vit", "patch_size"): "non-square patches [p_h, p_w]: the front end has one patch side p",
+    ("camembert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
+    ("roberta-prelayernorm", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
+    # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("olmoe", "head_dim"): "OlmoeAttention's q_norm is hidden_size wide: h x head_dim != hidden_size builds but "
+    "cannot run (the norm does not fit the queries): refused",
 }
 
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's

@@ -91,3 +91,96 @@ def test_a_modified_preset_drops_its_published_figure(capsys):
     assert "gpt2, modified (bias=false)" in out and "published" not in out
     # A workload setting changes no model: the published figure stays.
     assert run_json(capsys, "params", "gpt2", "--set", "L=2048")["published"] == "117M"
+
+
+# -- issue 20: the Cost tree is the one source of layer structure -------------------------------------
+
+# Modules that must read layer structure from the Cost tree (its steps' Roles and Blocks, their
+# matrices) and never rebuild it from Spec options or pick a matrix by its shape.
+TREE_READERS = ("symtrans/accounting/quantization.py", "symtrans/accounting/lora.py")
+ROOT = Path(__file__).parent.parent
+# Spec members a tree reader may touch: the numbers substituted into the tree's closed forms.
+SPEC_NUMBERS = {"values"}
+
+
+def _spec_members() -> set[str]:
+    import dataclasses
+    import inspect
+
+    from symtrans.engine.spec import Spec
+
+    members = {f.name for f in dataclasses.fields(Spec)}
+    return members | {n for n, _ in inspect.getmembers(Spec) if not n.startswith("__")}
+
+
+def structure_reads(source: str) -> list[str]:
+    """Places where ``source`` rebuilds layer structure instead of reading the Cost tree:
+    a Spec option read (``spec.ffn``, ``spec.has("N")``, ``getattr(spec, ...)``), a private
+    engine helper imported (``_layer_counts``) or ``dims``, and any comparison that involves a
+    matrix's shape (``m.rows == S.V``) or a size symbol (``S.E``)."""
+    import ast
+
+    members = _spec_members() - SPEC_NUMBERS
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Attribute) and node.attr in members:
+            base = node.value
+            if (isinstance(base, ast.Name) and "spec" in base.id.lower()) or (
+                isinstance(base, ast.Attribute) and base.attr == "spec"
+            ):
+                found.append(f"line {line}: Spec option {node.attr}")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Name) and "spec" in arg.id.lower():
+                found.append(f"line {line}: getattr on a Spec")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("symtrans.engine"):
+            for a in node.names:
+                if a.name.startswith("_") or a.name == "dims":
+                    found.append(f"line {line}: imports {node.module}.{a.name}")
+        elif isinstance(node, ast.Compare):
+            # membership of a symbol (S.r in expr.free_symbols) is no shape test
+            symbols = not all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
+            for side in (node.left, *node.comparators):
+                if isinstance(side, ast.Attribute) and (
+                    side.attr in ("rows", "cols")
+                    or (symbols and isinstance(side.value, ast.Name) and side.value.id == "S")
+                ):
+                    found.append(f"line {line}: compares a shape ({ast.unparse(side)})")
+    return found
+
+
+@pytest.mark.parametrize("path", TREE_READERS)
+def test_tree_readers_rebuild_no_layer_structure(path):
+    assert structure_reads((ROOT / path).read_text()) == []
+
+
+def test_no_module_selects_a_matrix_by_its_shape():
+    # issue 20's must-show, over the whole package: no comparison reads a Matrix's rows or cols
+    # (which matrix is the head, a router or an embedding is its step's Role).
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "symtrans").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(
+                isinstance(side, ast.Attribute) and side.attr in ("rows", "cols")
+                for side in (node.left, *node.comparators)
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
+
+
+def test_the_structure_check_finds_what_it_forbids():
+    # the rules of symtrans before issue 20, written out, each caught
+    before = """
+from symtrans.engine.architectures import _layer_counts
+def replaces(self, m, role=None):
+    head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
+def blocks(spec):
+    if spec.family == "encoder-decoder" and spec.has("N") and spec.is_moe:
+        return getattr(spec, "ffn")
+"""
+    found = structure_reads(before)
+    assert len(found) == 9, found  # the import, four shape operands, three options, the getattr
+    assert structure_reads("def f(spec, cost):\n    return exact(cost.params, spec.values)\n") == []

@@ -23,6 +23,13 @@ PUBLISHED = [
     # allenai Olmo-3-1025-7B (reconstructed, SOURCES.md): 2 x 100,278 x 4,096 untied +
     # 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 4 x 4,096 norms) + 4,096 = 7,298,011,136
     ("olmo-3-7b", 7_298_011_136),
+    # CohereLabs/c4ai-command-r7b-12-2024 (reconstructed, SOURCES.md): 256,000 x 4,096 tied +
+    # 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x 4,096 x 14,336 + 4,096 norm) + 4,096 = 8,028,033,024
+    # (the model card's "8.03B")
+    ("command-r7b-12-2024", 8_028_033_024),
+    # swiss-ai Apertus-8B (SOURCES.md): 2 x 131,072 x 4,096 untied + 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024
+    # + 2 x 4,096 x 21,504 + 2 x 4,096 + 2 x 128 norms + 2 xIELU scalars) + 4,096 = 8,053,338,176 ("8B")
+    ("apertus-8b", 8_053_338_176),
 ]
 
 

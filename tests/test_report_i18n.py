@@ -104,13 +104,21 @@ def test_chinese_report_has_the_english_numbers_formulas_and_sources(name):
 
     assert math(en) == math(zh) and sum(math(en).values()) > 50
     preset = presets.PRESETS[name]
-    sources = {preset.reference, *preset.notes}
     from symtrans.engine.architectures import build
 
-    # the sources of the parameter derivation's steps (those holding parameters)
-    sources |= {step.source for _, _, step in build(preset.spec).walk() if step.source and step.params != 0}
+    # the sources of the parameter derivation's steps (those holding parameters): the same text
+    sources = {step.source for _, _, step in build(preset.spec).walk() if step.source and step.params != 0}
     for source in sources:
         assert markdown_escape(source) in en and markdown_escape(source) in zh, source
+    # the preset's notes and reference are prose: English in English, the catalog's Chinese in
+    # Chinese (issue 25.9), each with the same numbers (checked above for the whole report)
+    zh_catalog = i18n.translations("zh")
+    for text in {preset.reference, *preset.notes}:
+        assert markdown_escape(text) in en, text
+        translated = zh_catalog.gettext(text)
+        assert markdown_escape(translated) in zh, text
+        if translated != text:  # a class name ("transformers GPT2LMHeadModel") reads the same in both
+            assert markdown_escape(text) not in zh, text
 
 
 def test_chinese_headings_legend_and_comparison():

@@ -53,7 +53,11 @@ def test_clip_vit_l14_336_written_out():
 
 @pytest.mark.parametrize(
     ("name", "total", "text"),
-    [("llava-1.5-7b", 7_063_427_072, 6_738_939_904), ("qwen2-vl-7b", 8_291_375_616, 7_615_616_512)],
+    [
+        ("llava-1.5-7b", 7_063_427_072, 6_738_939_904),
+        ("qwen2-vl-7b", 8_291_375_616, 7_615_616_512),
+        ("llava-v1.6-mistral-7b", 7_566_747_648, 7_242_256_384),
+    ],
 )
 def test_published_wrappers_whole_and_text_only(hf, name, total, text):
     cfg = _fixture(name)
@@ -123,6 +127,25 @@ EXAMPLES = settings(max_examples=min(50, settings.default.max_examples))
 @given(cfg=_clip())
 def test_random_llava_towers_match_transformers(hf, cfg):
     _check(hf, cfg)
+
+
+@EXAMPLES
+@given(cfg=_clip(), tie=st.sampled_from([None, False, True]))
+def test_random_llava_next_towers_match_transformers(hf, cfg, tie):
+    """LLaVA-NeXT: LLaVA's tower and projector plus image_newline (d_model); its lm_head ties by
+    the wrapper's own tie_word_embeddings alone."""
+    cfg = dict(cfg, model_type="llava_next")
+    cfg.pop("tie_word_embeddings", None)
+    if tie is not None:
+        cfg["tie_word_embeddings"] = tie
+    _check(hf, cfg)
+
+
+def test_llava_next_image_newline_written_out():
+    """llava-v1.6-mistral-7b's image side: the CLIP ViT-L/14-336 tower and projector of
+    llava-1.5-7b (303,507,456 + 20,979,712, written out above) and image_newline, one 4096 vector."""
+    total, text = _ours(_fixture("llava-v1.6-mistral-7b"))
+    assert total - text == 303_507_456 + (1024 * 4096 + 4096) + (4096 * 4096 + 4096) + 4096
 
 
 @EXAMPLES

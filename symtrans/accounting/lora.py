@@ -11,6 +11,10 @@ projection r x d_model, each with a bias: 2*r*d_model + r + d_model per adapter.
 ``pfeiffer`` (Pfeiffer et al. 2021) one per layer, after the FFN.  Houlsby et al. also
 train the LayerNorms; that is not counted here.
 
+Which matrices are adapted, and how many sublayers take an adapter, is read off the Cost
+tree by role (``TARGET_ROLES``, the attention and FFN blocks), never rebuilt from Spec
+options: a hybrid stack adapts its attention layers only, shared and tied weights once.
+
 The rank symbol is ``r`` (the bottleneck width for adapters).  With LoRA and adapters
 together at different ranks one symbol cannot stand for both, so the combined trainable
 closed form has the two ranks substituted (it stays in d_model, N, ...); each term's own
@@ -26,6 +30,15 @@ import sympy as sp
 
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
+from symtrans.engine.cost import Cost, Matrix
+from symtrans.engine.roles import (
+    ATTENTION_BLOCKS,
+    ATTENTION_PROJECTIONS,
+    MIXER_BLOCKS,
+    VISION_BLOCKS,
+    Block,
+    Role,
+)
 from symtrans.engine.spec import Spec
 
 # Projection names (PEFT's module names for Llama: q_proj, k_proj, v_proj, o_proj,
@@ -34,6 +47,12 @@ PROJECTIONS = ("q", "k", "v", "o", "gate", "up", "down")
 ALIASES = {"attention": ("q", "k", "v", "o"), "ffn": ("gate", "up", "down"), "all": PROJECTIONS}
 VALID_NAMES = PROJECTIONS + tuple(ALIASES)
 PLACEMENTS = ("houlsby", "pfeiffer")
+# The role of the matrix each name adapts: LoRA's targets are read off the Cost tree by role.
+TARGET_ROLES = dict(zip(PROJECTIONS, (*ATTENTION_PROJECTIONS, Role.FFN_GATE, Role.FFN_UP, Role.FFN_DOWN), strict=True))
+# Maps whose steps say LoRA's q/k/v and FFN shapes do not describe them: refused.
+_MLA_ROLES = frozenset({Role.Q_DOWN, Role.Q_UP, Role.KV_DOWN, Role.KV_UP})
+# Sublayers a bottleneck adapter follows (Houlsby placement), and mixers it is not defined for.
+_FFN_BLOCKS = (Block.FFN, Block.MOE)
 
 
 @dataclass(frozen=True)
@@ -61,118 +80,125 @@ class Peft:
     placement: str = "houlsby"
 
 
+def _tree(spec: Spec) -> Cost:
+    from symtrans.engine.architectures import build
+
+    return build(spec)
+
+
+def _adaptable(cost: Cost) -> dict[str, list[tuple[sp.Expr, Matrix]]]:
+    """The stored matrices of ``cost`` each LoRA name adapts: (copies, matrix) per name.
+
+    A matrix is a target when its step's role is the name's (``TARGET_ROLES``), whatever
+    block holds it: self- and cross-attention, dense FFNs and shared experts.  The routed
+    experts are one ``EXPERTS`` step, no target: transformers 5.x stores them as fused 3-D
+    parameters (``experts.gate_up_proj``, ``experts.down_proj``), not ``nn.Linear`` modules
+    (``lora_terms`` refuses FFN targets beside them).  Tied and shared copies hold no matrix
+    and are adapted once, where the weight is stored (PEFT wraps the module once).
+    """
+    by_role = {role: name for name, role in TARGET_ROLES.items()}
+    out: dict[str, list[tuple[sp.Expr, Matrix]]] = {n: [] for n in PROJECTIONS}
+    for node in cost.nodes():
+        st = node.step
+        if st.bias or st.role not in by_role:
+            continue
+        for m in st.matrices:
+            out[by_role[st.role]].append((node.multiplicity * m.count, m))
+    return out
+
+
+def _refuse_unmodelled(cost: Cost, ffn: bool) -> None:
+    """Refuse trees whose LoRA targets the roles cannot state (see ``lora_terms``); ``ffn``:
+    FFN targets are asked for."""
+    if S.r in cost.params.free_symbols:
+        raise InputError("LoRA's rank and the low-rank FFN's rank share the symbol r; drop the spec's r to add LoRA")
+    roles = {n.step.role for n in cost.nodes()}
+    # --- types-moe: maps LoRA's q/k/v and FFN shapes do not describe
+    if roles & _MLA_ROLES:
+        raise InputError("LoRA on multi-head latent attention (q_a/q_b, kv_a/kv_b maps) is not modelled yet")
+    if Role.VISION in roles:
+        raise InputError(
+            "LoRA on a vision-language model is not modelled: PEFT's module names also reach the vision "
+            "tower's projections, which symtrans counts as one vision part, not by projection"
+        )
+    if ffn and Role.EXPERTS in roles:
+        raise InputError(
+            "LoRA on the FFN of a mixture-of-experts model is not modelled: transformers 5.x stores the routed "
+            "experts as fused 3-D parameters, which PEFT adapts (or not) by rules of its own per model type; "
+            "attention targets (q, k, v, o) are counted"
+        )
+    for c in cost.blocks_of(Block.SHARED_EXPERT):
+        if c.multiplicity != 1:
+            raise InputError(
+                f"LoRA with {c.multiplicity} shared experts is not modelled: transformers builds them as one "
+                "MLP of the summed width, not as separate experts"
+            )
+
+
 def expand_targets(names: tuple[str, ...] | list[str], spec: Spec) -> tuple[str, ...]:
-    """Projection names with aliases expanded, in canonical order.
+    """Projection names with aliases expanded, in canonical order, keeping of an alias
+    only the names with a matrix in ``spec``'s Cost tree (``ffn`` on a two-map FFN is up
+    and down).
 
     Raises:
-        ValueError: naming the valid names, for an unknown name, for ``gate`` on a
-            two-map FFN, or for an empty list.
+        InputError: naming the valid names, for an unknown name, for a name (or an alias)
+            no matrix of the model has (``gate`` on a two-map FFN, ``q`` on a state-space
+            model), for an empty list, or for a tree ``lora_terms`` does not model.
     """
     if not names:
         raise InputError(f"LoRA needs at least one target; valid names: {', '.join(VALID_NAMES)}")
+    cost = _tree(spec)
+    _refuse_unmodelled(cost, any(n in ("ffn", "all", *ALIASES["ffn"]) for n in names))
+    present = {n for n, ms in _adaptable(cost).items() if ms}
     out: set[str] = set()
     for n in names:
         if n in ALIASES:
-            out |= set(ALIASES[n])
-            if spec.ffn == "mlp" and n != "attention":
-                out.discard("gate")
+            found = set(ALIASES[n]) & present
+            if not found:
+                raise InputError(f"LoRA target {n!r} matches no matrix of this model: {_missing(n)}")
+            out |= found
         elif n in PROJECTIONS:
-            if n == "gate" and spec.ffn == "mlp":
-                raise InputError(
-                    "LoRA target 'gate' needs a gated FFN (swiglu or geglu); this model's FFN has "
-                    "only up (W_1) and down (W_2)"
-                )
+            if n not in present:
+                raise InputError(f"LoRA target {n!r} matches no matrix of this model: {_missing(n)}")
             out.add(n)
         else:
             raise InputError(f"unknown LoRA target {n!r}; valid names: {', '.join(VALID_NAMES)}")
     return tuple(p for p in PROJECTIONS if p in out)
 
 
-def _dims(spec: Spec):
-    from symtrans.engine.components import dims
-
-    return dims(spec)
-
-
-def _blocks(spec: Spec) -> tuple[sp.Expr, sp.Expr]:
-    """(attention blocks, FFN networks) of the whole model, counting each stored copy once.
-
-    Attention: every self-attention (N per stack) and cross-attention (N_dec).  FFN:
-    dense layers once, MoE layers E + n_shared_experts times (each expert is adapted).
-    With ``share_layers`` a shared sublayer is one module per kind of layer (as the
-    engine stores it), adapted once.
-    """
-    fam = spec.family
-    moe_mult = (S.E + spec.n_shared_experts) if spec.is_moe else sp.Integer(1)
-    share_att = spec.share_layers in ("all", "attention")
-    share_ffn = spec.share_layers in ("all", "ffn")
-    # each stack: attention blocks per layer, and its layer groups (layers, FFN networks per layer)
-    if fam == "encoder-decoder":
-        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
-        stacks = [(1, [(n_enc, moe_mult)]), (2, _groups(spec, n_dec, moe_mult))]
-    elif fam == "encoder-only":
-        stacks = [(1, [(S.N, moe_mult)])]
-    else:
-        stacks = [(1, _groups(spec, S.N, moe_mult))]
-    att = ffn = sp.Integer(0)
-    for per_layer, groups in stacks:
-        for n, mult in groups:
-            att += per_layer * (1 if share_att else n)
-            ffn += mult * (1 if share_ffn else n)
-    return att, ffn
-
-
-def _groups(spec: Spec, n: sp.Expr, moe_mult: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]]:
-    """Layer groups of a decoder stack as the engine builds them: (dense layers, 1), (MoE layers, E + shared)."""
-    from symtrans.engine.architectures import _layer_counts
-
-    dense, moe = _layer_counts(spec, n)
-    out = []
-    if dense != 0:
-        out.append((dense, sp.Integer(1)))
-    if moe != 0:
-        out.append((moe, moe_mult))
-    return out
+def _missing(name: str) -> str:
+    if name == "gate":
+        return "'gate' needs a gated FFN (swiglu or geglu); this model's FFN has only up (W_1) and down (W_2)"
+    if name in ("ffn", "up", "down"):
+        return "it has no feed-forward network"
+    return "it has no attention projection of that role (a state-space or convolution stack)"
 
 
 def lora_terms(spec: Spec, targets: tuple[str, ...] | list[str]) -> list[Term]:
     """The adapted matrices of ``spec`` for LoRA ``targets``, each r*(d_in + d_out) per copy.
 
-    Shapes (d_in x d_out): q d_model x h*d_k, k d_model x h_kv*d_k, v d_model x h_kv*d_v,
-    o h*d_v x d_model, gate/up d_model x d_ff, down d_ff x d_model.
+    Read off the Cost tree by role (``TARGET_ROLES``): one Term per name and shape, with
+    every stored copy (``Cost.nodes`` multiplicity times the matrix count), so a hybrid
+    stack adapts its attention layers only and cross-attention is counted with the rest.
+    Shapes come from the matrices (``Matrix`` rows = d_out, cols = d_in).
 
     Raises:
-        ValueError: unknown target (listing the valid names), or FFN targets on a
-            low-rank FFN (its rank would share the symbol r); multi-head latent attention
-            or experts of their own width (not modelled yet).
+        InputError: unknown target (listing the valid names) or one without a matrix
+            (``expand_targets``); any target on a low-rank FFN (its rank would share the
+            symbol r); FFN targets beside routed experts, multi-head latent attention,
+            vision towers and several shared experts (not modelled).
     """
+    cost = _tree(spec)
     names = expand_targets(tuple(targets), spec)
-    if spec.has("r"):
-        raise InputError("LoRA's rank and the low-rank FFN's rank share the symbol r; drop the spec's r to add LoRA")
-    # --- types-moe: maps LoRA's q/k/v and FFN shapes do not describe
-    if spec.mla:
-        raise InputError("LoRA on multi-head latent attention (q_a/q_b, kv_a/kv_b maps) is not modelled yet")
-    if spec.has("d_ff_e") or spec.has("d_ff_s") or spec.shared_expert_gate:
-        raise InputError(
-            "LoRA on experts whose width differs from the dense FFN's (d_ff_e, d_ff_s) is not modelled yet"
-        )
-    D = _dims(spec)
-    att, ffn = _blocks(spec)
-    shapes = {
-        "q": (D.d_model, D.h * D.d_k),
-        "k": (D.d_model, D.h_kv * D.d_k),
-        "v": (D.d_model, D.h_kv * D.d_v),
-        "o": (D.h * D.d_v, D.d_model),
-        "gate": (D.d_model, D.d_ff),
-        "up": (D.d_model, D.d_ff),
-        "down": (D.d_ff, D.d_model),
-    }
     src = "Hu et al. 2021 (LoRA) §4.1: W + BA, A d_in x r, B r x d_out"
+    adaptable = _adaptable(cost)
     out = []
     for n in names:
-        d_in, d_out = shapes[n]
-        count = att if n in ALIASES["attention"] else ffn
-        out.append(Term(n, d_in, d_out, count, count * S.r * (d_in + d_out), src))
+        counts: dict[tuple[sp.Expr, sp.Expr], sp.Expr] = {}
+        for copies, m in adaptable[n]:  # one Term per shape: h_dec != h, d_ff_dec != d_ff keep theirs
+            counts[m.cols, m.rows] = counts.get((m.cols, m.rows), sp.Integer(0)) + copies
+        for (d_in, d_out), count in counts.items():
+            out.append(Term(n, d_in, d_out, count, count * S.r * (d_in + d_out), src))
     return out
 
 
@@ -183,27 +209,55 @@ def lora_params(spec: Spec, targets: tuple[str, ...] | list[str]) -> sp.Expr:
     return closed_form(sp.Add(*[t.params for t in lora_terms(spec, targets)]))
 
 
+def _sublayers(cost: Cost) -> tuple[sp.Expr, sp.Expr]:
+    """(layers, sublayers) of ``cost``'s stacks, from the tree: a sublayer is an attention
+    block (self or cross) or an FFN (dense or MoE) at a layer position; the weights a shared
+    stack stores once (``SHARED_LAYER_WEIGHTS``) and the vision part are no positions.
+
+    Raises:
+        InputError: for a stack with state-space, linear-attention or convolution mixers.
+    """
+    layers = subs = sp.Integer(0)
+
+    def visit(c: Cost, outer: sp.Expr) -> None:
+        nonlocal layers, subs
+        mult = outer * c.multiplicity
+        if c.block in MIXER_BLOCKS:
+            raise InputError(
+                "bottleneck adapters are placed after attention and FFN sublayers (Houlsby et al. 2019 §2.1); "
+                "this stack has state-space or linear-attention mixers, where no placement is defined"
+            )
+        if c.block in (Block.SHARED_LAYER_WEIGHTS, *VISION_BLOCKS):
+            return
+        if c.block in ATTENTION_BLOCKS or c.block in _FFN_BLOCKS:
+            subs += mult
+            return
+        if c.block == Block.LAYER:
+            layers += mult
+        for ch in c.children:
+            visit(ch, mult)
+
+    visit(cost, sp.Integer(1))
+    return layers, subs
+
+
 def adapter_params(spec: Spec, placement: str = "houlsby") -> sp.Expr:
     """Trainable bottleneck-adapter parameters, closed form in the bottleneck width r.
 
     Each adapter: d_model x r + r (down, with bias) and r x d_model + d_model (up, with
     bias) = 2*r*d_model + r + d_model (Houlsby et al. 2019 §2.1).  ``houlsby``: one per
     sublayer (2 per encoder or decoder-only layer, 3 per decoder layer with
-    cross-attention); ``pfeiffer``: one per layer.
+    cross-attention), counted from the Cost tree's attention and FFN blocks;
+    ``pfeiffer``: one per layer (its ``LAYER`` blocks).
 
     Raises:
-        ValueError: for an unknown placement.
+        InputError: for an unknown placement, or a stack with non-attention mixers.
     """
     if placement not in PLACEMENTS:
         raise InputError(f"adapter placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
     each = 2 * S.r * S.d_model + S.r + S.d_model
-    fam = spec.family
-    if fam == "encoder-decoder":
-        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
-        count = (2 * n_enc + 3 * n_dec) if placement == "houlsby" else (n_enc + n_dec)
-    else:
-        count = (2 * S.N) if placement == "houlsby" else S.N
-    return sp.expand(count * each)
+    layers, subs = _sublayers(_tree(spec))
+    return sp.expand((subs if placement == "houlsby" else layers) * each)
 
 
 _KEY = {"r": "r", "rank": "r", "targets": "targets", "target": "targets", "placement": "placement"}

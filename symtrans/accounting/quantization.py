@@ -57,21 +57,31 @@ K = cols input features, with b bits and group size g:
 Which tensors each method replaces (the rest stay in the base dtype):
 
 * GPTQ and AWQ: the linear maps of the model except the output head (unless the
-  config says ``lm_head: true``) and the MoE routers (AutoGPTQ's and AutoAWQ's module
-  lists); embeddings stay.  FP8 and compressed-tensors the same (vLLM builds the routers
-  and the head unquantized; compressed-tensors' ``ignore`` names ``lm_head``).
+  config says ``lm_head: true``), the MoE routers and Qwen2-MoE's shared-expert gate
+  (AutoGPTQ's and AutoAWQ's module lists; vLLM's ``qwen2_moe.py`` and ``qwen3_next.py``
+  build ``gate`` and ``shared_expert_gate`` as ``ReplicatedLinear(..., quant_config=None)``);
+  embeddings stay.  FP8 and compressed-tensors the same (vLLM builds the routers, the
+  shared-expert gate and the head unquantized; compressed-tensors' ``ignore`` names ``lm_head``).
 * MXFP4: the routed experts only.
 * bitsandbytes: every linear map except the output head (transformers keeps the output
   embedding in full precision) and the MoE routers (a bare weight in transformers 5.x,
-  not an ``nn.Linear``); embeddings stay.  MoE experts are counted as quantized.
+  not an ``nn.Linear``); the shared-expert gate is an ``nn.Linear`` and is replaced;
+  embeddings stay.  The routed experts stay in the base dtype: transformers 5.x stores
+  them as fused 3-D parameters of an ``*Experts`` module, and ``replace_with_bnb_linear``
+  converts ``nn.Linear`` (and GPT-2's ``Conv1D``) modules only.
 * GGUF as ``llama-quantize --pure`` writes it: every linear map, the output head and the
-  token embedding in the one type; position and token-type tables, T5's relative bias
-  and the MoE routers as llama.cpp leaves them (base dtype); every vector (norms,
-  biases) in F32, as llama.cpp's converter stores 1-D tensors.
+  token embedding in the one type; T5's relative bias as llama.cpp leaves it (base
+  dtype); the MoE routers (``ffn_gate_inp``), the shared-expert gate
+  (``ffn_gate_inp_shexp``), position and token-type tables in F32, as llama.cpp's
+  ``convert_hf_to_gguf.py`` writes them ("some tensor types are always in float32") and
+  ``llama-quantize`` leaves them; every vector (norms, biases) in F32, as the converter
+  stores 1-D tensors.
 
-Until Step carries its role (engine/roles.py), the output head is the linear map with V
-outputs and a router the one with E outputs; a lookup table with V entries is the token
-embedding.  Units: bytes.
+Every decision is made by the role the Cost tree gives the matrix's step
+(``engine.roles.Role``), never by its shape: the output head is the ``LM_HEAD`` step
+(whatever its row count: a Marian decoder's own ``decoder_vocab_size``, a tied head
+holds no matrix), a router the ``ROUTER`` step, the token table a ``TOKEN_EMBEDDING``
+(or the BART family's idle ``UNUSED_EMBEDDING``) lookup.  Units: bytes.
 """
 
 from __future__ import annotations
@@ -80,6 +90,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from symtrans.base.errors import InputError
+from symtrans.engine.roles import Role
 
 if TYPE_CHECKING:  # pragma: no cover - SymPy is imported where bytes are counted, not to parse a format
     import sympy as sp
@@ -116,6 +127,20 @@ BNB_NESTED_BLOCK = 256  # quantize_blockwise(absmax, blocksize=256) for double q
 BNB_CODE_BYTES = 16 * 4  # the 16-entry nf4/fp4 code, fp32
 BNB_NESTED_CODE_BYTES = 256 * 4  # the 256-entry dynamic map of the nested quantization, fp32
 GGUF_VECTOR_BYTES = 4  # llama.cpp keeps 1-D tensors (norms, biases) in F32
+# Linear maps every method leaves unquantized: the MoE routers (AutoGPTQ's and AutoAWQ's module
+# lists skip them, vLLM builds them unquantized, llama-quantize skips ffn_gate_inp, transformers
+# 5.x stores them as bare weights).
+KEPT_LINEAR_ROLES = frozenset({Role.ROUTER})
+# Linear maps the formats vLLM loads leave unquantized too (ReplicatedLinear with quant_config=None),
+# while bitsandbytes, through transformers' nn.Linear, replaces them.
+VLLM_KEPT_ROLES = frozenset({Role.SHARED_EXPERT_GATE})
+BNB_METHODS = ("nf4", "fp4", "bnb-int8")
+# Matrices llama.cpp's convert_hf_to_gguf.py always writes in F32 (FFN_GATE_INP,
+# FFN_GATE_INP_SHEXP, POS_EMBD, TOKEN_TYPES) and llama-quantize leaves as they are.
+GGUF_F32_ROLES = frozenset({Role.ROUTER, Role.SHARED_EXPERT_GATE, Role.POSITION_EMBEDDING, Role.TYPE_EMBEDDING})
+# Lookup tables llama-quantize --pure writes in the one type: the token embedding (and the
+# BART family's idle untied copy of it); position, token-type and relative tables stay.
+TOKEN_TABLES = frozenset({Role.TOKEN_EMBEDDING, Role.UNUSED_EMBEDDING})
 
 
 @dataclass(frozen=True)
@@ -237,21 +262,21 @@ class Quantization:
             f"({sp.Rational(8 * t.type_size, t.block)} bits per weight; {t.layout}; {GGUF_SOURCE}); vectors F32"
         )
 
-    def replaces(self, m: Matrix, role=None) -> bool:
-        """Whether this method quantizes matrix ``m`` of a step of ``role`` (see the module docstring)."""
-        from symtrans.engine import symbols as S
-
+    def replaces(self, m: Matrix, role: Role) -> bool:
+        """Whether this method quantizes matrix ``m`` of a step of ``role`` (see the module
+        docstring): decided by ``role`` and whether ``m`` is a lookup table, never by its shape."""
         if self.method == "mxfp4":
-            from symtrans.engine.roles import Role
-
             return role == Role.EXPERTS and not m.lookup
-        head, router = m.rows == S.V and not m.lookup, m.rows == S.E and not m.lookup
-        if self.method in GGUF_TYPES:
-            return (not m.lookup and not router) or (m.lookup and m.rows == S.V)
-        if m.lookup or router:
+        if m.lookup:  # embedding tables: only llama-quantize --pure rewrites the token table
+            return self.method in GGUF_TYPES and role in TOKEN_TABLES
+        if role in KEPT_LINEAR_ROLES or (role in GGUF_F32_ROLES and self.method in GGUF_TYPES):
             return False
-        if head:
-            return self.method == "gptq" and self.lm_head
+        if role in VLLM_KEPT_ROLES:
+            return self.method in BNB_METHODS
+        if role == Role.EXPERTS and self.method in BNB_METHODS:
+            return False
+        if role == Role.LM_HEAD:
+            return self.method in GGUF_TYPES or (self.method == "gptq" and self.lm_head)
         return True
 
     def matrix_terms(self, rows: sp.Expr, cols: sp.Expr) -> dict[str, sp.Expr]:
@@ -758,6 +783,16 @@ class WeightFormat:
         q = self.quantization
         return sp.Integer(GGUF_VECTOR_BYTES) if q is not None and q.method in GGUF_TYPES else self.base_bytes
 
+    def _kept_bytes(self, role: Role) -> sp.Rational:
+        """Bytes per element of an unquantized matrix of ``role``: the base dtype's, or F32
+        for the matrices llama.cpp's converter writes in F32 (``GGUF_F32_ROLES``)."""
+        import sympy as sp
+
+        q = self.quantization
+        if q is not None and q.method in GGUF_TYPES and role in GGUF_F32_ROLES:
+            return sp.Integer(GGUF_VECTOR_BYTES)
+        return self.base_bytes
+
     def step_terms(self, step) -> dict[str, sp.Expr]:
         """Bytes of one instance of ``step``'s tensors, by term (``TERMS``)."""
         import sympy as sp
@@ -771,7 +806,7 @@ class WeightFormat:
                 for k, v in q.matrix_terms(m.rows, m.cols).items():
                     out[k] += m.count * v
             else:
-                out["unquantized"] += m.count * m.rows * m.cols * self.base_bytes
+                out["unquantized"] += m.count * m.rows * m.cols * self._kept_bytes(step.role)
         out["vectors"] = (step.params - in_matrices) * self.vector_bytes
         return out
 

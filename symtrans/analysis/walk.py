@@ -687,7 +687,7 @@ def _attention(
         Rt = b.op(st, "split R heads, transpose, broadcast over B", [Rw], (Bt, D.h, D.d_k, kv), n, kind="reshape")
         pos = b.mm(st, "P = (Q + v) R^T", Q, Rt, n, why, pairs=pairs, masked="out")
         b.op(st, "S + shift(P) (relative shift), + (u K^T)", [scores, pos], scores, n)
-    if spec.positional in ("relative", "alibi") and kind != "cross":
+    if (spec.positional == "alibi" or spec.relative_bias_at) and kind != "cross":
         b.op(st, "S + position bias", [scores], scores, n)
     if spec.sinks:
         b.op(st, "append one sink logit per head to every row of S", [scores], scores, n, note="gpt-oss: h parameters")

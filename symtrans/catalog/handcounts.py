@@ -466,8 +466,9 @@ def handcount_presets() -> list[Preset]:
                 "「與編碼器輸入嵌入層共享」, output projection 「與嵌入矩陣共享」) and the paper does (§3.4).",
                 "Gap to the real implementation, torch.nn.Transformer(512, 8, 6, 6, 2048) + one shared 32,768 x 512 "
                 "embedding = 60,917,760: +69,632 = attention biases 36,864 + FFN biases 30,720 + final LayerNorms 2,048.",
-                "Its claim that biases cost <1% holds: 67,584 linear biases (+32,768 for an output bias) are 0.165% "
-                "of 60,917,760.",
+                # (no "% " before a letter: gettext catalogs read "% h", "% o" as printf placeholders)
+                "Its claim that biases cost <1% (of 60,917,760) holds: 67,584 linear biases (+32,768 for an output "
+                "bias) are 0.165%.",
             ),
             kind=KIND,
             real="transformer-base",

@@ -40,6 +40,8 @@ mpt         MptForCausalLM                      MptConfig
 llava       LlavaForConditionalGeneration (*)   LlavaConfig + its text config
 qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfig
 gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig + SiglipVisionConfig
+llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
+mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -133,11 +135,19 @@ from pathlib import Path
 from typing import Any
 
 from symtrans.catalog.models import RECORDS
+from symtrans.catalog.models.encoders import read_bert as _bert
 from symtrans.catalog.models.llama import QWEN_WINDOW_DEFAULT as _QWEN_WINDOW_DEFAULT
 from symtrans.catalog.models.llama import heads as _heads
 from symtrans.catalog.models.llama import window as _window
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, ModelType, no_effect
-from symtrans.catalog.models.vision import gemma3_vision, llava_vision, qwen2_vl_vision
+from symtrans.catalog.models.t5 import read_t5 as _t5
+from symtrans.catalog.models.vision import (
+    MISTRAL3_TEXT_DEFAULT,
+    gemma3_vision,
+    llava_vision,
+    mistral3_vision,
+    qwen2_vl_vision,
+)
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
     MAX_LAYERS,
@@ -204,6 +214,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava": ("LlavaConfig", "LlavaForConditionalGeneration"),
     "qwen2_vl": ("Qwen2VLConfig", "Qwen2VLForConditionalGeneration"),
     "gemma3": ("Gemma3Config", "Gemma3ForConditionalGeneration"),
+    "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
+    "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -601,6 +613,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava": {"text_config": None, "tie_word_embeddings": False},
     "qwen2_vl": {"text_config": None, "tie_word_embeddings": False},
     "gemma3": {"text_config": None, "tie_word_embeddings": True, "mm_tokens_per_image": 256},
+    "llava_next": {"text_config": None, "tie_word_embeddings": False},
+    "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -892,6 +906,11 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
+        "spatial_merge_size text_config tie_word_embeddings vision_config vision_feature_layer",
+        "llava_next": "image_grid_pinpoints image_seq_length image_token_id image_token_index multimodal_projector_bias "
+        "projector_hidden_act text_config tie_word_embeddings vision_config vision_feature_layer "
+        "vision_feature_select_strategy",
         # --- seq2seq
         "mbart": "activation_dropout activation_function attention_dropout bos_token_id classifier_dropout d_model "
         "decoder_attention_heads decoder_ffn_dim decoder_layerdrop decoder_layers decoder_start_token_id dropout "
@@ -1189,6 +1208,14 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         },
         init="initializer_range",
     ),
+    "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "llava_next": _no_effect(
+        **{
+            "image tokens": "image_grid_pinpoints image_seq_length image_token_id image_token_index "
+            "vision_feature_select_strategy"
+        },
+        act="projector_hidden_act",
+    ),
     # --- seq2seq
     "mbart": _no_effect(
         dropout="activation_dropout attention_dropout classifier_dropout decoder_layerdrop dropout encoder_layerdrop",
@@ -1286,6 +1313,9 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     # llava-hf/llava-1.5-7b-hf: the loss's ignore_index and a top-level vocab_size (the head
     # reads text_config.vocab_size)
     "llava": frozenset({"ignore_index", "vocab_size"}),
+    # llava-hf/llava-v1.6-mistral-7b-hf: as llava's, and 4.x's use_image_newline_parameter (5.x always
+    # builds image_newline; no modeling code reads the key)
+    "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
     # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
     "qwen2_vl_text": frozenset({"vision_token_id"}),
 }
@@ -1599,62 +1629,6 @@ def _check_padding_idx(r: _Reader) -> None:
 # --------------------------------------------------------------------------- families
 
 
-def _bert(r: _Reader) -> Spec:
-    d = r.size("hidden_size")
-    h = r.size("num_attention_heads")
-    _check_divides("hidden_size", d, "num_attention_heads", h, r.model)
-    r.head_dim_must_match("hidden_size", d, "num_attention_heads", h)
-    if r.flag("add_cross_attention", note=False):
-        raise ConfigError(
-            f"add_cross_attention is true: cross-attention layers in {r.model} are not modelled by symtrans"
-        )
-    pet = r.cfg.get("position_embedding_type", "absolute")
-    if pet != "absolute":
-        if not isinstance(pet, str):
-            raise ConfigError(f"position_embedding_type must be a string, not {_show(pet)}")
-        r.notes.append(
-            f"key position_embedding_type is {_show(pet)}, but {r.model} (transformers 5.x) ignores it: "
-            "counted with absolute positions (transformers 4.x added a (2L-1) x d_k distance "
-            "embedding per layer)"
-        )
-    rows = r.size("max_position_embeddings")
-    offset = 0
-    if r.mt in ("roberta", "xlm-roberta"):
-        pad = r.cfg["pad_token_id"] if "pad_token_id" in r.cfg else r.defaults["pad_token_id"]
-        if isinstance(pad, int) and not isinstance(pad, bool) and not -rows <= pad < rows:
-            raise ConfigError(
-                f"pad_token_id ({pad}) is not a row of the {rows}-row position table (max_position_embeddings): "
-                f"{r.model}'s position embedding uses it as padding_idx, which must be below max_position_embeddings"
-            )
-        if isinstance(pad, int) and not isinstance(pad, bool) and 0 <= pad and pad + 1 < rows:
-            offset = pad + 1
-            r.notes.append(
-                f"RobertaEmbeddings numbers positions from padding_idx + 1 = {offset}: "
-                f"the {rows} position rows are L_max = {rows - offset} positions + {offset} offset rows"
-            )
-    r.notes.append(f"{r.model} includes its pooler (add_pooling_layer=True, the default); no task head is counted")
-    return Spec(
-        family="encoder-only",
-        sizes=dict(
-            d_model=d,
-            d_ff=r.size("intermediate_size"),
-            h=h,
-            N=r.size("num_hidden_layers"),
-            V=r.size("vocab_size"),
-            L_max=rows - offset,
-        ),
-        positional="learned",
-        position_offset=offset,
-        token_types=r.size("type_vocab_size", zero_ok=True),
-        embedding_norm=True,
-        pooler=True,
-        norm="layernorm",
-        bias=True,
-        norm_position="post",
-        final_norm=False,
-    )
-
-
 def _albert(r: _Reader) -> Spec:
     d = r.size("hidden_size")
     h = r.size("num_attention_heads")
@@ -1715,67 +1689,6 @@ def _gpt2(r: _Reader) -> Spec:
         norm_position="pre",
         final_norm=True,
         tie_output=r.flag("tie_word_embeddings"),
-    )
-
-
-def _t5(r: _Reader) -> Spec:
-    d = r.size("d_model")
-    h = r.size("num_heads")
-    n_enc = r.size("num_layers")
-    # T5Config.__post_init__ sets num_decoder_layers from num_layers *before* the alias
-    # num_hidden_layers is applied: a file giving only num_hidden_layers gets the class
-    # default of 6 decoder layers.
-    if "num_layers" in r.cfg:
-        n_layers = check_size("num_layers", r.cfg["num_layers"])
-        shown = f"num_layers = {n_layers}"
-    else:
-        n_layers = r.defaults["num_layers"]
-        shown = f"num_layers' class default {n_layers} (num_hidden_layers, an alias, is applied after it)"
-    n_dec = r.size("num_decoder_layers", n_layers, shown, nullable=True)
-    proj = r.text("feed_forward_proj")
-    parts = proj.split("-")
-    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "gated") or not parts[-1]:
-        raise ConfigError(
-            f'feed_forward_proj must be "ACT" or "gated-ACT" (e.g. "relu", "gated-gelu"), not {_show(proj)}'
-        )
-    gated = len(parts) == 2
-    if "is_gated_act" in r.cfg:  # applied after __post_init__ derives it: the file's value wins
-        given = r.cfg["is_gated_act"]
-        if not isinstance(given, bool):
-            raise ConfigError(f"is_gated_act must be true or false, not {_show(given)}")
-        if given != gated:
-            r.notes.append(
-                f"is_gated_act is {_show(given)}, which T5 follows over feed_forward_proj {_show(proj)}: "
-                f"{'three' if given else 'two'} maps per feed-forward network"
-            )
-        gated = given
-    ffn = ("swiglu" if parts[-1] in ("silu", "swish") else "geglu") if gated else "mlp"
-    tie = r.flag("tie_word_embeddings")
-    if not tie:
-        r.notes.append(
-            "tie_word_embeddings is false: the LM head is its own d_model x V matrix, as in the "
-            "T5 v1.1 checkpoints (transformers 5.x's T5Config forces tying on a fresh model, but "
-            "from_pretrained keeps the checkpoint's separate lm_head)"
-        )
-    sizes = dict(d_model=d, d_ff=r.size("d_ff"), h=h, d_k=r.size("d_kv"), V=r.size("vocab_size"))
-    if n_enc == n_dec:
-        sizes["N"] = n_enc
-    else:
-        sizes.update(N_enc=n_enc, N_dec=n_dec)
-    if "n_positions" in r.cfg and r.cfg["n_positions"] is not None:
-        sizes["L_max"] = check_size("n_positions", r.cfg["n_positions"])
-    return Spec(
-        family="encoder-decoder",
-        sizes=sizes,
-        positional="relative",
-        relative_buckets=r.size("relative_attention_num_buckets"),
-        norm="rmsnorm",
-        bias=False,
-        ffn=ffn,
-        final_norm=True,
-        norm_position="pre",
-        share_embeddings=True,
-        tie_output=tie,
     )
 
 
@@ -2962,6 +2875,8 @@ class Wrapper:
         language_model: the language model, in transformers' module names.
         vision: the image side (vision tower and projector), counted beside it
             (``catalog/models/vision.py``, ``engine/vision.py``).
+        text_default: the text config the wrapper builds without a text_config, where its
+            ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
     """
 
     text_type: str
@@ -2970,6 +2885,7 @@ class Wrapper:
     flat: bool
     language_model: str
     vision: str
+    text_default: dict[str, Any] | None = None
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -3004,6 +2920,25 @@ WRAPPERS: dict[str, Wrapper] = {
         language_model="model.language_model (Gemma3TextModel) and lm_head",
         vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
         "multi-modal projector (model.multi_modal_projector: an RMSNorm and one bias-free map)",
+    ),
+    "mistral3": Wrapper(
+        text_type="mistral",
+        text_types=_LLAVA_TEXT,
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the Pixtral vision tower (model.vision_tower: PixtralVisionModel, from vision_config) and the "
+        "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
+        text_default=MISTRAL3_TEXT_DEFAULT,
+    ),
+    "llava_next": Wrapper(
+        text_type="llama",
+        text_types=_LLAVA_TEXT,
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the CLIP vision tower (model.vision_tower, from vision_config), the multi-modal projector "
+        "(model.multi_modal_projector, two linear maps) and model.image_newline (d_model)",
     ),
 }
 
@@ -3047,6 +2982,9 @@ def _wrapped(r: _Reader) -> Spec:
         text = {k: r.cfg[k] for k in flat}
         if flat:
             r.notes.append(f"no text_config: {r.cls} takes the text keys at the top level ({', '.join(flat)})")
+        elif w.text_default is not None:  # the wrapper's own text default (its sub_configs_defaults)
+            text = dict(w.text_default)
+            r.notes.append(f"key text_config missing: used {r.cls}'s default text model ({_show(text)})")
         else:
             r._default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
     elif not isinstance(text, dict):
@@ -3084,10 +3022,14 @@ def _wrapped(r: _Reader) -> Spec:
     r.notes += [f"text_config: {n}" for n in notes[1:]]
     if spec.head_bias:  # the wrapper's lm_head is a bias-free Linear
         spec = spec.replace(head_bias=False)
-    if r.mt == "llava":
+    if r.mt in ("llava", "llava_next"):
         sizes, opts, notes = llava_vision(r)
+        if r.mt == "llava_next":
+            opts["image_newline"] = True
     elif r.mt == "gemma3":
         sizes, opts, notes = gemma3_vision(r)
+    elif r.mt == "mistral3":
+        sizes, opts, notes = mistral3_vision(r)
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3173,6 +3115,8 @@ _FAMILIES = {
     "llava": _wrapped,
     "qwen2_vl": _wrapped,
     "gemma3": _wrapped,
+    "llava_next": _wrapped,
+    "mistral3": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

@@ -89,7 +89,7 @@ def _norms(spec: Spec, label: str, tokens: sp.Expr) -> Cost | None:
 
 
 def _layer(
-    spec: Spec, name: str, blocks: list[Cost], n_norms: list[str], tokens: sp.Expr, multiplicity: sp.Expr
+    spec: Spec, name: str, blocks: list[Cost], n_norms: list[str | None], tokens: sp.Expr, multiplicity: sp.Expr
 ) -> Cost:
     """Interleave sublayers with their norms in the order of ``spec.norm_position``;
     ``layer_norms=sandwich`` puts one before and one after each sublayer (Gemma-2/3),
@@ -103,7 +103,7 @@ def _layer(
             before, after = _norms(spec, f"{label} (before)", tokens), _norms(spec, f"{label} (after)", tokens)
             children += [c for c in (before, block, after) if c]
             continue
-        nrm = _norms(spec, label, tokens)
+        nrm = _norms(spec, label, tokens) if label is not None else None  # None: this sublayer has no norm
         if spec.norm_position == "pre" and nrm:
             children.append(nrm)
         children.append(block)
@@ -139,17 +139,34 @@ def _ffn(spec: Spec, tokens: sp.Expr) -> Cost:
     return moe_feed_forward(spec, tokens) if spec.is_moe else feed_forward(spec, tokens)
 
 
-def encoder_layer(spec: Spec, batch: sp.Expr, q: sp.Expr, multiplicity: sp.Expr = ONE) -> Cost:
-    """Self-attention + norm + FFN + norm (torch ``TransformerEncoderLayer``, HF ``BertLayer``)."""
+def encoder_layer(
+    spec: Spec,
+    batch: sp.Expr,
+    q: sp.Expr,
+    multiplicity: sp.Expr = ONE,
+    attention_norm: bool = True,
+    name: str = "encoder layer",
+) -> Cost:
+    """Self-attention + norm + FFN + norm (torch ``TransformerEncoderLayer``, HF ``BertLayer``);
+    ``attention_norm=False``: no norm before the attention (ModernBERT's first layer)."""
     t = batch * q
     return _layer(
         spec,
-        "encoder layer",
+        name,
         [attention(spec, "self", batch, q, q), _ffn(spec, t)],
-        ["attention norm", "feed-forward norm"],
+        ["attention norm" if attention_norm else None, "feed-forward norm"],
         t,
         multiplicity,
     )
+
+
+def _encoder_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, n: sp.Expr) -> list[Cost]:
+    """The encoder's n layers: alike, or (``first_attention_norm`` false) the first without its
+    attention norm and the other n - 1 with it (ModernBertEncoderLayer)."""
+    if spec.first_attention_norm:
+        return [encoder_layer(spec, batch, q, n)]
+    first = encoder_layer(spec, batch, q, ONE, attention_norm=False, name="first encoder layer (no attention norm)")
+    return [first, encoder_layer(spec, batch, q, n - 1, name="encoder layers 2..N")]
 
 
 def decoder_layer(
@@ -416,8 +433,11 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
 
 def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.Expr) -> Cost:
     children: list[Cost] = []
-    if spec.positional == "relative":
+    where = spec.relative_bias_at
+    if where == "stack":
         children.append(relative_bias(spec))
+    elif where == "layer":  # UMT5: every self-attention layer has its own table
+        children.append(relative_bias(spec, multiplicity=sum(layer.multiplicity for layer in layers)))
     if spec.has("L_rel") or spec.rel_norm:  # DeBERTa's relative table and its norm (types-enc)
         children.append(relative_table(spec))
     children += _share_layers(spec, layers)
@@ -601,7 +621,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 front=tuple(patch_embedding(B, wl.seq)) if patches else (),
             )
         )
-        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.seq, S.N)], B * wl.seq))
+        children.append(_stack(spec, "encoder", Block.ENCODER, _encoder_layers(spec, B, wl.seq, S.N), B * wl.seq))
         if spec.pooler:
             children.append(
                 Cost(

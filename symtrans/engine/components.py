@@ -447,6 +447,16 @@ def _ffn_steps(
                 source=src,
             )
         )
+        if spec.ffn_act_params:  # xIELU's alpha_p and alpha_n: learned, one element each
+            steps.append(
+                Step(
+                    label=prefix + "activation parameters",
+                    role=Role.ACTIVATION,
+                    params=sp.Integer(spec.ffn_act_params),
+                    note="learned scalars of the activation (xIELU: alpha_p, alpha_n)",
+                    source="Huang et al. 2025 (xIELU); transformers activations.XIELUActivation",
+                )
+            )
         steps += linear_(
             prefix + "W_2", D.d_ff, D.d_model, tokens, b, src, "contraction back to d_model", role=Role.FFN_DOWN
         )
@@ -642,10 +652,12 @@ def positions(spec: Spec, width: sp.Expr = S.d_model, kind: str | None = None, t
     return []
 
 
-def relative_bias(spec: Spec) -> Cost:
-    """T5's relative position bias: relative_buckets x h, once per stack (first layer)."""
+def relative_bias(spec: Spec, multiplicity: sp.Expr | None = None) -> Cost:
+    """T5's relative position bias: relative_buckets x h, once per stack (first layer), or,
+    with ``multiplicity`` (the stack's layers), one table per self-attention layer (UMT5)."""
+    per_layer = multiplicity is not None
     return Cost(
-        name="relative position bias",
+        name="relative position bias" + (" (per layer)" if per_layer else ""),
         block=Block.RELATIVE_POSITION_BIAS,
         steps=(
             Step(
@@ -653,8 +665,12 @@ def relative_bias(spec: Spec) -> Cost:
                 role=Role.RELATIVE_BIAS,
                 params=spec.relative_buckets * S.h,
                 matrices=(Matrix(ONE, sp.Integer(spec.relative_buckets), S.h, lookup=True),),
-                note=f"{spec.relative_buckets} buckets x h heads, shared by every layer of the stack",
-                source="Raffel et al. 2020 §2.1; T5Attention.relative_attention_bias",
+                note=f"{spec.relative_buckets} buckets x h heads, "
+                + ("one table in every self-attention layer" if per_layer else "shared by every layer of the stack"),
+                source="Chung et al. 2023 (UniMax); UMT5Attention.relative_attention_bias"
+                if per_layer
+                else "Raffel et al. 2020 §2.1; T5Attention.relative_attention_bias",
             ),
         ),
+        **({"multiplicity": multiplicity} if per_layer else {}),
     )

@@ -41,6 +41,10 @@ MLA_SIZES = ("r_kv", "d_nope", "d_rope", "d_v")
 # --- encoders (types-enc)
 EMBEDDING_PROJECTIONS = ("albert", "deberta")
 DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
+# T5-style bucketed relative attention bias: ``auto`` (once per stack when positional is
+# ``relative``, T5), ``stack`` (once per stack whatever the positions: MPNet beside its learned
+# table), ``layer`` (one in every self-attention layer: UMT5).
+RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d")
@@ -121,13 +125,14 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
+    "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": ()}
+_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": (), "mistral3": ()}
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
 _SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
@@ -243,10 +248,13 @@ class Spec:
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
+            projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
-        projector_bias: LLaVA's projector maps have biases (``multimodal_projector_bias``).
+        projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
+        image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
+            features (``LlavaNextModel.image_newline``); with ``vision`` ``clip`` only.
     Layer kinds (issue 20; ``symtrans.engine.kinds``):
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
@@ -268,6 +276,9 @@ class Spec:
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
             output, h*d_k more outputs (Qwen3-Next's Qwen3NextAttention q_proj).
+        ffn_act_params: learned scalars inside each feed-forward network's activation:
+            2 for xIELU (Huang et al. 2025; transformers' ``activations.XIELUActivation``
+            holds alpha_p and alpha_n, one element each; Apertus's MLP), 0 for a fixed one.
     Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
     parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
     counts it.  An encoder-decoder may give its stacks their own table rows
@@ -300,6 +311,16 @@ class Spec:
             (no pos_key_proj / pos_query_proj parameters; both projections still run).
         rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
+            ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
+            §2.1), ``stack`` (once per stack beside any positions: MPNet's
+            ``MPNetEncoder.relative_attention_bias``, Song et al. 2020) or ``layer`` (its own
+            table in every self-attention layer of every stack: UMT5, Chung et al. 2023,
+            ``UMT5Attention`` built with ``has_relative_attention_bias`` in every layer).
+        first_attention_norm: false for a pre-norm encoder whose first layer reads the
+            normed embeddings without an attention norm of its own (ModernBERT,
+            Warner et al. 2024: ``ModernBertEncoderLayer.attn_norm`` is ``nn.Identity`` in
+            layer 0); encoder-only, pre-norm.
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
@@ -364,6 +385,8 @@ class Spec:
     disentangled: str = "none"
     share_att_key: bool = False
     rel_norm: bool = False
+    relative_bias: str = "auto"
+    first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
     token_projection: bool = False
@@ -375,6 +398,7 @@ class Spec:
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
+    image_newline: bool = False
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     mixers: str = "attention"
     mixer_only: bool = False
@@ -382,6 +406,7 @@ class Spec:
     ssm_conv_bias: bool = True
     ssm_inner_norms: bool = False
     attention_gate: bool = False
+    ffn_act_params: int = 0
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -426,6 +451,13 @@ class Spec:
     def decoder_positions(self) -> str:
         """The decoder's positional kind (``decoder_positional``, else ``positional``)."""
         return self.positional if self.decoder_positional is None else self.decoder_positional
+
+    @property
+    def relative_bias_at(self) -> str | None:
+        """Where the T5-style relative bias is stored: ``stack``, ``layer`` or None (none)."""
+        if self.relative_bias == "auto":
+            return "stack" if self.positional == "relative" else None
+        return self.relative_bias
 
     @property
     def ffn_bias_on(self) -> bool:
@@ -551,6 +583,8 @@ OPTION_TYPES: dict[str, Any] = {
     "disentangled": DISENTANGLED,
     "share_att_key": bool,
     "rel_norm": bool,
+    "relative_bias": RELATIVE_BIASES,
+    "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
     "token_projection": bool,
@@ -562,6 +596,7 @@ OPTION_TYPES: dict[str, Any] = {
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
+    "image_newline": bool,
     # --- layer kinds (issue 20)
     "mixers": str,
     "mixer_only": bool,
@@ -569,6 +604,7 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_conv_bias": bool,
     "ssm_inner_norms": bool,
     "attention_gate": bool,
+    "ffn_act_params": int,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",
@@ -577,6 +613,7 @@ _NONNEGATIVE_INTS = (
     "moe_first_dense",
     "global_tokens",
     "conv_kernel",
+    "ffn_act_params",
 )
 _NULLABLE = (
     "attention_bias",
@@ -624,6 +661,11 @@ def _validate(spec: Spec) -> None:
         raise InputError("parallel_block reads one normed input in both branches: set norm_position=pre")
     if spec.qk_norm_bias is not None and spec.qk_norm in ("none", "l2"):
         raise InputError(f"qk_norm_bias applies to QK norms with weights; qk_norm is {spec.qk_norm}")
+    if not spec.first_attention_norm and (spec.family != "encoder-only" or spec.norm_position != "pre"):
+        raise InputError(
+            "first_attention_norm=false drops the first layer's attention norm of a pre-norm encoder (ModernBERT): "
+            "set family=encoder-only and norm_position=pre"
+        )
     _validate_moe_mla_options(spec)
     _validate_seq2seq_options(spec)
     _validate_mixers(spec)
@@ -904,6 +946,8 @@ def _validate_mixers(spec: Spec) -> None:
         )
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
+    if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
+        raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
 
 
 def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
@@ -980,6 +1024,10 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     for name in v:
         if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
+    if spec.image_newline and spec.vision != "clip":
+        raise InputError(
+            "image_newline is LLaVA-NeXT's, beside a CLIP vision tower; this model's vision is " + spec.vision
+        )
     if spec.vision_head and spec.vision not in _SIGLIP_VISIONS:
         raise InputError("vision_head is the attention-pooling head of a SigLIP vision tower; this model has none")
     if spec.vision == "none":

@@ -41,9 +41,12 @@ from symtrans.engine.spec import Spec
 
 _CLIP = "Radford et al. 2021 §2.4 (CLIP ViT); HF CLIPVisionTransformer"
 _LLAVA = "Liu et al. 2023 (LLaVA-1.5 MLP projector); HF LlavaMultiModalProjector"
+_LLAVA_NEXT = "Liu et al. 2024 (LLaVA-NeXT); HF LlavaNextModel.image_newline"
 _QWEN2_VL = "Wang et al. 2024 §2.1 (Qwen2-VL ViT); HF Qwen2VisionTransformerPretrainedModel"
 _SIGLIP = "Zhai et al. 2023 (SigLIP ViT, MAP head); HF SiglipVisionTransformer"
 _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProjector"
+_PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
+_MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -90,7 +93,8 @@ def clip_tower(spec: Spec) -> list[Cost]:
 
     Tower: d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis
     (positions) + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).  Projector:
-    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``).
+    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and LLaVA-NeXT's
+    image_newline, d_model, with ``image_newline``.
     """
     d = S.d_vis
     emb = [
@@ -116,6 +120,16 @@ def clip_tower(spec: Spec) -> list[Cost]:
     )
     b = spec.projector_bias
     proj = _lin("linear_1", S.n_feat * d, S.d_model, b, _LLAVA) + _lin("linear_2", S.d_model, S.d_model, b, _LLAVA)
+    if spec.image_newline:
+        proj.append(
+            Step(
+                label="image_newline",
+                role=Role.VISION,
+                params=S.d_model,
+                note="one learned d_model vector after each row of image features (LLaVA-NeXT)",
+                source=_LLAVA_NEXT,
+            )
+        )
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_LLAVA)]
 
 
@@ -186,6 +200,39 @@ def gemma3_tower(spec: Spec) -> list[Cost]:
     ]
 
 
+def pixtral_tower(spec: Spec) -> list[Cost]:
+    """Mistral 3's Pixtral tower (``PixtralVisionModel``) and ``Mistral3MultiModalProjector``.
+
+    Tower: C_vis p_vis^2 d_vis (bias-free patch conv) + d_vis (ln_pre RMSNorm) + N_vis layers of
+    2 d_vis (two RMSNorms) + 4 d_vis^2 (bias-free q, k, v, o) + 3 d_vis d_ff_vis (bias-free
+    gated MLP); no position table (2-D rotary).  Projector: d_vis (RMSNorm) + m_vis^2 d_vis^2
+    (patch merger, no bias) + n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``).
+    """
+    d, f = S.d_vis, S.d_ff_vis
+    layer = norm(spec, "attention_norm", d, ZERO, kind="rmsnorm")
+    for name in ("W_Q", "W_K", "W_V", "W_O"):
+        layer += _lin(name, d, d, False, _PIXTRAL)
+    layer += norm(spec, "ffn_norm", d, ZERO, kind="rmsnorm")
+    layer += _lin("gate_proj", d, f, False, _PIXTRAL) + _lin("up_proj", d, f, False, _PIXTRAL)
+    layer += _lin("down_proj", f, d, False, _PIXTRAL)
+    layers = Cost(name="vision layer", block=Block.LAYER, steps=tuple(layer), multiplicity=S.N_vis, note=_NO_IMAGES)
+    conv = _conv("patch_conv (Conv2d p_vis x p_vis, stride p_vis)", S.C_vis * S.p_vis**2, _PIXTRAL)
+    tower = Cost(
+        name="vision tower (Pixtral)",
+        block=Block.VISION_TOWER,
+        steps=(conv, *norm(spec, "ln_pre", d, ZERO, kind="rmsnorm")),
+        children=(layers,),
+        note=_NO_IMAGES,
+        source=_PIXTRAL,
+    )
+    b = spec.projector_bias
+    proj = norm(spec, "norm", d, ZERO, kind="rmsnorm") + _lin("patch merger", S.m_vis**2 * d, d, False, _MISTRAL3)
+    proj += _lin("linear_1", S.n_feat * d, S.d_model, b, _MISTRAL3) + _lin(
+        "linear_2", S.d_model, S.d_model, b, _MISTRAL3
+    )
+    return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_MISTRAL3)]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -194,6 +241,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return qwen2_vl_tower(spec)
     if spec.vision == "gemma3":
         return gemma3_tower(spec)
+    if spec.vision == "mistral3":
+        return pixtral_tower(spec)
     return []
 
 

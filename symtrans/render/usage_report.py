@@ -15,7 +15,7 @@ import sympy as sp
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 from symtrans.render.report import doc
-from symtrans.render.report.doc import N_, Column, Section, msg, runs, strong, table
+from symtrans.render.report.doc import N_, Column, Section, data_list, data_msg, msg, runs, strong, table
 
 
 def _fmt_bytes(n) -> str:
@@ -135,7 +135,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
             rows = [
                 (
                     r.name,
-                    r.quantity,
+                    data_msg(r.quantity),
                     _exact(r.value),
                     _exact(r.exact),
                     f"{float(r.ratio):.4f}",
@@ -166,7 +166,7 @@ def _flops_section(spec: Spec, values: dict[str, int] | None) -> Section:
                             "{name} ({source}); assumptions: {assumptions}. Residual:",
                             name=strong(r.name),
                             source=r.source,
-                            assumptions="; ".join(r.assumptions),
+                            assumptions=data_list(r.assumptions),
                         ),
                     )
                 )
@@ -204,7 +204,7 @@ def _memory_section(spec: Spec, values: dict[str, int] | None) -> Section:
                 "Optimizer: {optimizer}.",
                 gib=gib,
                 gb=gb,
-                optimizer=OPTIMIZERS["adam-mixed"].description,
+                optimizer=data_msg(OPTIMIZERS["adam-mixed"].description),
             )
         )
     ]
@@ -280,7 +280,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
                     prefill=setting(SYMBOLS["L_pre"], pre),
                     generate=setting(SYMBOLS["T_gen"], gen),
                     command=doc.Code("symtrans time"),
-                    assumptions="; ".join(roofline_assumptions(spec, 1)),
+                    assumptions=data_list(roofline_assumptions(spec, 1)),
                 )
             )
         )
@@ -311,7 +311,7 @@ def _time_section(spec: Spec, values: dict[str, int] | None) -> Section:
         columns += [Column(msg("prefill"), wrap=0.14), Column(msg("decode"), wrap=0.16)]
     blocks.append(table(columns, rows, long=True, small=True))
     blocks.append(doc.Para(msg("Sources:")))
-    blocks.append(doc.Bullets(tuple(runs(f"{a.name}: {a.source}") for a in ACCELERATORS.values())))
+    blocks.append(doc.Bullets(tuple(runs(f"{a.name}: ", data_msg(a.source)) for a in ACCELERATORS.values())))
     return Section("usage_time", msg("Time on accelerators"), blocks)
 
 

@@ -44,6 +44,8 @@ class DenseLayout:
             windows.  The windowed layers become the Spec's ``w`` and ``N_w`` (FLOPs and KV cache).
         window_switch: a key that must be true for any layer to slide (SmolLM3's
             ``use_sliding_window``: its attention ignores layer_types without it).
+        layer_types_ignored: the attention reads ``sliding_window`` on every layer and never
+            ``layer_types`` (Ministral3Attention): the class's rule applies whatever the file says.
         head_dim_required: the attention reads ``config.head_dim`` and fails on its None
             default (MinistralAttention): a config without one is refused.
     """
@@ -60,6 +62,7 @@ class DenseLayout:
     square_out: bool = False
     default_layer_types: Callable[[Reader, int, int | None], list[str]] | None = None
     window_switch: str | None = None
+    layer_types_ignored: bool = False
     head_dim_required: bool = False
     kv_required: bool = False
 
@@ -135,7 +138,7 @@ class DenseLayout:
         ``layer_types`` (or the class's rule for it); {} without a window."""
         k, w = r._lookup("sliding_window")
         w = r.defaults.get("sliding_window") if k is None else window_size(r, "sliding_window", w)
-        types = r.cfg.get("layer_types")
+        types = None if self.layer_types_ignored else r.cfg.get("layer_types")
         if types is None:
             assert self.default_layer_types is not None
             types = self.default_layer_types(r, n, w)
@@ -574,7 +577,197 @@ EXAONE4 = ModelType(
 )
 
 
+def _cohere2_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """Cohere2Config.__post_init__: every ``sliding_window_pattern``-th layer full (the legacy
+    key it pops; 4 without it), the rest sliding."""
+    k = r.size("sliding_window_pattern", 4) if "sliding_window_pattern" in r.cfg else 4
+    return ["sliding_attention" if (i + 1) % k else "full_attention" for i in range(n)]
+
+
+# Cohere Command R7B / A (cohere2): Cohere's parallel block (one bias-free LayerNorm a layer),
+# attention_bias on q, k, v, o; 3 sliding layers per full one.  Cohere2Config.__post_init__ sets
+# head_dim = hidden_size // heads, but a head_dim in the file is set after it and read (getattr).
+COHERE2 = ModelType(
+    model_type="cohere2",
+    config_class="Cohere2Config",
+    model_class="Cohere2ForCausalLM",
+    read=DenseLayout(
+        attention_bias_key="attention_bias",
+        options=(
+            ("norm", "layernorm"),
+            ("norm_bias", False),
+            ("parallel_block", True),
+            ("layer_norms", "shared"),
+        ),
+        head_dim_null=False,
+        default_layer_types=_cohere2_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 256000,
+        "hidden_size": 8192,
+        "intermediate_size": 22528,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 64,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 8192,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "sliding_window": 4096,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size "
+        "initializer_range intermediate_size layer_norm_eps layer_types logit_scale max_position_embeddings "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rope_parameters sliding_window "
+        "tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{k: v for k, v in DECODER_NO_EFFECT.items() if k != "eps"},
+        eps="layer_norm_eps",
+        scale="logit_scale",
+        window="sliding_window layer_types",
+    ),
+    getattr_keys=("head_dim",),
+    # CohereForAI/c4ai-command-r7b-12-2024: the pattern Cohere2Config pops when layer_types is missing
+    legacy_keys=keys("sliding_window_pattern"),
+    pad_default=0,
+    family="dense",
+)
+
+
+# Tencent Hunyuan (dense, v1): Llama-shaped with per-head RMSNorms on q and k
+# (query_layernorm, key_layernorm), attention_bias on q, k, v, o; its head_dim None default
+# reaches the attention (head_dim ** -0.5 fails), so a config must give head_dim.
+HUNYUAN_V1_DENSE = ModelType(
+    model_type="hunyuan_v1_dense",
+    config_class="HunYuanDenseV1Config",
+    model_class="HunYuanDenseV1ForCausalLM",
+    read=DenseLayout(
+        attention_bias_key="attention_bias",
+        options=(("qk_norm", "head"),),
+        head_dim_null=False,
+        head_dim_required=True,
+    ).read,
+    defaults={
+        "vocab_size": 290943,
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "head_dim": None,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eod_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings num_attention_heads num_hidden_layers "
+        "num_key_value_heads pad_token_id pretraining_tp rms_norm_eps rope_parameters tie_word_embeddings "
+        "use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**DECODER_NO_EFFECT, "token": "bos_token_id eod_token_id eos_token_id pad_token_id"}, tp="pretraining_tp"
+    ),
+    # Tencent's own switches in published Hunyuan configs (use_qk_norm true, use_cla false): no code of
+    # transformers 5.24's models/hunyuan_v1_dense reads them; its attention always has the q/k norms
+    legacy_keys=keys("use_qk_norm use_cla"),
+    pad_default=0,
+    family="dense",
+)
+
+
+_APERTUS = {
+    act_params: DenseLayout(
+        ffn="mlp",
+        attention_bias_key="attention_bias",
+        options=(("qk_norm", "head"), ("ffn_act_params", act_params)),
+        head_dim_null=False,
+    )
+    for act_params in (0, 2)
+}
+
+
+def read_apertus(r: Reader) -> Spec:
+    """Apertus: ApertusMLP builds transformers' XIELUActivation when ``hidden_act`` is
+    "xielu" (its default), whose alpha_p and alpha_n are parameters (one element each, in
+    every layer's MLP); any other activation has none."""
+    return _APERTUS[2 if r.text("hidden_act") == "xielu" else 0].read(r)
+
+
+# Swiss AI Apertus: a two-map MLP (up, down) with the xIELU activation, per-head RMSNorms on q and
+# k, attention_bias on q, k, v, o, head_dim read with getattr.
+APERTUS = ModelType(
+    model_type="apertus",
+    config_class="ApertusConfig",
+    model_class="ApertusForCausalLM",
+    read=read_apertus,
+    defaults={
+        "vocab_size": 131072,
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 65536,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "hidden_act": "xielu",
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "pad_token_id rms_norm_eps rope_parameters tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**{k: v for k, v in DECODER_NO_EFFECT.items() if k != "act"}),
+    getattr_keys=("head_dim",),
+    # swiss-ai's own switches in Apertus-8B's config.json (qk_norm true, post_norm false, mlp_bias false):
+    # no code of transformers 5.24's models/apertus reads them (q/k norms always, pre-norm, bias-free MLP)
+    legacy_keys=keys("qk_norm post_norm mlp_bias"),
+    pad_default=3,
+    family="dense",
+)
+
+
+# Mistral's Ministral 3 (the text model of Mistral3ForConditionalGeneration, also a CausalLM on its
+# own): Llama-shaped, no biases; a null head_dim or num_key_value_heads is refused (strict int fields);
+# its window (if any) on every layer, layer_types never read (Ministral3Config warns about it).
+MINISTRAL3 = ModelType(
+    model_type="ministral3",
+    config_class="Ministral3Config",
+    model_class="Ministral3ForCausalLM",
+    read=DenseLayout(
+        kv_null=False, head_dim_null=False, default_layer_types=_ministral_layer_types, layer_types_ignored=True
+    ).read,
+    defaults={
+        "vocab_size": 131072,
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 34,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "max_position_embeddings": 262144,
+        "tie_word_embeddings": False,
+        "sliding_window": None,
+    },
+    config_keys=keys(
+        "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads "
+        "pad_token_id rms_norm_eps rope_parameters sliding_window tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT, window="sliding_window"),
+    # a Mistral-style layer_types: Ministral3Config only warns, Ministral3Attention never reads it
+    legacy_keys=keys("layer_types"),
+    pad_default=11,
+    family="dense",
+)
+
+
 RECORDS = (
+    MINISTRAL3,
+    APERTUS,
+    HUNYUAN_V1_DENSE,
+    COHERE2,
     EXAONE4,
     OLMO3,
     SMOLLM3,

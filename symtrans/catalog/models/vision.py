@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
+from symtrans.catalog.reader import ConfigError, Reader, check_divides, check_rotary_head, show
 
 # LlavaConfig.sub_configs_defaults["vision_config"] (no vision_config in the file).
 LLAVA_VISION_DEFAULTS = {
@@ -46,6 +46,36 @@ QWEN2_VL_VISION_DEFAULTS = {
 }
 
 
+# Mistral3Config.sub_configs_defaults (no vision_config / text_config in the file) and
+# PixtralVisionConfig's own defaults (a vision_config dict).
+MISTRAL3_VISION_DEFAULTS = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "patch_size": 14,
+}
+PIXTRAL_VISION_DEFAULTS = {
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "patch_size": 16,
+}
+MISTRAL3_TEXT_DEFAULT = {
+    "model_type": "mistral",
+    "head_dim": 128,
+    "hidden_size": 5120,
+    "intermediate_size": 32768,
+    "max_position_embeddings": 131072,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 40,
+    "num_key_value_heads": 8,
+    "sliding_window": None,
+    "vocab_size": 131072,
+}
 SIGLIP_VISION_DEFAULTS = {
     "hidden_size": 768,
     "intermediate_size": 3072,
@@ -72,8 +102,27 @@ def _sub(r: Reader, key: str) -> dict[str, Any] | None:
     return v
 
 
+def _feature_layers(r: Reader, default: int) -> int:
+    """How many vision layers the projector concatenates (``vision_feature_layer``: one index or a list)."""
+    feat = r.cfg.get("vision_feature_layer", default)
+    if isinstance(feat, list):
+        if not feat or any(isinstance(x, bool) or not isinstance(x, int) for x in feat):
+            raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
+        return len(feat)
+    if isinstance(feat, bool) or not isinstance(feat, int):
+        raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
+    return 1
+
+
+def _projector_bias(r: Reader, default: bool) -> bool:
+    bias = r.cfg.get("multimodal_projector_bias", default)
+    if not isinstance(bias, bool):
+        raise ConfigError(f"multimodal_projector_bias must be true or false, not {show(bias)}")
+    return bias
+
+
 def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
-    """(sizes, Spec options, notes) of LLaVA's CLIP vision tower and projector.
+    """(sizes, Spec options, notes) of LLaVA's (and LLaVA-NeXT's) CLIP vision tower and projector.
 
     Raises:
         ConfigError: a vision tower other than CLIP's, non-square images or patches, a
@@ -82,7 +131,7 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     vcfg = _sub(r, "vision_config")
     if vcfg is None:
         vr = Reader({}, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), LLAVA_VISION_DEFAULTS, {})
-        vr.notes.append("no vision_config: LlavaConfig's default CLIP ViT-L/14 at 336 px")
+        vr.notes.append(f"no vision_config: {r.cls}'s default CLIP ViT-L/14 at 336 px")
     else:
         vmt = vcfg.get("model_type", "clip_vision_model")
         if vmt != "clip_vision_model":
@@ -94,18 +143,7 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
     check_divides("hidden_size", d, "num_attention_heads", h, "CLIPVisionConfig")
     side, patch = vr.size("image_size"), vr.size("patch_size")
-    feat = r.cfg.get("vision_feature_layer", -2)
-    if isinstance(feat, list):
-        if not feat or any(isinstance(x, bool) or not isinstance(x, int) for x in feat):
-            raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
-        n_feat = len(feat)
-    elif isinstance(feat, bool) or not isinstance(feat, int):
-        raise ConfigError(f"vision_feature_layer must be an integer or a list of integers, not {show(feat)}")
-    else:
-        n_feat = 1
-    bias = r.cfg.get("multimodal_projector_bias", True)
-    if not isinstance(bias, bool):
-        raise ConfigError(f"multimodal_projector_bias must be true or false, not {show(bias)}")
+    n_feat, bias = _feature_layers(r, -2), _projector_bias(r, True)
     sizes = dict(
         d_vis=d,
         d_ff_vis=vr.size("intermediate_size"),
@@ -228,3 +266,51 @@ def gemma3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]
         f"to {per_side}^2 tokens per image (mm_tokens_per_image {tokens}, no weights)"
     )
     return sizes, {"vision": "gemma3", "vision_head": head}, notes
+
+
+def mistral3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Mistral 3's Pixtral tower and projector.
+
+    Raises:
+        ConfigError: a tower other than pixtral, a list-valued (non-square) patch size, or a
+            malformed size.
+    """
+    vcfg = _sub(r, "vision_config")
+    if vcfg is None:
+        vr = Reader({}, "pixtral", ("PixtralVisionConfig", "PixtralVisionModel"), MISTRAL3_VISION_DEFAULTS, {})
+        vr.notes.append(f"no vision_config: {r.cls}'s default Pixtral tower (1024 wide, 24 layers, patch 14)")
+    else:
+        vmt = vcfg.get("model_type", "pixtral")
+        if vmt != "pixtral":
+            raise ConfigError(
+                f"vision_config model_type {show(vmt)} is not supported inside mistral3: symtrans counts a Pixtral "
+                "vision tower (pixtral) only"
+            )
+        if isinstance(vcfg.get("patch_size"), list):
+            raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
+        vr = Reader(vcfg, "pixtral", ("PixtralVisionConfig", "PixtralVisionModel"), PIXTRAL_VISION_DEFAULTS, {})
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    # PixtralVisionConfig sets head_dim = hidden_size // heads; its 2-D rotary table needs one
+    # (a width of 0 divides by zero) of even width above 4 (the RoPE validation of transformers 5.x)
+    if d < h:
+        raise ConfigError(
+            f"vision_config.num_attention_heads ({h}) exceeds hidden_size ({d}): PixtralVisionConfig's head_dim "
+            "would be 0, which its rotary positions cannot use"
+        )
+    check_rotary_head(vr, "vision_config head_dim (hidden_size // num_attention_heads)", d // h)
+    sizes = dict(
+        d_vis=d,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=vr.size("patch_size"),
+        m_vis=r.size("spatial_merge_size"),
+        n_feat=_feature_layers(r, -1),
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: Pixtral ViT, {sizes['N_vis']} layers of width {sizes['d_vis']} (2-D rotary positions, no "
+        f"table), patches of {sizes['p_vis']} x {sizes['p_vis']} px; the projector merges {sizes['m_vis']} x "
+        f"{sizes['m_vis']} patches into one token"
+    )
+    return sizes, {"vision": "mistral3", "projector_bias": _projector_bias(r, False)}, notes

@@ -14,6 +14,7 @@ for display only.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Iterator
 
 import sympy as sp
@@ -29,7 +30,7 @@ from symtrans.engine.spec import Spec
 from symtrans.engine.symbols import LATEX_NAMES, SYMBOLS, legend_for
 
 from . import doc
-from .doc import N_, Column, Row, Section, msg, runs, strong, table
+from .doc import N_, Column, Row, Section, data_msg, msg, runs, strong, table
 from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, setting, thousands
 
 # The FLOP convention of the forward-FLOPs section (one sentence, kept in conventions.py).
@@ -48,11 +49,41 @@ def _costs(
         yield from _costs(c, mult, here)
 
 
-def data_msg(text: str) -> tuple:
-    """Data of the Cost tree (a component's name, a step's label or note) as a message id:
-    translated when the language's catalog has it, else printed as it is (issue 25.9).
-    Text with a ``{`` is never a message id (it would read as a placeholder)."""
-    return msg(text) if "{" not in text else runs(text)
+# Where the workload length came from (``catalog.resolve.default_seq_len``,
+# ``engine.workload.resolve_workload``): data text with a name or a number in it, read back
+# into a message id and its placeholders so that it is translated (issue 25.9).
+_LENGTH_SOURCES = (
+    (
+        re.compile(r"the documented training context of (?P<name>\S+) \(this config matches that preset\)"),
+        N_("the documented training context of {name} (this config matches that preset)"),
+    ),
+    (re.compile(r"the documented training context of (?P<name>\S+)"), N_("the documented training context of {name}")),
+    (
+        re.compile(
+            r"symtrans's default of (?P<n>\d+) tokens \(set --seq-len\); the model supports up to L_max = (?P<max>[\d,]+)"
+        ),
+        N_("symtrans's default of {n} tokens (set --seq-len); the model supports up to L_max = {max}"),
+    ),
+    (
+        re.compile(r"symtrans's default of (?P<n>\d+) tokens \(set --seq-len\)"),
+        N_("symtrans's default of {n} tokens (set --seq-len)"),
+    ),
+)
+
+
+def _length_source_runs(text: str) -> tuple:
+    """Where L came from, translated: a pattern of ``_LENGTH_SOURCES``, else ``data_msg``."""
+    for pattern, msgid in _LENGTH_SOURCES:
+        m = pattern.fullmatch(text)
+        if m:
+            return msg(msgid, **m.groupdict())
+    return data_msg(text)
+
+
+def _figure(text: str) -> tuple:
+    """A published figure: as printed ("110M"), or translated when it is prose ("not printed
+    (...)", "47B total, 13B active")."""
+    return data_msg(text) if re.search(r"[a-z]{3,}", text) else runs(text)
 
 
 def _path(names) -> tuple:
@@ -204,11 +235,11 @@ def build_context(
         # where L came from (a config.json has no workload: symtrans's default), as the CLI says (issue 25.13)
         length_source = workload.seq_len_source if workload is not None else None
         if length_source:
-            rows.append(Row((msg("sequence length from"), runs(length_source))))
-    rows.append(Row((msg("family"), runs(spec.family))))
+            rows.append(Row((msg("sequence length from"), _length_source_runs(length_source))))
+    rows.append(Row((msg("family"), data_msg(spec.family))))
     if preset is not None:
         rows.append(Row((msg("sizes from"), source)))
-        rows.append(Row((msg("count reproduces"), runs(preset.reference))))
+        rows.append(Row((msg("count reproduces"), data_msg(preset.reference))))
     options = "; ".join(f"{name} = {value}" for name, value in _architecture(spec))
     rows.append(Row((msg("options"), runs(options))))
     overview = table([Column(()), Column((), wrap=0.8)], rows, header=False)
@@ -266,16 +297,18 @@ def build_context(
             items.append(
                 msg(
                     "published: {figure} (read as {value}); {source}",
-                    figure=strong(preset.published),
+                    figure=strong(_figure(preset.published)),
                     value=thousands(pv),
                     source=source,
                 )
             )
         else:
-            items.append(msg("published: {figure}; {source}", figure=strong(preset.published), source=source))
+            items.append(msg("published: {figure}; {source}", figure=strong(_figure(preset.published)), source=source))
         items.append(
             msg(
-                "exact count: {count}, the count of {reference}", count=strong(count(total)), reference=preset.reference
+                "exact count: {count}, the count of {reference}",
+                count=strong(count(total)),
+                reference=data_msg(preset.reference),
             )
         )
         if pv is not None:
@@ -286,7 +319,7 @@ def build_context(
                 else N_("the exact count is {difference} parameters below the published figure ({percent}%)")
             )
             items.append(msg(text, difference=thousands(abs(diff)), percent=ratio_percent(diff, pv) if pv else "—"))
-        items += [runs(note) for note in preset.notes]
+        items += [data_msg(note) for note in preset.notes]  # translated like the derivation (issue 25.9)
         doc.add_section(
             report,
             Section(

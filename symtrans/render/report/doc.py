@@ -101,6 +101,24 @@ def msg(msgid: str, **args: Any) -> tuple:
     return (Msg(msgid, {k: runs(v) for k, v in args.items()}),)
 
 
+def data_msg(text: str) -> tuple:
+    """Data text of a lower layer as a message id: the Cost tree's component names, step
+    labels and notes, a preset's notes and reference, the published formulas' quantities
+    and assumptions, the optimizer and the roofline's assumptions.  Translated when the
+    language's catalog has it, else printed as it is (issue 25.9); tests/test_report_i18n.py
+    requires a translation of every one a preset's report prints.  Text with a ``{`` is
+    never a message id (it would read as a placeholder)."""
+    return msg(text) if "{" not in text else runs(text)
+
+
+def data_list(texts: Any, sep: str = "; ") -> tuple:
+    """``data_msg`` of each of ``texts``, joined by ``sep``."""
+    out: list = []
+    for i, text in enumerate(texts):
+        out += ([sep] if i else []) + [data_msg(text)]
+    return runs(*out)
+
+
 def strong(*items: Any) -> tuple:
     """A one-run sequence: ``items`` (as ``runs`` takes them) in bold."""
     return (Strong(runs(*items)),)

@@ -23,6 +23,9 @@ _VERDICTS = {
 }
 
 
+_TIED = " (tied, not added)"
+
+
 def citation(article: Any) -> tuple:
     """``article 003: 「title」 (English title), by AUTHOR`` as runs (the author, or that
     the text names none)."""
@@ -60,10 +63,12 @@ def handcount_section(preset: Any, spec: Spec, article: Any) -> Section:
         )
         rows = []
         for it, value, verdict in c.items:
+            # "(tied, not added)" is symtrans's remark on the article's figure, not the article's words
+            quote, tied = (it.quote[: -len(_TIED)], True) if it.quote.endswith(_TIED) else (it.quote, False)
             rows.append(
                 (
                     it.id,
-                    runs("「", it.quote, "」"),
+                    runs("「", quote, "」", (" ", msg("(tied, not added)")) if tied else None),
                     it.printed,
                     thousands(value) if value is not None else "—",
                     _verdict(verdict, value, it.value),

@@ -2,9 +2,15 @@
 
 The report's own sentences, headings, table headers, legend entries and the hand-count
 comparison are English message ids (``doc.Msg``); a writer translates them when it
-prints them, through Jinja2's i18n extension with the catalog of the language.  Data
-(model and component names, notes of the Cost tree, sources) and every number and
-formula are the same in every language.
+prints them, through Jinja2's i18n extension with the catalog of the language.  Prose
+data of lower layers is translated the same way (``doc.data_msg``, issue 25.9): the Cost
+tree's component names, step labels and notes, a preset's notes, reference and prose
+published figure, where the workload length came from, the family, the optimizer, the
+published formulas' quantities and assumptions, the roofline's assumptions, the
+accelerators' sources and the shape walk's stages and operations.  Every number and
+formula, model names, the articles' quotes and titles, and the sources of the derivation's
+steps (citations) are the same in every language; so are the notes of a config.json
+(they carry the config's own values) and the train and deploy sections.
 
 Catalogs: ``locale/<lang>/LC_MESSAGES/symtrans.po`` (edited by hand) compiled to
 ``symtrans.mo`` next to it (both shipped as package data; the standard library's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Mapping
 
 from symtrans.analysis.walk import Shape, walk
@@ -10,7 +11,7 @@ from symtrans.engine.evaluate import exact
 from symtrans.engine.spec import Spec
 
 from . import doc
-from .doc import Column, Row, Section, msg, runs, strong, table
+from .doc import Column, Row, Section, data_msg, msg, runs, strong, table
 from .mathfmt import Formula, formula, thousands
 
 RULE = (
@@ -34,6 +35,16 @@ def _times(a: Formula, b: Formula) -> Formula:
     return Formula(Math(f"{a.tex} \\times {b.tex}"), lambda: f"<mrow>{a.mathml}<mo>\u00d7</mo>{b.mathml}</mrow>")
 
 
+def _stage(text: str) -> tuple:
+    """``decoder layer x N (weights shared: all)`` with the component's name and the remark
+    translated (``data_msg``); the count is a symbol."""
+    m = re.fullmatch(r"(.+?) x (\S+)(?: \((.+)\))?", text)
+    if m is None:
+        return data_msg(text)
+    name, count, remark = m.groups()
+    return runs(data_msg(name), f" x {count}", (" (", data_msg(remark), ")") if remark else None)
+
+
 def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
     """The "Shape walk" section: every step with its operation, the shapes of its inputs
     and output (math printed by SymPy), FLOPs per instance and repeat, and, when ``values``
@@ -45,7 +56,7 @@ def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
     stage = None
     for i, s in enumerate(w.steps, 1):
         if s.stage != stage:
-            rows.append(Row((runs(s.stage),), "group"))
+            rows.append(Row((_stage(s.stage),), "group"))
             stage = s.stage
         inputs: list = []
         for j, x in enumerate(s.inputs):
@@ -57,7 +68,7 @@ def report_section(spec: Spec, values: Mapping[str, int] | None) -> Section:
             flops = _times(f, formula(s.repeat)) if s.repeat != 1 else f
         else:
             flops = "0"
-        cells = [str(i), s.op, runs(*inputs), _shape(s.output), flops]
+        cells = [str(i), data_msg(s.op), runs(*inputs), _shape(s.output), flops]
         if with_total:
             cells.append(thousands(exact(s.total_flops, values)))
         rows.append(cells)

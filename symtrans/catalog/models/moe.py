@@ -1,0 +1,408 @@
+"""Mixture-of-experts decoders that map onto the engine's existing parts (issue 21): OLMoE,
+GLM-4.5 (glm4_moe), dots.llm1, MiniMax-M2, Phi-3.5-MoE, Granite MoE (and its shared-expert
+variant), ERNIE 4.5 MoE and Hunyuan-A13B.  One record each, read by a :class:`MoeLayout`:
+the attention, norms and head of a :class:`~symtrans.catalog.models.dense.DenseLayout`, then
+the experts (E routed experts of one width, top-k, a router E x d_model, optional shared
+experts, optional dense layers).
+
+Each layout was read off the transformers 5.24 ``models/<type>/modeling_<type>.py`` named in
+its record and is checked on the meta device, by the key audit and by FlopCounterMode (eager
+attention, eager experts) in tests/test_model_types.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from symtrans.catalog.models.dense import DenseLayout
+from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
+from symtrans.catalog.reader import ConfigError, Reader, check_size, show, window_size
+from symtrans.engine.spec import Spec
+
+
+def _required(r: Reader, key: str, zero_ok: bool = False) -> int:
+    """A size whose class default may be None (Dots1Config's expert counts): missing or null
+    with no number to fall back on is refused, as the model cannot build with it."""
+    k, v = r._lookup(key)
+    if k is None:
+        v = r.defaults[key]
+        if v is None:
+            raise ConfigError(f"{key} must be given: {r.cls}'s default is null and {r.model} cannot build with it")
+        r.notes.append(f"key {key} missing: used the transformers default {show(v)} ({r.cls})")
+        return v
+    if v is None:
+        raise ConfigError(f"{k} must be {'a non-negative' if zero_ok else 'a positive'} integer, not null")
+    return check_size(k, v, zero_ok=zero_ok)
+
+
+def every_layer(r: Reader, n: int) -> int:
+    return n
+
+
+def after_first_dense(r: Reader, n: int) -> int:
+    """Layers i >= ``first_k_dense_replace`` are MoE layers (Glm4MoeDecoderLayer, Dots1DecoderLayer)."""
+    return max(n - _required(r, "first_k_dense_replace", zero_ok=True), 0)
+
+
+def ernie_layers(r: Reader, n: int) -> int:
+    """Ernie4_5_MoeDecoderLayer: (i + 1) % moe_layer_interval == 0 and start <= i <= end
+    (end -1: the last layer, Ernie4_5_MoeConfig.__post_init__)."""
+    step = r.size("moe_layer_interval")
+    start = _int(r, "moe_layer_start_index")
+    end = _int(r, "moe_layer_end_index")
+    end = n - 1 if end == -1 else end
+    return sum(1 for i in range(max(start, 0), min(end, n - 1) + 1) if (i + 1) % step == 0)
+
+
+def _int(r: Reader, key: str) -> int:
+    k, v = r._lookup(key)
+    if k is None:
+        return r.defaults[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ConfigError(f"{k} must be an integer (a layer index), not {show(v)}")
+    return v
+
+
+@dataclass(frozen=True)
+class MoeLayout:
+    """How one MoE decoder type's config becomes a Spec.
+
+    Attributes:
+        attention: the DenseLayout of its attention, norms, options and LM head (its
+            ``intermediate_size`` is the dense layers' width).
+        experts_key, k_key: the keys of E and top-k (their canonical field names).
+        expert_ff_key: the key of a routed expert's width.
+        moe_layers: ``(reader, N) -> how many layers are MoE layers`` (the rest are dense).
+        shared_count_key: a shared MLP of ``count x expert width`` in every MoE layer
+            (DeepSeekMoE style: Glm4MoeMoE, Dots1MoE, ERNIE); 0 means none.
+        shared_width_key: a shared MLP of this width (GraniteMoeShared); 0 means none.
+        shared_same: one shared MLP of the routed experts' width (Hunyuan's shared_mlp).
+        router_bias: the router carries E more parameters (ERNIE's e_score_correction_bias,
+            an nn.Parameter; elsewhere it is a buffer and not counted).
+        bias_key: the key whose truth biases the dense and shared MLPs and the LM head
+            (ERNIE's use_bias; the stacked experts have no biases).
+        head_bias_key: the key of the LM head's bias alone (Phi-3.5-MoE's lm_head_bias).
+        qk_norm_key: the key that switches per-head QK RMSNorms of width head_dim (GLM-4.5's
+            use_qk_norm).
+        layer_types: the config class's rule for ``layer_types`` when the file gives none,
+            ``(reader, N, window) -> list``; None for a type without windows.
+        check: a type's own refusals ``(reader, spec) -> None``.
+    """
+
+    attention: DenseLayout
+    experts_key: str = "num_experts"
+    k_key: str = "num_experts_per_tok"
+    expert_ff_key: str = "intermediate_size"
+    moe_layers: Callable[[Reader, int], int] = every_layer
+    shared_count_key: str | None = None
+    shared_width_key: str | None = None
+    shared_same: bool = False
+    router_bias: bool = False
+    bias_key: str | None = None
+    head_bias_key: str | None = None
+    qk_norm_key: str | None = None
+    layer_types: Callable[[Reader, int, int | None], list[str]] | None = None
+    check: Callable[[Reader, Spec], None] | None = None
+
+    def read(self, r: Reader) -> Spec:
+        """The Spec of ``r.cfg``: the dense layout's, with the experts laid into its layers.
+
+        Raises:
+            ConfigError: what the dense layout refuses; a null or malformed expert size;
+                top-k above E; a layer pattern symtrans cannot close.
+        """
+        spec = self.attention.read(r)
+        if self.check is not None:
+            self.check(r, spec)
+        sizes = dict(spec.values)
+        n = sizes["N"]
+        opts: dict[str, Any] = {}
+        if self.bias_key and r.flag(self.bias_key, note=False):
+            opts.update(ffn_bias=True, expert_bias=False, head_bias=True)
+        if self.head_bias_key and r.flag(self.head_bias_key, note=False):
+            opts["head_bias"] = True
+        if self.qk_norm_key and r.flag(self.qk_norm_key, note=False):
+            opts["qk_norm"] = "head"
+        if self.layer_types is not None:
+            sizes.update(self._windows(r, n))
+        E = _required(r, self.experts_key)
+        k = _required(r, self.k_key)
+        expert_ff = _required(r, self.expert_ff_key)
+        n_moe = min(self.moe_layers(r, n), n)
+        if n_moe == 0:
+            r.notes.append(f"no layer is a mixture-of-experts layer: {r.model} is counted as a dense model")
+            return spec.replace(**opts)
+        if k > E:
+            raise ConfigError(f"{self.k_key} ({k}) exceeds the {E} experts ({self.experts_key})")
+        sizes.update(E=E, k=k)
+        if n_moe == n:
+            sizes["d_ff"] = expert_ff
+        else:
+            if expert_ff != sizes["d_ff"]:
+                sizes["d_ff_e"] = expert_ff
+            sizes["N_moe"] = n_moe
+            r.notes.append(
+                f"{n_moe} of {n} layers are mixture-of-experts layers, the other {n - n_moe} dense "
+                f"(width {sizes['d_ff']})"
+            )
+        shared = self._shared_width(r, expert_ff)
+        if shared:
+            opts["n_shared_experts"] = 1
+            if shared != expert_ff:
+                sizes["d_ff_s"] = shared
+            r.notes.append(f"one shared expert MLP {shared} wide in every MoE layer, always active")
+        if self.router_bias:
+            opts["router_bias"] = True
+        if "w" in sizes and "N_w" in sizes and n_moe < n:  # Spec refuses N_w over a dense + MoE stack
+            sizes.pop("w")
+            sizes.pop("N_w")
+            opts["attention_pattern"] = "per-layer"
+            r.notes.append("sliding-window and full layers over dense and MoE layers: FLOPs, KV cache and time refused")
+        if opts.get("ffn_bias") and not shared and n_moe == n:
+            opts.pop("ffn_bias")
+            opts.pop("expert_bias")  # no dense or shared MLP left to carry the bias
+        return spec.replace(sizes=sizes, **opts)
+
+    def _windows(self, r: Reader, n: int) -> dict[str, int]:
+        """``w`` (and ``N_w`` when only some layers slide) from ``sliding_window`` and
+        ``layer_types`` (or the class's rule for it); {} without a window."""
+        k, w = r._lookup("sliding_window")
+        w = r.defaults.get("sliding_window") if k is None else window_size(r, "sliding_window", w)
+        types = r.cfg.get("layer_types")
+        if types is None:
+            assert self.layer_types is not None
+            types = self.layer_types(r, n, w)
+        elif not isinstance(types, list) or any(t not in ("full_attention", "sliding_attention") for t in types):
+            raise ConfigError('layer_types must be a list of "full_attention" and "sliding_attention"')
+        elif len(types) != n:
+            raise ConfigError(f"layer_types has {len(types)} entries for num_hidden_layers {n}")
+        n_w = sum(t == "sliding_attention" for t in types)
+        if w is None or n_w == 0:
+            return {}
+        r.notes.append(f"sliding_window {w} on {n_w} of the {n} layers (layer_types): FLOPs and KV cache")
+        return {"w": w} if n_w == n else {"w": w, "N_w": n_w}
+
+    def _shared_width(self, r: Reader, expert_ff: int) -> int:
+        if self.shared_count_key:
+            return _required(r, self.shared_count_key, zero_ok=True) * expert_ff
+        if self.shared_width_key:
+            return _required(r, self.shared_width_key, zero_ok=True)
+        return expert_ff if self.shared_same else 0
+
+
+MOE_NO_EFFECT: dict[str, str] = {**DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"}
+
+
+def _olmoe_check(r: Reader, spec: Spec) -> None:
+    """OlmoeAttention's q_norm is hidden_size wide and its k_norm (hidden_size // h) x h_kv,
+    whatever head_dim: equal to the 'full' QK norm of the heads only when h x head_dim is
+    hidden_size (otherwise the model builds but its forward cannot apply the norms)."""
+    v = spec.values
+    d_k = v.get("d_k", v["d_model"] // v["h"])
+    if d_k * v["h"] != v["d_model"]:
+        raise ConfigError(
+            f"num_attention_heads x head_dim = {v['h']} x {d_k} is not hidden_size ({v['d_model']}): OlmoeAttention's "
+            "q_norm is hidden_size wide, so the model cannot run (and symtrans does not model it)"
+        )
+
+
+# AllenAI OLMoE: every layer a MoE of num_experts SwiGLU experts, QK RMSNorms over all heads
+# (q_norm hidden_size wide, k_norm h_kv x head_dim), attention_bias on q, k, v and o.
+OLMOE = ModelType(
+    model_type="olmoe",
+    config_class="OlmoeConfig",
+    model_class="OlmoeForCausalLM",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", options=(("qk_norm", "full"),), head_dim_null=False),
+        check=_olmoe_check,
+    ).read,
+    defaults={
+        "vocab_size": 50304,
+        "hidden_size": 2048,
+        "intermediate_size": 2048,
+        "num_hidden_layers": 16,
+        "num_attention_heads": 16,
+        "num_key_value_heads": None,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "num_experts": 64,
+        "num_experts_per_tok": 8,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id clip_qkv eos_token_id hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings norm_topk_prob num_attention_heads num_experts num_experts_per_tok "
+        "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps "
+        "rope_parameters router_aux_loss_coef tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, clip="clip_qkv", routing="norm_topk_prob", loss="router_aux_loss_coef"),
+    aliases={"num_local_experts": "num_experts"},
+    getattr_keys=("head_dim",),
+    pad_default=1,
+    family="moe",
+)
+
+
+# Zhipu GLM-4.5 / 4.6 / 4.7 (glm4_moe): DeepSeekMoE-style layers after first_k_dense_replace dense ones
+# (n_routed_experts of moe_intermediate_size, a shared MLP n_shared_experts x that wide, a
+# sigmoid router E x d_model whose e_score_correction_bias is a buffer), attention_bias on
+# q, k, v (o has none), optional per-head QK norms (use_qk_norm), partial rotary (no weights).
+# transformers 5.x builds no multi-token-prediction layer (num_nextn_predict_layers).
+GLM4_MOE = ModelType(
+    model_type="glm4_moe",
+    config_class="Glm4MoeConfig",
+    model_class="Glm4MoeForCausalLM",
+    read=MoeLayout(
+        DenseLayout(qkv_bias_key="attention_bias", kv_null=False, head_dim_null=False),
+        experts_key="n_routed_experts",
+        expert_ff_key="moe_intermediate_size",
+        moe_layers=after_first_dense,
+        shared_count_key="n_shared_experts",
+        qk_norm_key="use_qk_norm",
+    ).read,
+    defaults={
+        "vocab_size": 151552,
+        "hidden_size": 4096,
+        "intermediate_size": 10944,
+        "num_hidden_layers": 46,
+        "num_attention_heads": 96,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "moe_intermediate_size": 1408,
+        "num_experts_per_tok": 8,
+        "n_shared_experts": 1,
+        "n_routed_experts": 128,
+        "first_k_dense_replace": 1,
+        "use_qk_norm": False,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id first_k_dense_replace hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings moe_intermediate_size n_group n_routed_experts "
+        "n_shared_experts norm_topk_prob num_attention_heads num_experts_per_tok num_hidden_layers "
+        "num_key_value_heads num_local_experts num_mtp_layers output_router_logits pad_token_id rms_norm_eps "
+        "rope_parameters routed_scaling_factor tie_word_embeddings topk_group use_cache use_qk_norm vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **MOE_NO_EFFECT, routing="n_group topk_group norm_topk_prob routed_scaling_factor", mtp="num_mtp_layers"
+    ),
+    aliases={"num_local_experts": "n_routed_experts", "num_mtp_layers": "num_nextn_predict_layers"},
+    getattr_keys=("head_dim",),
+    # GLM-4.5's checkpoints write the MTP depth under the name the attribute_map maps from
+    legacy_keys=keys("num_nextn_predict_layers"),
+    pad_default=None,
+    family="moe",
+)
+
+
+def _dots1_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """Dots1Config.__post_init__: layers from max_window_layers on slide when sliding_window is set."""
+    if w is None:  # the class never compares the layers with max_window_layers then
+        return ["full_attention"] * n
+    first = _int(r, "max_window_layers")
+    return ["sliding_attention" if i >= first else "full_attention" for i in range(n)]
+
+
+# rednote dots.llm1: DeepSeekMoE-style layers after first_k_dense_replace dense ones (a shared MLP of
+# n_shared_experts x moe_intermediate_size; router bias a buffer), per-head QK RMSNorms,
+# attention_bias on q, k, v and o; a sliding window on the layers layer_types marks.
+DOTS1 = ModelType(
+    model_type="dots1",
+    config_class="Dots1Config",
+    model_class="Dots1ForCausalLM",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", options=(("qk_norm", "head"),), head_dim_null=False),
+        experts_key="n_routed_experts",
+        expert_ff_key="moe_intermediate_size",
+        moe_layers=after_first_dense,
+        shared_count_key="n_shared_experts",
+        layer_types=_dots1_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 152064,
+        "hidden_size": 4608,
+        "intermediate_size": 10944,
+        "num_hidden_layers": 62,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "moe_intermediate_size": 1408,
+        "num_experts_per_tok": None,
+        "n_shared_experts": None,
+        "n_routed_experts": None,
+        "first_k_dense_replace": 0,
+        "sliding_window": 4096,
+        "max_window_layers": 62,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id first_k_dense_replace hidden_act hidden_size "
+        "initializer_range intermediate_size layer_types max_position_embeddings max_window_layers "
+        "moe_intermediate_size n_group n_routed_experts n_shared_experts norm_topk_prob num_attention_heads "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id rms_norm_eps rope_parameters routed_scaling_factor sliding_window tie_word_embeddings "
+        "topk_group use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **MOE_NO_EFFECT,
+        routing="n_group topk_group norm_topk_prob routed_scaling_factor",
+        window="sliding_window max_window_layers layer_types",
+    ),
+    aliases={"num_local_experts": "n_routed_experts"},
+    getattr_keys=("head_dim",),
+    legacy_keys=keys("scoring_func"),  # dots.llm1's checkpoints; Dots1's router is always sigmoid
+    pad_default=None,
+    family="moe",
+)
+
+
+# MiniMax-M2 / M2.1 / M2.5: every layer a MoE of num_local_experts SwiGLU experts (sigmoid router,
+# its e_score_correction_bias a buffer), QK RMSNorms over all heads (h x head_dim, h_kv x
+# head_dim), no biases; partial rotary from the checkpoints' rotary_dim (no weights).
+MINIMAX_M2 = ModelType(
+    model_type="minimax_m2",
+    config_class="MiniMaxM2Config",
+    model_class="MiniMaxM2ForCausalLM",
+    read=MoeLayout(
+        DenseLayout(options=(("qk_norm", "full"),), kv_null=False, head_dim_null=False),
+        experts_key="num_local_experts",
+    ).read,
+    defaults={
+        "vocab_size": 200064,
+        "hidden_size": 3072,
+        "intermediate_size": 1536,
+        "num_hidden_layers": 62,
+        "num_attention_heads": 48,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "max_position_embeddings": 196608,
+        "tie_word_embeddings": False,
+        "num_experts_per_tok": 8,
+        "num_local_experts": 256,
+    },
+    config_keys=keys(
+        "attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size initializer_range "
+        "intermediate_size max_position_embeddings num_attention_heads num_experts num_experts_per_tok "
+        "num_hidden_layers num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps "
+        "rope_parameters router_aux_loss_coef router_jitter_noise tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, loss="router_aux_loss_coef router_jitter_noise"),
+    aliases={"num_experts": "num_local_experts"},
+    # MiniMax's checkpoints: rotary_dim (MiniMaxM2Config turns it into partial_rotary_factor), and
+    # switches of their own modeling code that transformers' class fixes (use_qk_norm, qk_norm_type,
+    # scoring_func, use_routing_bias, use_mtp and the MTP sizes: no MTP layer is built)
+    legacy_keys=keys(
+        "shared_intermediate_size attention_bias rotary_dim use_qk_norm qk_norm_type scoring_func use_routing_bias use_mtp num_mtp_modules "
+        "mtp_transformer_layers attn_type_list layernorm_full_attention_beta layernorm_linear_attention_beta "
+        "layernorm_mlp_beta"
+    ),
+    pad_default=None,
+    family="moe",
+)
+
+
+RECORDS = (OLMOE, GLM4_MOE, DOTS1, MINIMAX_M2)

@@ -1,0 +1,52 @@
+"""Issue 21's encoders and encoder-decoders (catalog/models/encoders.py, t5.py): the published
+configs (tests/fixtures/configs, sources in SOURCES.md) built with the transformers class that
+``symtrans model-types`` names, on the meta device, count exactly what symtrans counts.
+
+Oracles: ``sum(p.numel())`` of the class built from the same file on the meta device (for the
+T5 family with ``tie_word_embeddings: false``, plus the lm_head that from_pretrained keeps:
+hf_reference.reference_total), and the published size where the model card states one.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import require
+
+require("transformers")
+from hf_reference import HF_CLASSES, reference_total  # noqa: E402
+
+from symtrans.catalog.hf_config import CLASSES, spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
+
+PUBLISHED = [
+    # a fine-tune of camembert-base (TextToKids/CamemBERT-base-EmoTextToKids), as transformers 5.0
+    # printed it: CamembertModel 110,621,952 = 12 x 7,087,872 (layers) + 24,580,608 (embeddings:
+    # 32005 x 768 + 514 x 768 + 768 + 1536) + 590,592 (pooler); camembert-base's card: 110M
+    ("camembert-base-emotexttokids", 110_621_952),
+    # google/mt5-small: MT5ForConditionalGeneration 172,119,424 on the meta device (head tied to
+    # `shared` in a fresh 5.x model) + its own lm_head 250,112 x 512 = 128,057,344 (untied in the
+    # checkpoint) = 300,176,768; Xue et al. 2021 Table 1: mT5-Small 300M
+    ("mt5-small", 300_176_768),
+    # sentence-transformers/all-mpnet-base-v2 (microsoft/mpnet-base's shape): MPNetModel 109,486,464 =
+    # 12 x 7,087,872 + 23,837,184 (embeddings: 30527 x 768 + 514 x 768 + 1536) + 384 (32 buckets x 12
+    # heads) + 590,592 (pooler); the sentence-transformers card: 109M
+    ("all-mpnet-base-v2", 109_486_464),
+    # MoritzLaurer/ModernBERT-large-zeroshot-v2.0 (answerdotai/ModernBERT-large's shape): ModernBertModel
+    # 394,781,696 = 50368 x 1024 (tokens) + 1024 (embedding norm, no bias) + 28 x (4 x 1024^2 + 3 x 1024 x
+    # 2624 + 2 x 1024) - 1024 (layer 0 has no attention norm) + 1024 (final norm); the card of ModernBERT-large: 395M
+    ("modernbert-large-zeroshot-v2.0", 394_781_696),
+]
+
+
+@pytest.mark.parametrize(("name", "total"), PUBLISHED, ids=[n for n, _ in PUBLISHED])
+def test_published_configs_count_as_transformers_builds_them(hf, read_fixture, name, total):
+    cfg = read_fixture(name)
+    mt = cfg["model_type"]
+    assert CLASSES[mt][1] == HF_CLASSES[mt]  # the class model-types names is the class built
+    model = hf.build(mt, cfg)
+    assert reference_total(hf, mt, cfg, model) == total
+    spec, notes = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == total
+    assert notes[0] == f"counted as transformers {CLASSES[mt][1]} (defaults from {CLASSES[mt][0]}, transformers 5.x)"
+    assert not any("not known to" in n for n in notes), notes  # every key of the published file is known
