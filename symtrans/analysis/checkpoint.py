@@ -426,7 +426,8 @@ _COMPONENTS = (
     _Component(
         "relative position bias",
         lambda e: e.role == Role.RELATIVE_BIAS,
-        lambda s: s.positional == "relative",
+        # T5's (positional relative), MPNet's beside learned positions, UMT5's per layer
+        lambda s: s.positional == "relative" or s.relative_bias in ("stack", "layer"),
         lambda s: s.replace(positional="none"),
     ),
     _Component(
@@ -543,6 +544,8 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
         for e in mine:
             if e.role == Role.RELATIVE_BIAS:  # stored once per stack, in its first layer
                 continue
+            if e.role == Role.NORM and not spec.first_attention_norm:
+                continue  # ModernBERT: layer 0 has no attention norm (an Identity), the others do
             if spec.is_moe and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT):
                 continue  # dense and MoE layers differ by design
             if "|" in spec.mixers and (e.block in ATTENTION_BLOCKS or e.block in MIXER_BLOCKS):

@@ -201,6 +201,16 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
             VECTOR,
         ),
         Rule(r"final_layernorm", R.NORM, B.NORM, VECTOR),
+        # Apertus: attention_/feedforward_layernorm, and xIELU's learned alpha_p, alpha_n (its
+        # beta and eps are buffers: transformers activations.XIELUActivation)
+        Rule(L + r"(?:attention_layernorm|feedforward_layernorm)", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"mlp\.act_fn", R.ACTIVATION, B.FFN, VECTOR, leaf="alpha_p"),
+        Rule(L + r"mlp\.act_fn", R.ACTIVATION, B.FFN, VECTOR, leaf="alpha_n"),
+        Rule(L + r"mlp\.act_fn", None, None, VECTOR, buffer=True, leaf="beta"),
+        Rule(L + r"mlp\.act_fn", None, None, VECTOR, buffer=True, leaf="eps"),
+        # HunYuan's per-head query/key norms
+        Rule(A + r"query_layernorm", R.Q_NORM, _ATT, VECTOR),
+        Rule(A + r"key_layernorm", R.K_NORM, _ATT, VECTOR),
     )
 
 
@@ -243,6 +253,7 @@ def _vision_rules() -> tuple[Rule, ...]:
     under them is that role, the rest of the name is the vision encoder's own naming."""
     return (
         Rule(r"vision_tower\.embeddings", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),  # CLIP
+        Rule(r"", R.VISION, B.PROJECTOR, VECTOR, leaf="image_newline"),  # LLaVA-NeXT's row separator
         # Gemma 3's projector: a bare (d_vis, d_model) parameter, x @ W (Gemma3MultiModalProjector)
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
@@ -399,6 +410,24 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
         Rule(r"embeddings\.patch_embeddings\.projection", R.PATCH_EMBEDDING, B.EMBEDDINGS, VECTOR),
         Rule(E + r"(?:layernorm_before|layernorm_after)", R.NORM, B.NORM, VECTOR),
         Rule(r"layernorm", R.NORM, B.NORM, VECTOR),
+        # RoBERTa-PreLayerNorm (attention.LayerNorm, intermediate.LayerNorm, a final LayerNorm)
+        # and MPNet (attention.attn.q/k/v/o, one relative bias table for the stack)
+        Rule(E + r"(?:attention|intermediate)\.LayerNorm", R.NORM, B.NORM, VECTOR),
+        Rule(r"LayerNorm", R.NORM, B.NORM, VECTOR),
+        Rule(E + r"attention\.attn\.q", R.Q_PROJ, S),
+        Rule(E + r"attention\.attn\.k", R.K_PROJ, S),
+        Rule(E + r"attention\.attn\.v", R.V_PROJ, S),
+        Rule(E + r"attention\.attn\.o", R.O_PROJ, S),
+        Rule(r"encoder\.relative_attention_bias", R.RELATIVE_BIAS, B.RELATIVE_POSITION_BIAS, ROWS),
+        # ModernBERT: fused Wqkv, a GLU's fused Wi (gate and up), no attn_norm in layer 0
+        Rule(r"embeddings\.tok_embeddings", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
+        Rule(r"embeddings\.norm", R.NORM, B.EMBEDDINGS, VECTOR),
+        Rule(r"final_norm", R.NORM, B.NORM, VECTOR),
+        Rule(r"layers\.{L}\.attn\.Wqkv", R.Q_PROJ, S, fused=(R.Q_PROJ, R.K_PROJ, R.V_PROJ)),
+        Rule(r"layers\.{L}\.attn\.Wo", R.O_PROJ, S),
+        Rule(r"layers\.{L}\.mlp\.Wi", R.FFN_GATE, B.FFN, fused=(R.FFN_GATE, R.FFN_UP)),
+        Rule(r"layers\.{L}\.mlp\.Wo", R.FFN_DOWN, B.FFN),
+        Rule(r"layers\.{L}\.(?:attn_norm|mlp_norm)", R.NORM, B.NORM, VECTOR),
         # the masked-LM heads (catalog/task_heads.MASKED_LM): ALBERT's predictions.*, DistilBERT's
         # vocab_*, ELECTRA's generator_*; a tied decoder matrix is not saved, its V bias is
         Rule(r"(?:predictions|generator_predictions)\.dense|vocab_transform", R.HEAD_TRANSFORM, B.MLM_HEAD),
@@ -582,12 +611,17 @@ MODEL_TYPES = {
         "llama mistral mixtral qwen2 qwen3 gemma qwen2_moe qwen3_moe granite phi3 starcoder2 gemma2 "
         "gemma3_text olmo olmo2 cohere stablelm phi deepseek_v2 deepseek_v3 gpt_oss llama4_text ministral "
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
-        "llava qwen2_vl smollm3 olmo3 exaone4 gemma3".split(),
+        "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
+        "ministral3 olmoe llava_next mistral3".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
-    **dict.fromkeys("bert roberta xlm-roberta albert distilbert electra deberta-v2 vit".split(), "bert"),
-    "t5": "t5",
+    **dict.fromkeys(
+        "bert roberta xlm-roberta albert distilbert electra deberta-v2 vit camembert roberta-prelayernorm mpnet "
+        "modernbert".split(),
+        "bert",
+    ),
+    **dict.fromkeys("t5 mt5 umt5".split(), "t5"),
     **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
     "opt": "opt",
     "gpt_neox": "gpt_neox",
@@ -687,7 +721,7 @@ def _compile(rules: tuple[Rule, ...]) -> _Table:
     for i, r in enumerate(rules):
         body = r.pattern.replace("{L}", rf"(?P<layer_{i}>\d+)").replace("{E}", rf"(?P<expert_{i}>\d+)")
         if r.leaf is not None:
-            body += r"\." + re.escape(r.leaf)
+            body += (r"\." if body else "") + re.escape(r.leaf)
         alternatives.append(rf"(?P<r{i}>{body})")
     # The optional wrapper prefixes once, before the alternatives (not inside each): a name
     # that no rule matches is rejected 2.4 times faster (200,000 such names took 9.5 s).
