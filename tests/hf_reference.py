@@ -93,6 +93,11 @@ HF_CLASSES = {
     "glm4_moe": "Glm4MoeForCausalLM",
     "dots1": "Dots1ForCausalLM",
     "minimax_m2": "MiniMaxM2ForCausalLM",
+    "phimoe": "PhimoeForCausalLM",
+    "granitemoe": "GraniteMoeForCausalLM",
+    "granitemoeshared": "GraniteMoeSharedForCausalLM",
+    "ernie4_5_moe": "Ernie4_5_MoeForCausalLM",
+    "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
@@ -1267,6 +1272,65 @@ def minimax_m2(draw) -> dict:
     return cfg
 
 
+@st.composite
+def mixtral_like(draw, mt: str) -> dict:
+    """A small Phi-3.5-MoE, Granite MoE (with a shared MLP or none) or Hunyuan-A13B: every layer a MoE
+    of num_local_experts (Hunyuan: num_experts, moe_topk an int or one equal k per layer)."""
+    n = draw(LAYERS)
+    E = draw(st.integers(1, 5))
+    k = draw(st.integers(1, E))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    if mt == "hunyuan_v1_moe":
+        cfg.update(num_experts=E, moe_topk=draw(st.sampled_from([k, [k] * n])))
+    else:
+        cfg.update(num_local_experts=E, num_experts_per_tok=k)
+    _moe_heads(draw, cfg)
+    if mt == "hunyuan_v1_moe":
+        cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # required: its None default cannot build
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "phimoe":
+        _maybe(draw, cfg, "lm_head_bias", st.booleans())
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt == "granitemoeshared":
+        _maybe(draw, cfg, "shared_intermediate_size", st.integers(0, 24))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def ernie4_5_moe(draw) -> dict:
+    """A small ERNIE 4.5 MoE: MoE layers every moe_layer_interval-th between the start and end
+    indices (end -1: the last layer), a shared MLP of 0-2 x the expert width, use_bias."""
+    n = draw(st.integers(1, 4))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="ernie4_5_moe",
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        moe_num_experts=E,
+        moe_k=draw(st.integers(1, E)),
+        moe_num_shared_experts=draw(st.integers(0, 2)),
+        moe_layer_start_index=draw(st.integers(0, n)),
+        moe_layer_end_index=draw(st.integers(-1, n)),
+        moe_layer_interval=draw(st.integers(1, 3)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("use_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1334,6 +1398,8 @@ STRATEGIES = {
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
     "minimax_m2": minimax_m2(),
+    **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
+    "ernie4_5_moe": ernie4_5_moe(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),

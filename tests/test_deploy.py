@@ -622,3 +622,13 @@ def test_kv_cache_dtype_int4_still_sizes_under_engine_none(capsys):
 def test_kv_cache_dtype_vllms_values_are_accepted_under_engine_vllm(capsys, dtype):
     code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--kv-cache-dtype", dtype)
     assert code == 0, err
+
+
+def test_a_model_with_no_kv_cache_per_token_is_refused_in_one_line(capsys):
+    # mamba-130m-hf keeps only a constant state per sequence (no attention layer: the Cost tree
+    # has no step with Step.cache), so a paged KV budget in tokens does not apply; before issue
+    # 20 this ended in a KeyError traceback reading the heads h from the Spec
+    config = str(Path(__file__).parent / "fixtures" / "configs" / "mamba-130m-hf.json")
+    code, out, err = run(capsys, "deploy", config, "--accelerator", "h100-sxm")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert "caches no keys or values per token" in err

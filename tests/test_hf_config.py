@@ -86,6 +86,9 @@ REFERENCE = {
     "glm-4.5-air": (106_852_245_504, "Glm4MoeForCausalLM"),
     "dots.llm1-shaped": (142_774_373_888, "Dots1ForCausalLM"),
     "minimax-m2-shaped": (228_689_748_992, "MiniMaxM2ForCausalLM"),
+    "granite-3.1-3b-a800m-shaped": (3_298_793_472, "GraniteMoeForCausalLM"),
+    "ernie-4.5-21b-a3b-shaped": (21_825_437_888, "Ernie4_5_MoeForCausalLM"),
+    "hunyuan-a13b-shaped": (80_918_155_264, "HunYuanMoEV1ForCausalLM"),
     # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
     # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
     "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
@@ -111,6 +114,9 @@ ACTIVE = {
     "glm-4.5-air": 13_424_123_904,
     "dots.llm1-shaped": 14_016_581_120,
     "minimax-m2-shaped": 11_030_537_216,
+    "granite-3.1-3b-a800m-shaped": 882_874_368,
+    "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
+    "hunyuan-a13b-shaped": 13_272_420_352,
 }
 
 
@@ -366,7 +372,7 @@ def test_bare_model_type_uses_class_defaults(model_type):
     """{"model_type": X} alone: every size from the config class, each one noted (DeepseekV2Config's
     null num_experts_per_tok is refused, test_crosscheck_hf.REFUSED_CLASS_DEFAULTS: give it)."""
     # they cannot build with a None class default (attention or experts)
-    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense", "dots1"):
+    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense", "dots1", "hunyuan_v1_moe"):
         with pytest.raises(ValueError, match="must be given"):
             _spec({"model_type": model_type})
         return

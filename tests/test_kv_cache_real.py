@@ -1,12 +1,16 @@
-"""KV cache bytes against the cache tensors transformers really creates (issue 11).
+"""Cache bytes against the cache tensors transformers really creates (issues 11 and 20).
 
 For every supported type that generates, a tiny CPU model (AUDIT_BASE's config, eager
-attention, fp32) runs a prefill with ``use_cache=True``; the bytes of every key and value
-tensor in the returned cache (``t.numel() * t.element_size()``, summed over layers and, for
-an encoder-decoder, over the self- and cross-attention caches) must equal symtrans's
-``memory.kv_cache_bytes`` at fp32 for that batch and length; for a decoder-only model, so
-must the Cost tree's own cache elements per token (``Cost.cache``, issue 20).  The
-state-space and linear-attention caches are checked in tests/test_layer_kinds.py.
+attention, fp32) runs a prefill with ``use_cache=True`` at two prompt lengths; the bytes of
+every tensor in the returned cache (``t.numel() * t.element_size()``: the keys and values of
+attention layers, self- and cross-attention for an encoder-decoder, and the conv and
+recurrent states of Mamba, Mamba 2, Gated DeltaNet and short-convolution layers) must equal
+symtrans's ``memory.kv_cache_bytes`` at fp32 at each length, and the Cost tree's own figures
+(issue 20): the growth between the two lengths is the tree's cache elements per token
+(``Cost.cache``, the ``Step.cache`` of its caching steps) and the rest is its constant state
+per sequence (``Cost.state``) plus an encoder-decoder's cross-attention K/V of the source
+(``Cost.source_cache``).  Sliding windows (``Step.cache_window``) are checked against
+transformers' sliding-window cache layer below.
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from symtrans.catalog.hf_config import CLASSES, SUPPORTED, spec_from_config  # n
 from symtrans.engine.architectures import build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 
-BATCH, PREFILL = 2, 5  # below every AUDIT_BASE window, so every layer caches every position
+BATCH = 2
+# two prompt lengths within every AUDIT_BASE window (7 at least: transformers' sliding-window
+# layer keeps min(L, w - 1) positions, see below) and position table (13 at least), so every
+# attention layer caches every position; the source of an encoder-decoder stays SOURCE
+LENGTHS = (4, 6)
+SOURCE = 5
+FP32 = 4  # bytes
 
 GENERATIVE = [
     mt for mt in SUPPORTED if CLASSES[mt][1].endswith(("ForCausalLM", "LMHeadModel", "ForConditionalGeneration"))
@@ -51,33 +61,44 @@ def cache_bytes(cache, state: bool = False) -> int:
     return sum(t.numel() * t.element_size() for t in _tensors(cache, state))
 
 
-@pytest.mark.parametrize("model_type", GENERATIVE)
-def test_kv_cache_bytes_equal_the_real_cache(hf, model_type):
+def _prefill(hf, model, spec, length: int) -> tuple[int, int, int]:
+    """(K/V bytes, state bytes, source positions) of the cache after a prefill of ``length``
+    tokens (the decoder's, for an encoder-decoder, beside a source of SOURCE tokens)."""
     torch = hf.torch
+    ids = torch.ones(BATCH, length, dtype=torch.long)
+    inputs = {"input_ids": ids}
+    src = SOURCE
+    if spec.family == "encoder-decoder":
+        inputs = {"input_ids": torch.ones(BATCH, SOURCE, dtype=torch.long), "decoder_input_ids": ids}
+        if spec.frontend == "conv1d":  # Whisper: mel frames, exactly 2 x max_source_positions of them
+            src = spec.size("L_src_max")
+            inputs = {"input_features": torch.zeros(BATCH, spec.size("C_in"), 2 * src), "decoder_input_ids": ids}
+    with torch.no_grad():
+        out = model(**inputs, use_cache=True)
+    return cache_bytes(out.past_key_values), cache_bytes(out.past_key_values, state=True), src
+
+
+@pytest.mark.parametrize("model_type", GENERATIVE)
+def test_cache_bytes_equal_the_real_cache(hf, model_type):
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "kv")
     model = _flop_model(hf, model_type, cfg)
-    ids = torch.ones(BATCH, PREFILL, dtype=torch.long)
-    inputs = {"input_ids": ids}
-    src = PREFILL
-    if spec.frontend == "conv1d":  # Whisper: mel frames, exactly 2 x max_source_positions of them
-        src = spec.size("L_src_max")
-        inputs = {"input_features": torch.zeros(BATCH, spec.size("C_in"), 2 * src)}
-    if spec.family == "encoder-decoder":
-        inputs["decoder_input_ids"] = ids
-    with torch.no_grad():
-        out = model(**inputs, use_cache=True)
-    real = cache_bytes(out.past_key_values)
-    state = cache_bytes(out.past_key_values, state=True)  # 0 but for state-space and hybrid types
-    expected = kv_cache_bytes(spec, BATCH, PREFILL, "fp32", src=src if spec.family == "encoder-decoder" else None)
-    assert real + state > 0
-    # memory's cache bytes: K/V of B x L tokens plus B constant states
-    assert real + state == exact(expected, spec.values), (model_type, real, state)
-    if spec.family == "decoder-only":  # the Cost tree's own cache elements (Step.cache, Step.state) say the same
-        tree = build(spec)
-        per_token = exact(tree.cache, spec.values)
-        assert BATCH * PREFILL * per_token * 4 == real, (model_type, per_token)
-        assert BATCH * exact(tree.state, spec.values) * 4 == state, (model_type, state)
+    (kv1, state1, src), (kv2, state2, _) = (_prefill(hf, model, spec, n) for n in LENGTHS)
+    assert kv1 + state1 > 0
+    enc_dec = spec.family == "encoder-decoder"
+    assert not spec.has("w") or spec.size("w") - 1 >= LENGTHS[1], "a window below the lengths: see LENGTHS"
+    # memory's cache bytes: K/V of B x L tokens (and B x L_src of cross-attention) plus B constant states
+    for n, real in zip(LENGTHS, (kv1 + state1, kv2 + state2)):
+        expected = kv_cache_bytes(spec, BATCH, n, "fp32", src=src if enc_dec else None)
+        assert real == exact(expected, spec.values), (model_type, n, real)
+    # the Cost tree's own figures: per token, the growth between the two lengths ...
+    tree, v = build(spec), spec.values
+    grown = kv2 + state2 - kv1 - state1
+    assert grown == BATCH * (LENGTHS[1] - LENGTHS[0]) * exact(tree.cache, v) * FP32, (model_type, grown)
+    # ... and per sequence, whatever its length, the rest: the constant state and cross-attention's K/V
+    rest = kv1 + state1 - BATCH * LENGTHS[0] * exact(tree.cache, v) * FP32
+    assert rest == BATCH * (exact(tree.state, v) + src * exact(tree.source_cache, v)) * FP32, (model_type, rest)
+    assert state1 == state2 == BATCH * exact(tree.state, v) * FP32, (model_type, state1, state2)
 
 
 def test_sliding_window_cache_keeps_the_window(hf):
@@ -99,3 +120,22 @@ def test_sliding_window_cache_keeps_the_window(hf):
     with torch.no_grad():  # and again after one decode step: the window rolls, its size stays
         step = model(input_ids=torch.ones(1, 1, dtype=torch.long), past_key_values=out.past_key_values, use_cache=True)
     assert cache_bytes(step.past_key_values) == 256 * (8 - 1)
+
+
+def test_a_stack_of_windowed_and_full_layers_caps_only_the_windowed_ones(hf):
+    """Gemma 2 alternates a sliding-window layer and a full-attention layer (its layer_types);
+    with window 4 after a prefill of 10, transformers' DynamicSlidingWindowLayer stores the last
+    w - 1 = 3 positions and DynamicLayer all 10.  The Cost tree caps only the windowed layer's
+    K/V steps (``Step.cache_window``), at the w a decode step attends to (see above)."""
+    cfg = _cfg("gemma2", sliding_window=4)
+    spec, _ = spec_from_config(cfg, "gemma2")
+    model = _flop_model(hf, "gemma2", cfg)
+    with hf.torch.no_grad():
+        out = model(input_ids=hf.torch.ones(1, 10, dtype=hf.torch.long), use_cache=True)
+    # per layer and position: K and V x h_kv 2 x head_dim 6 x 4 bytes = 96 bytes
+    assert cache_bytes(out.past_key_values) == 96 * (10 + 3)
+    tree = build(spec)
+    windowed = [n for n in tree.nodes() if n.step.cache != 0 and n.step.cache_window is not None]
+    assert sum(exact(n.multiplicity * n.step.cache, spec.values) for n in windowed) * 4 == 96
+    assert exact(tree.cache_at(10), spec.values) * 4 == 96 * (10 + 4)
+    assert exact(kv_cache_bytes(spec, 1, 10, "fp32"), spec.values) == 96 * (10 + 4)

@@ -286,3 +286,13 @@ def test_memory_inference_mamba2_state_and_activations():
     assert evaluate(terms["state_bytes_per_sequence"], at) == 2 * ((128 + 2 * 16) * 4 + 128 * 16) * 2
     per_layer = 2 * 10 * (64 + (2 * 128 + 2 * 16 + 8) + 64)
     assert evaluate(terms["activations_bytes_per_layer"], at) == per_layer
+
+
+@pytest.mark.parametrize("share", ["attention", "all"])
+def test_shared_layer_weights_cache_as_many_keys_and_values(share):
+    # ALBERT-style sharing stores one copy of the weights, but each of the N layers still computes
+    # and caches its own keys and values of its own input: gpt2 at bf16 keeps
+    # 12 layers x (K and V) x 768 x 2 bytes = 36,864 bytes per token, shared or not (the stored
+    # copy of the weights, multiplicity 1 in the Cost tree, caches nothing)
+    spec = presets.get("gpt2").spec.replace(share_layers=share)
+    assert evaluate(kv_cache_per_token(spec, "bf16"), spec.values) == 12 * 2 * 768 * 2 == 36_864

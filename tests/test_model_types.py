@@ -841,6 +841,59 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # every layer a MoE of 3 experts (top 2); Granite's shared MLP 8 wide, Hunyuan's head_dim required
+    **{
+        mt: dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            num_local_experts=3,
+            num_experts_per_tok=2,
+            vocab_size=23,
+            max_position_embeddings=17,
+        )
+        for mt in ("phimoe", "granitemoe")
+    },
+    "granitemoeshared": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        shared_intermediate_size=8,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    "hunyuan_v1_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_experts=3,
+        moe_topk=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
+    # 3 layers: dense, MoE, MoE (start index 1), a shared MLP of 2 x the expert width
+    "ernie4_5_moe": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        moe_num_experts=3,
+        moe_k=2,
+        moe_num_shared_experts=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -1235,6 +1288,15 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("dots1", "max_window_layers"): [0, 2],
     ("dots1", "layer_types"): [["sliding_attention"] * 3, ["full_attention", "sliding_attention", "full_attention"]],
     ("minimax_m2", "num_experts"): [4],
+    ("phimoe", "sliding_window"): [8],
+    # moe_topk as a list (one k per layer): in the hypothesis draws and tests/test_moe_types.py
+    # (the audit's reference reads the model's config.num_experts_per_tok as one int)
+    ("hunyuan_v1_moe", "num_local_experts"): [4],
+    ("hunyuan_v1_moe", "head_dim"): [4, None],
+    ("ernie4_5_moe", "num_experts"): [4],
+    ("ernie4_5_moe", "moe_layer_end_index"): [0, 1],
+    ("ernie4_5_moe", "moe_layer_start_index"): [0, 2],
+    ("ernie4_5_moe", "moe_layer_interval"): [2, 3],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.

@@ -30,6 +30,12 @@ MOE_FIXTURES = [
     ("dots.llm1-shaped", 142_774_373_888, 14_016_581_120),
     # MiniMax-M2: 62 MoE layers of 256 experts (top 8), "230B total, 10B active"
     ("minimax-m2-shaped", 228_689_748_992, 11_030_537_216),
+    # IBM granite-3.1-3b-a800m: 32 layers of 40 experts (top 8), tied head, "3.3B total, 800M active"
+    ("granite-3.1-3b-a800m-shaped", 3_298_793_472, 882_874_368),
+    # Baidu ERNIE-4.5-21B-A3B: 1 dense + 27 MoE layers of 64 experts and two shared, "21B total, 3B active"
+    ("ernie-4.5-21b-a3b-shaped", 21_825_437_888, 3_352_150_208),
+    # Tencent Hunyuan-A13B: 32 layers of 64 experts (moe_topk [8] * 32) and one shared, "80B total, 13B active"
+    ("hunyuan-a13b-shaped", 80_918_155_264, 13_272_420_352),
 ]
 
 
@@ -43,3 +49,17 @@ def test_published_moe_configs(hf, read_fixture, name, total, active):
     assert reference_active(hf, model, spec.size("E"), spec.size("k")) == active
     assert exact(cost.params, spec.values) == total
     assert exact(cost.active_params, spec.values) == active
+
+
+def test_hunyuan_per_layer_top_k():
+    """HunYuanMoEV1Gate reads moe_topk[layer_idx]: one k for every layer is counted (Hunyuan-A13B
+    writes [8] * 32); different k by layer is refused in one line (the engine has one k)."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    base = dict(model_type="hunyuan_v1_moe", num_hidden_layers=2, head_dim=4, num_experts=3)
+    spec, _ = spec_from_config({**base, "moe_topk": [2, 2]}, "x")
+    assert spec.size("k") == 2
+    for bad, words in (([1, 2], "different numbers of experts"), ([2], "1 entries for num_hidden_layers 2")):
+        with pytest.raises(ConfigError, match=words) as e:
+            spec_from_config({**base, "moe_topk": bad}, "x")
+        assert "\n" not in str(e.value)

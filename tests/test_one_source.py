@@ -184,3 +184,105 @@ def blocks(spec):
     found = structure_reads(before)
     assert len(found) == 9, found  # the import, four shape operands, three options, the getattr
     assert structure_reads("def f(spec, cost):\n    return exact(cost.params, spec.values)\n") == []
+
+
+# --- The Cost tree is the one source of the cache (issue 20) ---------------------------------
+# The KV cache, its windows, cross-attention's K/V, the constant state and the KV heads come
+# from the tree's steps (Step.cache, cache_window, source_cache, state, cache_heads), never from
+# Spec options read again to rebuild which layers cache what.  The scan below reads the code
+# (ast), so a new read fails here before it can drift from the tree.
+import ast  # noqa: E402
+import dataclasses  # noqa: E402
+
+from symtrans.engine import symbols as S  # noqa: E402
+from symtrans.engine.spec import Spec  # noqa: E402
+
+SOURCE = Path(__file__).parent.parent / "symtrans"
+SPEC_READS = {f.name for f in dataclasses.fields(Spec)} | {
+    n for n, v in vars(Spec).items() if not n.startswith("_") and (isinstance(v, property) or callable(v))
+}
+# Spec reads that rebuild no layer structure, and why each is allowed:
+ALLOWED_READS = {
+    "family",  # where the prompt goes (an encoder-decoder's is the encoder's) and who generates
+    "lm_head",  # whether the model generates at all
+    "values",  # the numbers substituted into the tree's expressions (names read are checked below)
+    "check_workload",  # validation
+    "check_sizes",  # validation
+}
+# Sizes read by name: the workload and context, and the query heads tensor parallelism must divide
+# (vLLM's rule); a layer's KV heads, window, latent or counts come from the tree.
+ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec"}
+SIZE_NAMES = set(S.SYMBOLS)
+CACHE_SIZES = {"h_kv", "w", "N_w", "r_kv", "d_rope"}  # what the cache of a layer is made of
+STRUCTURE_HELPERS = {"dims", "decoder_symbols", "kind_counts", "_layer_counts", "hybrid_layers", "mixer_kinds"}
+# code that states cache bytes: whole modules, or the named functions of one
+CACHE_CODE = {
+    "accounting/roofline.py": None,
+    "accounting/deploy.py": None,
+    "accounting/memory.py": ("kv_cache_per_token", "state_bytes_per_sequence", "kv_cache_bytes", "kv_bytes_moved"),
+}
+RENDER = ("render/plots.py", "render/notebook.py", "render/report/context.py")
+
+
+def _rebuilds(tree: ast.AST, strict: bool) -> list[str]:
+    """Reads in ``tree`` that rebuild layer structure from a Spec: ``strict`` flags every Spec
+    option or property but ALLOWED_READS and every size name but ALLOWED_SIZES; otherwise only
+    the cache's own (multi-head latent attention, the KV heads, windows, latents)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "spec":
+            if (strict and node.attr in SPEC_READS - ALLOWED_READS) or node.attr == "mla":
+                found.append(f"line {node.lineno}: spec.{node.attr}")
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in STRUCTURE_HELPERS:
+                found.append(f"line {node.lineno}: {name}()")
+            if name in ("has", "get", "size") and node.args and isinstance(node.args[0], ast.Constant):
+                if _layer_size(node.args[0].value, strict):
+                    found.append(f"line {node.lineno}: {name}({node.args[0].value!r})")
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            if _layer_size(node.slice.value, strict):
+                found.append(f"line {node.lineno}: [{node.slice.value!r}]")
+    return found
+
+
+def _layer_size(key, strict: bool) -> bool:
+    if not isinstance(key, str):
+        return False
+    return key in CACHE_SIZES or (strict and key in SIZE_NAMES - ALLOWED_SIZES)
+
+
+def _code(path: str, functions: tuple[str, ...] | None) -> list[ast.AST]:
+    module = ast.parse((SOURCE / path).read_text(encoding="utf-8"))
+    if functions is None:
+        return [module]
+    defs = {n.name: n for n in module.body if isinstance(n, ast.FunctionDef)}
+    assert set(functions) <= set(defs), set(functions) - set(defs)  # a renamed function must be renamed here
+    return [defs[f] for f in functions]
+
+
+@pytest.mark.parametrize("path", sorted(CACHE_CODE))
+def test_cache_bytes_sum_the_tree_and_read_no_spec_option(path):
+    found = [hit for code in _code(path, CACHE_CODE[path]) for hit in _rebuilds(code, strict=True)]
+    assert not found, f"{path} rebuilds layer structure from the Spec: {found}"
+
+
+@pytest.mark.parametrize("path", RENDER)
+def test_the_report_and_charts_rebuild_no_cache_structure(path):
+    found = _rebuilds(_code(path, None)[0], strict=False)
+    assert not found, f"{path} rebuilds which layers cache K/V from the Spec: {found}"
+
+
+def test_the_scan_finds_the_reads_it_forbids():
+    # the shape of the code before issue 20 (memory.kv_cache_per_token and deploy's KV heads)
+    old = ast.parse(
+        "def kv(spec, b):\n"
+        "    if spec.mla:\n"
+        "        return n * (S.r_kv + S.d_rope) * b\n"
+        "    D = dims(spec)\n"
+        "    kv = spec.values.get('h_kv', spec.values['h'])\n"
+        "    return spec.has('w') and spec.values['N_w']\n"
+    )
+    assert len(_rebuilds(old, strict=False)) == 5  # spec.mla, dims(), get('h_kv'), has('w'), ['N_w']
+    assert len(_rebuilds(old, strict=True)) == 6  # and spec.has itself

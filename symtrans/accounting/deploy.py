@@ -12,8 +12,9 @@ Memory, per device (a replica is ``tensor_parallel`` devices; ``devices`` / tp r
 * weights W: the matrices (with their quantization data) split over tp devices, the
   vectors (norms, biases) on each (Megatron-LM tensor parallelism, Shoeybi et al. 2019
   §3); rounded up to a whole byte;
-* KV cache per token k: ``kv_cache_per_token`` with the KV heads of one device,
-  max(1, h_kv / tp) (vLLM replicates KV heads when tp exceeds them);
+* KV cache per token k: the Cost tree's caching steps (``Step.cache``), each with the KV
+  heads of one device, max(1, h_kv / tp) of its ``Step.cache_heads`` (vLLM replicates KV
+  heads when tp exceeds them; an MLA latent is one head every device keeps whole);
 * activation reserve R: given, or one layer's activations for a prefill of the prompt at
   batch 1 with FlashAttention plus the fp32 logits (``memory --inference``'s term);
 * the token budget, as vLLM sizes its KV cache: floor((u·M − W − R) / k) tokens for
@@ -43,6 +44,9 @@ import sympy as sp
 
 from symtrans.accounting.hardware import MIN_UTILISATION, Accelerator, fraction
 from symtrans.base.errors import InputError
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
+from symtrans.engine.roles import Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from symtrans.accounting.quantization import Quantization
@@ -218,17 +222,43 @@ def _precision(acc: Accelerator, dtype: str, asked: str | None, notes: list[str]
     return chosen
 
 
-def _kv_heads_per_device(spec, tp: int) -> int:
-    # an encoder-decoder caches its decoder's heads (h_dec where the decoder has its own)
-    kv = spec.values.get("h_kv", spec.values.get("h_dec", spec.values["h"]))
-    for h in {spec.values["h"], spec.values.get("h_dec", spec.values["h"])}:
+def _heads_per_device(heads: int, tp: int) -> int:
+    """KV heads one of ``tp`` tensor-parallel devices keeps of ``heads``."""
+    if heads % tp == 0:
+        return heads // tp
+    if tp % heads == 0:
+        return 1  # vLLM replicates each KV head over tp / h_kv devices
+    raise InputError(f"--tensor-parallel {tp} must divide the {heads} key/value heads or be a multiple of them")
+
+
+def _cache_per_device(spec, values: dict, tp: int, kv_dtype: str) -> tuple[int, int, int]:
+    """(cache bytes per token on one of ``tp`` devices, KV heads per device, KV heads), summed
+    over the Cost tree's caching steps: each keeps ``Step.cache`` elements per token split into
+    ``Step.cache_heads`` heads (h_kv for K and V, h_dec's for an encoder-decoder's decoder; 1 for
+    an MLA latent, which every device keeps whole), of which a device keeps max(1, heads / tp).
+
+    Raises:
+        InputError: tp divides neither the query heads nor the KV heads; a model that caches
+            no K/V per token (state-space layers only); caching steps of different head counts.
+    """
+    from symtrans.accounting.memory import get_dtype
+
+    caching = [n for n in build(spec).nodes() if n.step.cache != 0]
+    if not caching:
+        raise InputError(
+            "deploy sizes the paged KV cache in tokens, as vLLM does, and this model caches no keys or values "
+            "per token (only a constant state per sequence): not modelled; see symtrans memory --inference"
+        )
+    for h in {values.get("h"), values.get("h_dec", values.get("h"))} - {None}:  # the query heads split too
         if h % tp:
             raise InputError(f"--tensor-parallel {tp} must divide the {h} attention heads")
-    if kv % tp == 0:
-        return kv // tp
-    if tp % kv == 0:
-        return 1  # vLLM replicates each KV head over tp / h_kv devices
-    raise InputError(f"--tensor-parallel {tp} must divide the {kv} key/value heads or be a multiple of them")
+    heads = {int(exact(n.step.cache_heads, values)) for n in caching}
+    if len(heads) != 1:
+        raise InputError(f"layers caching {', '.join(map(str, sorted(heads)))} KV heads under tensor parallelism")
+    (total,) = heads
+    dev = _heads_per_device(total, tp)
+    per_token = exact(sp.Add(*[n.multiplicity * n.step.cache for n in caching]), values) * get_dtype(kv_dtype).bytes
+    return int(per_token * dev / total), dev, total
 
 
 def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
@@ -333,12 +363,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 
     tp = o.tensor_parallel
     replicas = o.devices // tp
-    kv_dev = _kv_heads_per_device(spec, tp)
-    kv_total = values.get("h_kv", values.get("h_dec", values["h"]))
-    if spec.mla:  # --- types-moe: the latent is one "head" that every tensor-parallel rank keeps whole
-        kv_dev = kv_total = 1
+    kv_tok, kv_dev, kv_total = _cache_per_device(spec, values, tp, kv_dtype)
     kv_tok_expr = kv_cache_per_token(spec, kv_dtype)
-    kv_tok = int(evaluate(kv_tok_expr, values) * kv_dev / kv_total)
     if spec.family == "encoder-decoder":
         req_expr = kv_cache_bytes(spec, sp.Integer(1), sp.Integer(gen), kv_dtype, sp.Integer(prompt))
     else:
@@ -363,7 +389,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         for flag, n in (("--max-num-batched-tokens", mnbt), ("--max-num-seqs", seqs)):
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise InputError(f"{flag} must be a positive integer, not {n!r}")
-        if spec.has("w") and spec.family == "decoder-only":
+        if spec.family == "decoder-only" and any(n.step.cache_window is not None for n in build(spec).nodes()):
             # vLLM keeps min(w - 1 + max_num_batched_tokens, max_model_len) + one block per windowed layer
             # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w
             tokens_per_request = _vllm_window_tokens(spec, values, kv_dtype, prompt + gen, mnbt, o.block_size)
@@ -472,7 +498,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 
     from symtrans.accounting import mla_decode
 
-    mla = mla_decode.check_form(o.mla or ("absorbed" if vllm else "expanded")) if spec.mla else None
+    # a multi-head latent attention model (its cache is the MLA latent of W_DKV): the decode form applies
+    latent = any(n.step.cache != 0 and n.step.role == Role.KV_DOWN for n in build(spec).nodes())
+    mla = mla_decode.check_form(o.mla or ("absorbed" if vllm else "expanded")) if latent else None
 
     def phases(batch_size: int) -> dict:
         out = inference_roofline(spec, {**v, "B": batch_size}, acc, **eff)
@@ -540,21 +568,28 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
     """A request's KV cache under vLLM's sliding-window rule, in tokens of every layer (rounded up).
 
-    The full-attention and windowed layers' shares come from the cache at L = w (every layer holds
-    w tokens) and at L = 2w (full layers 2w, windowed w): full = B − A, windowed = 2A − B, each per w
-    tokens.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
+    The full-attention and the windowed layers' bytes per token are the Cost tree's caching steps
+    without and with a window (``Step.cache_window``); a constant state (state-space layers) is
+    added once per request.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
     cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), block) + 1 to a windowed one."""
-    from symtrans.accounting.flops import evaluate
-    from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
+    from symtrans.accounting.memory import get_dtype
 
-    w = values["w"]
-    a = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(w), kv_dtype), values)
-    b = evaluate(kv_cache_bytes(spec, sp.Integer(1), sp.Integer(2 * w), kv_dtype), values)
-    full, windowed = (b - a) / w, (2 * a - b) / w  # bytes per token of the full and the windowed layers
-    per_token = evaluate(kv_cache_per_token(spec, kv_dtype), values)
+    tree = build(spec)
+    b = get_dtype(kv_dtype).bytes
+    full, windowed, w = sp.Integer(0), sp.Integer(0), None
+    for n in tree.nodes():
+        if n.step.cache == 0:
+            continue
+        per_token = exact(n.multiplicity * n.step.cache, values) * b
+        if n.step.cache_window is None:
+            full += per_token
+        else:
+            windowed += per_token
+            w = int(exact(n.step.cache_window, values))
     full_tokens = -(-mml // block) * block
     window_tokens = (-(-min(w - 1 + mnbt, mml) // block) + 1) * block
-    return int(sp.ceiling((full * full_tokens + windowed * window_tokens) / per_token))
+    state = exact(tree.state, values) * b
+    return int(sp.ceiling((full * full_tokens + windowed * window_tokens + state) / (full + windowed)))
 
 
 def _targets(p: Plan, phases, max_conc: int) -> dict:

@@ -15,8 +15,11 @@
   gated FFNs, norms or none, QK-norm, MoE's k experts).
   Selective recomputation and FlashAttention drop the terms in a·s² (the score
   matrices); full recomputation keeps only each layer's input, 2·s·b·d_model.
-* KV cache: per token 2·N·h_kv·d_k x bytes (N·h_kv·(d_k + d_v) in general), honouring
-  GQA/MQA, an explicit head_dim and a sliding window.
+* KV cache and state: summed over the Cost tree's steps (``Step.cache`` per token,
+  ``Step.cache_window``, ``Step.source_cache``, ``Step.state``): per token 2·N·h_kv·d_k x
+  bytes for N attention layers (N·h_kv·(d_k + d_v) in general), honouring GQA/MQA, an
+  explicit head_dim, MLA's latent, sliding windows and cross-attention, plus the constant
+  state of state-space and linear-attention layers.
 * Inference footprint: weights + KV cache + one layer's activations + logits, plus a
   stated margin.
 
@@ -189,45 +192,27 @@ def model_state_bytes(
 
 
 def kv_cache_per_token(spec: Spec, kv_dtype: str = "bf16") -> sp.Expr:
-    """KV cache bytes per token of one sequence: sum over the decoder's self-attention
-    layers of h_kv·(d_k + d_v)·bytes, i.e. 2·N·h_kv·d_k·bytes when d_v = d_k.
+    """KV cache bytes per token of one sequence: the Cost tree's cache elements per token
+    (``Cost.cache``, the ``Step.cache`` of every caching step) x the dtype's bytes.
 
-    GQA/MQA use h_kv (not h) and an explicit head_dim d_k (Ainslie et al. 2023;
-    Pope et al. 2022 §3.3).  An encoder-only model keeps no cache (0).  Multi-head latent
-    attention caches one latent of r_kv and one shared rotary key of d_rope per token and
-    layer, N·(r_kv + d_rope)·bytes (DeepSeek-V2 §2.1.2; transformers 5.x's cache layer holds
-    keys (B, 1, T, r_kv) and values (B, 1, T, d_rope)): DeepSeek-V3 at bf16,
-    (512 + 64)·61·2 = 70,272 bytes.
+    The steps state what they cache: a self-attention layer's W_K and W_V keep h_kv·d_k and
+    h_kv·d_v per token, 2·N·h_kv·d_k·bytes over N layers when d_v = d_k (GQA/MQA with h_kv,
+    an explicit head_dim d_k: Ainslie et al. 2023; Pope et al. 2022 §3.3; an encoder-decoder's
+    decoder with its own heads h_dec); multi-head latent attention one latent of r_kv and one
+    shared rotary key of d_rope, N·(r_kv + d_rope)·bytes (DeepSeek-V2 §2.1.2; transformers
+    5.x's cache layer holds keys (B, 1, T, r_kv) and values (B, 1, T, d_rope)): DeepSeek-V3
+    at bf16, (512 + 64)·61·2 = 70,272 bytes.  An encoder keeps no cache (0).  Per token
+    before any window: ``kv_cache_bytes`` caps the windowed layers at w positions.
 
     Raises:
         ValueError: unknown dtype; a ``per-layer`` attention pattern (``Spec.check_workload``).
     """
     b = get_dtype(kv_dtype).bytes
     spec.check_workload()
-    if spec.family == "encoder-only":
-        return sp.Integer(0)
-    spec.check_sizes({}, workload=True)  # refuses a stack of windowed and full layers (N_w)
-    if spec.mixers != "attention":  # a stack of layer kinds: the tree's cache (its attention layers only)
-        return build(spec).cache * b
-    D = dims(spec)
-    n = S.N if spec.has("N") else S.N_dec
-    if spec.mla:
-        return n * (S.r_kv + S.d_rope) * b
-    # an encoder-decoder's cache is its decoder's: the decoder's own heads (h_dec) where given
-    return (n * D.h_kv * (D.d_k + D.d_v) * b).xreplace(decoder_symbols(spec))
-
-
-def _cache_length(spec: Spec, seq: sp.Expr) -> sp.Expr:
-    """Positions a layer caches: all of them, or the last w under a sliding window (the w
-    keys a decode step attends to; transformers' sliding-window cache stores w - 1 between
-    steps and appends the new token's during one, tests/test_kv_cache_real.py).  With
-    ``N_w`` windowed layers of N (the others cache everything), the mean over the layers,
-    (N_w*Min(seq, w) + (N - N_w)*seq)/N, which ``kv_cache_per_token`` (N layers) scales back."""
-    if not spec.has("w"):
-        return seq
-    if spec.has("N_w"):  # --- types-dec: per-layer attention pattern
-        return (S.N_w * sp.Min(seq, S.w) + (S.N - S.N_w) * seq) / S.N
-    return sp.Min(seq, S.w)
+    if spec.family != "encoder-only":  # the workload's size checks (an encoder caches nothing to check)
+        spec.check_sizes({}, workload=True)
+    # expanded, then the common factors pulled out: N_w windowed and N - N_w full layers read N
+    return sp.factor_terms(sp.expand(build(spec).cache * b))
 
 
 def state_bytes_per_sequence(spec: Spec, dtype: str = "bf16") -> sp.Expr:
@@ -235,32 +220,35 @@ def state_bytes_per_sequence(spec: Spec, dtype: str = "bf16") -> sp.Expr:
     and convolution window (channels·d_conv) of every Mamba layer and the recurrent state
     (h_lv·d_lk·d_lv) and window of every Gated DeltaNet layer, summed over the Cost tree
     (``Step.state``; Gu & Dao 2023, Dao & Gu 2024, Yang et al. 2024), at ``dtype``'s bytes
-    (transformers keeps them in the model's dtype; tests/test_layer_kinds.py compares
+    (transformers keeps them in the model's dtype; tests/test_kv_cache_real.py compares
     its cache tensors).  0 for a stack of attention layers only.
 
     Raises:
         ValueError: unknown dtype.
     """
     b = get_dtype(dtype).bytes
-    return build(spec).state * b if spec.mixers != "attention" else sp.Integer(0)
+    return build(spec).state * b
 
 
 def kv_cache_bytes(
     spec: Spec, batch: sp.Expr, seq: sp.Expr, kv_dtype: str = "bf16", src: sp.Expr | None = None
 ) -> sp.Expr:
-    """KV cache bytes of ``batch`` sequences of ``seq`` tokens (an encoder-decoder adds
-    the cross-attention cache of ``src`` source tokens, N_dec·h_kv·(d_k + d_v) per token);
-    a stack with state-space or linear-attention layers adds their constant state per
-    sequence (``state_bytes_per_sequence``), kept in the same dtype.
+    """Cache bytes of ``batch`` sequences of ``seq`` tokens, summed over the Cost tree
+    (``Cost.cache_at``): every caching step keeps its elements per token for min(seq, w)
+    positions on a sliding-window layer (the w keys a decode step attends to; transformers'
+    sliding-window cache stores w - 1 between steps and appends the new token's during one,
+    tests/test_kv_cache_real.py) and for all seq positions otherwise; an encoder-decoder's
+    cross-attention keeps its K/V of the ``src`` source tokens (default ``seq``); a stack
+    with state-space or linear-attention layers adds their constant state per sequence
+    (``state_bytes_per_sequence``), kept in the same dtype.
 
     Raises:
-        ValueError: unknown dtype.
+        ValueError: unknown dtype; a ``per-layer`` attention pattern.
     """
-    total = batch * _cache_length(spec, seq) * kv_cache_per_token(spec, kv_dtype)
-    total += batch * state_bytes_per_sequence(spec, kv_dtype)
-    if spec.family == "encoder-decoder":
-        total += batch * (src if src is not None else seq) * kv_cache_per_token(spec, kv_dtype)
-    return total
+    b = get_dtype(kv_dtype).bytes
+    kv_cache_per_token(spec, kv_dtype)  # the same checks
+    tree = build(spec)
+    return batch * b * (tree.cache_at(seq, seq if src is None else src) + tree.state)
 
 
 def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode", measure=None) -> sp.Expr:
@@ -303,37 +291,39 @@ def weights_read(spec: Spec, tokens: sp.Expr | int, phase: str = "decode", measu
             if not runs:
                 continue
         n = step.params if measure is None else measure(step)
-        if step.active is not None and spec.is_moe:  # routed experts: the ones the tokens pick
+        if step.active is not None:  # routed experts (only they carry ``active``): the ones the tokens pick
             n = n * sp.Min(S.E, tokens * S.k) / S.E
         total.append(mult * n)
     return sp.Add(*total)
 
 
-def kv_positions_read(spec: Spec, l_pre: int, t_gen: int) -> int:
-    """Cached positions per layer (and per sequence) that T_gen decode steps after an
-    L_pre-token prompt read and write: step t (1..T_gen) reads the L_pre + t - 1 cached
-    positions and writes one, L_pre + t in all; under a sliding window w at most w
-    (Jiang et al. 2023 §2, rolling buffer cache).  Without a window the sum is
-    T_gen·L_pre + T_gen(T_gen+1)/2; with one, the first m = clamp(w - L_pre, 0, T_gen)
-    steps still fit and the rest touch w each.  For an encoder-decoder the same sum
-    counts the L_pre cached source positions of cross-attention plus the t target
-    positions of self-attention, whose per-position bytes are equal.
+def kv_bytes_moved(spec: Spec, values: dict, l_pre: int, t_gen: int, kv_dtype: str = "bf16") -> sp.Rational:
+    """Cache bytes that T_gen decode steps of one sequence read and write, summed over the
+    Cost tree's caching steps.  A decoder's self-attention step t (1..T_gen) reads the
+    p + t - 1 positions it caches and writes one, p + t in all, where p is the prompt it
+    holds (L_pre for a decoder-only model; 0 for an encoder-decoder, whose prompt is the
+    encoder's); a sliding-window layer touches at most w of them (Jiang et al. 2023 §2,
+    rolling buffer cache): with m = clamp(w - p, 0, T_gen) steps still within the window,
+    m·p + m(m+1)/2 + (T_gen - m)·w positions, and T_gen·p + T_gen(T_gen+1)/2 without one.
+    Cross-attention reads its L_pre cached source positions at every step, T_gen·L_pre.
 
-    With ``N_w`` windowed layers of N, the mean over the layers (a Rational; times
-    ``kv_cache_per_token``, which counts N layers, it is the exact byte count).
-
-    Units: positions (multiply by ``kv_cache_per_token`` for bytes).
+    Units: bytes (exact), at ``kv_dtype``; ``values`` give the sizes (w, N, h_kv, ...).
     """
-    full = t_gen * l_pre + t_gen * (t_gen + 1) // 2
-    if spec.family == "decoder-only" and spec.has("w"):
-        w = spec.values["w"]
-        m = min(max(w - l_pre, 0), t_gen)
-        windowed = m * l_pre + m * (m + 1) // 2 + (t_gen - m) * w
-        if spec.has("N_w"):  # --- types-dec: the mean over N_w windowed and N - N_w full layers
-            n, n_w = spec.values["N"], spec.values["N_w"]
-            return sp.Rational(n_w * windowed + (n - n_w) * full, n)
-        return windowed
-    return full
+    from symtrans.engine.evaluate import exact
+
+    b = get_dtype(kv_dtype).bytes
+    prompt = 0 if spec.family == "encoder-decoder" else l_pre  # the prompt goes to the encoder there
+    total = sp.Integer(0)
+    for node in build(spec).nodes():
+        st = node.step
+        if st.cache != 0:
+            cap = None if st.cache_window is None else int(exact(st.cache_window, values))
+            m = t_gen if cap is None else min(max(cap - prompt, 0), t_gen)
+            positions = m * prompt + m * (m + 1) // 2 + (t_gen - m) * (cap or 0)
+            total += exact(node.multiplicity * st.cache, values) * positions
+        if st.source_cache != 0:
+            total += exact(node.multiplicity * st.source_cache, values) * t_gen * l_pre
+    return total * b
 
 
 def _layer_activations(

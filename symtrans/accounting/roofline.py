@@ -39,10 +39,11 @@ def inference_phases(spec, v: dict, dtype: str = "bf16", kv_dtype: str | None = 
     """
     from symtrans.accounting import flops as F
     from symtrans.accounting.flops import evaluate
-    from symtrans.accounting.memory import _cache_length, get_dtype, kv_cache_per_token, kv_positions_read, weights_read
+    from symtrans.accounting.memory import get_dtype, kv_bytes_moved, kv_cache_per_token, weights_read
     from symtrans.engine.architectures import build
 
-    kv_tok = evaluate(kv_cache_per_token(spec, kv_dtype or default_kv_dtype(dtype)), spec.values)
+    kv_dt = kv_dtype or default_kv_dtype(dtype)
+    kv_tok = evaluate(kv_cache_per_token(spec, kv_dt), spec.values)
     B, Lp, Tg = v["B"], v["L_pre"], v["T_gen"]
     w_pre = evaluate(weights_read(spec, B * Lp, "prefill"), v)
     w_dec = evaluate(weights_read(spec, B, "decode"), v)
@@ -59,17 +60,24 @@ def inference_phases(spec, v: dict, dtype: str = "bf16", kv_dtype: str | None = 
         wb_pre = evaluate(weights_read(spec, B * Lp, "prefill", fmt.step_bytes), v)
         wb_dec = evaluate(weights_read(spec, B, "decode", fmt.step_bytes), v)
         weights_total = evaluate(sp.Add(*weight_terms(spec, fmt).values()), v)
-    kv_moved = B * kv_tok * kv_positions_read(spec, Lp, Tg)
-    cached = evaluate(_cache_length(spec, Lp + Tg), v) if spec.family == "decoder-only" else Lp + Tg
+    kv_moved = B * kv_bytes_moved(spec, v, Lp, Tg, kv_dt)
+    # the cache at the end, summed over the Cost tree's caching steps (a sliding-window layer keeps
+    # w; an encoder-decoder's cross-attention the L_pre source positions, its self-attention the
+    # T_gen generated ones); the constant state of state-space layers is not counted here
+    tree = build(spec)
+    at_end = tree.cache_at(Tg, Lp) if spec.family == "encoder-decoder" else tree.cache_at(Lp + Tg)
+    cached_bytes = evaluate(at_end * get_dtype(kv_dt).bytes, v)
+    written = tree.source_cache if spec.family == "encoder-decoder" else tree.cache
     return {
         "prefill_flops": evaluate(F.prefill_expr(spec), v),
-        "prefill_bytes": wb_pre + B * Lp * kv_tok,
+        # prefill writes every prompt position's K/V (an encoder-decoder's: the cross-attention's)
+        "prefill_bytes": wb_pre + B * Lp * evaluate(written * get_dtype(kv_dt).bytes, v),
         "decode_flops": evaluate(F.decode_expr(spec), v),
         "decode_bytes": Tg * wb_dec + kv_moved,
         "weights_prefill": w_pre,
         "weights_decode": w_dec,
         "kv_bytes_per_token": kv_tok,
-        "resident_bytes": weights_total + B * cached * kv_tok,
+        "resident_bytes": weights_total + B * cached_bytes,
     }
 
 
@@ -96,9 +104,9 @@ def inference_roofline(
 
     Bytes moved: prefill reads the weights it runs once and writes B x L_pre cached
     positions; decode step t reads the weights it runs (routed experts: only those its
-    B tokens pick, ``memory.weights_read``) and the cached positions
-    (``memory.kv_positions_read``).  One device is a data-parallel replica: more replicas
-    raise the throughput, not a request's speed.  Units: FLOPs, bytes, seconds.
+    B tokens pick, ``memory.weights_read``) and the cached positions (``memory.kv_bytes_moved``,
+    summed over the Cost tree's caching steps).  One device is a data-parallel replica: more
+    replicas raise the throughput, not a request's speed.  Units: FLOPs, bytes, seconds.
     ``phases``: ``inference_phases(spec, v, dtype, kv_dtype, quantization)`` when already
     computed with the same arguments (a report sets one model against every accelerator).
 
@@ -124,7 +132,11 @@ def inference_roofline(
 
 
 def roofline_assumptions(spec, devices: int) -> list[str]:
-    """The assumptions of the prefill/decode roofline, one sentence each (text and JSON)."""
+    """The assumptions of the prefill/decode roofline, one sentence each (text and JSON); which
+    layers route experts or keep a window, the Cost tree says (``Step.active``, ``Step.cache_window``)."""
+    from symtrans.engine.architectures import build
+
+    tree = build(spec)
     out = [
         "one request on one device (a data-parallel replica holding the whole model)"
         + (
@@ -134,17 +146,20 @@ def roofline_assumptions(spec, devices: int) -> list[str]:
             else ""
         )
     ]
-    if spec.is_moe:
+    if any(n.step.active is not None for n in tree.nodes()):  # routed experts (Step.active)
         out.append(
             "each decode step reads only the routed experts its B tokens pick, "
             "at most min(E, B*k) of the E experts of each MoE layer (k of E at B = 1)"
         )
     if spec.family == "encoder-decoder":
         out.append("prefill reads the encoder and the cross-attention K/V weights; decode reads the rest")
-    if spec.family == "decoder-only" and spec.has("w"):
+    # which layers keep a window: the Cost tree's caching steps say (Step.cache_window)
+    caching = [n.step for n in tree.nodes() if n.step.cache != 0]
+    windowed = sum(st.cache_window is not None for st in caching)
+    if windowed:
         out.append(
             "decode reads at most w cached positions per layer (sliding window)"
-            if not spec.has("N_w")
+            if windowed == len(caching)
             else "decode reads at most w cached positions in each of the N_w sliding-window layers, "
             "and every cached position in the others"
         )

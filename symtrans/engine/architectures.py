@@ -307,6 +307,9 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
             cache=e(st.cache),
             state=e(st.state),
+            cache_window=e(st.cache_window),
+            source_cache=e(st.source_cache),
+            cache_heads=e(st.cache_heads),
         )
         for st in c.steps
     )
@@ -344,12 +347,16 @@ def _is_shared(spec: Spec, block: Cost) -> bool:
     return block.block in (Block.FFN, Block.MOE)
 
 
+# a stored copy of shared weights caches nothing: the layers that use it keep their K/V
+_NO_CACHE = dict(cache=ZERO, cache_window=None, source_cache=ZERO, state=ZERO)
+
+
 def _split_shared(c: Cost, weights_copy: bool) -> Cost:
     """``weights_copy``: the one stored copy (parameters, no FLOPs); otherwise the
     per-layer use of the shared weights (FLOPs and weights, 0 parameters, as a tied matrix)."""
-    if weights_copy:
+    if weights_copy:  # stored once, run by the layers: no FLOPs, and no cache or state of its own
         steps = tuple(
-            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="")
+            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="", **_NO_CACHE)
             for s in c.steps
             if s.params != 0
         )
@@ -398,7 +405,7 @@ def _share_layers(spec: Spec, layers: list[Cost]) -> list[Cost]:
             if _is_shared(spec, c) and first_copy((c.block, seen[c.block], c.params)):
                 shared.append(c)
         own = tuple(
-            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="")
+            replace(s, flops=ZERO, kind=NONE, weights=ZERO, elementwise=ZERO, shape="", **_NO_CACHE)
             for s in layer.steps
             if everything and s.params != 0 and first_copy((s.role, s.bias, s.params))
         )

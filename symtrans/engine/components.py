@@ -250,12 +250,17 @@ def attention(
         "value projection, h_kv heads of width d_v" if spec.has("h_kv") else "value projection, h heads of width d_v",
         role=Role.V_PROJ,
     )
-    if kind == "causal":  # the decode cache keeps each token's keys and values (K/V cache)
-        k_at, v_at = first_kv, next(i for i, st in enumerate(steps) if st.role == Role.V_PROJ and not st.bias)
-        steps[k_at] = replace(steps[k_at], cache=D.h_kv * D.d_k)
-        steps[v_at] = replace(steps[v_at], cache=D.h_kv * D.d_v)
-    steps += qk_norms(spec, tq, tkv)
     windowed = spec.has("w") if window is None else window
+    k_at, v_at = first_kv, next(i for i, st in enumerate(steps) if st.role == Role.V_PROJ and not st.bias)
+    for at, width in ((k_at, D.d_k), (v_at, D.d_v)):
+        # the decode cache keeps each token's keys and values (K/V cache), the last w when windowed
+        if kind == "causal":
+            steps[at] = replace(
+                steps[at], cache=D.h_kv * width, cache_window=S.w if windowed else None, cache_heads=D.h_kv
+            )
+        elif kind == "cross":  # the encoder output's keys and values, computed once at prefill, per source token
+            steps[at] = replace(steps[at], source_cache=D.h_kv * width, cache_heads=D.h_kv)
+    steps += qk_norms(spec, tq, tkv)
     if windowed and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:

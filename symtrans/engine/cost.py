@@ -73,6 +73,15 @@ class Step:
         cache: elements this step keeps per token of one sequence in a decode cache (the
             keys of W_K, the values of W_V, an MLA latent): bytes are ``cache`` x the
             cache dtype's bytes; 0 for a step that caches nothing.
+        cache_window: at most this many positions of ``cache`` are kept (``w`` for a
+            sliding-window layer: transformers' sliding-window cache layer and vLLM keep
+            the last w); ``None`` keeps every position.
+        source_cache: elements this step keeps per *source* token (cross-attention's keys
+            and values of the encoder output, computed once at prefill): an
+            encoder-decoder's cache holds them for the L_src source positions.
+        cache_heads: the heads ``cache`` and ``source_cache`` are split into over
+            tensor-parallel ranks (h_kv for K and V; 1 for an MLA latent, which every rank
+            keeps whole); ``cache / cache_heads`` elements per head.
         state: elements this step keeps per sequence whatever its length (a Mamba
             mixer's SSM state and convolution window, a linear-attention state): bytes
             are ``state`` x the state dtype's bytes.
@@ -103,6 +112,9 @@ class Step:
     input_grad: bool = True
     cache: sp.Expr = ZERO
     state: sp.Expr = ZERO
+    cache_window: sp.Expr | None = None
+    source_cache: sp.Expr = ZERO
+    cache_heads: sp.Expr = ONE
 
     @property
     def active_params(self) -> sp.Expr:
@@ -154,6 +166,10 @@ class Cost:
     def state_each(self) -> sp.Expr:
         return sp.Add(*[s.state for s in self.steps], *[c.state for c in self.children])
 
+    @cached_property
+    def source_cache_each(self) -> sp.Expr:
+        return sp.Add(*[s.source_cache for s in self.steps], *[c.source_cache for c in self.children])
+
     @property
     def params(self) -> sp.Expr:
         return self.multiplicity * self.params_each
@@ -169,6 +185,27 @@ class Cost:
         """Constant state elements per sequence (``Step.state`` summed: SSM, convolution
         and linear-attention states): times the state dtype's bytes, bytes per sequence."""
         return self.multiplicity * self.state_each
+
+    @property
+    def source_cache(self) -> sp.Expr:
+        """Cross-attention cache elements per source token (``Step.source_cache`` summed)."""
+        return self.multiplicity * self.source_cache_each
+
+    def cache_at(self, seq: sp.Expr, src: sp.Expr = ZERO) -> sp.Expr:
+        """Decode-cache elements of one sequence after ``seq`` of its own tokens (and ``src``
+        source tokens for cross-attention): every caching step keeps ``Step.cache`` elements
+        for each of min(seq, ``cache_window``) positions, plus ``Step.source_cache`` for each
+        of the ``src`` source positions.  The constant state (``state``) is not included.
+        Units: elements (times the cache dtype's bytes: bytes)."""
+        terms = []
+        for node in self.nodes():
+            st = node.step
+            if st.cache != 0:
+                kept = seq if st.cache_window is None else sp.Min(seq, st.cache_window)
+                terms.append(node.multiplicity * st.cache * kept)
+            if st.source_cache != 0:
+                terms.append(node.multiplicity * st.source_cache * src)
+        return sp.Add(*terms)
 
     @property
     def flops(self) -> sp.Expr:

@@ -100,7 +100,8 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
         role=Role.KV_DOWN,
     )
     if kind == "causal":  # the decode cache: one latent and one shared rotary key per token (DeepSeek-V2 §2.1.2)
-        dkv[0] = replace(dkv[0], cache=S.r_kv + S.d_rope)
+        # one latent "head" that every tensor-parallel rank keeps whole (cache_heads 1)
+        dkv[0] = replace(dkv[0], cache=S.r_kv + S.d_rope, cache_window=S.w if spec.has("w") else None)
     steps += dkv
     steps += norm(spec, "key-value latent norm", S.r_kv, tq, Role.LATENT_NORM)
     steps += linear(
