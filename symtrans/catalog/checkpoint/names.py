@@ -208,6 +208,19 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(L + r"mlp\.act_fn", R.ACTIVATION, B.FFN, VECTOR, leaf="alpha_n"),
         Rule(L + r"mlp\.act_fn", None, None, VECTOR, buffer=True, leaf="beta"),
         Rule(L + r"mlp\.act_fn", None, None, VECTOR, buffer=True, leaf="eps"),
+        # Granite-MoE: stacked (E, 2 d_ff, d) input_linear (gate and up) and output_linear, a
+        # router.layer; GraniteMoeShared's shared_mlp; HunYuan-MoE's gate.wg and shared_mlp;
+        # ERNIE-4.5-MoE's moe_statics.e_score_correction_bias, a parameter there (not a buffer)
+        Rule(L + r"block_sparse_moe\.input_linear", R.EXPERTS, B.MOE, part=R.FFN_GATE),
+        Rule(L + r"block_sparse_moe\.output_linear", R.EXPERTS, B.MOE, part=R.FFN_DOWN),
+        Rule(L + r"block_sparse_moe\.router\.layer", R.ROUTER, B.MOE),
+        Rule(L + r"shared_mlp\.input_linear", R.FFN_GATE, B.SHARED_EXPERT, fused=(R.FFN_GATE, R.FFN_UP)),
+        Rule(L + r"shared_mlp\.output_linear", R.FFN_DOWN, B.SHARED_EXPERT),
+        Rule(L + r"mlp\.gate\.wg", R.ROUTER, B.MOE),
+        Rule(L + r"mlp\.shared_mlp\.gate_proj", R.FFN_GATE, B.SHARED_EXPERT),
+        Rule(L + r"mlp\.shared_mlp\.up_proj", R.FFN_UP, B.SHARED_EXPERT),
+        Rule(L + r"mlp\.shared_mlp\.down_proj", R.FFN_DOWN, B.SHARED_EXPERT),
+        Rule(L + r"mlp\.moe_statics", R.ROUTER, B.MOE, VECTOR, leaf="e_score_correction_bias", bias=True),
         # HunYuan's per-head query/key norms
         Rule(A + r"query_layernorm", R.Q_NORM, _ATT, VECTOR),
         Rule(A + r"key_layernorm", R.K_NORM, _ATT, VECTOR),
@@ -612,7 +625,7 @@ MODEL_TYPES = {
         "gemma3_text olmo olmo2 cohere stablelm phi deepseek_v2 deepseek_v3 gpt_oss llama4_text ministral "
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
-        "ministral3 olmoe llava_next mistral3".split(),
+        "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
