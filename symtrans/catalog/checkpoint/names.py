@@ -441,6 +441,24 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
         Rule(r"layers\.{L}\.mlp\.Wi", R.FFN_GATE, B.FFN, fused=(R.FFN_GATE, R.FFN_UP)),
         Rule(r"layers\.{L}\.mlp\.Wo", R.FFN_DOWN, B.FFN),
         Rule(r"layers\.{L}\.(?:attn_norm|mlp_norm)", R.NORM, B.NORM, VECTOR),
+        # Nomic BERT: Llama-style q/k/v/o_proj and gate/up/down_proj under layers.{L}, post-norm LayerNorms
+        Rule(r"layers\.{L}\.self_attn\.q_proj", R.Q_PROJ, S),
+        Rule(r"layers\.{L}\.self_attn\.k_proj", R.K_PROJ, S),
+        Rule(r"layers\.{L}\.self_attn\.v_proj", R.V_PROJ, S),
+        Rule(r"layers\.{L}\.self_attn\.o_proj", R.O_PROJ, S),
+        Rule(r"layers\.{L}\.mlp\.gate_proj", R.FFN_GATE, B.FFN),
+        Rule(r"layers\.{L}\.mlp\.up_proj", R.FFN_UP, B.FFN),
+        Rule(r"layers\.{L}\.mlp\.down_proj", R.FFN_DOWN, B.FFN),
+        Rule(r"layers\.{L}\.(?:post_attention_layernorm|post_mlp_layernorm)", R.NORM, B.NORM, VECTOR),
+        # ... and the names transformers 5.x's save_pretrained writes back for it (conversion_mapping "nomic_bert":
+        # Nomic's own names: emb_ln, encoder.layers.{L}.attn.Wqkv / out_proj, mlp.fc11 = up, fc12 = gate, fc2, norm1/2)
+        Rule(r"emb_ln", R.NORM, B.EMBEDDINGS, VECTOR),
+        Rule(r"encoder\.layers\.{L}\.attn\.Wqkv", R.Q_PROJ, S, fused=(R.Q_PROJ, R.K_PROJ, R.V_PROJ)),
+        Rule(r"encoder\.layers\.{L}\.attn\.out_proj", R.O_PROJ, S),
+        Rule(r"encoder\.layers\.{L}\.mlp\.fc11", R.FFN_UP, B.FFN),
+        Rule(r"encoder\.layers\.{L}\.mlp\.fc12", R.FFN_GATE, B.FFN),
+        Rule(r"encoder\.layers\.{L}\.mlp\.fc2", R.FFN_DOWN, B.FFN),
+        Rule(r"encoder\.layers\.{L}\.(?:norm1|norm2)", R.NORM, B.NORM, VECTOR),
         # the masked-LM heads (catalog/task_heads.MASKED_LM): ALBERT's predictions.*, DistilBERT's
         # vocab_*, ELECTRA's generator_*; a tied decoder matrix is not saved, its V bias is
         Rule(r"(?:predictions|generator_predictions)\.dense|vocab_transform", R.HEAD_TRANSFORM, B.MLM_HEAD),
@@ -632,7 +650,7 @@ MODEL_TYPES = {
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
     **dict.fromkeys(
         "bert roberta xlm-roberta albert distilbert electra deberta-v2 vit camembert roberta-prelayernorm mpnet "
-        "modernbert".split(),
+        "modernbert nomic_bert".split(),
         "bert",
     ),
     **dict.fromkeys("t5 mt5 umt5".split(), "t5"),
