@@ -104,6 +104,7 @@ HF_CLASSES = {
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
     "mpnet": "MPNetModel",
     "modernbert": "ModernBertModel",
+    "nomic_bert": "NomicBertModel",
     "mt5": "MT5ForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -826,6 +827,26 @@ def modernbert(draw) -> dict:
 
 
 @st.composite
+def nomic_bert(draw) -> dict:
+    """Nomic BERT: rotary positions, SwiGLU, a head width of its own (head_dim) or d // h."""
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="nomic_bert",
+        # even heads (rotary pairs), and a remainder below h that d // h floors away
+        hidden_size=h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1)),
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
+    _maybe(draw, cfg, "head_dim", st.integers(1, 4).map(lambda k: 2 * k))  # rotary pairs: even
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
 def deberta_v2(draw) -> dict:
     cfg = draw(encoder("deberta-v2"))
     d = cfg["hidden_size"]
@@ -1485,6 +1506,7 @@ STRATEGIES = {
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),
     "modernbert": modernbert(),
+    "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
 }

@@ -722,6 +722,7 @@ AUDIT_BASE: dict[str, dict] = {
         sep_token_id=0,
         layer_types=["full_attention", "full_attention"],
     ),
+    "nomic_bert": dict(_BERT_BASE, pad_token_id=0),
     "mt5": dict(_T5_BASE),
     "umt5": dict(_T5_BASE),
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -1325,6 +1326,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("modernbert", "num_attention_heads"): [4, 5],
     ("modernbert", "layer_types"): [["sliding_attention", "full_attention"], ["full_attention"]],
     ("modernbert", "pad_token_id"): [None, 2, 23],  # 23: no such row (padding_idx)
+    ("nomic_bert", "hidden_size"): [16, 13],
+    ("nomic_bert", "num_attention_heads"): [4, 5],
+    ("nomic_bert", "head_dim"): [4, None],
+    ("nomic_bert", "pad_token_id"): [None, 2, 23],  # 23: no such row (padding_idx)
     ("mpnet", "hidden_size"): [16],
     ("mpnet", "num_attention_heads"): [4, 5],
     ("mpnet", "pad_token_id"): [None, 2, 17],  # the embeddings' padding_idx stays 1
