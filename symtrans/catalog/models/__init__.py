@@ -40,10 +40,23 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 
 from __future__ import annotations
 
-from symtrans.catalog.models import dense, encoders, gpt2_like, jamba, lfm2, llama, modernbert, moe, qwen3_next, ssm, t5
+from symtrans.catalog.models import (
+    dense,
+    encoders,
+    gpt2_like,
+    hybrids,
+    jamba,
+    lfm2,
+    llama,
+    modernbert,
+    moe,
+    qwen3_next,
+    ssm,
+    t5,
+)
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert)
+_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
