@@ -116,6 +116,7 @@ HF_CLASSES = {
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
     "bamba": "BambaForCausalLM",
+    "qwen3_5_text": "Qwen3_5ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -1375,6 +1376,18 @@ def ernie4_5_moe(draw) -> dict:
 
 
 @st.composite
+def qwen3_5_text(draw) -> dict:
+    """A small Qwen3.5 text config: qwen3_next's draw without the experts (a dense MLP a layer)."""
+    cfg = draw(qwen3_next())
+    for key in ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size"):
+        cfg.pop(key)
+    for key in ("decoder_sparse_step", "mlp_only_layers"):
+        cfg.pop(key)
+    cfg["model_type"] = "qwen3_5_text"
+    return cfg
+
+
+@st.composite
 def bamba(draw) -> dict:
     """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
     Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
@@ -1482,6 +1495,7 @@ STRATEGIES = {
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
     "bamba": bamba(),
+    "qwen3_5_text": qwen3_5_text(),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
