@@ -96,6 +96,7 @@ REFERENCE = {
     "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
     "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
     "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
+    "umt5-xxl-comfyui": (12_972_531_712, "UMT5ForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
