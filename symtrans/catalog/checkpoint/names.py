@@ -239,8 +239,9 @@ def _mixer_rules(L: str) -> tuple[Rule, ...]:
             Rule(M, R.SSM_A, block, VECTOR, leaf="A_log"),
             Rule(M, R.SSM_D, block, VECTOR, leaf="D"),
             Rule(M, R.SSM_DT_BIAS, block, VECTOR, leaf="dt_bias"),
-            Rule(M + r"\.(?:in_proj|in_proj_qkvz)", R.MIXER_IN_PROJ, block),
-            Rule(M + r"\.in_proj_ba", R.MIXER_GATE_PROJ, block),
+            # Qwen3-Next fuses qkvz and ba; Qwen3.5 keeps in_proj_qkv, in_proj_z, in_proj_a, in_proj_b apart
+            Rule(M + r"\.(?:in_proj|in_proj_qkvz|in_proj_qkv|in_proj_z)", R.MIXER_IN_PROJ, block),
+            Rule(M + r"\.in_proj_(?:ba|a|b)", R.MIXER_GATE_PROJ, block),
             Rule(M + r"\.conv1d", R.MIXER_CONV, block, VECTOR),
             Rule(M + r"\.x_proj", R.SSM_X_PROJ, block),
             Rule(M + r"\.dt_proj", R.SSM_DT_PROJ, block),
@@ -388,6 +389,7 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
     D = r"layer\.{L}\."
     G = r"encoder\.albert_layer_groups\.{L}\.albert_layers\.\d+\."
     E = r"encoder\.layer\.{L}\."
+    NL = r"(?:encoder\.)?layers\.{L}\."  # ModernBERT's layers.{L}, NomicBERT's encoder.layers.{L}
     return (
         Rule(D + r"attention\.q_lin", R.Q_PROJ, S),
         Rule(D + r"attention\.k_lin", R.K_PROJ, S),
@@ -436,11 +438,19 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
         Rule(r"embeddings\.tok_embeddings", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
         Rule(r"embeddings\.norm", R.NORM, B.EMBEDDINGS, VECTOR),
         Rule(r"final_norm", R.NORM, B.NORM, VECTOR),
-        Rule(r"layers\.{L}\.attn\.Wqkv", R.Q_PROJ, S, fused=(R.Q_PROJ, R.K_PROJ, R.V_PROJ)),
-        Rule(r"layers\.{L}\.attn\.Wo", R.O_PROJ, S),
-        Rule(r"layers\.{L}\.mlp\.Wi", R.FFN_GATE, B.FFN, fused=(R.FFN_GATE, R.FFN_UP)),
-        Rule(r"layers\.{L}\.mlp\.Wo", R.FFN_DOWN, B.FFN),
-        Rule(r"layers\.{L}\.(?:attn_norm|mlp_norm)", R.NORM, B.NORM, VECTOR),
+        Rule(NL + r"attn\.Wqkv", R.Q_PROJ, S, fused=(R.Q_PROJ, R.K_PROJ, R.V_PROJ)),
+        Rule(NL + r"attn\.Wo", R.O_PROJ, S),
+        Rule(NL + r"mlp\.Wi", R.FFN_GATE, B.FFN, fused=(R.FFN_GATE, R.FFN_UP)),
+        Rule(NL + r"mlp\.Wo", R.FFN_DOWN, B.FFN),
+        Rule(NL + r"(?:attn_norm|mlp_norm)", R.NORM, B.NORM, VECTOR),
+        # NomicBERT's saved names (transformers conversion_mapping "nomic_bert": fc11 is up_proj,
+        # fc12 gate_proj, norm1/norm2 the post-attention and post-MLP LayerNorms)
+        Rule(r"emb_ln", R.NORM, B.EMBEDDINGS, VECTOR),
+        Rule(NL + r"attn\.out_proj", R.O_PROJ, S),
+        Rule(NL + r"mlp\.fc11", R.FFN_UP, B.FFN),
+        Rule(NL + r"mlp\.fc12", R.FFN_GATE, B.FFN),
+        Rule(NL + r"mlp\.fc2", R.FFN_DOWN, B.FFN),
+        Rule(NL + r"norm[12]", R.NORM, B.NORM, VECTOR),
         # the masked-LM heads (catalog/task_heads.MASKED_LM): ALBERT's predictions.*, DistilBERT's
         # vocab_*, ELECTRA's generator_*; a tied decoder matrix is not saved, its V bias is
         Rule(r"(?:predictions|generator_predictions)\.dense|vocab_transform", R.HEAD_TRANSFORM, B.MLM_HEAD),
@@ -626,13 +636,13 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl".split(),
+        "bamba qwen2_5_vl qwen3_5_text".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
     **dict.fromkeys(
         "bert roberta xlm-roberta albert distilbert electra deberta-v2 vit camembert roberta-prelayernorm mpnet "
-        "modernbert".split(),
+        "modernbert nomic_bert".split(),
         "bert",
     ),
     **dict.fromkeys("t5 mt5 umt5".split(), "t5"),

@@ -27,6 +27,9 @@ How to add a type (a new dense decoder type is one new record plus its fixture):
    ``tests/test_model_types.AUDIT_BASE``: the meta-device cross-checks, the key audit,
    FlopCounterMode and the re-save test (tests/test_resave.py) then cover the type; their
    coverage tests fail until it has them.
+   Name its tensor-naming family in ``catalog/checkpoint/names.MODEL_TYPES`` (and add rules for
+   any module name the family's table lacks): ``tests/test_inspect_every_type.py`` saves the
+   class with ``save_pretrained`` and fails until ``inspect`` maps every tensor to a role.
 3. Paste ``python -m symtrans model-types --format markdown`` into the README's table
    (``tests/test_model_types_table.py`` checks it).
 
