@@ -50,3 +50,15 @@ def test_published_configs_count_as_transformers_builds_them(hf, read_fixture, n
     assert exact(build(spec).params, spec.values) == total
     assert notes[0] == f"counted as transformers {CLASSES[mt][1]} (defaults from {CLASSES[mt][0]}, transformers 5.x)"
     assert not any("not known to" in n for n in notes), notes  # every key of the published file is known
+
+
+def test_nomic_checkpoints_of_their_own_code_are_refused():
+    """nomic-ai's nomic-embed configs carry the GPT-2-style keys of Nomic's own modeling code
+    (auto_map); transformers 5.x's NomicBertConfig reads none of them (it would build its defaults),
+    so symtrans refuses them in one line instead of counting the defaults."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = {"model_type": "nomic_bert", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": 3072}
+    with pytest.raises(ConfigError) as e:
+        spec_from_config(cfg, "nomic-embed")
+    assert "\n" not in str(e.value) and "n_embd, n_layer, n_head, n_inner" in str(e.value)

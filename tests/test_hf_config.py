@@ -53,6 +53,7 @@ REFERENCE = {
     "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
+    "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),

@@ -38,6 +38,7 @@ does not fit raises ``DoesNotFit`` (a ValueError) with the shortfall in bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -183,6 +184,8 @@ class Plan:
     device_memory: int = 0
     engine_terms: dict = field(default_factory=dict)
     mla: str | None = None
+    hybrid: object = None  # vllm_hybrid.HybridLayout of a hybrid model under --engine vllm
+    vllm_concurrency: Fraction | None = None  # vLLM's 'Maximum concurrency' where it is not budget / request
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -432,14 +435,45 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     # a byte count is an integer: the usable memory is rounded down to a whole byte
     usable = sp.Integer(int(sp.floor(u * M)))
     free = usable - weights_dev - reserve
-    b = o.block_size
-    blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
-    budget = blocks * b
-    max_conc = budget // tokens_per_request
-    if max_conc == 0:
-        short = int(
-            sp.ceiling(weights_dev + reserve + kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b)) - usable)
+    hybrid = None
+    if vllm and spec.family == "decoder-only":
+        from symtrans.accounting import vllm_hybrid
+
+        # attention beside state layers: one page size for both, groups of layers (vllm_hybrid)
+        hybrid = vllm_hybrid.layout(spec, values, tp, kv_tok, default_kv_dtype(o.dtype), o.block_size, acc.name)
+    if hybrid is not None:
+        o = replace(o, block_size=hybrid.block_size)
+        tokens_per_request = prompt + gen
+        kv_req = tokens_per_request * kv_tok + hybrid.state_groups * hybrid.group_size * hybrid.page
+        blocks = hybrid.blocks(int(free)) if free > 0 else 0
+        budget = hybrid.token_budget(blocks)
+        vllm_concurrency = hybrid.concurrency(blocks, prompt + gen)
+        max_conc = int(vllm_concurrency)
+        notes.append(
+            f"vLLM's hybrid layout ({vllm_hybrid.SOURCE}): {hybrid.attention_layers} attention and "
+            f"{hybrid.state_layers} state layers; state page {hybrid.state_bytes:,} bytes per layer (conv state of "
+            f"d_conv − 1 inputs, {default_kv_dtype(o.dtype)}); attention block raised to {hybrid.block_size} tokens "
+            f"(a multiple of 16, or 32 on compute capability 10.x at head size 256), page {hybrid.page:,} bytes, the "
+            f"state padded by {float(hybrid.padding) * 100:.2f}%; groups of {hybrid.group_size} layers: "
+            f"{hybrid.attention_groups} attention + {hybrid.state_groups} state; prefix caching off (mamba_cache_mode "
+            "'none')"
         )
+        if hybrid.start_bytes(prompt + gen) > free:
+            max_conc = 0
+    else:
+        b = o.block_size
+        blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
+        budget = blocks * b
+        max_conc = budget // tokens_per_request
+        vllm_concurrency = None
+    b = o.block_size
+    if max_conc == 0:
+        need = (
+            hybrid.start_bytes(prompt + gen)
+            if hybrid is not None
+            else kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b))
+        )
+        short = int(sp.ceiling(weights_dev + reserve + need - usable))
         raise DoesNotFit(
             f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
             f"of {prompt + gen:,} tokens"
@@ -452,7 +486,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             + f" at --gpu-memory-utilization {float(u):g}: the KV cache holds {budget:,} tokens"
             f"{' (vLLM refuses to start)' if vllm else ''}; it needs {short:,} bytes more "
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
-            f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
+            f"{int(need):,} > {int(usable):,} usable)",
             short,
             {
                 "weights_per_device": weights_dev,
@@ -558,6 +592,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         device_memory=M,
         engine_terms=engine_terms,
         mla=mla,
+        hybrid=hybrid,
+        vllm_concurrency=vllm_concurrency,
     )
     p.targets = _targets(p, phases, max_conc)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
@@ -642,6 +678,69 @@ def _targets(p: Plan, phases, max_conc: int) -> dict:
     return out
 
 
+def _budget_formulas(p: Plan, b: int) -> list[Formula]:
+    """The token budget and the concurrency of one page size for every layer."""
+    o = p.options
+    return [
+        Formula(
+            "token budget",
+            "floor((u·M − W − R) / k)" if b == 1 else f"floor((u·M − W − R) / ({b}·k)) · {b}",
+            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) / "
+            + (f"{p.kv_bytes_per_token:,})" if b == 1 else f"({b} × {p.kv_bytes_per_token:,})) × {b}"),
+            sp.Integer(p.token_budget),
+            "tokens",
+        ),
+        Formula(
+            "maximum concurrency per replica",
+            "budget // tokens per request",
+            f"{p.token_budget:,} // {p.tokens_per_request:,}",
+            sp.Integer(p.max_concurrency),
+            "requests",
+        ),
+    ]
+
+
+def _hybrid_formulas(p: Plan) -> list[Formula]:
+    """vLLM's hybrid layout (``vllm_hybrid``): the block, the blocks, the budget and the concurrency."""
+    h, o = p.hybrid, p.options
+    free = int(p.usable) - p.weights_per_device - p.activation_reserve
+    blocks = h.blocks(free) if free > 0 else 0
+    L = p.prompt + p.generate
+    per_request = h.blocks_per_request(L)
+    return [
+        Formula(
+            "attention block (hybrid)",
+            f"b = {h.alignment} · cdiv(s, {h.alignment} · a), s the state page of a layer, a one token of one "
+            "attention layer",
+            f"{h.alignment} × cdiv({h.state_bytes:,}, {h.alignment} × {h.attention_bytes:,})",
+            sp.Integer(h.block_size),
+            "tokens",
+        ),
+        Formula(
+            "KV cache blocks (hybrid)",
+            "n = floor((u·M − W − R) / (b·a) / g), g layers per group",
+            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) "
+            f"/ {h.page:,} / {h.group_size})",
+            sp.Integer(blocks),
+            "blocks",
+        ),
+        Formula(
+            "token budget",
+            "n // (attention groups + state groups) · b",
+            f"{blocks:,} // ({h.attention_groups} + {h.state_groups}) × {h.block_size}",
+            sp.Integer(p.token_budget),
+            "tokens",
+        ),
+        Formula(
+            "maximum concurrency per replica",
+            "floor(n / (attention groups · cdiv(L, b) + state groups))",
+            f"floor({blocks:,} / ({h.attention_groups} × cdiv({L:,}, {h.block_size}) + {h.state_groups}))",
+            sp.Integer(blocks // per_request),
+            "requests",
+        ),
+    ]
+
+
 def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formula]:
     o, acc = p.options, p.accelerator
     tp = o.tensor_parallel
@@ -663,21 +762,11 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
             sp.Integer(p.kv_bytes_per_token),
             "bytes",
         ),
-        Formula(
-            "token budget",
-            "floor((u·M − W − R) / k)" if b == 1 else f"floor((u·M − W − R) / ({b}·k)) · {b}",
-            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) / "
-            + (f"{p.kv_bytes_per_token:,})" if b == 1 else f"({b} × {p.kv_bytes_per_token:,})) × {b}"),
-            sp.Integer(p.token_budget),
-            "tokens",
-        ),
-        Formula(
-            "maximum concurrency per replica",
-            "budget // tokens per request",
-            f"{p.token_budget:,} // {p.tokens_per_request:,}",
-            sp.Integer(p.max_concurrency),
-            "requests",
-        ),
+        *(_hybrid_formulas(p) if p.hybrid is not None else []),
+    ]
+    if p.hybrid is None:
+        out += _budget_formulas(p, b)
+    out += [
         Formula(
             "time to first token",
             "max(F_prefill / (tp·P·η_c), bytes_prefill / (tp·BW·η_b)) at batch 1",

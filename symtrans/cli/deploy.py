@@ -9,6 +9,7 @@ outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from symtrans.cli.arguments import bytes_arg, int_arg
 
@@ -297,6 +298,23 @@ def _x(x):
     return int(r) if r.q == 1 else f"{r.p}/{r.q}"
 
 
+def _hybrid(h) -> dict | None:
+    """vLLM's page layout of a hybrid model (``accounting.vllm_hybrid``), or ``None``."""
+    if h is None:
+        return None
+    return {
+        "attention_layers": h.attention_layers,
+        "state_layers": h.state_layers,
+        "attention_bytes_per_token_per_layer": h.attention_bytes,
+        "state_bytes_per_layer": h.state_bytes,
+        "block_size": h.block_size,
+        "page_bytes": h.page,
+        "group_size": h.group_size,
+        "attention_groups": h.attention_groups,
+        "state_groups": h.state_groups,
+    }
+
+
 def _roof(r) -> dict:
     return {
         "flops": _x(r.flops),
@@ -361,6 +379,11 @@ def deploy_result(res, args) -> dict:
         "weights_total": p.weights_total,
         "weight_terms": {k: _x(v) for k, v in p.weight_terms.items()},
         "token_budget": p.token_budget,
+        # vLLM's 'Maximum concurrency' line: budget / max_model_len, or blocks over a hybrid request's blocks
+        "vllm_concurrency": _x(
+            p.vllm_concurrency if p.vllm_concurrency is not None else Fraction(p.token_budget, p.prompt + p.generate)
+        ),
+        "hybrid": _hybrid(p.hybrid),
         "max_concurrency_per_replica": p.max_concurrency,
         "max_concurrency": p.max_concurrency * p.replicas,
         "batch_per_replica": p.batch,
@@ -506,7 +529,7 @@ def deploy_text(r: dict) -> str:
     lines.append(
         f"  maximum concurrency: {r['max_concurrency']:,} whole requests of {req:,} tokens "
         f"({r['max_concurrency_per_replica']:,} per replica); vLLM prints: 'GPU KV cache size: {r['token_budget']:,} "
-        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {r['token_budget'] / req:.2f}x'"
+        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
     )
     lines.append(
         f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
