@@ -77,6 +77,11 @@ class DeployOptions:
         devices, tensor_parallel: devices in all; devices per replica (must divide).
         pipeline_parallel: stages a replica's layers are split over (``vllm_pipeline``); a
             replica is tensor_parallel x pipeline_parallel devices.
+        shared_prefix: prompt tokens every request shares; their whole blocks are held once
+            (vLLM's automatic prefix caching hashes whole blocks, each by its tokens and its
+            prefix: docs/design/prefix_caching.md, vllm/v1/core/kv_cache_utils.py
+            hash_block_tokens), so a request needs
+            cdiv(L, b) − floor(s / b) blocks of its own and floor(s / b) are held once.
         dtype, kv_dtype, quantization, precision: weight dtype (of the tensors a
             quantization leaves alone), KV cache dtype, ``quantization.Quantization``,
             the peak used (None: the weights' 16-bit dtype where the device has it).
@@ -110,6 +115,7 @@ class DeployOptions:
     devices: int = 1
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
+    shared_prefix: int = 0
     dtype: str = "bf16"
     kv_dtype: str | None = None
     quantization: Quantization | None = None
@@ -461,6 +467,11 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         # attention beside state layers: one page size for both, groups of layers (vllm_hybrid)
         hybrid = vllm_hybrid.layout(spec, values, tp, kv_tok, default_kv_dtype(o.dtype), o.block_size, acc.name)
     if hybrid is not None:
+        if o.shared_prefix:
+            raise InputError(
+                "--shared-prefix on a hybrid model is not modelled: with prefix caching vLLM keeps state pages per "
+                "block ('align' mamba cache mode)"
+            )
         o = replace(o, block_size=hybrid.block_size)
         tokens_per_request = prompt + gen
         kv_req = tokens_per_request * kv_tok + hybrid.state_groups * hybrid.group_size * hybrid.page
@@ -485,6 +496,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         budget = blocks * b
         max_conc = budget // tokens_per_request
         vllm_concurrency = None
+        max_conc = _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes)
     b = o.block_size
     if max_conc == 0:
         need = (
@@ -621,6 +633,33 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     return p
 
 
+def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes) -> int:
+    """Whole requests that fit when every request shares ``o.shared_prefix`` prompt tokens: the
+    prefix's full blocks are held once, each request's other blocks its own (``DeployOptions``).
+
+    Raises:
+        InputError: a prefix longer than the prompt, or beside windowed layers (whose blocks
+            outside the window vLLM frees).
+    """
+    s = o.shared_prefix
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise InputError(f"--shared-prefix must be zero or a positive number of tokens, not {s!r}")
+    if not s:
+        return max_conc
+    if s > prompt:
+        raise InputError(f"--shared-prefix {s:,} exceeds the prompt of {prompt:,} tokens")
+    if tokens_per_request != prompt + o.generate or spec.family != "decoder-only":
+        raise InputError("--shared-prefix is planned for decoder-only models without windowed layers only")
+    shared = s // b
+    own = -(-tokens_per_request // b) - shared
+    conc = (blocks - shared) // own if blocks > shared else 0
+    notes.append(
+        f"shared prefix of {s:,} tokens: {shared:,} whole blocks of {b} held once, {own:,} blocks a request: "
+        f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only)"
+    )
+    return conc
+
+
 def _pipeline(spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, logits, notes):
     """The most loaded of ``o.pipeline_parallel`` stages (``vllm_pipeline``): the stage with the
     fewest KV blocks, whose weights, cache per token and reserve the budget is then sized from
@@ -748,6 +787,15 @@ def _budget_formulas(p: Plan, b: int) -> list[Formula]:
             "maximum concurrency per replica",
             "budget // tokens per request",
             f"{p.token_budget:,} // {p.tokens_per_request:,}",
+            sp.Integer(p.max_concurrency),
+            "requests",
+        )
+        if not o.shared_prefix
+        else Formula(
+            "maximum concurrency per replica (shared prefix s)",
+            "(budget / b − floor(s / b)) // (cdiv(L, b) − floor(s / b))",
+            f"({p.token_budget // b:,} − {o.shared_prefix // b:,}) // "
+            f"({-(-p.tokens_per_request // b):,} − {o.shared_prefix // b:,})",
             sp.Integer(p.max_concurrency),
             "requests",
         ),

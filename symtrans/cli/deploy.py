@@ -124,6 +124,19 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
         "expanded (transformers' eager; default under --engine none)",
     )
     p.add_argument(
+        "--enable-prefix-caching",
+        action="store_true",
+        help="vLLM's flag, accepted (V1 caches prefixes by default); with --shared-prefix the requests share blocks",
+    )
+    p.add_argument(
+        "--shared-prefix",
+        type=int_arg("--shared-prefix"),
+        default=0,
+        metavar="TOKENS",
+        help="prompt tokens every request shares (a system prompt): its whole blocks are cached once "
+        "(vLLM's automatic prefix caching); raises the whole requests that fit, not the logged budget",
+    )
+    p.add_argument(
         "--pipeline-parallel-size",
         type=int_arg("--pipeline-parallel-size"),
         default=1,
@@ -269,6 +282,7 @@ def _options(args, checkpoint):
         max_num_batched_tokens=args.max_num_batched_tokens,
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
+        shared_prefix=args.shared_prefix,
         serving_context=getattr(checkpoint, "serving_context", None),
         mla=args.mla,
         **given,
