@@ -286,3 +286,39 @@ def test_the_scan_finds_the_reads_it_forbids():
     )
     assert len(_rebuilds(old, strict=False)) == 5  # spec.mla, dims(), get('h_kv'), has('w'), ['N_w']
     assert len(_rebuilds(old, strict=True)) == 6  # and spec.has itself
+
+
+# --- FLOPs and the model diff sum the tree (issue 20) -----------------------------------------
+# The decode sums find the windowed layers by their steps' Step.cache_window (not has("w") and
+# N_w), the embedding lookups read each token table's Matrix (V or V_dec rows, E_emb or d_model
+# columns) instead of has("E_emb") / has("V_dec") / frontend.  Besides ALLOWED_READS a FLOPs
+# closed form is cached on ``spec.structure()`` (the Spec with its sizes dropped: a cache key).
+TREE_SUMS = ("accounting/flops.py", "analysis/diff.py")
+CACHE_KEY = {"structure"}
+
+
+def _sum_reads(source: str) -> list[str]:
+    return [hit for hit in _rebuilds(ast.parse(source), strict=True) if hit.split("spec.")[-1] not in CACHE_KEY]
+
+
+@pytest.mark.parametrize("path", TREE_SUMS)
+def test_flops_and_diff_read_no_spec_option(path):
+    found = _sum_reads((SOURCE / path).read_text(encoding="utf-8"))
+    assert not found, f"{path} rebuilds layer structure from the Spec: {found}"
+
+
+def test_the_flops_scan_finds_the_reads_of_the_old_decode_sums():
+    # _windowed_decode and _embedding_lookups as they were before issue 20
+    old = (
+        "def decode(spec):\n"
+        "    if spec.has('w'):\n"
+        "        plain = replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n not in ('w', 'N_w')))\n"
+        "    if spec.has('N_w'):\n"
+        "        K_w = K * S.N_w / S.N\n"
+        "    width = S.E_emb if spec.has('E_emb') else S.d_model\n"
+        "    if spec.frontend == 'patch':\n"
+        "        return spec.structure()\n"
+    )
+    # has('w') twice (the call, its name), spec.sizes, has('N_w') twice, has('E_emb') twice,
+    # spec.frontend; the cache key passes
+    assert len(_sum_reads(old)) == 8, _sum_reads(old)
