@@ -99,6 +99,7 @@ HF_CLASSES = {
     "granitemoeshared": "GraniteMoeSharedForCausalLM",
     "ernie4_5_moe": "Ernie4_5_MoeForCausalLM",
     "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM",
+    "glm4_moe_lite": "Glm4MoeLiteForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
@@ -1376,6 +1377,39 @@ def ernie4_5_moe(draw) -> dict:
 
 
 @st.composite
+def glm4_moe_lite(draw) -> dict:
+    """A small GLM-4.7-Flash: DeepSeek-V3's latent attention (q_lora_rank or null), MoE layers where
+    mlp_layer_types says sparse (or the default: all but the first), shared MLPs of 0-2 x the width."""
+    n = draw(st.integers(1, 3))
+    h = draw(st.integers(1, 4))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="glm4_moe_lite",
+        num_attention_heads=h,
+        num_key_value_heads=h,
+        hidden_size=h * draw(st.integers(1, 6)) + draw(st.integers(0, h - 1)),
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        kv_lora_rank=draw(st.integers(1, 8)),
+        q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 8))),
+        qk_rope_head_dim=2 * draw(st.integers(1, 3)),
+        qk_nope_head_dim=draw(st.integers(1, 6)),
+        v_head_dim=draw(st.integers(1, 6)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+    )
+    _maybe(draw, cfg, "mlp_layer_types", st.lists(st.sampled_from(["dense", "sparse"]), min_size=n, max_size=n))
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
 def qwen3_5_text(draw) -> dict:
     """A small Qwen3.5 text config: qwen3_next's draw without the experts (a dense MLP a layer)."""
     cfg = draw(qwen3_next())
@@ -1502,6 +1536,7 @@ STRATEGIES = {
     "minimax_m2": minimax_m2(),
     **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
     "ernie4_5_moe": ernie4_5_moe(),
+    "glm4_moe_lite": glm4_moe_lite(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),

@@ -36,6 +36,11 @@ PUBLISHED = [
     # 394,781,696 = 50368 x 1024 (tokens) + 1024 (embedding norm, no bias) + 28 x (4 x 1024^2 + 3 x 1024 x
     # 2624 + 2 x 1024) - 1024 (layer 0 has no attention norm) + 1024 (final norm); the card of ModernBERT-large: 395M
     ("modernbert-large-zeroshot-v2.0", 394_781_696),
+    # umt5-xxl as ComfyUI ships it (umt5_config_xxl.json): UMT5ForConditionalGeneration 11,922,382,848 on the
+    # meta device (head tied in a fresh 5.x model) + its own lm_head 256,384 x 4,096 = 12,972,531,712; by
+    # hand: 2 V d + 24 x (4 d^2 + 32 x 64 + d + 3 d x 10,240 + d) + d  (encoder)
+    #          + 24 x (8 d^2 + 32 x 64 + 3 d + 3 d x 10,240) + d          (decoder: a bias table per layer)
+    ("umt5-xxl-comfyui", 12_972_531_712),
 ]
 
 

@@ -90,12 +90,14 @@ REFERENCE = {
     "granite-3.1-3b-a800m-shaped": (3_298_793_472, "GraniteMoeForCausalLM"),
     "ernie-4.5-21b-a3b-shaped": (21_825_437_888, "Ernie4_5_MoeForCausalLM"),
     "hunyuan-a13b-shaped": (80_918_155_264, "HunYuanMoEV1ForCausalLM"),
+    "glm-4.7-flash-shaped": (29_943_390_976, "Glm4MoeLiteForCausalLM"),
     # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
     # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
     "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
     "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
     "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
     "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
+    "umt5-xxl-comfyui": (12_972_531_712, "UMT5ForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
@@ -118,6 +120,7 @@ ACTIVE = {
     "granite-3.1-3b-a800m-shaped": 882_874_368,
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
+    "glm-4.7-flash-shaped": 3_896_763_136,
 }
 
 

@@ -946,6 +946,25 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
     ),
+    # 3 layers: dense, then two MoE layers (the class's default mlp_layer_types); MLA sizes as DeepSeek-V3's
+    "glm4_moe_lite": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        num_hidden_layers=3,
+        intermediate_size=10,
+        moe_intermediate_size=6,
+        n_routed_experts=3,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        q_lora_rank=7,
+        kv_lora_rank=5,
+        qk_rope_head_dim=4,
+        qk_nope_head_dim=3,
+        v_head_dim=9,
+        vocab_size=23,
+        max_position_embeddings=17,
+    ),
 }
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
@@ -1385,6 +1404,11 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("ernie4_5_moe", "moe_layer_end_index"): [0, 1],
     ("ernie4_5_moe", "moe_layer_start_index"): [0, 2],
     ("ernie4_5_moe", "moe_layer_interval"): [2, 3],
+    ("glm4_moe_lite", "q_lora_rank"): [None, 8],
+    ("glm4_moe_lite", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm4_moe_lite", "num_local_experts"): [4],
+    ("glm4_moe_lite", "head_dim"): [6],
+    ("glm4_moe_lite", "num_key_value_heads"): [2, None],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.

@@ -36,6 +36,9 @@ MOE_FIXTURES = [
     ("ernie-4.5-21b-a3b-shaped", 21_825_437_888, 3_352_150_208),
     # Tencent Hunyuan-A13B: 32 layers of 64 experts (moe_topk [8] * 32) and one shared, "80B total, 13B active"
     ("hunyuan-a13b-shaped", 80_918_155_264, 13_272_420_352),
+    # zai-org GLM-4.7-Flash (glm4_moe_lite): latent attention, 1 dense + 46 MoE layers of 64 experts
+    # and one shared, "30B-A3B"
+    ("glm-4.7-flash-shaped", 29_943_390_976, 3_896_763_136),
 ]
 
 
@@ -63,3 +66,49 @@ def test_hunyuan_per_layer_top_k():
         with pytest.raises(ConfigError, match=words) as e:
             spec_from_config({**base, "moe_topk": bad}, "x")
         assert "\n" not in str(e.value)
+
+
+# The types of catalog/models/moe.py, each on its audit base config (tests/test_model_types.py).
+MOE21_TYPES = (
+    "olmoe",
+    "glm4_moe",
+    "dots1",
+    "minimax_m2",
+    "phimoe",
+    "granitemoe",
+    "granitemoeshared",
+    "ernie4_5_moe",
+    "hunyuan_v1_moe",
+    "glm4_moe_lite",
+)
+
+
+@pytest.mark.parametrize("model_type", MOE21_TYPES)
+def test_kv_cache_per_token_is_the_real_cache(hf, model_type):
+    """symtrans's KV cache bytes per token equal the tensors a real forward keeps in transformers'
+    cache (h_kv x (d_k + d_v) per layer; the latent r_kv + d_rope for GLM-4.7-Flash's MLA)."""
+    from test_model_types import _cache_bytes_per_token, _cfg, _flop_model
+
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    assert _cache_bytes_per_token(hf, _flop_model(hf, model_type, cfg), 5) == exact(
+        kv_cache_per_token(spec, "bf16"), spec.values
+    )
+
+
+@pytest.mark.parametrize("model_type", MOE21_TYPES)
+def test_walk_equals_the_engine(model_type):
+    """The shape walk (from the Spec alone: expert, shared and dense widths, MoE layer count, QK
+    norms, MLA) sums to the engine's FLOPs, forward and one decode step, symbolically."""
+    import sympy as sp
+    from test_model_types import _cfg
+
+    from symtrans.analysis.walk import walk
+    from symtrans.engine import symbols as S
+    from symtrans.engine.architectures import Workload
+
+    spec, _ = spec_from_config(_cfg(model_type), "walk")
+    for wl in (Workload(), Workload(mask="causal"), Workload(seq=1, context=S.L, mask="causal")):
+        assert sp.expand(walk(spec, wl).flops - build(spec, wl).flops) == 0, wl

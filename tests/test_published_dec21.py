@@ -25,7 +25,8 @@ PUBLISHED = [
     ("olmo-3-7b", 7_298_011_136),
     # CohereLabs/c4ai-command-r7b-12-2024 (reconstructed, SOURCES.md): 256,000 x 4,096 tied +
     # 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x 4,096 x 14,336 + 4,096 norm) + 4,096 = 8,028,033,024
-    # (the model card's "8.03B")
+    # The module printout of Svngoku/c4ai-command-r7b-12-2024-4bit's model card agrees on every size:
+    # Embedding(256000, 4096), 32 layers, q/o 4096x4096, k/v 4096->1024, gate/up 4096->14336.
     ("command-r7b-12-2024", 8_028_033_024),
     # swiss-ai Apertus-8B (SOURCES.md): 2 x 131,072 x 4,096 untied + 32 x (2 x 4,096^2 + 2 x 4,096 x 1,024
     # + 2 x 4,096 x 21,504 + 2 x 4,096 + 2 x 128 norms + 2 xIELU scalars) + 4,096 = 8,053,338,176 ("8B")

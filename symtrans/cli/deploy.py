@@ -124,11 +124,25 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
         "expanded (transformers' eager; default under --engine none)",
     )
     p.add_argument(
+        "--enable-prefix-caching",
+        action="store_true",
+        help="vLLM's flag, accepted (V1 caches prefixes by default); with --shared-prefix the requests share blocks",
+    )
+    p.add_argument(
+        "--shared-prefix",
+        type=int_arg("--shared-prefix"),
+        default=0,
+        metavar="TOKENS",
+        help="prompt tokens every request shares (a system prompt): its whole blocks are cached once "
+        "(vLLM's automatic prefix caching); raises the whole requests that fit, not the logged budget",
+    )
+    p.add_argument(
         "--pipeline-parallel-size",
         type=int_arg("--pipeline-parallel-size"),
         default=1,
         metavar="pp",
-        help="pipeline stages (only 1 is planned yet)",
+        help="pipeline stages: layers split as vLLM splits them (get_pp_indices); the KV budget is the most loaded "
+        "stage's",
     )
     p.add_argument(
         "--quantization",
@@ -220,8 +234,6 @@ def _options(args, checkpoint):
     from symtrans.base.errors import InputError
 
     fmt, notes = weight_format(checkpoint, args.dtype, args.quantization)
-    if args.pipeline_parallel_size != 1:
-        raise InputError("--pipeline-parallel-size above 1 is not planned yet: give 1, or plan one stage's layers")
     kv = args.kv_dtype
     if kv is not None and args.engine == "vllm" and kv.strip().lower() not in VLLM_KV_DTYPES + ("bf16",):
         raise InputError(
@@ -253,6 +265,7 @@ def _options(args, checkpoint):
     opts = DeployOptions(
         devices=args.devices,
         tensor_parallel=args.tensor_parallel,
+        pipeline_parallel=args.pipeline_parallel_size,
         dtype=fmt.dtype,
         kv_dtype=kv,
         quantization=fmt.quantization,
@@ -269,6 +282,7 @@ def _options(args, checkpoint):
         max_num_batched_tokens=args.max_num_batched_tokens,
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
+        shared_prefix=args.shared_prefix,
         serving_context=getattr(checkpoint, "serving_context", None),
         mla=args.mla,
         **given,
@@ -384,6 +398,10 @@ def deploy_result(res, args) -> dict:
             p.vllm_concurrency if p.vllm_concurrency is not None else Fraction(p.token_budget, p.prompt + p.generate)
         ),
         "hybrid": _hybrid(p.hybrid),
+        "pipeline_stages": [
+            {"layers": s.layers, "weights": s.weights, "kv_cache_per_token": s.kv_bytes_per_token, "logits": s.logits}
+            for s in p.stages
+        ],
         "max_concurrency_per_replica": p.max_concurrency,
         "max_concurrency": p.max_concurrency * p.replicas,
         "batch_per_replica": p.batch,

@@ -18,7 +18,7 @@ from typing import Any
 
 from symtrans.catalog.models.dense import DenseLayout
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_size, show, window_size
+from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, check_size, show, window_size
 from symtrans.engine.spec import Spec
 
 
@@ -644,4 +644,135 @@ HUNYUAN_V1_MOE = ModelType(
 )
 
 
-RECORDS = (OLMOE, GLM4_MOE, DOTS1, MINIMAX_M2, PHIMOE, GRANITEMOE, GRANITEMOESHARED, ERNIE4_5_MOE, HUNYUAN_V1_MOE)
+def read_glm4_moe_lite(r: Reader) -> Spec:
+    """GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's multi-head latent attention (engine/mla.py;
+    q_lora_rank null: one q_proj) and GLM's MoE layers where ``mlp_layer_types`` says "sparse"
+    (default: every layer but the first), each with n_routed_experts of moe_intermediate_size and
+    a shared MLP n_shared_experts x that wide; the router's e_score_correction_bias is a buffer.
+
+    Raises:
+        ConfigError: a malformed size or mlp_layer_types; top-k above E.
+    """
+    n = r.size("num_hidden_layers")
+    h = r.size("num_attention_heads")
+    if "num_key_value_heads" in r.cfg:  # a strict int field that MLA never reads
+        check_size("num_key_value_heads", r.cfg["num_key_value_heads"])
+    sizes: dict[str, int] = dict(
+        d_model=r.size("hidden_size"),
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=n,
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+        r_kv=r.size("kv_lora_rank"),
+        d_nope=r.size("qk_nope_head_dim"),
+        d_rope=r.size("qk_rope_head_dim"),
+        d_v=r.size("v_head_dim"),
+    )
+    check_rotary_head(r, "qk_rope_head_dim", sizes["d_rope"])  # transformers validates it as head_dim
+    if r.given("q_lora_rank") or "q_lora_rank" not in r.cfg:
+        sizes["r_q"] = r.size("q_lora_rank")
+    else:
+        r.notes.append("q_lora_rank is null: queries use one q_proj (d_model x h*(d_nope + d_rope)), no compression")
+    types = r.cfg.get("mlp_layer_types")
+    if types is None:
+        types = ["dense"] + ["sparse"] * (n - 1)
+    elif not isinstance(types, list) or any(t not in ("dense", "sparse") for t in types):
+        raise ConfigError(f'mlp_layer_types must be a list of "dense" and "sparse", not {show(types)}')
+    elif len(types) < n:
+        raise ConfigError(f"mlp_layer_types has {len(types)} entries for num_hidden_layers {n}")
+    n_moe = types[:n].count("sparse")
+    opts: dict[str, Any] = {"mla": True}
+    if r.flag("attention_bias"):
+        opts["attention_bias"] = True
+    if n_moe:
+        E, k, expert_ff = r.size("n_routed_experts"), r.size("num_experts_per_tok"), r.size("moe_intermediate_size")
+        if k > E:
+            raise ConfigError(f"num_experts_per_tok ({k}) exceeds the {E} experts (n_routed_experts)")
+        sizes.update(E=E, k=k)
+        if n_moe == n:
+            sizes["d_ff"] = expert_ff
+        else:
+            sizes["N_moe"] = n_moe
+            if expert_ff != sizes["d_ff"]:
+                sizes["d_ff_e"] = expert_ff
+        shared = r.size("n_shared_experts", zero_ok=True) * expert_ff
+        if shared:
+            opts["n_shared_experts"] = 1
+            if shared != expert_ff:
+                sizes["d_ff_s"] = shared
+    r.notes.append("multi-head latent attention: the KV cache holds r_kv + d_rope elements per token and layer")
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+        **opts,
+    )
+
+
+GLM4_MOE_LITE = ModelType(
+    model_type="glm4_moe_lite",
+    config_class="Glm4MoeLiteConfig",
+    model_class="Glm4MoeLiteForCausalLM",
+    read=read_glm4_moe_lite,
+    defaults={
+        "vocab_size": 154880,
+        "hidden_size": 2048,
+        "intermediate_size": 10240,
+        "num_hidden_layers": 47,
+        "num_attention_heads": 20,
+        "max_position_embeddings": 202752,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 768,
+        "qk_nope_head_dim": 192,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 256,
+        "moe_intermediate_size": 1536,
+        "n_routed_experts": 64,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 4,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size kv_lora_rank max_position_embeddings mlp_layer_types "
+        "moe_intermediate_size n_group n_routed_experts n_shared_experts norm_topk_prob num_attention_heads "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id pretraining_tp q_lora_rank qk_head_dim qk_nope_head_dim qk_rope_head_dim rms_norm_eps rope_interleave "
+        "rope_parameters routed_scaling_factor tie_word_embeddings topk_group use_cache v_head_dim vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**MOE_NO_EFFECT, "rope": "rope_parameters rope_interleave"},
+        routing="n_group topk_group norm_topk_prob routed_scaling_factor",
+        tp="pretraining_tp",
+        **{"kv heads": "num_key_value_heads", "mla dims": "qk_head_dim"},
+    ),
+    aliases={"num_local_experts": "n_routed_experts", "head_dim": "qk_rope_head_dim"},
+    # GLM-4.7-Flash's checkpoint: DeepSeek's router method name, its MTP depth (not built) and its
+    # first_k_dense_replace, which Glm4MoeLiteConfig never reads (its mlp_layer_types default says
+    # the same for the release: the first layer dense)
+    legacy_keys=keys("topk_method num_nextn_predict_layers first_k_dense_replace"),
+    pad_default=None,
+    family="moe",
+)
+
+
+RECORDS = (
+    OLMOE,
+    GLM4_MOE,
+    DOTS1,
+    MINIMAX_M2,
+    PHIMOE,
+    GRANITEMOE,
+    GRANITEMOESHARED,
+    ERNIE4_5_MOE,
+    HUNYUAN_V1_MOE,
+    GLM4_MOE_LITE,
+)
