@@ -211,7 +211,8 @@ ALLOWED_READS = {
 }
 # Sizes read by name: the workload and context, and the query heads tensor parallelism must divide
 # (vLLM's rule); a layer's KV heads, window, latent or counts come from the tree.
-ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec"}
+# V: the vocabulary, the width of the sampler's fp32 logits in vLLM's activation peak (deploy).
+ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec", "V"}
 SIZE_NAMES = set(S.SYMBOLS)
 CACHE_SIZES = {"h_kv", "w", "N_w", "r_kv", "d_rope"}  # what the cache of a layer is made of
 STRUCTURE_HELPERS = {"dims", "decoder_symbols", "kind_counts", "_layer_counts", "hybrid_layers", "mixer_kinds"}
@@ -322,3 +323,26 @@ def test_the_flops_scan_finds_the_reads_of_the_old_decode_sums():
     # has('w') twice (the call, its name), spec.sizes, has('N_w') twice, has('E_emb') twice,
     # spec.frontend; the cache key passes
     assert len(_sum_reads(old)) == 8, _sum_reads(old)
+
+
+# Training activations count the layers of each stack off the tree (memory._stack_layers: the
+# multiplicities of its LAYER / FFN_SUBLAYER children, MoE or not) instead of has("N") and
+# _layer_counts(spec).  Left: decoder_symbols(), the decoder's own size names substituted into
+# the per-layer formula (_layer_activations still states the saved tensors from Spec options).
+LAYER_COUNTS = ("_activations_total", "_stack_layers")
+
+
+def test_training_activations_take_their_layer_counts_from_the_tree():
+    found = [h for code in _code("accounting/memory.py", LAYER_COUNTS) for h in _rebuilds(code, strict=True)]
+    assert [h for h in found if "decoder_symbols()" not in h] == []
+
+
+def test_the_layer_count_scan_finds_the_old_reads():
+    # _activations_total before issue 20, its layer counts
+    old = (
+        "def total(spec):\n"
+        "    n_enc, n_dec = (S.N, S.N) if spec.has('N') else (S.N_enc, S.N_dec)\n"
+        "    if spec.is_moe:\n"
+        "        dense_n, moe_n = _layer_counts(spec, S.N)\n"
+    )
+    assert len(_rebuilds(ast.parse(old), strict=True)) == 4  # has('N') twice, is_moe, _layer_counts()
