@@ -222,9 +222,18 @@ def _moe_header(path: Path, layers: int = 58, experts: int = 512) -> tuple[int, 
 
 
 def _timed(cmd: list[str]) -> tuple[float, dict]:
+    """(wall seconds, the probe's JSON with its CPU seconds, user + system, added): on a
+    shared machine the wall time waits for other processes' turns; the CPU time does not."""
+    import resource
+
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return time.perf_counter() - t0, json.loads(p.stdout.strip().splitlines()[-1])
+    wall = time.perf_counter() - t0
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    out["cpu"] = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    return wall, out
 
 
 def header_section(reps: int, baseline: str | None) -> None:
@@ -248,16 +257,18 @@ def header_section(reps: int, baseline: str | None) -> None:
                 raise SystemExit(f"{k}: inspect gave {runs[0][1]}, expected {elements} elements")
         wall = {k: statistics.median(w for w, _ in v) for k, v in got.items()}
         rss = {k: statistics.median(r["maxrss_kib"] for _, r in v) / 1024 for k, v in got.items()}
+        cpu = {k: statistics.median(r["cpu"] for _, r in v) for k, v in got.items()}
     mib = header_bytes / 2**20
     print(f"header: {tensors:,} tensors, {mib:.1f} MiB of JSON, fresh processes, {reps} repetitions, interleaved")
     for k in cmds:
-        print(f"    {k:<10} {wall[k]:6.2f} s (whole process)  peak RSS {rss[k]:7.1f} MiB")
+        print(f"    {k:<10} {wall[k]:6.2f} s wall, {cpu[k]:6.2f} s CPU (whole process)  peak RSS {rss[k]:7.1f} MiB")
     for k in [k for k in cmds if k != "yardstick"]:
         r_t = wall[k] / wall["yardstick"]
+        r_c = cpu[k] / cpu["yardstick"]
         extra = (rss[k] - rss["yardstick"]) / mib
-        ok = r_t <= 2 and extra <= 2
+        ok = max(r_t, r_c) <= 2 and extra <= 2
         print(
-            f"RATIO header ({k}): time {r_t:.2f}x safe_open plus json.loads (goal <= 2x); peak RSS "
+            f"RATIO header ({k}): time {r_t:.2f}x (CPU {r_c:.2f}x) safe_open plus json.loads (goal <= 2x); peak RSS "
             f"{rss[k]:.0f} MiB = the yardstick's + {extra:.1f}x the header (goal <= 2x): {'PASS' if ok else 'MISS'}"
         )
 
