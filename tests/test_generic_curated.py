@@ -38,10 +38,11 @@ def meta_count(class_name: str, cfg: dict) -> int:
 # symbol search finds no mapping (issue 22, left open).  The hybrids likewise: the generic path
 # counts layers per module class (a Jamba layer with Mamba and MoE is one group), the curated
 # record per mixer kind and per feed-forward kind (N_attn, N_moe cut across those groups).
-# MoE decoders with dense first layers (GLM-4.5, dots.llm1): the curated record counts N_moe MoE
+# MoE decoders with dense first layers (dots.llm1): the curated record counts N_moe MoE
 # layers of a stack, the generic path groups layers by module class; totals agree (and equal the
-# meta count in tests/test_moe_types.py), the closed forms are not yet mapped.
-KNOWN_GAPS = {"qwen2-vl-7b", "ai21-jamba-1.5-mini", "qwen3-coder-next", "glm-4.5-air", "dots.llm1-shaped"}
+# meta count in tests/test_moe_types.py), the closed forms are not yet mapped.  (GLM-4.5-Air maps
+# since the joint probes of issue 22's sweep fix.)
+KNOWN_GAPS = {"qwen2-vl-7b", "ai21-jamba-1.5-mini", "qwen3-coder-next", "dots.llm1-shaped"}
 
 
 @pytest.mark.parametrize(
