@@ -66,6 +66,7 @@ HF_CLASSES = {
     "gemma3": "Gemma3ForConditionalGeneration",
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
+    "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -93,11 +94,18 @@ HF_CLASSES = {
     "glm4_moe": "Glm4MoeForCausalLM",
     "dots1": "Dots1ForCausalLM",
     "minimax_m2": "MiniMaxM2ForCausalLM",
+    "phimoe": "PhimoeForCausalLM",
+    "granitemoe": "GraniteMoeForCausalLM",
+    "granitemoeshared": "GraniteMoeSharedForCausalLM",
+    "ernie4_5_moe": "Ernie4_5_MoeForCausalLM",
+    "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM",
+    "glm4_moe_lite": "Glm4MoeLiteForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
     "mpnet": "MPNetModel",
     "modernbert": "ModernBertModel",
+    "nomic_bert": "NomicBertModel",
     "mt5": "MT5ForConditionalGeneration",
     "umt5": "UMT5ForConditionalGeneration",
     # --- dense decoders and hybrids of issue 21 (dec21)
@@ -108,6 +116,8 @@ HF_CLASSES = {
     "hunyuan_v1_dense": "HunYuanDenseV1ForCausalLM",
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
+    "bamba": "BambaForCausalLM",
+    "qwen3_5_text": "Qwen3_5ForCausalLM",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -116,7 +126,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -413,6 +423,16 @@ QWEN2_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+QWEN2_5_VL_VISION = dict(
+    depth=1,
+    hidden_size=8,
+    intermediate_size=6,
+    num_heads=2,
+    out_hidden_size=16,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
 PIXTRAL_VISION = dict(
     model_type="pixtral",
     hidden_size=8,
@@ -479,6 +499,16 @@ def llava_next(draw) -> dict:
     tie_word_embeddings alone decides (LlavaNextConfig forwards no text value)."""
     cfg = draw(llava())
     cfg["model_type"] = "llava_next"
+    return cfg
+
+
+@st.composite
+def qwen2_5_vl(draw) -> dict:
+    """Qwen2_5_VLForConditionalGeneration: Qwen2-VL's text strategy (flat or nested) beside a small
+    Qwen2.5-VL tower (tests/test_vision_towers.py draws the tower's keys)."""
+    cfg = draw(qwen2_vl())
+    cfg["model_type"] = "qwen2_5_vl"
+    cfg["vision_config"] = QWEN2_5_VL_VISION
     return cfg
 
 
@@ -794,6 +824,26 @@ def modernbert(draw) -> dict:
     _maybe(draw, cfg, "layer_types", st.lists(kinds, min_size=n, max_size=n))
     if "layer_types" not in cfg:
         _maybe(draw, cfg, "global_attn_every_n_layers", st.integers(1, 4))
+    return cfg
+
+
+@st.composite
+def nomic_bert(draw) -> dict:
+    """Nomic BERT: rotary positions, SwiGLU, a head width of its own (head_dim) or d // h."""
+    h = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="nomic_bert",
+        # even heads (rotary pairs), and a remainder below h that d // h floors away
+        hidden_size=h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1)),
+        num_attention_heads=h,
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    _maybe(draw, cfg, "type_vocab_size", st.integers(0, 3))
+    _maybe(draw, cfg, "head_dim", st.integers(1, 4).map(lambda k: 2 * k))  # rotary pairs: even
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
     return cfg
 
 
@@ -1267,6 +1317,153 @@ def minimax_m2(draw) -> dict:
     return cfg
 
 
+@st.composite
+def mixtral_like(draw, mt: str) -> dict:
+    """A small Phi-3.5-MoE, Granite MoE (with a shared MLP or none) or Hunyuan-A13B: every layer a MoE
+    of num_local_experts (Hunyuan: num_experts, moe_topk an int or one equal k per layer)."""
+    n = draw(LAYERS)
+    E = draw(st.integers(1, 5))
+    k = draw(st.integers(1, E))
+    cfg = dict(
+        model_type=mt,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+    )
+    if mt == "hunyuan_v1_moe":
+        cfg.update(num_experts=E, moe_topk=draw(st.sampled_from([k, [k] * n])))
+    else:
+        cfg.update(num_local_experts=E, num_experts_per_tok=k)
+    _moe_heads(draw, cfg)
+    if mt == "hunyuan_v1_moe":
+        cfg.setdefault("head_dim", 2 * draw(st.integers(1, 4)))  # required: its None default cannot build
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    if mt == "phimoe":
+        _maybe(draw, cfg, "lm_head_bias", st.booleans())
+        _maybe(draw, cfg, "sliding_window", st.one_of(st.none(), st.integers(1, 64)))
+    if mt == "granitemoeshared":
+        _maybe(draw, cfg, "shared_intermediate_size", st.integers(0, 24))
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def ernie4_5_moe(draw) -> dict:
+    """A small ERNIE 4.5 MoE: MoE layers every moe_layer_interval-th between the start and end
+    indices (end -1: the last layer), a shared MLP of 0-2 x the expert width, use_bias."""
+    n = draw(st.integers(1, 4))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="ernie4_5_moe",
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        moe_num_experts=E,
+        moe_k=draw(st.integers(1, E)),
+        moe_num_shared_experts=draw(st.integers(0, 2)),
+        moe_layer_start_index=draw(st.integers(0, n)),
+        moe_layer_end_index=draw(st.integers(-1, n)),
+        moe_layer_interval=draw(st.integers(1, 3)),
+    )
+    _moe_heads(draw, cfg)
+    for key in ("use_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def glm4_moe_lite(draw) -> dict:
+    """A small GLM-4.7-Flash: DeepSeek-V3's latent attention (q_lora_rank or null), MoE layers where
+    mlp_layer_types says sparse (or the default: all but the first), shared MLPs of 0-2 x the width."""
+    n = draw(st.integers(1, 3))
+    h = draw(st.integers(1, 4))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="glm4_moe_lite",
+        num_attention_heads=h,
+        num_key_value_heads=h,
+        hidden_size=h * draw(st.integers(1, 6)) + draw(st.integers(0, h - 1)),
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        kv_lora_rank=draw(st.integers(1, 8)),
+        q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 8))),
+        qk_rope_head_dim=2 * draw(st.integers(1, 3)),
+        qk_nope_head_dim=draw(st.integers(1, 6)),
+        v_head_dim=draw(st.integers(1, 6)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        n_shared_experts=draw(st.integers(0, 2)),
+    )
+    _maybe(draw, cfg, "mlp_layer_types", st.lists(st.sampled_from(["dense", "sparse"]), min_size=n, max_size=n))
+    for key in ("attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
+def qwen3_5_text(draw) -> dict:
+    """A small Qwen3.5 text config: qwen3_next's draw without the experts (a dense MLP a layer)."""
+    cfg = draw(qwen3_next())
+    for key in ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size"):
+        cfg.pop(key)
+    for key in ("decoder_sparse_step", "mlp_only_layers"):
+        cfg.pop(key)
+    cfg["model_type"] = "qwen3_5_text"
+    return cfg
+
+
+@st.composite
+def bamba(draw) -> dict:
+    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
+    Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
+    given or "auto"), groups dividing the heads, biases, GQA heads, head_dim given or not."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 5))
+    groups = draw(st.integers(1, 2))
+    heads = groups * draw(st.integers(1, 3))
+    expand = draw(st.integers(1, 2))
+    d = heads * draw(st.integers(1, 3))  # expand x d divisible by the heads
+    d = d * h // math.gcd(d, h) if draw(st.booleans()) else d
+    cfg = dict(
+        model_type="bamba",
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        attn_layer_indices=draw(st.lists(st.integers(0, n), max_size=n, unique=True)),
+        mamba_n_heads=heads,
+        mamba_n_groups=groups,
+        mamba_expand=expand,
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_chunk_size=draw(st.integers(1, 16)),
+        time_step_limit=(0.0, 100.0),
+    )
+    if draw(st.booleans()):
+        cfg["mamba_d_head"] = expand * d // heads
+    if draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+    elif (d // h) % 2 or d < h:
+        cfg["head_dim"] = 2 * max(1, d // h // 2)  # rotary rotates pairs; d < h would leave none
+    for key in ("attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1317,6 +1514,7 @@ STRATEGIES = {
     "gemma3": gemma3(),
     "llava_next": llava_next(),
     "mistral3": mistral3(),
+    "qwen2_5_vl": qwen2_5_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1330,14 +1528,20 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
+    "bamba": bamba(),
+    "qwen3_5_text": qwen3_5_text(),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
     "minimax_m2": minimax_m2(),
+    **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
+    "ernie4_5_moe": ernie4_5_moe(),
+    "glm4_moe_lite": glm4_moe_lite(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),
     "modernbert": modernbert(),
+    "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
 }

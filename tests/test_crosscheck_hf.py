@@ -83,6 +83,7 @@ REFUSED_CLASS_DEFAULTS = {
     "hunyuan_v1_dense": "head_dim",  # HunYuanDenseV1Config's head_dim None: head_dim ** -0.5 fails
     "nemotron": "num_key_value_heads",
     "dots1": "n_routed_experts",  # Dots1Config's None expert counts: Dots1NaiveMoe cannot build
+    "hunyuan_v1_moe": "head_dim",  # HunYuanMoEV1Config's None head_dim: q_proj cannot build
 }
 
 

@@ -36,6 +36,11 @@ PUBLISHED = [
     # 394,781,696 = 50368 x 1024 (tokens) + 1024 (embedding norm, no bias) + 28 x (4 x 1024^2 + 3 x 1024 x
     # 2624 + 2 x 1024) - 1024 (layer 0 has no attention norm) + 1024 (final norm); the card of ModernBERT-large: 395M
     ("modernbert-large-zeroshot-v2.0", 394_781_696),
+    # umt5-xxl as ComfyUI ships it (umt5_config_xxl.json): UMT5ForConditionalGeneration 11,922,382,848 on the
+    # meta device (head tied in a fresh 5.x model) + its own lm_head 256,384 x 4,096 = 12,972,531,712; by
+    # hand: 2 V d + 24 x (4 d^2 + 32 x 64 + d + 3 d x 10,240 + d) + d  (encoder)
+    #          + 24 x (8 d^2 + 32 x 64 + 3 d + 3 d x 10,240) + d          (decoder: a bias table per layer)
+    ("umt5-xxl-comfyui", 12_972_531_712),
 ]
 
 
@@ -50,3 +55,15 @@ def test_published_configs_count_as_transformers_builds_them(hf, read_fixture, n
     assert exact(build(spec).params, spec.values) == total
     assert notes[0] == f"counted as transformers {CLASSES[mt][1]} (defaults from {CLASSES[mt][0]}, transformers 5.x)"
     assert not any("not known to" in n for n in notes), notes  # every key of the published file is known
+
+
+def test_nomic_checkpoints_of_their_own_code_are_refused():
+    """nomic-ai's nomic-embed configs carry the GPT-2-style keys of Nomic's own modeling code
+    (auto_map); transformers 5.x's NomicBertConfig reads none of them (it would build its defaults),
+    so symtrans refuses them in one line instead of counting the defaults."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = {"model_type": "nomic_bert", "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": 3072}
+    with pytest.raises(ConfigError) as e:
+        spec_from_config(cfg, "nomic-embed")
+    assert "\n" not in str(e.value) and "n_embd, n_layer, n_head, n_inner" in str(e.value)

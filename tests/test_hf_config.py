@@ -53,6 +53,7 @@ REFERENCE = {
     "gemma-3-12b-it": (12_187_325_040, "Gemma3ForConditionalGeneration"),
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
+    "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
@@ -86,12 +87,17 @@ REFERENCE = {
     "glm-4.5-air": (106_852_245_504, "Glm4MoeForCausalLM"),
     "dots.llm1-shaped": (142_774_373_888, "Dots1ForCausalLM"),
     "minimax-m2-shaped": (228_689_748_992, "MiniMaxM2ForCausalLM"),
+    "granite-3.1-3b-a800m-shaped": (3_298_793_472, "GraniteMoeForCausalLM"),
+    "ernie-4.5-21b-a3b-shaped": (21_825_437_888, "Ernie4_5_MoeForCausalLM"),
+    "hunyuan-a13b-shaped": (80_918_155_264, "HunYuanMoEV1ForCausalLM"),
+    "glm-4.7-flash-shaped": (29_943_390_976, "Glm4MoeLiteForCausalLM"),
     # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
     # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
     "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
     "mt5-small": (300_176_768, "MT5ForConditionalGeneration"),
     "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
     "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
+    "umt5-xxl-comfyui": (12_972_531_712, "UMT5ForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
@@ -111,6 +117,10 @@ ACTIVE = {
     "glm-4.5-air": 13_424_123_904,
     "dots.llm1-shaped": 14_016_581_120,
     "minimax-m2-shaped": 11_030_537_216,
+    "granite-3.1-3b-a800m-shaped": 882_874_368,
+    "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
+    "hunyuan-a13b-shaped": 13_272_420_352,
+    "glm-4.7-flash-shaped": 3_896_763_136,
 }
 
 
@@ -366,7 +376,7 @@ def test_bare_model_type_uses_class_defaults(model_type):
     """{"model_type": X} alone: every size from the config class, each one noted (DeepseekV2Config's
     null num_experts_per_tok is refused, test_crosscheck_hf.REFUSED_CLASS_DEFAULTS: give it)."""
     # they cannot build with a None class default (attention or experts)
-    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense", "dots1"):
+    if model_type in ("ministral", "nemotron", "hunyuan_v1_dense", "dots1", "hunyuan_v1_moe"):
         with pytest.raises(ValueError, match="must be given"):
             _spec({"model_type": model_type})
         return

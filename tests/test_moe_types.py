@@ -30,6 +30,15 @@ MOE_FIXTURES = [
     ("dots.llm1-shaped", 142_774_373_888, 14_016_581_120),
     # MiniMax-M2: 62 MoE layers of 256 experts (top 8), "230B total, 10B active"
     ("minimax-m2-shaped", 228_689_748_992, 11_030_537_216),
+    # IBM granite-3.1-3b-a800m: 32 layers of 40 experts (top 8), tied head, "3.3B total, 800M active"
+    ("granite-3.1-3b-a800m-shaped", 3_298_793_472, 882_874_368),
+    # Baidu ERNIE-4.5-21B-A3B: 1 dense + 27 MoE layers of 64 experts and two shared, "21B total, 3B active"
+    ("ernie-4.5-21b-a3b-shaped", 21_825_437_888, 3_352_150_208),
+    # Tencent Hunyuan-A13B: 32 layers of 64 experts (moe_topk [8] * 32) and one shared, "80B total, 13B active"
+    ("hunyuan-a13b-shaped", 80_918_155_264, 13_272_420_352),
+    # zai-org GLM-4.7-Flash (glm4_moe_lite): latent attention, 1 dense + 46 MoE layers of 64 experts
+    # and one shared, "30B-A3B"
+    ("glm-4.7-flash-shaped", 29_943_390_976, 3_896_763_136),
 ]
 
 
@@ -43,3 +52,63 @@ def test_published_moe_configs(hf, read_fixture, name, total, active):
     assert reference_active(hf, model, spec.size("E"), spec.size("k")) == active
     assert exact(cost.params, spec.values) == total
     assert exact(cost.active_params, spec.values) == active
+
+
+def test_hunyuan_per_layer_top_k():
+    """HunYuanMoEV1Gate reads moe_topk[layer_idx]: one k for every layer is counted (Hunyuan-A13B
+    writes [8] * 32); different k by layer is refused in one line (the engine has one k)."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    base = dict(model_type="hunyuan_v1_moe", num_hidden_layers=2, head_dim=4, num_experts=3)
+    spec, _ = spec_from_config({**base, "moe_topk": [2, 2]}, "x")
+    assert spec.size("k") == 2
+    for bad, words in (([1, 2], "different numbers of experts"), ([2], "1 entries for num_hidden_layers 2")):
+        with pytest.raises(ConfigError, match=words) as e:
+            spec_from_config({**base, "moe_topk": bad}, "x")
+        assert "\n" not in str(e.value)
+
+
+# The types of catalog/models/moe.py, each on its audit base config (tests/test_model_types.py).
+MOE21_TYPES = (
+    "olmoe",
+    "glm4_moe",
+    "dots1",
+    "minimax_m2",
+    "phimoe",
+    "granitemoe",
+    "granitemoeshared",
+    "ernie4_5_moe",
+    "hunyuan_v1_moe",
+    "glm4_moe_lite",
+)
+
+
+@pytest.mark.parametrize("model_type", MOE21_TYPES)
+def test_kv_cache_per_token_is_the_real_cache(hf, model_type):
+    """symtrans's KV cache bytes per token equal the tensors a real forward keeps in transformers'
+    cache (h_kv x (d_k + d_v) per layer; the latent r_kv + d_rope for GLM-4.7-Flash's MLA)."""
+    from test_model_types import _cache_bytes_per_token, _cfg, _flop_model
+
+    from symtrans.accounting.memory import kv_cache_per_token
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    assert _cache_bytes_per_token(hf, _flop_model(hf, model_type, cfg), 5) == exact(
+        kv_cache_per_token(spec, "bf16"), spec.values
+    )
+
+
+@pytest.mark.parametrize("model_type", MOE21_TYPES)
+def test_walk_equals_the_engine(model_type):
+    """The shape walk (from the Spec alone: expert, shared and dense widths, MoE layer count, QK
+    norms, MLA) sums to the engine's FLOPs, forward and one decode step, symbolically."""
+    import sympy as sp
+    from test_model_types import _cfg
+
+    from symtrans.analysis.walk import walk
+    from symtrans.engine import symbols as S
+    from symtrans.engine.architectures import Workload
+
+    spec, _ = spec_from_config(_cfg(model_type), "walk")
+    for wl in (Workload(), Workload(mask="causal"), Workload(seq=1, context=S.L, mask="causal")):
+        assert sp.expand(walk(spec, wl).flops - build(spec, wl).flops) == 0, wl

@@ -211,7 +211,8 @@ ALLOWED_READS = {
 }
 # Sizes read by name: the workload and context, and the query heads tensor parallelism must divide
 # (vLLM's rule); a layer's KV heads, window, latent or counts come from the tree.
-ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec"}
+# V: the vocabulary, the width of the sampler's fp32 logits in vLLM's activation peak (deploy).
+ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec", "V"}
 SIZE_NAMES = set(S.SYMBOLS)
 CACHE_SIZES = {"h_kv", "w", "N_w", "r_kv", "d_rope"}  # what the cache of a layer is made of
 STRUCTURE_HELPERS = {"dims", "decoder_symbols", "kind_counts", "_layer_counts", "hybrid_layers", "mixer_kinds"}
@@ -286,3 +287,62 @@ def test_the_scan_finds_the_reads_it_forbids():
     )
     assert len(_rebuilds(old, strict=False)) == 5  # spec.mla, dims(), get('h_kv'), has('w'), ['N_w']
     assert len(_rebuilds(old, strict=True)) == 6  # and spec.has itself
+
+
+# --- FLOPs and the model diff sum the tree (issue 20) -----------------------------------------
+# The decode sums find the windowed layers by their steps' Step.cache_window (not has("w") and
+# N_w), the embedding lookups read each token table's Matrix (V or V_dec rows, E_emb or d_model
+# columns) instead of has("E_emb") / has("V_dec") / frontend.  Besides ALLOWED_READS a FLOPs
+# closed form is cached on ``spec.structure()`` (the Spec with its sizes dropped: a cache key).
+TREE_SUMS = ("accounting/flops.py", "analysis/diff.py")
+CACHE_KEY = {"structure"}
+
+
+def _sum_reads(source: str) -> list[str]:
+    return [hit for hit in _rebuilds(ast.parse(source), strict=True) if hit.split("spec.")[-1] not in CACHE_KEY]
+
+
+@pytest.mark.parametrize("path", TREE_SUMS)
+def test_flops_and_diff_read_no_spec_option(path):
+    found = _sum_reads((SOURCE / path).read_text(encoding="utf-8"))
+    assert not found, f"{path} rebuilds layer structure from the Spec: {found}"
+
+
+def test_the_flops_scan_finds_the_reads_of_the_old_decode_sums():
+    # _windowed_decode and _embedding_lookups as they were before issue 20
+    old = (
+        "def decode(spec):\n"
+        "    if spec.has('w'):\n"
+        "        plain = replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n not in ('w', 'N_w')))\n"
+        "    if spec.has('N_w'):\n"
+        "        K_w = K * S.N_w / S.N\n"
+        "    width = S.E_emb if spec.has('E_emb') else S.d_model\n"
+        "    if spec.frontend == 'patch':\n"
+        "        return spec.structure()\n"
+    )
+    # has('w') twice (the call, its name), spec.sizes, has('N_w') twice, has('E_emb') twice,
+    # spec.frontend; the cache key passes
+    assert len(_sum_reads(old)) == 8, _sum_reads(old)
+
+
+# Training activations count the layers of each stack off the tree (memory._stack_layers: the
+# multiplicities of its LAYER / FFN_SUBLAYER children, MoE or not) instead of has("N") and
+# _layer_counts(spec).  Left: decoder_symbols(), the decoder's own size names substituted into
+# the per-layer formula (_layer_activations still states the saved tensors from Spec options).
+LAYER_COUNTS = ("_activations_total", "_stack_layers")
+
+
+def test_training_activations_take_their_layer_counts_from_the_tree():
+    found = [h for code in _code("accounting/memory.py", LAYER_COUNTS) for h in _rebuilds(code, strict=True)]
+    assert [h for h in found if "decoder_symbols()" not in h] == []
+
+
+def test_the_layer_count_scan_finds_the_old_reads():
+    # _activations_total before issue 20, its layer counts
+    old = (
+        "def total(spec):\n"
+        "    n_enc, n_dec = (S.N, S.N) if spec.has('N') else (S.N_enc, S.N_dec)\n"
+        "    if spec.is_moe:\n"
+        "        dense_n, moe_n = _layer_counts(spec, S.N)\n"
+    )
+    assert len(_rebuilds(ast.parse(old), strict=True)) == 4  # has('N') twice, is_moe, _layer_counts()

@@ -57,6 +57,8 @@ def test_clip_vit_l14_336_written_out():
         ("llava-1.5-7b", 7_063_427_072, 6_738_939_904),
         ("qwen2-vl-7b", 8_291_375_616, 7_615_616_512),
         ("llava-v1.6-mistral-7b", 7_566_747_648, 7_242_256_384),
+        # Qwen2.5-VL-7B: Qwen2-VL-7B's language model; model.visual 676,550,144 (written out below)
+        ("qwen2.5-vl-7b", 8_292_166_656, 7_615_616_512),
     ],
 )
 def test_published_wrappers_whole_and_text_only(hf, name, total, text):
@@ -113,6 +115,38 @@ def _qwen2_vl(draw) -> dict:
     return dict(model_type="qwen2_vl", vision_config=vision, text_config=text)
 
 
+@st.composite
+def _qwen2_5_vl(draw) -> dict:
+    cfg = draw(_qwen2_vl())
+    v = cfg["vision_config"]
+    vision = dict(
+        depth=v["depth"],
+        hidden_size=v["embed_dim"],
+        num_heads=v["num_heads"],
+        intermediate_size=draw(st.integers(1, 12)),
+        patch_size=v["patch_size"],
+        temporal_patch_size=v["temporal_patch_size"],
+        spatial_merge_size=v["spatial_merge_size"],
+        in_channels=v["in_channels"],
+    )
+    if draw(st.booleans()):
+        vision["out_hidden_size"] = draw(st.integers(1, 20))
+    if draw(st.booleans()):
+        vision["model_type"] = draw(st.sampled_from(["qwen2_5_vl_vision", "qwen2_5_vl"]))
+    return dict(cfg, model_type="qwen2_5_vl", vision_config=vision)
+
+
+def test_qwen2_5_vl_7b_visual_written_out():
+    """Qwen2.5-VL-7B's model.visual by hand: bias-free Conv3d 3 x 2 x 14 x 14 -> 1280; 32 blocks of
+    two RMSNorms 2*1280, fused qkv 1280 x 3840 + 3840, proj 1280^2 + 1280, biased SwiGLU
+    3*1280*3420 + 2*3420 + 1280; merger RMSNorm 1280, 5120 x 5120 + 5120, 5120 x 3584 + 3584."""
+    block = 2 * 1280 + (1280 * 3840 + 3840) + (1280**2 + 1280) + 3 * 1280 * 3420 + 2 * 3420 + 1280
+    visual = 3 * 2 * 14 * 14 * 1280 + 32 * block + 1280 + (5120 * 5120 + 5120) + (5120 * 3584 + 3584)
+    assert visual == 676_550_144
+    total, text = _ours(_fixture("qwen2.5-vl-7b"))
+    assert total - text == visual
+
+
 def _check(hf, cfg: dict) -> None:
     total, text = _ours(cfg)
     model = hf.build(cfg["model_type"], {k: v for k, v in cfg.items() if k != "model_type"})
@@ -146,6 +180,12 @@ def test_llava_next_image_newline_written_out():
     llava-1.5-7b (303,507,456 + 20,979,712, written out above) and image_newline, one 4096 vector."""
     total, text = _ours(_fixture("llava-v1.6-mistral-7b"))
     assert total - text == 303_507_456 + (1024 * 4096 + 4096) + (4096 * 4096 + 4096) + 4096
+
+
+@EXAMPLES
+@given(cfg=_qwen2_5_vl())
+def test_random_qwen2_5_vl_towers_match_transformers(hf, cfg):
+    _check(hf, cfg)
 
 
 @EXAMPLES

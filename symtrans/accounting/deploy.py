@@ -38,6 +38,7 @@ does not fit raises ``DoesNotFit`` (a ValueError) with the shortfall in bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -74,6 +75,13 @@ class DeployOptions:
 
     Attributes:
         devices, tensor_parallel: devices in all; devices per replica (must divide).
+        pipeline_parallel: stages a replica's layers are split over (``vllm_pipeline``); a
+            replica is tensor_parallel x pipeline_parallel devices.
+        shared_prefix: prompt tokens every request shares; their whole blocks are held once
+            (vLLM's automatic prefix caching hashes whole blocks, each by its tokens and its
+            prefix: docs/design/prefix_caching.md, vllm/v1/core/kv_cache_utils.py
+            hash_block_tokens), so a request needs
+            cdiv(L, b) − floor(s / b) blocks of its own and floor(s / b) are held once.
         dtype, kv_dtype, quantization, precision: weight dtype (of the tensors a
             quantization leaves alone), KV cache dtype, ``quantization.Quantization``,
             the peak used (None: the weights' 16-bit dtype where the device has it).
@@ -106,6 +114,8 @@ class DeployOptions:
 
     devices: int = 1
     tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    shared_prefix: int = 0
     dtype: str = "bf16"
     kv_dtype: str | None = None
     quantization: Quantization | None = None
@@ -183,6 +193,9 @@ class Plan:
     device_memory: int = 0
     engine_terms: dict = field(default_factory=dict)
     mla: str | None = None
+    hybrid: object = None  # vllm_hybrid.HybridLayout of a hybrid model under --engine vllm
+    vllm_concurrency: Fraction | None = None  # vLLM's 'Maximum concurrency' where it is not budget / request
+    stages: list = field(default_factory=list)  # vllm_pipeline.Stage of each pipeline stage (pipeline parallelism)
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -297,8 +310,15 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"{what} must be a positive integer, not {n!r}")
-    if o.devices % o.tensor_parallel:
-        raise InputError(f"--tensor-parallel {o.tensor_parallel} must divide --devices {o.devices}")
+    pp = o.pipeline_parallel
+    if isinstance(pp, bool) or not isinstance(pp, int) or pp < 1:
+        raise InputError(f"--pipeline-parallel-size must be a positive integer, not {pp!r}")
+    if o.devices % (o.tensor_parallel * pp):
+        raise InputError(
+            f"--tensor-parallel {o.tensor_parallel}"
+            + (f" x --pipeline-parallel-size {pp}" if pp > 1 else "")
+            + f" must divide --devices {o.devices}"
+        )
     u = fraction(o.utilisation, "--gpu-memory-utilization")
     for flag, eff in (
         ("--compute-efficiency", o.compute_efficiency),
@@ -362,7 +382,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     fmt.check(spec, values)
 
     tp = o.tensor_parallel
-    replicas = o.devices // tp
+    replicas = o.devices // (tp * pp)
     kv_tok, kv_dev, kv_total = _cache_per_device(spec, values, tp, kv_dtype)
     kv_tok_expr = kv_cache_per_token(spec, kv_dtype)
     if spec.family == "encoder-decoder":
@@ -380,6 +400,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     weights_dev = int(sp.ceiling(mat / tp + vec))
 
     engine_terms: dict[str, int] = {}
+    logits = 0
     M = acc.memory
     if vllm:
         M, m_source = vp.cuda_visible(acc)
@@ -397,8 +418,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
             engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
+            logits = seqs * values["V"] * 4  # the sampler's fp32 logits in that peak (vllm_profile.activation_peak)
         engine_terms["non-torch memory"] = (
-            o.non_torch if o.non_torch is not None else rules.non_torch[1 if tp > 1 else 0]
+            o.non_torch if o.non_torch is not None else rules.non_torch[1 if tp * pp > 1 else 0]
         )
         engine_terms["CUDA graphs"] = o.cuda_graphs or 0
         notes.append(
@@ -431,15 +453,58 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 
     # a byte count is an integer: the usable memory is rounded down to a whole byte
     usable = sp.Integer(int(sp.floor(u * M)))
-    free = usable - weights_dev - reserve
-    b = o.block_size
-    blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
-    budget = blocks * b
-    max_conc = budget // tokens_per_request
-    if max_conc == 0:
-        short = int(
-            sp.ceiling(weights_dev + reserve + kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b)) - usable)
+    stages = []
+    if pp > 1:
+        weights_dev, kv_tok, reserve, stages = _pipeline(
+            spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, logits, notes
         )
+        kv_req = tokens_per_request * kv_tok
+    free = usable - weights_dev - reserve
+    hybrid = None
+    if vllm and spec.family == "decoder-only":
+        from symtrans.accounting import vllm_hybrid
+
+        # attention beside state layers: one page size for both, groups of layers (vllm_hybrid)
+        hybrid = vllm_hybrid.layout(spec, values, tp, kv_tok, default_kv_dtype(o.dtype), o.block_size, acc.name)
+    if hybrid is not None:
+        if o.shared_prefix:
+            raise InputError(
+                "--shared-prefix on a hybrid model is not modelled: with prefix caching vLLM keeps state pages per "
+                "block ('align' mamba cache mode)"
+            )
+        o = replace(o, block_size=hybrid.block_size)
+        tokens_per_request = prompt + gen
+        kv_req = tokens_per_request * kv_tok + hybrid.state_groups * hybrid.group_size * hybrid.page
+        blocks = hybrid.blocks(int(free)) if free > 0 else 0
+        budget = hybrid.token_budget(blocks)
+        vllm_concurrency = hybrid.concurrency(blocks, prompt + gen)
+        max_conc = int(vllm_concurrency)
+        notes.append(
+            f"vLLM's hybrid layout ({vllm_hybrid.SOURCE}): {hybrid.attention_layers} attention and "
+            f"{hybrid.state_layers} state layers; state page {hybrid.state_bytes:,} bytes per layer (conv state of "
+            f"d_conv − 1 inputs, {default_kv_dtype(o.dtype)}); attention block raised to {hybrid.block_size} tokens "
+            f"(a multiple of 16, or 32 on compute capability 10.x at head size 256), page {hybrid.page:,} bytes, the "
+            f"state padded by {float(hybrid.padding) * 100:.2f}%; groups of {hybrid.group_size} layers: "
+            f"{hybrid.attention_groups} attention + {hybrid.state_groups} state; prefix caching off (mamba_cache_mode "
+            "'none')"
+        )
+        if hybrid.start_bytes(prompt + gen) > free:
+            max_conc = 0
+    else:
+        b = o.block_size
+        blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
+        budget = blocks * b
+        max_conc = budget // tokens_per_request
+        vllm_concurrency = None
+        max_conc = _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes)
+    b = o.block_size
+    if max_conc == 0:
+        need = (
+            hybrid.start_bytes(prompt + gen)
+            if hybrid is not None
+            else kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b))
+        )
+        short = int(sp.ceiling(weights_dev + reserve + need - usable))
         raise DoesNotFit(
             f"{'one replica of ' + str(tp) + ' x ' if tp > 1 else 'one '}{acc.name} cannot hold the model and one request "
             f"of {prompt + gen:,} tokens"
@@ -452,7 +517,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             + f" at --gpu-memory-utilization {float(u):g}: the KV cache holds {budget:,} tokens"
             f"{' (vLLM refuses to start)' if vllm else ''}; it needs {short:,} bytes more "
             f"(weights {weights_dev:,} + activation reserve {reserve:,} + KV cache "
-            f"{kv_tok * b * int(sp.ceiling(sp.Rational(tokens_per_request, b))):,} > {int(usable):,} usable)",
+            f"{int(need):,} > {int(usable):,} usable)",
             short,
             {
                 "weights_per_device": weights_dev,
@@ -558,11 +623,75 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         device_memory=M,
         engine_terms=engine_terms,
         mla=mla,
+        hybrid=hybrid,
+        vllm_concurrency=vllm_concurrency,
+        stages=stages,
     )
     p.targets = _targets(p, phases, max_conc)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes) -> int:
+    """Whole requests that fit when every request shares ``o.shared_prefix`` prompt tokens: the
+    prefix's full blocks are held once, each request's other blocks its own (``DeployOptions``).
+
+    Raises:
+        InputError: a prefix longer than the prompt, or beside windowed layers (whose blocks
+            outside the window vLLM frees).
+    """
+    s = o.shared_prefix
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise InputError(f"--shared-prefix must be zero or a positive number of tokens, not {s!r}")
+    if not s:
+        return max_conc
+    if s > prompt:
+        raise InputError(f"--shared-prefix {s:,} exceeds the prompt of {prompt:,} tokens")
+    if tokens_per_request != prompt + o.generate or spec.family != "decoder-only":
+        raise InputError("--shared-prefix is planned for decoder-only models without windowed layers only")
+    shared = s // b
+    own = -(-tokens_per_request // b) - shared
+    conc = (blocks - shared) // own if blocks > shared else 0
+    notes.append(
+        f"shared prefix of {s:,} tokens: {shared:,} whole blocks of {b} held once, {own:,} blocks a request: "
+        f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only)"
+    )
+    return conc
+
+
+def _pipeline(spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, logits, notes):
+    """The most loaded of ``o.pipeline_parallel`` stages (``vllm_pipeline``): the stage with the
+    fewest KV blocks, whose weights, cache per token and reserve the budget is then sized from
+    (vLLM keeps the smallest block count of all workers).  The sampler's ``logits`` (bytes, in
+    ``reserve``) are reserved on the last stage only.
+
+    Returns:
+        (weights, KV bytes per token, reserve) of that stage, per device, and the stages.
+    """
+    from symtrans.accounting import vllm_pipeline as vpp
+    from symtrans.accounting.memory import get_dtype
+
+    if o.quantization is not None:
+        raise InputError("--pipeline-parallel-size with a quantized checkpoint is not modelled yet")
+    st = vpp.stages(spec, values, get_dtype(o.dtype).bytes, mat, vec, o.tensor_parallel, o.pipeline_parallel, kv_tok)
+    b = o.block_size
+
+    def blocks(s) -> int:
+        free = usable - s.weights - (reserve - (0 if s.logits else logits))
+        return int(sp.floor(free / (b * s.kv_bytes_per_token))) if free > 0 else 0
+
+    worst = min(st, key=blocks)
+    r = reserve - (0 if worst.logits else logits)
+    if logits and not worst.logits:
+        engine_terms["activation peak"] -= logits
+    notes.append(
+        f"pipeline parallelism ({vpp.SOURCE}): layers per stage {', '.join(str(s.layers) for s in st)}; weights per "
+        f"device {', '.join(f'{s.weights:,}' for s in st)} bytes (the embedding on the first stage, the final norm and "
+        f"the head on the last); the KV budget is stage {worst.index}'s, the fewest blocks; times as one pass through "
+        "the stages in turn (the overlap of batches over stages is not modelled)"
+    )
+    return worst.weights, worst.kv_bytes_per_token, r, st
 
 
 def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
@@ -642,27 +771,10 @@ def _targets(p: Plan, phases, max_conc: int) -> dict:
     return out
 
 
-def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formula]:
-    o, acc = p.options, p.accelerator
-    tp = o.tensor_parallel
-    b = o.block_size
-    out = [
-        Formula(
-            "weights per device",
-            "W = ceil(matrices / tp + vectors)" if tp > 1 else "W = matrices + vectors",
-            f"ceil({_g(mat)} / {tp} + {_g(vec)})" if tp > 1 else f"{_g(mat)} + {_g(vec)}",
-            sp.Integer(p.weights_per_device),
-            "bytes",
-        ),
-        Formula(
-            "KV cache per token per device",
-            f"k = {sp.sstr(kv_tok_expr)}"
-            + (f" x {p.kv_heads_per_device}/{kv_total} (KV heads per device)" if tp > 1 else ""),
-            _substitute(sp.sstr(kv_tok_expr), spec.values)
-            + (f" x {p.kv_heads_per_device}/{kv_total}" if tp > 1 else ""),
-            sp.Integer(p.kv_bytes_per_token),
-            "bytes",
-        ),
+def _budget_formulas(p: Plan, b: int) -> list[Formula]:
+    """The token budget and the concurrency of one page size for every layer."""
+    o = p.options
+    return [
         Formula(
             "token budget",
             "floor((u·M − W − R) / k)" if b == 1 else f"floor((u·M − W − R) / ({b}·k)) · {b}",
@@ -677,7 +789,99 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
             f"{p.token_budget:,} // {p.tokens_per_request:,}",
             sp.Integer(p.max_concurrency),
             "requests",
+        )
+        if not o.shared_prefix
+        else Formula(
+            "maximum concurrency per replica (shared prefix s)",
+            "(budget / b − floor(s / b)) // (cdiv(L, b) − floor(s / b))",
+            f"({p.token_budget // b:,} − {o.shared_prefix // b:,}) // "
+            f"({-(-p.tokens_per_request // b):,} − {o.shared_prefix // b:,})",
+            sp.Integer(p.max_concurrency),
+            "requests",
         ),
+    ]
+
+
+def _hybrid_formulas(p: Plan) -> list[Formula]:
+    """vLLM's hybrid layout (``vllm_hybrid``): the block, the blocks, the budget and the concurrency."""
+    h, o = p.hybrid, p.options
+    free = int(p.usable) - p.weights_per_device - p.activation_reserve
+    blocks = h.blocks(free) if free > 0 else 0
+    L = p.prompt + p.generate
+    per_request = h.blocks_per_request(L)
+    return [
+        Formula(
+            "attention block (hybrid)",
+            f"b = {h.alignment} · cdiv(s, {h.alignment} · a), s the state page of a layer, a one token of one "
+            "attention layer",
+            f"{h.alignment} × cdiv({h.state_bytes:,}, {h.alignment} × {h.attention_bytes:,})",
+            sp.Integer(h.block_size),
+            "tokens",
+        ),
+        Formula(
+            "KV cache blocks (hybrid)",
+            "n = floor((u·M − W − R) / (b·a) / g), g layers per group",
+            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) "
+            f"/ {h.page:,} / {h.group_size})",
+            sp.Integer(blocks),
+            "blocks",
+        ),
+        Formula(
+            "token budget",
+            "n // (attention groups + state groups) · b",
+            f"{blocks:,} // ({h.attention_groups} + {h.state_groups}) × {h.block_size}",
+            sp.Integer(p.token_budget),
+            "tokens",
+        ),
+        Formula(
+            "maximum concurrency per replica",
+            "floor(n / (attention groups · cdiv(L, b) + state groups))",
+            f"floor({blocks:,} / ({h.attention_groups} × cdiv({L:,}, {h.block_size}) + {h.state_groups}))",
+            sp.Integer(blocks // per_request),
+            "requests",
+        ),
+    ]
+
+
+def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formula]:
+    o, acc = p.options, p.accelerator
+    tp = o.tensor_parallel
+    b = o.block_size
+    worst = next((s for s in p.stages if s.weights == p.weights_per_device), None) if p.stages else None
+    n_layers = sum(s.layers for s in p.stages)  # the stages partition every layer (vllm_pipeline)
+    stage = f" x {worst.layers}/{n_layers} (layers on pipeline stage {worst.index})" if worst is not None else ""
+    out = [
+        Formula(
+            "weights per device",
+            "W = ceil(matrices / tp + vectors)" if tp > 1 else "W = matrices + vectors",
+            f"ceil({_g(mat)} / {tp} + {_g(vec)})" if tp > 1 else f"{_g(mat)} + {_g(vec)}",
+            sp.Integer(p.weights_per_device),
+            "bytes",
+        )
+        if worst is None
+        else Formula(
+            f"weights per device (pipeline stage {worst.index})",
+            "W = ceil((n · layer matrices + embedding on the first stage + head on the last) / tp + n · layer "
+            "vectors + final norm on the last)",
+            f"n = {worst.layers} of {n_layers} layers (stages {', '.join(str(s.layers) for s in p.stages)})",
+            sp.Integer(p.weights_per_device),
+            "bytes",
+        ),
+        Formula(
+            "KV cache per token per device",
+            f"k = {sp.sstr(kv_tok_expr)}"
+            + (f" x {p.kv_heads_per_device}/{kv_total} (KV heads per device)" if tp > 1 else ""),
+            _substitute(sp.sstr(kv_tok_expr), spec.values)
+            + (f" x {p.kv_heads_per_device}/{kv_total}" if tp > 1 else "")
+            + stage,
+            sp.Integer(p.kv_bytes_per_token),
+            "bytes",
+        ),
+        *(_hybrid_formulas(p) if p.hybrid is not None else []),
+    ]
+    if p.hybrid is None:
+        out += _budget_formulas(p, b)
+    out += [
         Formula(
             "time to first token",
             "max(F_prefill / (tp·P·η_c), bytes_prefill / (tp·BW·η_b)) at batch 1",

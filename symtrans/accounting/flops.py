@@ -91,20 +91,14 @@ def _sum_steps(nodes, conv: Convention, select=None) -> sp.Expr:
     return sp.Add(*terms)
 
 
-def _embedding_lookups(spec: Spec, wl: Workload, conv: Convention) -> sp.Expr:
-    """Chinchilla App. F's embedding term, 2 x tokens x V x width (0 for other conventions)."""
+def _embedding_lookups(spec: Spec, model: Cost, wl: Workload, conv: Convention) -> sp.Expr:
+    """Chinchilla App. F's embedding term, 2 x tokens x V x width (0 for other conventions),
+    summed over the token tables of the tree ``model`` (``_lookup_cost``; none for a
+    pixel or mel-frame front end), with the token counts of ``wl``."""
     if not conv.embedding_matmul:
         return sp.Integer(0)
-    width = S.E_emb if spec.has("E_emb") else S.d_model
-    if spec.frontend == "patch":  # pixels, no token table
-        return sp.Integer(0)
-    if spec.family == "encoder-decoder":
-        src = 0 if spec.frontend == "conv1d" else wl.src  # Whisper's encoder reads mel frames
-        v_dec = S.V_dec if spec.has("V_dec") else S.V
-        rows = src * S.V + wl.tgt * v_dec
-    else:
-        rows = wl.seq * S.V
-    return 2 * wl.batch * rows * width * sp.Rational(conv.flops_per_mac, 2)
+    tables = [n for n in model.nodes() if n.step.role == Role.TOKEN_EMBEDDING]
+    return sp.Add(*[n.multiplicity * _lookup_cost(spec, wl, conv, n) for n in tables])
 
 
 _NO_MODE = object()  # prefill and decode take no training mode
@@ -199,15 +193,14 @@ def _lookup_cost(spec: Spec, wl: Workload, conv: Convention, node: Node) -> sp.E
     2 x tokens x V x width (x flops_per_mac / 2).  Tokens: B*L; for an encoder-decoder
     B*L_src for an encoder table, B*L_tgt for a decoder table and B*(L_src + L_tgt) for
     a table both share.  Summed over the tree this is ``_embedding_lookups``."""
-    width = S.E_emb if spec.has("E_emb") else S.d_model
-    rows = S.V
+    table = node.step.matrices[0]  # V (or a target vocabulary of its own, Marian) x width
+    rows, width = table.rows, table.cols
     if spec.family != "encoder-decoder":
         tokens = wl.batch * wl.seq
     elif node.within(Block.ENCODER_EMBEDDINGS):
         tokens = wl.batch * wl.src
     elif node.within(Block.DECODER_EMBEDDINGS):
         tokens = wl.batch * wl.tgt
-        rows = S.V_dec if spec.has("V_dec") else S.V  # a target vocabulary of its own (Marian)
     else:
         tokens = wl.batch * (wl.src + wl.tgt)
     return 2 * tokens * rows * width * sp.Rational(conv.flops_per_mac, 2)
@@ -403,13 +396,13 @@ def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
         model = build(spec, wl)
         enc = count(model, conv, lambda n: n.within(Block.ENCODER) or n.step.role in FRONT_END_ROLES)
         kv = count(model, conv, _is_cross_kv)
-        emb = _embedding_lookups(spec, Workload(src=S.L_pre, tgt=sp.Integer(0)), conv)
+        emb = _embedding_lookups(spec, model, Workload(src=S.L_pre, tgt=sp.Integer(0)), conv)
         return closed_form(enc + kv + emb)
     wl = Workload(seq=S.L_pre, mask=mask)
     model = build(spec, wl)
     body = count(model, conv, lambda n: not n.within(*HEADS))
     head = count(model, conv, lambda n: n.within(*HEADS)).xreplace({S.L_pre: sp.Integer(1)})
-    return closed_form(body + head + _embedding_lookups(spec, wl, conv))
+    return closed_form(body + head + _embedding_lookups(spec, model, wl, conv))
 
 
 def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:
@@ -428,24 +421,57 @@ def decode_step_expr(spec: Spec, convention: str = "flops", mask: str = "full") 
 def _decode_step_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
+    return closed_form(_decode_step_count(spec, convention, mask))
+
+
+def _decode_step_model(spec: Spec, mask: str) -> Cost:
+    """The tree of decode step t (one new token per sequence; see ``decode_step_expr``)."""
     _check(_NO_MODE, mask, "none")
     _require_generation(spec)
     spec.check_workload()
-    conv = get_convention(convention)
     one = sp.Integer(1)
     if spec.family == "encoder-decoder":
-        wl = Workload(src=S.L_pre, tgt=one, context=S.t, mask=mask)
-        model = build(spec, wl)
+        return build(spec, Workload(src=S.L_pre, tgt=one, context=S.t, mask=mask))
+    return build(spec, Workload(seq=one, context=S.L_pre + S.t, mask=mask))
+
+
+def _decode_step_count(spec: Spec, convention: str, mask: str) -> sp.Expr:
+    conv = get_convention(convention)
+    model = _decode_step_model(spec, mask)
+    one = sp.Integer(1)
+    if spec.family == "encoder-decoder":
         body = count(
             model,
             conv,
             lambda n: not n.within(Block.ENCODER, Block.ENCODER_EMBEDDINGS) and not _is_cross_kv(n),
         )
-        emb = _embedding_lookups(spec, Workload(src=sp.Integer(0), tgt=one), conv)
-        return closed_form(body + emb)
+        return body + _embedding_lookups(spec, model, Workload(src=sp.Integer(0), tgt=one), conv)
     wl = Workload(seq=one, context=S.L_pre + S.t, mask=mask)
-    model = build(spec, wl)
-    return closed_form(count(model, conv) + _embedding_lookups(spec, wl, conv))
+    return count(model, conv) + _embedding_lookups(spec, model, wl, conv)
+
+
+def _windowed_nodes(cost: Cost, outer: sp.Expr = sp.Integer(1), blocks: tuple = ()):
+    """The steps of every attention Cost of ``cost`` whose keys and values are cached for
+    the last w positions only (a step with ``Step.cache_window``): the layers whose
+    decode-step context is capped at w.  ``Node``s as ``Cost.nodes`` gives them."""
+    mult, here = outer * cost.multiplicity, blocks + (cost.block,)
+    if any(st.cache_window is not None for st in cost.steps):
+        yield from (Node(here, mult, st) for st in cost.steps)
+        return
+    for c in cost.children:
+        yield from _windowed_nodes(c, mult, here)
+
+
+def _uncapped(e: sp.Expr) -> sp.Expr:
+    """``e`` with every cap at the window lifted: Min(w, x) read as x."""
+    return e.replace(
+        lambda x: isinstance(x, sp.Min) and S.w in x.args, lambda x: sp.Min(*(a for a in x.args if a != S.w))
+    )
+
+
+def _has_window(spec: Spec) -> bool:
+    """True when some layer of the tree caches K/V for the last w positions only."""
+    return any(st.cache_window is not None for _, _, st in _decode_step_model(spec, "full").walk())
 
 
 def power_sum(p: int, n: sp.Expr = S.T_gen) -> sp.Expr:
@@ -522,7 +548,7 @@ def _decode_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
     spec.check_workload()
-    if spec.has("w"):
+    if _has_window(spec):
         return _windowed_decode(spec, convention, mask)
     step = decode_step_expr(spec, convention, mask)
     total = sum_over_positions(step)
@@ -540,7 +566,7 @@ def decode_sum(spec: Spec, convention: str = "flops", mask: str = "full") -> tup
     Raises:
         ValueError: as ``decode_expr``.
     """
-    if spec.has("w"):
+    if _has_window(spec):
         return None
     step = sp.expand(decode_step_expr(spec, convention, mask))
     powers = set()
@@ -562,27 +588,31 @@ def _windowed_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
     over t = 1..T_gen is T_gen*A + K*(m*P + m*(m+1)/2 + (T_gen - m)*w), where
     m = Min(Max(w - P, 0), T_gen) steps still fit in the window.
 
-    With ``N_w`` (only N_w of the N layers windowed, see ``Spec``) the context slope K,
-    which every layer contributes to equally, is split: K*N_w/N follows the windowed sum
-    and K*(N - N_w)/N the full one, T_gen*P + T_gen*(T_gen + 1)/2."""
-    import dataclasses
+    The unwindowed step is the tree's with the window's cap lifted (every Min(w, c) read
+    as c: the keys a full-cache layer reads).  The slope K_w of the layers whose K/V cache
+    keeps the last w positions (``Step.cache_window``, e.g. the N_w windowed layers of a
+    mixed stack) follows the windowed sum; the rest K - K_w follows the full one,
+    T_gen*P + T_gen*(T_gen + 1)/2."""
+    from symtrans.engine.simplify import closed_form
 
     if mask == "half":
         raise InputError("the half-square mask is not defined for sliding-window decode; use full or causal")
-    plain = dataclasses.replace(spec, sizes=tuple((n, v) for n, v in spec.sizes if n not in ("w", "N_w")))
-    step = sp.expand(decode_step_expr(plain, convention, mask))
+    conv = get_convention(convention)
+    step = sp.expand(closed_form(_uncapped(_decode_step_count(spec, convention, mask))))
     P = S.L_pre if spec.family == "decoder-only" else sp.Integer(0)
     K = sp.diff(step, S.t)
     A = sp.expand(step - K * (P + S.t))
     if A.has(S.t) or K.has(S.t):
         raise InputError("a decode step is not linear in the context length; cannot close the windowed sum")
+    windowed_nodes = _windowed_nodes(_decode_step_model(spec, mask))
+    K_w = sp.expand(sp.diff(closed_form(_uncapped(_sum_steps(windowed_nodes, conv))), S.t))
     m = sp.Min(sp.Max(S.w - P, 0), S.T_gen)
     windowed = m * P + m * (m + 1) / 2 + (S.T_gen - m) * S.w
-    if spec.has("N_w"):  # --- types-dec: N_w windowed layers, N - N_w full ones (decoder-only)
-        full = S.T_gen * P + S.T_gen * (S.T_gen + 1) / 2
-        K_w = sp.expand(K * S.N_w / S.N)
-        return sp.expand(S.T_gen * A) + K_w * windowed + sp.expand(K - K_w) * full
-    return sp.expand(S.T_gen * A) + K * windowed
+    rest = sp.expand(K - K_w)
+    if rest == 0:  # every layer windowed
+        return sp.expand(S.T_gen * A) + K * windowed
+    full = S.T_gen * P + S.T_gen * (S.T_gen + 1) / 2
+    return sp.expand(S.T_gen * A) + K_w * windowed + rest * full
 
 
 def inference_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp.Expr:

@@ -474,24 +474,35 @@ def _activations_total(spec: Spec, batch, seq, a, recompute, flash, dropout, src
     keep = not flash and recompute != "selective"
     if recompute == "full":
         if spec.family == "encoder-decoder":
-            n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+            n_enc, n_dec = sum(_stack_layers(spec, Block.ENCODER)), sum(_stack_layers(spec, Block.DECODER))
             per = a * batch * seq * S.d_model
             return per, n_enc * a * batch * src * S.d_model + n_dec * per
         per = a * batch * seq * S.d_model
         return per, S.N * per + _head_activations(spec, batch, seq, a)
     if spec.family == "encoder-decoder":
-        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
+        n_enc, n_dec = sum(_stack_layers(spec, Block.ENCODER)), sum(_stack_layers(spec, Block.DECODER))
         enc = _layer_activations(spec, batch, src, a, dropout, keep)
         dec = _layer_activations(spec, batch, seq, a, dropout, keep, cross_src=src).xreplace(decoder_symbols(spec))
         return dec, n_enc * enc + n_dec * dec + _head_activations(spec, batch, seq, a)
     per = _layer_activations(spec, batch, seq, a, dropout, keep)
-    if spec.is_moe:
-        from symtrans.engine.architectures import _layer_counts
-
-        dense_n, moe_n = _layer_counts(spec, S.N)
+    dense_n, moe_n = _stack_layers(spec, Block.DECODER)
+    if moe_n != 0:
         moe_per = _layer_activations(spec, batch, seq, a, dropout, keep, moe=True)
         return moe_per, dense_n * per + moe_n * moe_per + _head_activations(spec, batch, seq, a)
     return per, S.N * per + _head_activations(spec, batch, seq, a)
+
+
+def _stack_layers(spec: Spec, stack: Block) -> tuple[sp.Expr, sp.Expr]:
+    """(layers with a dense FFN or none, layers with a mixture of experts) of the tree's
+    ``stack``, as the tree states them: the multiplicities of its ``Block.LAYER`` children
+    (N, N_enc, N_dec; N - N_moe and N_moe), or in a stack of layer kinds, whose FFN halves
+    are children of their own, of its ``Block.FFN_SUBLAYER`` children."""
+    dense, moe = [], []
+    for top in build(spec).blocks_of(stack):
+        halves = [c for c in top.children if c.block == Block.FFN_SUBLAYER]
+        for layer in halves or [c for c in top.children if c.block == Block.LAYER]:
+            (moe if any(layer.blocks_of(Block.MOE)) else dense).append(top.multiplicity * layer.multiplicity)
+    return sp.Add(*dense), sp.Add(*moe)
 
 
 def _head_activations(spec: Spec, batch, seq, a) -> sp.Expr:

@@ -39,8 +39,11 @@ from symtrans.catalog.checkpoint.inventory import Entry, classify
 from symtrans.catalog.checkpoint.names import FAMILIES, MODEL_TYPES, Family, Kind, best_family, gguf_family
 from symtrans.catalog.checkpoint.quant import gguf_payload_bytes, scheme_from_config
 from symtrans.catalog.checkpoint.read import read_checkpoint
-from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
+from symtrans.engine.roles import ATTENTION_BLOCKS, MIXER_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
+
+# Positional kinds whose positions are a stored table (engine/spec.py).
+_TABLES = ("learned", "sinusoidal-table")
 
 # Sizes a user's --set passes to the shape inference (the rest are applied after it).
 _HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", "L_max")
@@ -355,6 +358,21 @@ class _Component:
     stored: Callable[[Entry], bool]
     in_spec: Callable[[Spec], bool]
     without: Callable[[Spec], Spec]
+    absent_why: Callable[[Spec], str] = lambda s: ""
+
+
+def _unsaved_sinusoids(s: Spec) -> str:
+    if "sinusoidal-table" not in (s.positional, s.decoder_positions):
+        return ""
+    return (
+        " (frozen sinusoids, which a model may recompute at load instead of saving: transformers' MarianMTModel "
+        "lists them in _keys_to_ignore_on_save, so its files never hold them)"
+    )
+
+
+# The maps whose biases Spec.qkv_bias switches: Q, K, V, and multi-head latent attention's
+# down and up maps (DeepSeek-V2's attention_bias biases q_a_proj and kv_a_proj_with_mqa).
+_QKV_ROLES = (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ, Role.Q_DOWN, Role.Q_UP, Role.KV_DOWN, Role.KV_UP)
 
 
 def _in_attention(e: Entry) -> bool:
@@ -391,10 +409,13 @@ _COMPONENTS = (
         lambda s: s.replace(embedding_norm=False),
     ),
     _Component(
-        "learned position table",
+        "position tables (learned, or frozen sinusoids stored as a parameter)",
         lambda e: e.role == Role.POSITION_EMBEDDING,
-        lambda s: s.positional == "learned",
-        lambda s: s.replace(positional="none", position_offset=0),
+        lambda s: s.positional in _TABLES or s.decoder_positions in _TABLES,
+        lambda s: s.replace(
+            positional="none", position_offset=0, decoder_positional=None if s.decoder_positional is None else "none"
+        ),
+        _unsaved_sinusoids,
     ),
     _Component(
         "token-type table",
@@ -405,12 +426,13 @@ _COMPONENTS = (
     _Component(
         "relative position bias",
         lambda e: e.role == Role.RELATIVE_BIAS,
-        lambda s: s.positional == "relative",
+        # T5's (positional relative), MPNet's beside learned positions, UMT5's per layer
+        lambda s: s.positional == "relative" or s.relative_bias in ("stack", "layer"),
         lambda s: s.replace(positional="none"),
     ),
     _Component(
         "Q/K/V biases",
-        lambda e: e.bias and _in_attention(e) and e.role in (Role.Q_PROJ, Role.K_PROJ, Role.V_PROJ),
+        lambda e: e.bias and _in_attention(e) and e.role in _QKV_ROLES,
         lambda s: s.qkv_bias_on,
         lambda s: s.replace(qkv_bias=False),
     ),
@@ -422,9 +444,19 @@ _COMPONENTS = (
     ),
     _Component(
         "FFN biases",
-        lambda e: e.bias and e.block in (Block.FFN, Block.MOE) and e.role != Role.ROUTER,
+        lambda e: (
+            e.bias
+            and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT)
+            and e.role not in (Role.ROUTER, Role.EXPERTS)
+        ),
         lambda s: s.ffn_bias_on,
         lambda s: s.replace(ffn_bias=False),
+    ),
+    _Component(  # gpt-oss: expert biases without dense FFN biases (Spec.expert_bias)
+        "expert biases",
+        lambda e: e.bias and e.role == Role.EXPERTS,
+        lambda s: s.is_moe and (s.ffn_bias_on if s.expert_bias is None else s.expert_bias),
+        lambda s: s.replace(expert_bias=False),
     ),
     _Component(
         "norm shifts (beta)",
@@ -468,6 +500,8 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
     for c in _COMPONENTS:
         stored = [e for e in params if id(e) not in claimed and c.stored(e)]
         has = c.in_spec(spec)
+        if stored and not has and not any(e.logical for e in stored):
+            continue  # an empty table (type_vocab_size 0 saves a 0 x d tensor): nothing to explain
         if stored and not has:
             unexpected.append(
                 Term(
@@ -484,7 +518,9 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
             except ValueError:
                 price = 0
             if price:
-                missing.append(Term("missing", -price, (), f"{c.label}: in the formula, not stored"))
+                missing.append(
+                    Term("missing", -price, (), f"{c.label}: in the formula, not stored{c.absent_why(spec)}")
+                )
 
     # layers beyond N, missing layers, and tensors a layer lacks that its siblings have
     n_of = _stack_layers(spec)
@@ -502,14 +538,18 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
                 )
             )
         mine = [e for e in mine if e.layer < n]
-        if not mine:
-            continue
+        if not mine or spec.share_layers != "none":
+            continue  # ALBERT stores one group of layers that all N layers share: no gaps
         per: dict[int, dict[tuple, Entry]] = {}
         for e in mine:
             if e.role == Role.RELATIVE_BIAS:  # stored once per stack, in its first layer
                 continue
+            if e.role == Role.NORM and not spec.first_attention_norm:
+                continue  # ModernBERT: layer 0 has no attention norm (an Identity), the others do
             if spec.is_moe and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT):
                 continue  # dense and MoE layers differ by design
+            if "|" in spec.mixers and (e.block in ATTENTION_BLOCKS or e.block in MIXER_BLOCKS):
+                continue  # a hybrid stack: attention layers and mixer layers differ by design
             per.setdefault(e.layer, {})[_layer_free(e)] = e
         if not per:
             continue
@@ -567,11 +607,13 @@ def _what(e: Entry) -> str:
 def _padded_vocab(entries: list[Entry], spec: Spec) -> list[Term]:
     if "V" not in spec.values:  # no vocabulary (ViT reads patches): no rows to pad
         return []
-    V = spec.values["V"]
     out = []
     for e in entries:
         if e.kind != Kind.PARAMETER or e.bias or len(e.shape) != 2:
             continue
+        # Marian's decoder and its LM head have their own vocabulary (decoder_vocab_size: V_dec)
+        decoder_side = e.stack == Block.DECODER or (e.role == Role.LM_HEAD and e.block == Block.LM_HEAD)
+        V = spec.values.get("V_dec", spec.values["V"]) if decoder_side else spec.values["V"]
         if e.role == Role.TOKEN_EMBEDDING:
             rows, width = e.shape
         elif e.role == Role.LM_HEAD and e.block in (Block.LM_HEAD, Block.MLM_HEAD):
@@ -705,7 +747,7 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     rest = result.stored_elements - result.formula - sum(t.elements for t in terms)
     if rest:
         # sizes no shape stores come from the config (k: experts per token changes no shape)
-        hints = {"h": spec.values["h"], "_given": ()} | ({"k": spec.values["k"]} if "k" in spec.values else {})
+        hints = {"_given": (), **{k: spec.values[k] for k in ("h", "k") if k in spec.values}}
         diffs = _differences(entries, spec, fam, hints) if inf is None else []  # config.json vs the shapes
         terms.append(Term("other", rest, (), "; ".join(diffs) if diffs else "no single tensor accounts for it"))
     result.terms = terms

@@ -331,7 +331,7 @@ def _values(spec: Spec, workload: Mapping[str, int]) -> dict[str, int]:
     of ``engine.workload.resolve_workload`` (the rule every command uses); L_src/L_tgt
     given in ``workload`` win."""
     v = {**workload, **spec.values}
-    if "B" not in workload or ("L" not in workload and not spec.has("L")):
+    if "B" not in workload or "L" not in v:
         return v  # parameters, or FLOPs without a length (refused where the count needs one)
     from symtrans.engine.workload import resolve_workload
 

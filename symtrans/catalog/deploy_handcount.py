@@ -24,6 +24,7 @@ from fractions import Fraction
 HANDCOUNT = "handcount-001-deployment"
 PRESET = "handcount-001-transformer"  # the model the figures are about (handcounts.py)
 HANGUANG = "name=hanguang-800,peak=128e12"  # the article's 128 TFLOPS fp16; no bandwidth or memory given
+HANGUANG_SOURCE = "Hanguang 800's 128 TFLOPS fp16 is the article's own figure; we found no published source for it"
 
 # The article's inputs, as printed.
 P_ARTICLE = 77_600_000  # 「77,600,000 × 2（FP16）」: its 77,625,344 rounded
@@ -89,7 +90,10 @@ def _decimals(printed: Fraction, text: str) -> int:
 
 
 def figures() -> list[DeployFigure]:
-    """The twelve figures, in the article's order, with their exact counterparts."""
+    """The nineteen printed figures, in the article's order, with their exact counterparts.
+
+    Ids 001-d1 to d12 were listed first (``symtrans deploy``); d13 to d19 are the figures
+    issue 23 found unlisted, each placed where the article prints it."""
     import sympy as sp
 
     from symtrans.accounting.flops import evaluate, flops_expr
@@ -207,7 +211,7 @@ def figures() -> list[DeployFigure]:
             "79.41 / (128 × 0.7)",
             F(t_hg),
             "s",
-            f"{flops_article_p:,} / (128e12 x 0.7) on the custom accelerator '{HANGUANG}'",
+            f"{flops_article_p:,} / (128e12 x 0.7) on the custom accelerator '{HANGUANG}' ({HANGUANG_SOURCE})",
             "unit: milliseconds, not seconds (x1000)",
         ),
         (
@@ -276,7 +280,105 @@ def figures() -> list[DeployFigure]:
             f"(symtrans deploy {PRESET} --dtype fp16 --disk-allowance 100MB)",
             "P rounded to 77.6M only",
         ),
+        # -- the figures issue 23 found unlisted: the host memory of one request, the margin that
+        # changes, the two-card case, the throughput and the batched host memory
+        (
+            "001-d13",
+            "計算：0.145×3≈0.435GB",
+            "0.435GB",
+            "GB",
+            Fraction("0.145") * 3,
+            "0.145 × 3 (its rule: host memory = weight memory × 3)",
+            Fraction(3 * weights),
+            "bytes",
+            f"the article's rule on the exact weights: 3 x {weights:,} bytes",
+            "0.145 is the weights in GiB rounded before the x3 (155,250,688 / 2^30 = 0.14459; x 3 = 0.4338 GiB, "
+            "printed 0.435)",
+        ),
+        (
+            "001-d14",
+            "實際部署預留余大概≈1GB 即可",
+            "1GB",
+            "GB",
+            Fraction(1),
+            "the article's allowance, no arithmetic: 0.435 GB rounded up to a whole GB",
+            Fraction(3 * weights),
+            "bytes",
+            f"its own formula gives 3 x {weights:,} bytes; nothing in the article gives 1 GB",
+            "an allowance, not its formula: 2.3 x the 0.435 GB its formula gives; this 1 GB, not 0.435, is what "
+            "the concurrent host memory multiplies by 100 (120GB)",
+        ),
+        (
+            "001-d15",
+            "在加深并行是需要的額外開銷（5%-10%）… 公式：總顯存 = (模型參數顯存 + 運行時顯存 ×100 + 輸入輸出顯存 ×100) × 1.1"
+            "（10% 并行開銷）",
+            "1.1",
+            "factor",
+            Fraction(11, 10),
+            "1 + 10%, where the single-request total used 1 + 20% (× 1.2)",
+            Fraction(6, 5) * Fraction(11, 10),
+            "factor",
+            "the single-request deployment margin (x 1.2) kept and the 10% parallel overhead on top: "
+            "1.2 x 1.1 = 1.32 (symtrans deploy itself adds no margin: it reserves vLLM's activation peak, non-torch "
+            "memory and CUDA graphs)",
+            "the margin changes from 1.2 to 1.1: the 20% deployment reserve of one request becomes a 10% parallel "
+            "overhead for 100, so the reserve shrinks as the load grows; the host memory keeps x 1.2 (120GB)",
+        ),
+        (
+            "001-d16",
+            "若用多卡并行（如 2 卡，每卡 50 條）：每卡顯存 = (0.145 + 0.003×50 + 0.0005×50)×1.1≈0.35GB",
+            "0.35GB",
+            "GB",
+            (Fraction("0.145") + Fraction("0.003") * 50 + Fraction("0.0005") * 50) * Fraction(11, 10),
+            "(0.145 + 0.003 × 50 + 0.0005 × 50) × 1.1",
+            (F(weights) + CONCURRENT // 2 * (F(kv) + 2 * emb)) * Fraction(11, 10),
+            "bytes",
+            "(weights once per card + 50 x (KV cache + input and output embeddings)) x 1.1, with the exact terms above",
+            "the runtime memory's factor 4 (KV factor 2 and the cross-attention cache), and the input/output term "
+            "once per request, as in 0.55GB",
+        ),
+        (
+            "001-d17",
+            "2 卡總顯存≈0.7GB",
+            "0.7GB",
+            "GB",
+            2 * (Fraction("0.145") + Fraction("0.003") * 50 + Fraction("0.0005") * 50) * Fraction(11, 10),
+            "2 × (0.145 + 0.003 × 50 + 0.0005 × 50) × 1.1",
+            2 * (F(weights) + CONCURRENT // 2 * (F(kv) + 2 * emb)) * Fraction(11, 10),
+            "bytes",
+            "2 cards x the per-card figure above: each card holds its own copy of the weights",
+            "inherits the per-card slips (0.7 > 0.55 of one card only by the second copy of the weights, which "
+            "the article does count)",
+        ),
+        (
+            "001-d18",
+            "吞吐量≈100/1.91≈52 條 / 秒",
+            "52 條/秒",
+            "requests/s",
+            Fraction(100) / Fraction("1.91"),
+            "100 / 1.91",
+            CONCURRENT / F(t_t4_batch),
+            "requests/s",
+            f"100 requests in {CONCURRENT * flops_article_p:,} / (65e12 x 0.7) seconds on one T4 at 70%",
+            "from the 1.91 s slip: 100 requests take 174.6 ms on its own model, about 11 times the throughput",
+        ),
+        (
+            "001-d19",
+            "若分批次處理（如每批 20 條），可優化至≈20GB",
+            "20GB",
+            "GB",
+            Fraction(1) * 20,
+            "1 GB × 20 (the × 1.2 of its formula dropped)",
+            Fraction(3 * weights),
+            "bytes",
+            f"its rule for one request applied once: the weights are loaded once, 3 x {weights:,} bytes",
+            "its own formula, 1GB x 20 x 1.2, gives 24GB, not 20; and host memory does not scale with the batch "
+            "by its weights",
+        ),
     ]
+    order = ["001-d1", "001-d2", "001-d3", "001-d4", "001-d5", "001-d6", "001-d7", "001-d13", "001-d14", "001-d12",
+             "001-d15", "001-d8", "001-d16", "001-d17", "001-d9", "001-d10", "001-d18", "001-d11", "001-d19"]  # fmt: skip
+    rows.sort(key=lambda r: order.index(r[0]))  # the article's order; ids stay those first given
     out = []
     for fid, quote, printed, unit, article, arithmetic, exact_v, eunit, how, slip in rows:
         value = Fraction(printed.split()[0].rstrip("MBGTPFLOPs"))
@@ -292,7 +394,7 @@ def verdicts() -> list[tuple[DeployFigure, str]]:
     return [(f, reproduction(f.article, f.printed_value, _decimals(f.printed_value, f.printed))) for f in figures()]
 
 
-def _fmt_exact(value: Fraction, unit: str) -> str:
+def fmt_exact(value: Fraction, unit: str) -> str:
     from symtrans.base.numbers import binary_bytes, grouped, si
 
     if unit == "bytes":
@@ -300,6 +402,10 @@ def _fmt_exact(value: Fraction, unit: str) -> str:
         return f"{shown} bytes = {si(value, 'B', 2)} = {binary_bytes(value)}"
     if unit == "FLOP":
         return f"{grouped(int(value))} FLOP = {si(value, 'FLOP', 2)}"
+    if unit == "factor":
+        return f"x {float(value):g}"
+    if unit == "requests/s":
+        return f"{float(value):,.1f} requests/s"
     secs = float(value)
     return f"{secs * 1e3:.4g} ms" if secs < 1 else f"{secs:.4g} s"
 
@@ -310,10 +416,11 @@ def lines() -> list[str]:
         f"article 001's deployment calculation ({HANDCOUNT}): printed -> the article's arithmetic -> exact",
         "  (the article's inputs: P = 77,600,000, fp16, max_seq_len 512, T4 65 TFLOPS and Hanguang 800 128 TFLOPS at "
         "70%, 100 concurrent requests; the exact figures are for its model, 77,625,344 parameters)",
+        f"  ({HANGUANG_SOURCE})",
     ]
     for f, how in verdicts():
         out.append(f"  {f.id:<7} {f.printed:>12}  = {f.arithmetic} = {float(f.article):.6g} ({how})  「{f.quote}」")
-        out.append(f"          exact: {_fmt_exact(f.exact, f.exact_unit)}: {f.exact_how}")
+        out.append(f"          exact: {fmt_exact(f.exact, f.exact_unit)}: {f.exact_how}")
         if f.slip:
             out.append(f"          slip: {f.slip}")
     return out

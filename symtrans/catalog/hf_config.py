@@ -42,6 +42,7 @@ qwen2_vl    Qwen2VLForConditionalGeneration (*) Qwen2VLConfig + Qwen2VLTextConfi
 gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig + SiglipVisionConfig
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
+qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -146,6 +147,7 @@ from symtrans.catalog.models.vision import (
     gemma3_vision,
     llava_vision,
     mistral3_vision,
+    qwen2_5_vl_vision,
     qwen2_vl_vision,
 )
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
@@ -216,6 +218,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "gemma3": ("Gemma3Config", "Gemma3ForConditionalGeneration"),
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
+    "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -615,6 +618,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "gemma3": {"text_config": None, "tie_word_embeddings": True, "mm_tokens_per_image": 256},
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
+    "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -906,6 +910,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
         "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
         "spatial_merge_size text_config tie_word_embeddings vision_config vision_feature_layer",
         "llava_next": "image_grid_pinpoints image_seq_length image_token_id image_token_index multimodal_projector_bias "
@@ -1209,6 +1215,9 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "qwen2_5_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
     "llava_next": _no_effect(
         **{
             "image tokens": "image_grid_pinpoints image_seq_length image_token_id image_token_index "
@@ -1318,6 +1327,10 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
     # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
     "qwen2_vl_text": frozenset({"vision_token_id"}),
+    # Qwen2.5-VL-7B-Instruct as 4.53 re-saves it: its text_config repeats the wrapper's token ids
+    "qwen2_5_vl_text": frozenset(
+        {"vision_token_id", "image_token_id", "video_token_id", "vision_start_token_id", "vision_end_token_id"}
+    ),
 }
 
 
@@ -1350,7 +1363,11 @@ def _assemble(records: tuple[ModelType, ...]) -> None:
 # top-level types.  Qwen2VLTextModel is Qwen2-shaped (q, k, v biased; o not) but requires
 # num_attention_heads to divide hidden_size, reads no head_dim, and its multimodal rotary
 # positions (mrope) have no parameters.
-TEXT_ONLY: dict[str, tuple[str, str]] = {"qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLTextModel")}
+TEXT_ONLY: dict[str, tuple[str, str]] = {
+    "qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLTextModel"),
+    # Qwen2.5-VL's language model: Qwen2-VL's text model (the same fields, defaults and layers)
+    "qwen2_5_vl_text": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLTextModel"),
+}
 TEXT_ONLY_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_vl_text": {
         "vocab_size": 152064,
@@ -1375,6 +1392,9 @@ TEXT_ONLY_CONFIG_KEYS: dict[str, frozenset[str]] = {
 TEXT_ONLY_NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "qwen2_vl_text": _no_effect(**_DECODER_NO_EFFECT, window=_QWEN_WINDOW),
 }
+TEXT_ONLY_DEFAULTS["qwen2_5_vl_text"] = dict(TEXT_ONLY_DEFAULTS["qwen2_vl_text"])
+TEXT_ONLY_CONFIG_KEYS["qwen2_5_vl_text"] = TEXT_ONLY_CONFIG_KEYS["qwen2_vl_text"]
+TEXT_ONLY_NO_PARAM_EFFECT["qwen2_5_vl_text"] = dict(TEXT_ONLY_NO_PARAM_EFFECT["qwen2_vl_text"])
 
 
 _assemble(RECORDS)
@@ -1598,6 +1618,7 @@ _PAD_DEFAULTS: dict[str, int | None] = {
     "electra": 0,
     "deberta-v2": 0,
     "qwen2_vl_text": None,
+    "qwen2_5_vl_text": None,
     # --- seq2seq
     "mbart": 1,
     "pegasus": 0,
@@ -2921,6 +2942,15 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
         "multi-modal projector (model.multi_modal_projector: an RMSNorm and one bias-free map)",
     ),
+    "qwen2_5_vl": Wrapper(
+        text_type="qwen2_5_vl_text",
+        text_types=("qwen2_5_vl_text",),
+        tie_or=True,
+        flat=True,
+        language_model="model.language_model (Qwen2_5_VLTextModel) and lm_head",
+        vision="the vision tower (model.visual: Qwen2_5_VisionTransformerPretrainedModel, from vision_config, "
+        "with its patch merger)",
+    ),
     "mistral3": Wrapper(
         text_type="mistral",
         text_types=_LLAVA_TEXT,
@@ -3030,6 +3060,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = gemma3_vision(r)
     elif r.mt == "mistral3":
         sizes, opts, notes = mistral3_vision(r)
+    elif r.mt == "qwen2_5_vl":
+        sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3073,7 +3105,7 @@ def _qwen2_vl_text(r: _Reader) -> Spec:
     )
 
 
-_TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text}
+_TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text, "qwen2_5_vl_text": _qwen2_vl_text}
 _TEXT_ONLY_READERS.update({rec.model_type: rec.read for rec in RECORDS if rec.text_only})
 
 
@@ -3117,6 +3149,7 @@ _FAMILIES = {
     "gemma3": _wrapped,
     "llava_next": _wrapped,
     "mistral3": _wrapped,
+    "qwen2_5_vl": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

@@ -9,6 +9,7 @@ outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 from symtrans.cli.arguments import bytes_arg, int_arg
 
@@ -123,11 +124,25 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
         "expanded (transformers' eager; default under --engine none)",
     )
     p.add_argument(
+        "--enable-prefix-caching",
+        action="store_true",
+        help="vLLM's flag, accepted (V1 caches prefixes by default); with --shared-prefix the requests share blocks",
+    )
+    p.add_argument(
+        "--shared-prefix",
+        type=int_arg("--shared-prefix"),
+        default=0,
+        metavar="TOKENS",
+        help="prompt tokens every request shares (a system prompt): its whole blocks are cached once "
+        "(vLLM's automatic prefix caching); raises the whole requests that fit, not the logged budget",
+    )
+    p.add_argument(
         "--pipeline-parallel-size",
         type=int_arg("--pipeline-parallel-size"),
         default=1,
         metavar="pp",
-        help="pipeline stages (only 1 is planned yet)",
+        help="pipeline stages: layers split as vLLM splits them (get_pp_indices); the KV budget is the most loaded "
+        "stage's",
     )
     p.add_argument(
         "--quantization",
@@ -219,8 +234,6 @@ def _options(args, checkpoint):
     from symtrans.base.errors import InputError
 
     fmt, notes = weight_format(checkpoint, args.dtype, args.quantization)
-    if args.pipeline_parallel_size != 1:
-        raise InputError("--pipeline-parallel-size above 1 is not planned yet: give 1, or plan one stage's layers")
     kv = args.kv_dtype
     if kv is not None and args.engine == "vllm" and kv.strip().lower() not in VLLM_KV_DTYPES + ("bf16",):
         raise InputError(
@@ -252,6 +265,7 @@ def _options(args, checkpoint):
     opts = DeployOptions(
         devices=args.devices,
         tensor_parallel=args.tensor_parallel,
+        pipeline_parallel=args.pipeline_parallel_size,
         dtype=fmt.dtype,
         kv_dtype=kv,
         quantization=fmt.quantization,
@@ -268,6 +282,7 @@ def _options(args, checkpoint):
         max_num_batched_tokens=args.max_num_batched_tokens,
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
+        shared_prefix=args.shared_prefix,
         serving_context=getattr(checkpoint, "serving_context", None),
         mla=args.mla,
         **given,
@@ -295,6 +310,23 @@ def _x(x):
 
     r = sp.Rational(x)
     return int(r) if r.q == 1 else f"{r.p}/{r.q}"
+
+
+def _hybrid(h) -> dict | None:
+    """vLLM's page layout of a hybrid model (``accounting.vllm_hybrid``), or ``None``."""
+    if h is None:
+        return None
+    return {
+        "attention_layers": h.attention_layers,
+        "state_layers": h.state_layers,
+        "attention_bytes_per_token_per_layer": h.attention_bytes,
+        "state_bytes_per_layer": h.state_bytes,
+        "block_size": h.block_size,
+        "page_bytes": h.page,
+        "group_size": h.group_size,
+        "attention_groups": h.attention_groups,
+        "state_groups": h.state_groups,
+    }
 
 
 def _roof(r) -> dict:
@@ -361,6 +393,15 @@ def deploy_result(res, args) -> dict:
         "weights_total": p.weights_total,
         "weight_terms": {k: _x(v) for k, v in p.weight_terms.items()},
         "token_budget": p.token_budget,
+        # vLLM's 'Maximum concurrency' line: budget / max_model_len, or blocks over a hybrid request's blocks
+        "vllm_concurrency": _x(
+            p.vllm_concurrency if p.vllm_concurrency is not None else Fraction(p.token_budget, p.prompt + p.generate)
+        ),
+        "hybrid": _hybrid(p.hybrid),
+        "pipeline_stages": [
+            {"layers": s.layers, "weights": s.weights, "kv_cache_per_token": s.kv_bytes_per_token, "logits": s.logits}
+            for s in p.stages
+        ],
         "max_concurrency_per_replica": p.max_concurrency,
         "max_concurrency": p.max_concurrency * p.replicas,
         "batch_per_replica": p.batch,
@@ -506,7 +547,7 @@ def deploy_text(r: dict) -> str:
     lines.append(
         f"  maximum concurrency: {r['max_concurrency']:,} whole requests of {req:,} tokens "
         f"({r['max_concurrency_per_replica']:,} per replica); vLLM prints: 'GPU KV cache size: {r['token_budget']:,} "
-        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {r['token_budget'] / req:.2f}x'"
+        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
     )
     lines.append(
         f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "

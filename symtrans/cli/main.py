@@ -418,7 +418,20 @@ def report_format(fmt: str | None, output: str | None) -> str:
 
 
 def _cmd_report(args) -> int:
+    from symtrans.catalog import deploy_handcount as hc
+
+    handcount = args.model == hc.HANDCOUNT  # article 001's deployment section, on its model (issue 23.8)
+    if handcount:
+        args.model = hc.PRESET
+        if args.title is None:
+            args.title = f"{hc.HANDCOUNT}: article 001's deployment section, on {hc.PRESET}"
     res = _resolve(args)  # the model's errors first, then the format's
+    if handcount:
+        from dataclasses import replace
+
+        from symtrans.render.deploy_handcount_section import report_section
+
+        res = replace(res, sections=res.sections + (report_section(),))
     from symtrans.cli.inspect import with_checkpoint_section
 
     res = with_checkpoint_section(args.model, args.set, res)  # a model directory with weights

@@ -45,6 +45,7 @@ _LLAVA_NEXT = "Liu et al. 2024 (LLaVA-NeXT); HF LlavaNextModel.image_newline"
 _QWEN2_VL = "Wang et al. 2024 §2.1 (Qwen2-VL ViT); HF Qwen2VisionTransformerPretrainedModel"
 _SIGLIP = "Zhai et al. 2023 (SigLIP ViT, MAP head); HF SiglipVisionTransformer"
 _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProjector"
+_QWEN2_5_VL = "Bai et al. 2025 §2.1 (Qwen2.5-VL ViT: RMSNorm, SwiGLU); HF Qwen2_5_VisionTransformerPretrainedModel"
 _PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
 _MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
@@ -200,6 +201,35 @@ def gemma3_tower(spec: Spec) -> list[Cost]:
     ]
 
 
+def qwen2_5_vl_tower(spec: Spec) -> list[Cost]:
+    """Qwen2.5-VL's vision tower with its patch merger (``model.visual``).
+
+    C_vis t_vis p_vis^2 d_vis (bias-free 3-D patch conv) + N_vis blocks of 2 d_vis (RMSNorms
+    norm1, norm2) + 3 d_vis^2 + 3 d_vis (fused qkv) + d_vis^2 + d_vis (proj) + 3 d_vis d_ff_vis
+    + 2 d_ff_vis + d_vis (gate, up, down, all biased) + the merger: d_vis (RMSNorm ln_q) +
+    (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj + d_proj.
+    """
+    d, f, m2 = S.d_vis, S.d_ff_vis, S.m_vis**2
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    block = norm(spec, "norm1", d, ZERO, kind="rmsnorm") + _lin("qkv (fused q, k, v)", d, 3 * d, True, _QWEN2_5_VL)
+    block += _lin("proj", d, d, True, _QWEN2_5_VL) + norm(spec, "norm2", d, ZERO, kind="rmsnorm")
+    block += _lin("gate_proj", d, f, True, _QWEN2_5_VL) + _lin("up_proj", d, f, True, _QWEN2_5_VL)
+    block += _lin("down_proj", f, d, True, _QWEN2_5_VL)
+    blocks = Cost(name="vision layer", block=Block.LAYER, steps=tuple(block), multiplicity=S.N_vis, note=_NO_IMAGES)
+    conv = _conv("patch embedding (Conv3d t_vis x p_vis x p_vis)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN2_5_VL)
+    tower = Cost(
+        name="vision tower (Qwen2.5-VL)",
+        block=Block.VISION_TOWER,
+        steps=(conv,),
+        children=(blocks,),
+        note=_NO_IMAGES,
+        source=_QWEN2_5_VL,
+    )
+    merger = norm(spec, "ln_q", d, ZERO, kind="rmsnorm") + _lin("merger fc1", m2 * d, m2 * d, True, _QWEN2_5_VL)
+    merger += _lin("merger fc2", m2 * d, out, True, _QWEN2_5_VL)
+    return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_5_VL)]
+
+
 def pixtral_tower(spec: Spec) -> list[Cost]:
     """Mistral 3's Pixtral tower (``PixtralVisionModel``) and ``Mistral3MultiModalProjector``.
 
@@ -243,6 +273,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return gemma3_tower(spec)
     if spec.vision == "mistral3":
         return pixtral_tower(spec)
+    if spec.vision == "qwen2_5_vl":
+        return qwen2_5_vl_tower(spec)
     return []
 
 

@@ -124,7 +124,7 @@ def report_section(r: dict) -> dict:
             f"maximum concurrency: {grouped(r['max_concurrency'])} whole requests of {grouped(req)} tokens "
             f"({grouped(r['max_concurrency_per_replica'])} per replica); vLLM prints 'GPU KV cache size: "
             f"{grouped(r['token_budget'])} tokens' and 'Maximum concurrency for {grouped(req)} tokens per request: "
-            f"{r['token_budget'] / req:.2f}x'"
+            f"{float(_f(r['vllm_concurrency'])):.2f}x'"
         ),
         doc.runs(
             f"at {grouped(r['concurrency'])} concurrent ({grouped(r['batch_per_replica'])} per replica): TTFT ",

@@ -291,3 +291,196 @@ def test_set_n_ten_million_on_a_two_layer_checkpoint_is_one_term(tmp_path, capsy
     runs = [t for t in out["terms"] if "are not stored" in t.get("detail", "")]
     per_layer = 4 * d * d + 3 * d * f + 2 * d  # q, k, v, o; gate, up, down; two norms = 168
     assert len(runs) == 1 and runs[0]["elements"] == -per_layer * (10**7 - 2), runs
+
+
+# Silent wrong explanations (issue 27.4): on checkpoints transformers 5.x itself saved,
+# inspect called GPT-NeoX "llama (matched by tensor names)", listed every tensor as
+# "unexpected (names not in the table)", named a component None, counted DeepSeek-V3's
+# router buffer as parameters, lost Marian's unsaved sinusoids and ended ViT in a traceback.
+# Each case runs the CLI (``--format json``) on a tiny model saved by ``save_pretrained``;
+# the figures come from the saved transformers model.  tests/test_inspect_every_type.py
+# checks every supported type the same way through the API.
+TINY = {  # (class, config): small configs of tests/test_model_types.AUDIT_BASE
+    "gpt_neox": (
+        "GPTNeoXForCausalLM",
+        dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+    ),
+    "vit": (
+        "ViTModel",
+        dict(
+            hidden_size=12,
+            num_attention_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            image_size=6,
+            patch_size=2,
+            num_channels=3,
+        ),
+    ),
+    "marian": (
+        "MarianMTModel",
+        dict(
+            d_model=12,
+            encoder_attention_heads=2,
+            decoder_attention_heads=3,
+            encoder_layers=2,
+            decoder_layers=1,
+            encoder_ffn_dim=10,
+            decoder_ffn_dim=14,
+            vocab_size=23,
+            max_position_embeddings=17,
+            pad_token_id=0,
+            decoder_start_token_id=0,
+            share_encoder_decoder_embeddings=False,
+            decoder_vocab_size=19,
+        ),
+    ),
+    "deepseek_v3": (
+        "DeepseekV3ForCausalLM",
+        dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=4,
+            num_hidden_layers=3,
+            intermediate_size=10,
+            moe_intermediate_size=6,
+            n_routed_experts=3,
+            n_shared_experts=2,
+            num_experts_per_tok=2,
+            first_k_dense_replace=1,
+            n_group=1,
+            topk_group=1,
+            q_lora_rank=7,
+            kv_lora_rank=5,
+            qk_rope_head_dim=4,
+            qk_nope_head_dim=3,
+            v_head_dim=9,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+    ),
+    "gpt_oss": (
+        "GptOssForCausalLM",
+        dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=6,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            num_local_experts=3,
+            num_experts_per_tok=2,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+    ),
+    "albert": (
+        "AlbertModel",
+        dict(
+            hidden_size=12,
+            num_attention_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            embedding_size=6,
+            vocab_size=23,
+            max_position_embeddings=17,
+            type_vocab_size=3,
+        ),
+    ),
+    "mamba": (
+        "MambaForCausalLM",
+        dict(
+            hidden_size=12,
+            expand=2,
+            state_size=3,
+            conv_kernel=2,
+            time_step_rank=5,
+            num_hidden_layers=2,
+            vocab_size=23,
+            pad_token_id=0,
+        ),
+    ),
+    "llama": (
+        "LlamaForCausalLM",
+        dict(
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+    ),
+}
+
+
+def _save_and_inspect(tmp_path, capsys, model_type: str, model_class: str | None = None):
+    import torch
+    import transformers
+
+    from symtrans.cli.main import main
+
+    transformers.logging.set_verbosity_error()
+    name, cfg = TINY[model_type]
+    cls = getattr(transformers, model_class or name)
+    torch.manual_seed(0)
+    model = cls(cls.config_class(**cfg))
+    model.save_pretrained(tmp_path)
+    capsys.readouterr()
+    assert main(["inspect", str(tmp_path), "--format", "json"]) == 0
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    return model, json.loads(out.out)
+
+
+@pytest.mark.parametrize("model_type", [t for t in TINY if t != "llama"])
+def test_save_pretrained_checkpoint_of_a_type_the_issue_names_is_explained(tmp_path, capsys, model_type):
+    model, out = _save_and_inspect(tmp_path, capsys, model_type)
+    assert "matched by tensor names" not in out["naming"]
+    assert all(t["role"] is not None for t in out["tensor_list"] if t["kind"] == "parameter")
+    assert all(c["role"] is not None for c in out["components"])
+    assert not [t for t in out["terms"] if t["term"] in ("unexpected", "other", "padded_vocab")], out["terms"]
+    params = dict(model.named_parameters())
+    ignored = getattr(model, "_keys_to_ignore_on_save", None) or ()
+    unsaved = sum(p.numel() for n, p in params.items() if n in ignored)  # Marian's two sinusoid tables
+    assert out["logical_parameters"] == sum(p.numel() for p in params.values()) - unsaved
+    assert out["formula"]["parameters"] == sum(p.numel() for p in params.values())
+
+
+def test_a_base_model_without_its_head_is_explained_as_the_head_missing(tmp_path, capsys):
+    # GPTNeoXModel saved alone (no embed_out): config.json still says gpt_neox, whose counted
+    # class has an untied LM head of V x d_model = 23 x 16; no tensor is "unexpected".
+    _, out = _save_and_inspect(tmp_path, capsys, "gpt_neox", "GPTNeoXModel")
+    assert out["naming"] == "gpt_neox"
+    assert [(t["term"], t["elements"]) for t in out["terms"]] == [("missing", -23 * 16)]
+    assert "LM head" in out["terms"][0]["detail"]
+
+
+def test_names_of_another_type_under_a_config_are_listed_not_guessed(tmp_path, capsys):
+    # Llama's tensors under a config.json that says gpt_neox: the names are read with the
+    # type's own table, so each is listed under "names not in the table" (never a silent match).
+    _, out = _save_and_inspect(tmp_path, capsys, "llama")
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    cfg.update(model_type="gpt_neox", architectures=["GPTNeoXForCausalLM"])
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    from symtrans.cli.main import main
+
+    assert main(["inspect", str(tmp_path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["naming"] == "gpt_neox"
+    unknown = [t for t in out["terms"] if t["detail"] == "names not in the table"]
+    # GPT-NeoX shares only lm_head and the two per-layer norm names with Llama
+    shared = ("lm_head.", "input_layernorm.", "post_attention_layernorm.")
+    names = [t["name"] for t in out["tensor_list"]]
+    assert len(unknown) == 1 and sorted(unknown[0]["tensors"]) == sorted(
+        n for n in names if not any(s in n for s in shared)
+    )
+    assert len(unknown[0]["tensors"]) == 21 - 5

@@ -102,7 +102,11 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match
         leaf = m.leaf
         quantized = ck.format == "gguf" and t.dtype not in ("F32", "F16", "BF16", "F64", "I8", "I16", "I32", "I64")
         q = t.dtype if quantized else ""
-        if leaf in BUFFER_LEAVES or (rule is not None and rule.buffer):
+        if rule is not None and rule.leaf is not None:  # a full-name rule: the parameter itself
+            kind = Kind.BUFFER if rule.buffer else Kind.PARAMETER
+            logical = t.elements if kind == Kind.PARAMETER else 0
+            out.append(Entry(kind=kind, bias=rule.bias, logical=logical, quant=q, **base))
+        elif leaf in BUFFER_LEAVES or (rule is not None and rule.buffer):
             out.append(Entry(kind=Kind.BUFFER, why=_buffer_why(leaf, m.module), **base))
         elif leaf in PARAM_LEAVES:
             if leaf == "weight" and m.module in bnb4:

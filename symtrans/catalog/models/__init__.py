@@ -27,6 +27,9 @@ How to add a type (a new dense decoder type is one new record plus its fixture):
    ``tests/test_model_types.AUDIT_BASE``: the meta-device cross-checks, the key audit,
    FlopCounterMode and the re-save test (tests/test_resave.py) then cover the type; their
    coverage tests fail until it has them.
+   Name its tensor-naming family in ``catalog/checkpoint/names.MODEL_TYPES`` (and add rules for
+   any module name the family's table lacks): ``tests/test_inspect_every_type.py`` saves the
+   class with ``save_pretrained`` and fails until ``inspect`` maps every tensor to a role.
 3. Paste ``python -m symtrans model-types --format markdown`` into the README's table
    (``tests/test_model_types_table.py`` checks it).
 
@@ -40,10 +43,23 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 
 from __future__ import annotations
 
-from symtrans.catalog.models import dense, encoders, gpt2_like, jamba, lfm2, llama, modernbert, moe, qwen3_next, ssm, t5
+from symtrans.catalog.models import (
+    dense,
+    encoders,
+    gpt2_like,
+    hybrids,
+    jamba,
+    lfm2,
+    llama,
+    modernbert,
+    moe,
+    qwen3_next,
+    ssm,
+    t5,
+)
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert)
+_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}

@@ -1,6 +1,7 @@
 """BERT-shaped encoders: the reader of BERT, RoBERTa and XLM-RoBERTa (their rows stay in
 ``catalog/hf_config.py``'s tables) and the records of the RoBERTa copies transformers 5.x
-keeps as types of their own: CamemBERT, RoBERTa-PreLayerNorm and MPNet.
+keeps as types of their own: CamemBERT, RoBERTa-PreLayerNorm, MPNet, and Nomic BERT
+(``nomic_bert``: rotary positions and a SwiGLU MLP, see ``read_nomic_bert``).
 
 Read off transformers 5.24's ``models/<type>/modeling_<type>.py``; checked on the meta device,
 by the key audit and against FlopCounterMode in tests/test_model_types.py:
@@ -21,7 +22,7 @@ by the key audit and against FlopCounterMode in tests/test_model_types.py:
 from __future__ import annotations
 
 from symtrans.catalog.models.record import ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
+from symtrans.catalog.reader import ConfigError, Reader, check_divides, check_rotary_head, show
 from symtrans.engine.spec import Spec
 
 # Types whose position ids start at padding_idx + 1 (RobertaEmbeddings and its copies).
@@ -164,6 +165,66 @@ def read_mpnet(r: Reader) -> Spec:
     )
 
 
+_NOMIC_OWN_KEYS = ("n_embd", "n_layer", "n_head", "n_inner", "n_positions", "rotary_emb_fraction", "prenorm")
+
+
+def read_nomic_bert(r: Reader) -> Spec:
+    """NomicBertModel (Nussbaum et al. 2024, nomic-embed-text): BERT's token and token-type
+    embeddings and their LayerNorm, no position table (rotary positions), post-norm layers with
+    bias-free q, k, v, o maps (``head_dim`` wide heads, hidden_size // num_attention_heads when
+    missing) and a bias-free SwiGLU MLP; no pooler (``add_pooling_layer=False`` by default).
+
+    Raises:
+        ConfigError: a malformed size, head_dim 0 from hidden_size < num_attention_heads, or the
+            GPT-2-style keys of Nomic's own modeling code (n_embd, n_layer, ...), which
+            NomicBertConfig does not read.
+    """
+    # nomic-ai's published nomic-embed checkpoints are configs of their own code (auto_map, GPT-2-style
+    # keys); NomicBertConfig reads none of these keys and would build its defaults instead
+    theirs = [k for k in _NOMIC_OWN_KEYS if k in r.cfg]
+    if theirs:
+        raise ConfigError(
+            f"keys {', '.join(theirs)} are Nomic's own code's (trust_remote_code): transformers 5.x's NomicBertConfig "
+            "ignores them and builds its defaults; rename them to hidden_size, num_hidden_layers, "
+            "num_attention_heads, intermediate_size to count NomicBertModel"
+        )
+    if "pad_token_id" in r.cfg and r.cfg["pad_token_id"] is None:  # a strict int field of NomicBertConfig
+        raise ConfigError("pad_token_id must be an integer (NomicBertConfig), not null")
+    d = r.size("hidden_size")
+    h = r.size("num_attention_heads")
+    if r.given("head_dim"):
+        d_k = r.size("head_dim")
+    elif d < h:
+        raise ConfigError(f"num_attention_heads ({h}) exceeds hidden_size ({d}): the heads would be 0 wide")
+    else:
+        d_k = d // h
+    check_rotary_head(r, "head_dim", d_k)
+    sizes = dict(
+        d_model=d,
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=r.size("num_hidden_layers"),
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+    )
+    if d_k * h != d:
+        sizes["d_k"] = d_k
+    r.notes.append(f"{r.model} has no pooler (add_pooling_layer=False, its default) and no task head")
+    return Spec(
+        family="encoder-only",
+        sizes=sizes,
+        positional="rotary",
+        token_types=r.size("type_vocab_size", zero_ok=True),
+        embedding_norm=True,
+        norm="layernorm",
+        bias=False,
+        norm_bias=True,
+        norm_position="post",
+        final_norm=False,
+        ffn="swiglu",
+    )
+
+
 # The BERT-shaped config classes' defaults (BertConfig's sizes; RoBERTa's vocabulary where
 # the class has it) and their keys (identical field lists in transformers 5.24).
 _BERT_SIZES = {
@@ -248,4 +309,38 @@ MPNET = ModelType(
     family="encoder",  # no pad_default: the embeddings' padding_idx is 1, not pad_token_id
 )
 
-RECORDS = (CAMEMBERT, ROBERTA_PRELAYERNORM, MPNET)
+NOMIC_BERT = ModelType(
+    model_type="nomic_bert",
+    config_class="NomicBertConfig",
+    model_class="NomicBertModel",
+    read=read_nomic_bert,
+    defaults={
+        "vocab_size": 30528,
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "max_position_embeddings": 2048,
+        "type_vocab_size": 2,
+        "head_dim": None,
+        "pad_token_id": 0,
+    },
+    config_keys=keys(
+        "attention_probs_dropout_prob bos_token_id classifier_dropout eos_token_id head_dim hidden_act "
+        "hidden_dropout_prob hidden_size initializer_range intermediate_size layer_norm_eps max_position_embeddings "
+        "num_attention_heads num_hidden_layers pad_token_id rope_parameters type_vocab_size vocab_size"
+    ),
+    no_param_effect=no_effect(
+        positions="max_position_embeddings",
+        dropout="attention_probs_dropout_prob hidden_dropout_prob classifier_dropout",
+        act="hidden_act",
+        init="initializer_range",
+        eps="layer_norm_eps",
+        token="bos_token_id eos_token_id pad_token_id",
+        rope="rope_parameters",
+    ),
+    pad_default=0,
+    family="encoder",
+)
+
+RECORDS = (CAMEMBERT, ROBERTA_PRELAYERNORM, MPNET, NOMIC_BERT)

@@ -26,7 +26,7 @@ QWEN_WINDOW = "sliding_window use_sliding_window max_window_layers layer_types"
 
 # Config classes whose num_key_value_heads may be null (``int | None``): null means
 # num_attention_heads (their __post_init__).  The others' strict int field refuses null.
-_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text")
+_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text")
 
 
 def heads(r: Reader, h: int, h_key: str = "num_attention_heads") -> int:
@@ -148,7 +148,7 @@ def window(r: Reader, n_layers: int) -> int | None:
         ConfigError: a malformed window key, or some layers windowed and others not
             (symtrans has one window for the whole stack).
     """
-    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text"):
+    if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text"):
         return None
     k, w = r._lookup("sliding_window")
     if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)

@@ -18,7 +18,7 @@ from typing import Any
 
 from symtrans.catalog.models.dense import DenseLayout
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_size, show, window_size
+from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, check_size, show, window_size
 from symtrans.engine.spec import Spec
 
 
@@ -51,9 +51,24 @@ def ernie_layers(r: Reader, n: int) -> int:
     (end -1: the last layer, Ernie4_5_MoeConfig.__post_init__)."""
     step = r.size("moe_layer_interval")
     start = _int(r, "moe_layer_start_index")
-    end = _int(r, "moe_layer_end_index")
+    # not in the record's defaults: the class field is -1, its instance the last layer
+    end = _int(r, "moe_layer_end_index") if "moe_layer_end_index" in r.cfg else -1
     end = n - 1 if end == -1 else end
     return sum(1 for i in range(max(start, 0), min(end, n - 1) + 1) if (i + 1) % step == 0)
+
+
+def _topk_list(r: Reader, key: str, n: int) -> int:
+    """Top-k as an int, or as a list of one k per layer that all agree (else refused: the
+    parameters per token would differ by layer, which the engine's one k does not model)."""
+    k, v = r._lookup(key)
+    if not isinstance(v, list):
+        return _required(r, key)
+    ks = [check_size(f"{k}[{i}]", x) for i, x in enumerate(v)]
+    if len(ks) < n:
+        raise ConfigError(f"{k} has {len(ks)} entries for num_hidden_layers {n} (one top-k per layer)")
+    if len(set(ks[:n])) != 1:
+        raise ConfigError(f"{k} picks different numbers of experts by layer ({show(v)}): not modelled; give one top-k")
+    return ks[0]
 
 
 def _int(r: Reader, key: str) -> int:
@@ -89,6 +104,8 @@ class MoeLayout:
         layer_types: the config class's rule for ``layer_types`` when the file gives none,
             ``(reader, N, window) -> list``; None for a type without windows.
         check: a type's own refusals ``(reader, spec) -> None``.
+        k_per_layer: top-k may be a list, one entry per layer (HunYuanMoEV1Gate reads
+            ``moe_topk[layer_idx]``): counted when every layer picks the same k.
     """
 
     attention: DenseLayout
@@ -105,6 +122,7 @@ class MoeLayout:
     qk_norm_key: str | None = None
     layer_types: Callable[[Reader, int, int | None], list[str]] | None = None
     check: Callable[[Reader, Spec], None] | None = None
+    k_per_layer: bool = False
 
     def read(self, r: Reader) -> Spec:
         """The Spec of ``r.cfg``: the dense layout's, with the experts laid into its layers.
@@ -128,7 +146,7 @@ class MoeLayout:
         if self.layer_types is not None:
             sizes.update(self._windows(r, n))
         E = _required(r, self.experts_key)
-        k = _required(r, self.k_key)
+        k = _topk_list(r, self.k_key, n) if self.k_per_layer else _required(r, self.k_key)
         expert_ff = _required(r, self.expert_ff_key)
         n_moe = min(self.moe_layers(r, n), n)
         if n_moe == 0:
@@ -405,4 +423,356 @@ MINIMAX_M2 = ModelType(
 )
 
 
-RECORDS = (OLMOE, GLM4_MOE, DOTS1, MINIMAX_M2)
+def _phimoe_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
+    """PhimoeModel: sliding_window, when set, masks every layer (no layer_types field)."""
+    return ["sliding_attention" if w is not None else "full_attention"] * n
+
+
+# Microsoft Phi-3.5-MoE: Mixtral-shaped (every layer a MoE of num_local_experts SwiGLU experts), with
+# LayerNorms (weight and bias) instead of RMSNorms, attention_bias on q, k, v and o, lm_head_bias on
+# the LM head; sliding_window on every layer when set.
+PHIMOE = ModelType(
+    model_type="phimoe",
+    config_class="PhimoeConfig",
+    model_class="PhimoeForCausalLM",
+    read=MoeLayout(
+        DenseLayout(
+            attention_bias_key="attention_bias", options=(("norm", "layernorm"),), kv_null=False, head_dim_null=False
+        ),
+        experts_key="num_local_experts",
+        head_bias_key="lm_head_bias",
+        layer_types=_phimoe_layer_types,
+    ).read,
+    defaults={
+        "vocab_size": 32064,
+        "hidden_size": 4096,
+        "intermediate_size": 6400,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "lm_head_bias": False,
+        "num_experts_per_tok": 2,
+        "num_local_experts": 16,
+        "sliding_window": None,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id hidden_act hidden_size initializer_range "
+        "input_jitter_noise intermediate_size lm_head_bias max_position_embeddings num_attention_heads "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id rms_norm_eps rope_parameters router_aux_loss_coef router_jitter_noise sliding_window "
+        "tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **MOE_NO_EFFECT,
+        loss="router_aux_loss_coef router_jitter_noise input_jitter_noise",
+        window="sliding_window",
+    ),
+    getattr_keys=("head_dim",),
+    pad_default=None,
+    family="moe",
+)
+
+
+_GRANITE_SCALES = "embedding_multiplier logits_scaling residual_multiplier attention_multiplier"
+_GRANITE_KEYS = (
+    "attention_bias attention_dropout attention_multiplier bos_token_id embedding_multiplier eos_token_id "
+    "hidden_act hidden_size initializer_range intermediate_size logits_scaling max_position_embeddings "
+    "num_attention_heads num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts "
+    "output_router_logits pad_token_id residual_multiplier rms_norm_eps rope_parameters router_aux_loss_coef "
+    "tie_word_embeddings use_cache vocab_size"
+)
+_GRANITE_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 32000,
+    "hidden_size": 4096,
+    "intermediate_size": 11008,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": None,
+    "max_position_embeddings": 2048,
+    "tie_word_embeddings": False,
+    "attention_bias": False,
+    "num_experts_per_tok": 2,
+    "num_local_experts": 8,
+}
+
+
+# IBM Granite 3.x MoE: Mixtral-shaped (a router E x d_model, num_local_experts SwiGLU experts of
+# intermediate_size), attention_bias on q, k, v and o; the four multipliers scale activations.
+GRANITEMOE = ModelType(
+    model_type="granitemoe",
+    config_class="GraniteMoeConfig",
+    model_class="GraniteMoeForCausalLM",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", head_dim_null=False), experts_key="num_local_experts"
+    ).read,
+    defaults=_GRANITE_DEFAULTS,
+    config_keys=keys(_GRANITE_KEYS),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, scale=_GRANITE_SCALES, loss="router_aux_loss_coef"),
+    getattr_keys=("head_dim",),
+    pad_default=None,
+    family="moe",
+)
+
+
+# IBM Granite MoE with a shared expert: GraniteMoe plus, in every layer, a gated shared MLP
+# shared_intermediate_size wide (input_linear d -> 2 x that, output_linear back; 0: none).
+GRANITEMOESHARED = ModelType(
+    model_type="granitemoeshared",
+    config_class="GraniteMoeSharedConfig",
+    model_class="GraniteMoeSharedForCausalLM",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", head_dim_null=False),
+        experts_key="num_local_experts",
+        shared_width_key="shared_intermediate_size",
+    ).read,
+    defaults={**_GRANITE_DEFAULTS, "shared_intermediate_size": 0},
+    config_keys=keys(_GRANITE_KEYS + " shared_intermediate_size"),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, scale=_GRANITE_SCALES, loss="router_aux_loss_coef"),
+    getattr_keys=("head_dim",),
+    pad_default=None,
+    family="moe",
+)
+
+
+# Baidu ERNIE 4.5 MoE: MoE layers where (i + 1) % moe_layer_interval == 0 between moe_layer_start_index
+# and moe_layer_end_index, the rest dense; a shared MLP of moe_num_shared_experts x moe_intermediate_size;
+# the router's e_score_correction_bias (1 x E) is an nn.Parameter (counted); use_bias biases q, k, v, o,
+# the dense and shared MLPs and the LM head (never the stacked experts).
+ERNIE4_5_MOE = ModelType(
+    model_type="ernie4_5_moe",
+    config_class="Ernie4_5_MoeConfig",
+    model_class="Ernie4_5_MoeForCausalLM",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="use_bias", kv_null=False, head_dim_null=False),
+        experts_key="moe_num_experts",
+        k_key="moe_k",
+        expert_ff_key="moe_intermediate_size",
+        moe_layers=ernie_layers,
+        shared_count_key="moe_num_shared_experts",
+        router_bias=True,
+        bias_key="use_bias",
+    ).read,
+    defaults={
+        "vocab_size": 103424,
+        "hidden_size": 2560,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 20,
+        "num_key_value_heads": 4,
+        "max_position_embeddings": 131072,
+        "tie_word_embeddings": True,
+        "use_bias": False,
+        "moe_intermediate_size": 1536,
+        "moe_k": 6,
+        "moe_num_experts": 64,
+        "moe_num_shared_experts": 2,
+        "moe_layer_start_index": 1,
+        "moe_layer_interval": 1,
+    },
+    config_keys=keys(
+        "bos_token_id eos_token_id hidden_act hidden_size initializer_range intermediate_size "
+        "max_position_embeddings moe_intermediate_size moe_k moe_layer_end_index moe_layer_interval "
+        "moe_layer_start_index moe_norm_min moe_num_experts moe_num_shared_experts num_attention_heads "
+        "num_experts num_experts_per_tok num_hidden_layers num_key_value_heads output_router_logits "
+        "pad_token_id rms_norm_eps rope_parameters router_aux_loss_coef tie_word_embeddings use_bias "
+        "use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{k: v for k, v in MOE_NO_EFFECT.items() if k not in ("dropout", "eps")},
+        eps="rms_norm_eps moe_norm_min",
+        loss="router_aux_loss_coef",
+    ),
+    aliases={"num_experts": "moe_num_experts", "num_experts_per_tok": "moe_k"},
+    getattr_keys=("head_dim",),
+    pad_default=0,
+    family="moe",
+)
+
+
+# Tencent Hunyuan-A13B (hunyuan_v1_moe): every layer a MoE of num_experts SwiGLU experts of
+# intermediate_size plus one shared MLP of the same width, a float32 router (wg, no bias), per-head
+# QK RMSNorms, attention_bias on q, k, v and o; head_dim required (its None default cannot build).
+HUNYUAN_V1_MOE = ModelType(
+    model_type="hunyuan_v1_moe",
+    config_class="HunYuanMoEV1Config",
+    model_class="HunYuanMoEV1ForCausalLM",
+    read=MoeLayout(
+        DenseLayout(
+            attention_bias_key="attention_bias",
+            options=(("qk_norm", "head"),),
+            head_dim_null=False,
+            head_dim_required=True,
+        ),
+        k_key="moe_topk",
+        shared_same=True,
+        k_per_layer=True,
+    ).read,
+    defaults={
+        "vocab_size": 290943,
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": None,
+        "head_dim": None,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "num_experts": 1,
+        "moe_topk": 1,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eod_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size max_position_embeddings moe_topk num_attention_heads num_experts "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id pretraining_tp rms_norm_eps rope_parameters sep_token_id tie_word_embeddings use_cache "
+        "vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**MOE_NO_EFFECT, "token": "bos_token_id eos_token_id pad_token_id eod_token_id sep_token_id"},
+        tp="pretraining_tp",
+    ),
+    aliases={"num_experts_per_tok": "moe_topk", "num_local_experts": "num_experts"},
+    # Hunyuan-A13B's checkpoints give per-layer lists that HunYuanMoEV1ForCausalLM never reads
+    # (its experts are intermediate_size wide, one shared MLP a layer)
+    legacy_keys=keys("moe_intermediate_size num_shared_expert"),
+    pad_default=0,
+    family="moe",
+)
+
+
+def read_glm4_moe_lite(r: Reader) -> Spec:
+    """GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's multi-head latent attention (engine/mla.py;
+    q_lora_rank null: one q_proj) and GLM's MoE layers where ``mlp_layer_types`` says "sparse"
+    (default: every layer but the first), each with n_routed_experts of moe_intermediate_size and
+    a shared MLP n_shared_experts x that wide; the router's e_score_correction_bias is a buffer.
+
+    Raises:
+        ConfigError: a malformed size or mlp_layer_types; top-k above E.
+    """
+    n = r.size("num_hidden_layers")
+    h = r.size("num_attention_heads")
+    if "num_key_value_heads" in r.cfg:  # a strict int field that MLA never reads
+        check_size("num_key_value_heads", r.cfg["num_key_value_heads"])
+    sizes: dict[str, int] = dict(
+        d_model=r.size("hidden_size"),
+        d_ff=r.size("intermediate_size"),
+        h=h,
+        N=n,
+        V=r.size("vocab_size"),
+        L_max=r.size("max_position_embeddings"),
+        r_kv=r.size("kv_lora_rank"),
+        d_nope=r.size("qk_nope_head_dim"),
+        d_rope=r.size("qk_rope_head_dim"),
+        d_v=r.size("v_head_dim"),
+    )
+    check_rotary_head(r, "qk_rope_head_dim", sizes["d_rope"])  # transformers validates it as head_dim
+    if r.given("q_lora_rank") or "q_lora_rank" not in r.cfg:
+        sizes["r_q"] = r.size("q_lora_rank")
+    else:
+        r.notes.append("q_lora_rank is null: queries use one q_proj (d_model x h*(d_nope + d_rope)), no compression")
+    types = r.cfg.get("mlp_layer_types")
+    if types is None:
+        types = ["dense"] + ["sparse"] * (n - 1)
+    elif not isinstance(types, list) or any(t not in ("dense", "sparse") for t in types):
+        raise ConfigError(f'mlp_layer_types must be a list of "dense" and "sparse", not {show(types)}')
+    elif len(types) < n:
+        raise ConfigError(f"mlp_layer_types has {len(types)} entries for num_hidden_layers {n}")
+    n_moe = types[:n].count("sparse")
+    opts: dict[str, Any] = {"mla": True}
+    if r.flag("attention_bias"):
+        opts["attention_bias"] = True
+    if n_moe:
+        E, k, expert_ff = r.size("n_routed_experts"), r.size("num_experts_per_tok"), r.size("moe_intermediate_size")
+        if k > E:
+            raise ConfigError(f"num_experts_per_tok ({k}) exceeds the {E} experts (n_routed_experts)")
+        sizes.update(E=E, k=k)
+        if n_moe == n:
+            sizes["d_ff"] = expert_ff
+        else:
+            sizes["N_moe"] = n_moe
+            if expert_ff != sizes["d_ff"]:
+                sizes["d_ff_e"] = expert_ff
+        shared = r.size("n_shared_experts", zero_ok=True) * expert_ff
+        if shared:
+            opts["n_shared_experts"] = 1
+            if shared != expert_ff:
+                sizes["d_ff_s"] = shared
+    r.notes.append("multi-head latent attention: the KV cache holds r_kv + d_rope elements per token and layer")
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        positional="rotary",
+        norm="rmsnorm",
+        bias=False,
+        ffn="swiglu",
+        final_norm=True,
+        norm_position="pre",
+        tie_output=r.flag("tie_word_embeddings"),
+        **opts,
+    )
+
+
+GLM4_MOE_LITE = ModelType(
+    model_type="glm4_moe_lite",
+    config_class="Glm4MoeLiteConfig",
+    model_class="Glm4MoeLiteForCausalLM",
+    read=read_glm4_moe_lite,
+    defaults={
+        "vocab_size": 154880,
+        "hidden_size": 2048,
+        "intermediate_size": 10240,
+        "num_hidden_layers": 47,
+        "num_attention_heads": 20,
+        "max_position_embeddings": 202752,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "kv_lora_rank": 512,
+        "q_lora_rank": 768,
+        "qk_nope_head_dim": 192,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 256,
+        "moe_intermediate_size": 1536,
+        "n_routed_experts": 64,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 4,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size kv_lora_rank max_position_embeddings mlp_layer_types "
+        "moe_intermediate_size n_group n_routed_experts n_shared_experts norm_topk_prob num_attention_heads "
+        "num_experts_per_tok num_hidden_layers num_key_value_heads num_local_experts output_router_logits "
+        "pad_token_id pretraining_tp q_lora_rank qk_head_dim qk_nope_head_dim qk_rope_head_dim rms_norm_eps rope_interleave "
+        "rope_parameters routed_scaling_factor tie_word_embeddings topk_group use_cache v_head_dim vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**MOE_NO_EFFECT, "rope": "rope_parameters rope_interleave"},
+        routing="n_group topk_group norm_topk_prob routed_scaling_factor",
+        tp="pretraining_tp",
+        **{"kv heads": "num_key_value_heads", "mla dims": "qk_head_dim"},
+    ),
+    aliases={"num_local_experts": "n_routed_experts", "head_dim": "qk_rope_head_dim"},
+    # GLM-4.7-Flash's checkpoint: DeepSeek's router method name, its MTP depth (not built) and its
+    # first_k_dense_replace, which Glm4MoeLiteConfig never reads (its mlp_layer_types default says
+    # the same for the release: the first layer dense)
+    legacy_keys=keys("topk_method num_nextn_predict_layers first_k_dense_replace"),
+    pad_default=None,
+    family="moe",
+)
+
+
+RECORDS = (
+    OLMOE,
+    GLM4_MOE,
+    DOTS1,
+    MINIMAX_M2,
+    PHIMOE,
+    GRANITEMOE,
+    GRANITEMOESHARED,
+    ERNIE4_5_MOE,
+    HUNYUAN_V1_MOE,
+    GLM4_MOE_LITE,
+)

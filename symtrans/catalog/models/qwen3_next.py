@@ -165,4 +165,99 @@ QWEN3_NEXT = ModelType(
     family="hybrid",
 )
 
-RECORDS = (QWEN3_NEXT,)
+
+def read_qwen3_5_text(r: Reader) -> Spec:
+    """The Spec of a Qwen3_5ForCausalLM config (Qwen3_5TextConfig, the text model of Qwen3.5):
+    Qwen3-Next's layer pair without experts, a SwiGLU MLP of ``intermediate_size`` on every
+    layer.  Its Gated DeltaNet splits the input maps differently (in_proj_qkv, in_proj_z,
+    in_proj_b, in_proj_a against Qwen3-Next's in_proj_qkvz and in_proj_ba): the same shapes in
+    total, so the same kind counts it.
+
+    Raises:
+        ConfigError: a malformed size or layer list; num_key_value_heads not dividing
+            num_attention_heads.
+    """
+    d = r.size("hidden_size")
+    n = r.size("num_hidden_layers")
+    types = _layer_types(r, n)
+    n_attn = types.count("full_attention")
+    h = r.size("num_attention_heads")
+    h_kv = r.size("num_key_value_heads")
+    if h % h_kv:
+        raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
+    sizes: dict[str, int] = dict(d_model=d, d_ff=r.size("intermediate_size"), h=h, h_kv=h_kv, d_k=r.size("head_dim"))
+    sizes.update(V=r.size("vocab_size"), N=n, L_max=r.size("max_position_embeddings"))
+    if n_attn == 0:
+        mixers = "gated_deltanet"
+    elif n_attn == n:
+        mixers = "attention"
+    else:
+        mixers, sizes["N_attn"] = "gated_deltanet|attention", n_attn
+    if n_attn < n:
+        hk, hv = r.size("linear_num_key_heads"), r.size("linear_num_value_heads")
+        if hv % hk:
+            raise ConfigError(f"linear_num_value_heads ({hv}) must be a multiple of linear_num_key_heads ({hk})")
+        sizes.update(
+            h_lk=hk,
+            h_lv=hv,
+            d_lk=r.size("linear_key_head_dim"),
+            d_lv=r.size("linear_value_head_dim"),
+            d_conv=r.size("linear_conv_kernel_dim"),
+        )
+    opts: dict[str, Any] = {}
+    if n_attn and r.flag("attention_bias"):
+        opts["attention_bias"] = True
+    return Spec(
+        family="decoder-only",
+        sizes=sizes,
+        mixers=mixers,
+        norm="rmsnorm",
+        norm_position="pre",
+        final_norm=True,
+        bias=False,
+        ffn="swiglu",
+        positional="rotary",
+        qk_norm="head",
+        attention_gate=n_attn > 0,
+        tie_output=r.flag("tie_word_embeddings"),
+        **opts,
+    )
+
+
+QWEN3_5_TEXT = ModelType(
+    model_type="qwen3_5_text",
+    config_class="Qwen3_5TextConfig",
+    model_class="Qwen3_5ForCausalLM",
+    read=read_qwen3_5_text,
+    defaults={
+        "vocab_size": 248320,
+        "hidden_size": 4096,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 4,
+        "head_dim": 256,
+        "max_position_embeddings": 32768,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range intermediate_size layer_types linear_conv_kernel_dim linear_key_head_dim "
+        "linear_num_key_heads linear_num_value_heads linear_value_head_dim max_position_embeddings "
+        "num_attention_heads num_hidden_layers num_key_value_heads pad_token_id rms_norm_eps rope_parameters "
+        "tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**DECODER_NO_EFFECT),
+    # popped by Qwen3_5TextConfig to write layer_types (read above)
+    legacy_keys=keys("full_attention_interval"),
+    pad_default=None,
+    family="hybrid",
+)
+
+RECORDS = (QWEN3_NEXT, QWEN3_5_TEXT)

@@ -76,6 +76,18 @@ MISTRAL3_TEXT_DEFAULT = {
     "sliding_window": None,
     "vocab_size": 131072,
 }
+# Qwen2_5_VLVisionConfig's defaults (transformers 5.x).
+QWEN2_5_VL_VISION_DEFAULTS = {
+    "depth": 32,
+    "hidden_size": 3584,
+    "intermediate_size": 3420,
+    "num_heads": 16,
+    "in_channels": 3,
+    "patch_size": 14,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "out_hidden_size": 3584,
+}
 SIGLIP_VISION_DEFAULTS = {
     "hidden_size": 768,
     "intermediate_size": 3072,
@@ -314,3 +326,45 @@ def mistral3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
         f"{sizes['m_vis']} patches into one token"
     )
     return sizes, {"vision": "mistral3", "projector_bias": _projector_bias(r, False)}, notes
+
+
+def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Qwen2.5-VL's vision tower and patch merger.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, or a malformed size.
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vmt = vcfg.get("model_type", "qwen2_5_vl_vision")
+    if vmt not in ("qwen2_5_vl_vision", "qwen2_5_vl"):  # "qwen2_5_vl": old checkpoints, renamed by the config
+        raise ConfigError(f"vision_config model_type {show(vmt)} is not Qwen2.5-VL's vision tower (qwen2_5_vl_vision)")
+    for key in ("patch_size", "temporal_patch_size"):
+        if isinstance(vcfg.get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square patches of one size")
+    vr = Reader(
+        vcfg,
+        "qwen2_5_vl_vision",
+        ("Qwen2_5_VLVisionConfig", "Qwen2_5_VisionTransformerPretrainedModel"),
+        QWEN2_5_VL_VISION_DEFAULTS,
+        {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"},
+    )
+    sizes = dict(
+        d_vis=vr.size("hidden_size"),
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("depth"),
+        C_vis=vr.size("in_channels"),
+        p_vis=vr.size("patch_size"),
+        t_vis=vr.size("temporal_patch_size"),
+        m_vis=vr.size("spatial_merge_size"),
+    )
+    out = vr.size("out_hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: Qwen2.5-VL ViT, {sizes['N_vis']} layers of width {sizes['d_vis']} (RMSNorm, biased SwiGLU "
+        f"of {sizes['d_ff_vis']}); the merger joins {sizes['m_vis']} x {sizes['m_vis']} patches into one token of "
+        f"width {out}; window attention (window_size, fullatt_block_indexes) changes no weight"
+    )
+    return sizes, {"vision": "qwen2_5_vl"}, notes
