@@ -211,7 +211,8 @@ ALLOWED_READS = {
 }
 # Sizes read by name: the workload and context, and the query heads tensor parallelism must divide
 # (vLLM's rule); a layer's KV heads, window, latent or counts come from the tree.
-ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec"}
+# V: the vocabulary, the width of the sampler's fp32 logits in vLLM's activation peak (deploy).
+ALLOWED_SIZES = {"L", "L_max", "L_src", "L_tgt", "B", "L_pre", "T_gen", "h", "h_dec", "V"}
 SIZE_NAMES = set(S.SYMBOLS)
 CACHE_SIZES = {"h_kv", "w", "N_w", "r_kv", "d_rope"}  # what the cache of a layer is made of
 STRUCTURE_HELPERS = {"dims", "decoder_symbols", "kind_counts", "_layer_counts", "hybrid_layers", "mixer_kinds"}

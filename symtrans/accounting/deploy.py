@@ -848,7 +848,7 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
     tp = o.tensor_parallel
     b = o.block_size
     worst = next((s for s in p.stages if s.weights == p.weights_per_device), None) if p.stages else None
-    n_layers = spec.values["N"] if worst is not None else 0
+    n_layers = sum(s.layers for s in p.stages)  # the stages partition every layer (vllm_pipeline)
     stage = f" x {worst.layers}/{n_layers} (layers on pipeline stage {worst.index})" if worst is not None else ""
     out = [
         Formula(

@@ -44,6 +44,8 @@ def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, int]:
     """The positive integer keys of a config dict, nested sub-configs as ``a.b``."""
     out: dict[str, int] = {}
     for k, v in d.items():
+        if not isinstance(k, str):  # a table keyed by numbers (aria's patch -> query map) sizes no key
+            continue
         path = f"{prefix}{k}"
         if isinstance(v, dict):
             out.update(flatten(v, path + "."))
@@ -100,10 +102,6 @@ def fit(q0: int, moves: list[tuple[sp.Symbol, int, int, int]]) -> sp.Expr | None
         const -= slope * v0
         terms += sp.Rational(slope.numerator, slope.denominator) * s
     return terms + sp.Rational(const.numerator, const.denominator)
-
-
-def _product(form: sp.Expr) -> bool:
-    return form.is_Mul or form.is_Pow or form.is_Symbol or form.is_Number
 
 
 def evaluate(form: sp.Expr, subs: dict[sp.Symbol, int]):
@@ -204,55 +202,135 @@ def infer(
             checks.append((flatten(trial), measure(trial)))
         except InputError:
             continue
-    # And at the real depth: a form fitted on the few-layer copy can miss a term that only
-    # a deeper stack has.  Two probes of the real config with two or three keys doubled.
-    used = sorted(k for k in changed if any(f is not None and symbols[k] in f.free_symbols for f in forms.values()))
-    real_done = 0
-    for _ in range(3 * probes):
-        if real_done == 2 or not used:
-            break
-        pick = rng.sample(used, k=min(len(used), rng.randint(2, 3)))
-        trial = real_cfg
-        for k in pick:
-            trial = with_value(trial, k, 2 * values[k], k in layer_keys)
-        try:
-            builds += 1
-            checks.append((flatten(trial), measure(trial)))
-            real_done += 1
-        except InputError:
-            continue
+    # And at the real depth, with keys changed jointly: a form fitted one key at a time
+    # can be a coincidence of the defaults (L_max*d_model/h where the truth is L_max*64, or
+    # a division by a key that happens to be 1).  Every key a form uses is doubled alone,
+    # every form's keys together and in pairs, keys it divides by tripled, and random
+    # draws of several keys; a form that misses any probe stays numeric.
+    jointly, extra = _verify_real(
+        real_cfg, base_cfg, real_quantities, base_q, values, forms, symbols, layer_keys, measure, rng
+    )
+    checks += extra
+    builds += len(extra) + jointly["failed"]
     done = len(checks) - 1
-    # A form that is not a pure product (h*(d_nope + d_v) fitted as affine matches each key
-    # alone): checked again where every key that moves it changes at once.
-    joint: set[tuple[str, ...]] = set()
-    for name, form in forms.items():
-        if form is not None and not _product(form):
-            moved = tuple(sorted(k for k in changed if symbols[k] in form.free_symbols))
-            if len(moved) > 1:
-                joint.add(moved)
-    for moved in sorted(joint):
-        trial = base_cfg
-        for k in moved:
-            trial = with_value(trial, k, changed[k][0], k in layer_keys)
-        try:
-            builds += 1
-            checks.append((flatten(trial), measure(trial)))
-        except InputError:  # cannot be checked jointly: the forms that need it stay numeric
-            for name, form in forms.items():
-                if form is not None and not _product(form) and {symbols[k] for k in moved} <= form.free_symbols:
-                    forms[name] = None
+    # A probe where some form is not a whole number (d_model*h_kv/h with h = 3*32 and
+    # d_model = 4096) lies outside the forms' own domain (d_k = d_model/h assumes h | d_model,
+    # as every curated record does): it refutes nothing there and is left out.
+    fitted = [f for f in forms.values() if f is not None]
+    inside = []
+    for i, (vals, qs) in enumerate(checks):
+        subs = {symbols[k]: vals[k] for k in symbols if k in vals}
+        if i == 0 or _inside(fitted, subs):
+            inside.append((subs, qs))
     for name, form in forms.items():
         if form is None:
             continue
-        ok = done >= min(probes, 1)
-        for vals, qs in checks:
+        ok = done >= min(probes, 1) and name not in jointly["unchecked"]
+        for subs, qs in inside:
             if name not in qs:
                 continue
-            subs = {symbols[k]: vals[k] for k in symbols if k in vals}
             if evaluate(form, subs) != qs[name]:
                 ok = False
                 break
         if not ok:
             forms[name] = None
     numeric = sorted(n for n, f in forms.items() if f is None)
+    numeric += [f"structure:{k}" for k in jointly["structural"]]
     return Inference(forms, symbols, values, done, builds, numeric)
+
+
+def _form_keys(form: sp.Expr, symbols: dict[str, sp.Symbol]) -> list[str]:
+    return sorted(k for k, s in symbols.items() if s in form.free_symbols)
+
+
+def _inside(fitted: list[sp.Expr], subs: dict[sp.Symbol, int]) -> bool:
+    """Every form a whole number at ``subs``: the probe lies in the forms' domain."""
+    return all(evaluate(f, subs) is not None for f in fitted)
+
+
+def _divisors(form: sp.Expr, symbols: dict[str, sp.Symbol]) -> list[str]:
+    """Keys ``form`` divides by (a negative power anywhere in it)."""
+    neg = {b for b, e in (p.as_base_exp() for p in sp.preorder_traversal(form) if p.is_Pow) if e.is_negative}
+    return sorted(k for k, s in symbols.items() if s in neg)
+
+
+def _verify_real(real_cfg, base_cfg, real_q, base_q, values, forms, symbols, layer_keys, measure, rng, cap=48):
+    """Probes of the real config (the few-layer copy when the real one refuses) with keys
+    changed jointly: returns ({"unchecked": forms with no joint probe, "failed": builds
+    refused}, [(values, quantities)])."""
+    key_sets: list[tuple[tuple[str, ...], int, bool]] = []
+    seen: set[tuple[tuple[str, ...], int, bool]] = set()
+
+    def add(keys, factor=2, cycle=True):
+        t = (tuple(sorted(keys)), factor, cycle)
+        if t[0] and t not in seen:
+            seen.add(t)
+            key_sets.append(t)
+
+    used = sorted({k for f in forms.values() if f is not None for k in _form_keys(f, symbols)})
+    fitted = [f for f in forms.values() if f is not None]
+    multi: dict[tuple[str, ...], list[str]] = {}
+    for name, f in forms.items():
+        if f is None:
+            continue
+        ks = tuple(_form_keys(f, symbols))
+        if len(ks) > 1:
+            multi.setdefault(ks, []).append(name)
+    for k in used:
+        add([k])
+        if k in layer_keys:  # the key alone, its per-layer lists untouched (a user's edit)
+            add([k], 2, False)
+    for ks in sorted(multi, key=len):
+        add(ks)
+        pairs = [(a, b) for i, a in enumerate(ks) for b in ks[i + 1 :]]
+        for pair in pairs if len(pairs) <= 6 else rng.sample(pairs, 6):
+            add(pair)
+    for f in forms.values():
+        if f is not None:
+            for k in _divisors(f, symbols):
+                add([k], 3)
+                add(_form_keys(f, symbols), 3)
+    others = sorted(set(values) - set(used))
+    for _ in range(4):
+        if len(used) >= 2:
+            pick = rng.sample(used, k=min(len(used), rng.randint(2, 4)))
+            if others:
+                pick.append(rng.choice(others))
+            add(pick)
+    out: list[tuple[dict[str, int], dict[str, int]]] = []
+    failed = 0
+    ok_sets: list[set[str]] = []
+    structural: set[str] = set()
+    for keys, factor, cycle in key_sets[:cap]:
+        for cfg, ref in ((real_cfg, real_q), (base_cfg, base_q)) if base_cfg is not real_cfg else ((real_cfg, real_q),):
+            cur = flatten(cfg)
+            trial = cfg
+            for k in keys:
+                if k in cur:
+                    trial = with_value(trial, k, factor * cur[k], cycle and k in layer_keys)
+            try:
+                q = measure(trial)
+            except InputError:
+                failed += 1
+                continue
+            vals = flatten(trial)
+            out.append((vals, q))
+            if _inside(fitted, {symbols[k]: vals[k] for k in symbols if k in vals}):
+                ok_sets.append(set(keys))
+            # Modules that appear or vanish (electra's projection when embedding_size
+            # reaches hidden_size, canine's one embedding per hash function) are a change
+            # of structure no product of keys states: the form holds at this structure only.
+            if set(keys) <= set(used) and set(q) != set(ref):
+                structural.update(keys)
+            break
+    unchecked = set()
+    for ks, names in multi.items():
+        # at least one probe that changed two or more of the form's keys at once
+        if not any(len(set(ks) & s) > 1 for s in ok_sets):
+            unchecked.update(names)
+    for name, f in forms.items():
+        if f is not None and _divisors(f, symbols):
+            div = set(_divisors(f, symbols))
+            if not any(div & s for s in ok_sets):
+                unchecked.add(name)
+    return {"unchecked": unchecked, "failed": failed, "structural": sorted(structural)}, out

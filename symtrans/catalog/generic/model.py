@@ -119,6 +119,11 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
     ]
     if numeric_count:
         notes.append(f"{numeric_count} dimension(s) or count(s) fit no product of config keys: kept numeric")
+    moved = [n.split(":", 1)[1] for n in inf.numeric if n.startswith("structure:")]
+    if moved:
+        notes.append(
+            "changing " + ", ".join(moved) + " adds or removes modules: the closed form holds at this structure only"
+        )
     notes.append("FLOPs, memory and deploy are not available for this type yet (parameters only)")
     keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
     return GenericModel(
