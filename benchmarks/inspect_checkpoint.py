@@ -3,6 +3,7 @@
 
     python benchmarks/inspect_checkpoint.py            # 100 GB vs 100 MB, 5 repetitions
     python benchmarks/inspect_checkpoint.py --quick    # 10 GB vs 10 MB, 2 repetitions
+    python benchmarks/inspect_checkpoint.py --header   # only the 90,000-tensor header (issue 26)
 
 Two checkpoints per format with the same tensor names and header, one with 1,000 times
 the data: a Llama-like safetensors file (291 tensors) and a GGUF file (the header written
@@ -20,6 +21,15 @@ Beside them, the peer: ``gguf.GGUFReader`` (the llama.cpp project's reader) on t
 100 GB GGUF file against symtrans's bounds-checked header walk, in the same process
 (this is why symtrans walks GGUF headers itself; see ``catalog/checkpoint/gguf_io.py``).
 
+``--header`` runs only the large-header section (issue 26): a Mixtral-like MoE header of
+89,497 tensors (58 layers of 512 experts, each tensor 4 x 8 BF16, the data area a hole),
+``symtrans inspect FILE --format json`` in a fresh process against the least any
+inspection must do, also in a fresh process: ``safetensors.safe_open`` on the file plus
+``json.loads`` of its header.  Wall time of each whole process (interpreter start and
+imports included, as a user waits for them) and peak RSS, interleaved, medians; it prints
+symtrans / yardstick (goal <= 2x in time, and peak RSS at most the yardstick's plus twice
+the header).  ``--baseline DIR`` times a second checkout (e.g. main) in the same run.
+
 Before timing, the inspection's stored elements must equal the elements written into the
 header (a mismatch exits 1).  Timings are never asserted (the run exits 0 and prints
 PASS/MISS); tests/test_inspect.py checks instead that the data area is never paged in,
@@ -36,6 +46,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,11 +177,112 @@ def peer(path: Path) -> dict:
     return json.loads(p.stdout)
 
 
+_YARDSTICK = r"""
+import json, resource, struct, sys
+import safetensors
+with safetensors.safe_open(sys.argv[1], framework="numpy") as f:
+    names = f.keys()
+with open(sys.argv[1], "rb") as f:
+    (n,) = struct.unpack("<Q", f.read(8))
+    header = json.loads(f.read(n))
+assert len(header) - ("__metadata__" in header) == len(names)
+print(json.dumps({"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+_WHOLE = r"""
+import json, resource, sys, io, contextlib
+sys.path.insert(0, sys.argv[2])
+from symtrans.cli.main import main
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    code = main(["inspect", sys.argv[1], "--format", "json"])
+out = json.loads(buf.getvalue())
+print(json.dumps({"code": code, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "stored_elements": out["stored_elements"], "tensors": out["tensors"]}))
+"""
+
+
+def _moe_header(path: Path, layers: int = 58, experts: int = 512) -> tuple[int, int, int]:
+    """A sparse Mixtral-like safetensors file; returns (tensors, elements, header bytes)."""
+    names = ["model.embed_tokens.weight"]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        names += [p + f"block_sparse_moe.experts.{e}.w{k}.weight" for e in range(experts) for k in (1, 2, 3)]
+        names += [p + "block_sparse_moe.gate.weight"]
+        names += [p + f"self_attn.{x}_proj.weight" for x in "qkvo"]
+        names += [p + "input_layernorm.weight", p + "post_attention_layernorm.weight"]
+    names += ["model.norm.weight", "lm_head.weight"]
+    header = {n: {"dtype": "BF16", "shape": [4, 8], "data_offsets": [64 * i, 64 * i + 64]} for i, n in enumerate(names)}
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + 64 * len(names))  # the data area: a hole
+    return len(names), 32 * len(names), len(raw)
+
+
+def _timed(cmd: list[str]) -> tuple[float, dict]:
+    """(wall seconds, the probe's JSON with its CPU seconds, user + system, added): on a
+    shared machine the wall time waits for other processes' turns; the CPU time does not."""
+    import resource
+
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    out["cpu"] = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+    return wall, out
+
+
+def header_section(reps: int, baseline: str | None) -> None:
+    """symtrans inspect of a 90,000-tensor header against safe_open plus json.loads (issue 26)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "moe.safetensors"
+        tensors, elements, header_bytes = _moe_header(path)
+        cmds = {
+            "yardstick": [sys.executable, "-c", _YARDSTICK, str(path)],
+            "symtrans": [sys.executable, "-c", _WHOLE, str(path), str(ROOT)],
+        }
+        if baseline:
+            cmds["baseline"] = [sys.executable, "-c", _WHOLE, str(path), str(Path(baseline).resolve())]
+        got: dict[str, list[tuple[float, dict]]] = {k: [] for k in cmds}
+        for rep in range(reps):
+            order = list(cmds)[rep % len(cmds) :] + list(cmds)[: rep % len(cmds)]
+            for k in order:
+                got[k].append(_timed(cmds[k]))
+        for k, runs in got.items():
+            if k != "yardstick" and any(r["code"] or r["stored_elements"] != elements for _, r in runs):
+                raise SystemExit(f"{k}: inspect gave {runs[0][1]}, expected {elements} elements")
+        wall = {k: statistics.median(w for w, _ in v) for k, v in got.items()}
+        rss = {k: statistics.median(r["maxrss_kib"] for _, r in v) / 1024 for k, v in got.items()}
+        cpu = {k: statistics.median(r["cpu"] for _, r in v) for k, v in got.items()}
+    mib = header_bytes / 2**20
+    print(f"header: {tensors:,} tensors, {mib:.1f} MiB of JSON, fresh processes, {reps} repetitions, interleaved")
+    for k in cmds:
+        print(f"    {k:<10} {wall[k]:6.2f} s wall, {cpu[k]:6.2f} s CPU (whole process)  peak RSS {rss[k]:7.1f} MiB")
+    for k in [k for k in cmds if k != "yardstick"]:
+        r_t = wall[k] / wall["yardstick"]
+        r_c = cpu[k] / cpu["yardstick"]
+        extra = (rss[k] - rss["yardstick"]) / mib
+        ok = max(r_t, r_c) <= 2 and extra <= 2
+        print(
+            f"RATIO header ({k}): time {r_t:.2f}x (CPU {r_c:.2f}x) safe_open plus json.loads (goal <= 2x); peak RSS "
+            f"{rss[k]:.0f} MiB = the yardstick's + {extra:.1f}x the header (goal <= 2x): {'PASS' if ok else 'MISS'}"
+        )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10 GB vs 10 MB, 2 repetitions")
     ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--header", action="store_true", help="only the 90,000-tensor header against safe_open + JSON")
+    ap.add_argument("--baseline", metavar="DIR", help="with --header: also time this checkout (e.g. main)")
     args = ap.parse_args()
+    if args.header:
+        header_section(args.reps or 3, args.baseline)
+        return 0
     big, small = (10 * 10**9, 10 * 10**6) if args.quick else (100 * 10**9, 100 * 10**6)
     reps = args.reps or (2 if args.quick else 5)
     print(

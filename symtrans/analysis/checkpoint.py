@@ -119,8 +119,10 @@ class Inspection:
 
     def by_kind(self) -> list[dict[str, Any]]:
         rows: dict[str, dict[str, Any]] = {}
-        for e in self.entries:
-            r = rows.setdefault(e.kind.value, {"kind": e.kind.value, "tensors": 0, "elements": 0, "bytes": 0})
+        for e in self.entries:  # keyed by the member (a str enum: as its value); _value_ is an attribute
+            r = rows.get(e.kind)
+            if r is None:
+                r = rows[e.kind] = {"kind": e.kind._value_, "tensors": 0, "elements": 0, "bytes": 0}
             r["tensors"] += 1
             r["elements"] += e.tensor.elements
             r["bytes"] += e.tensor.nbytes
@@ -129,22 +131,23 @@ class Inspection:
     def by_component(self) -> list[dict[str, Any]]:
         """Logical parameters per (stack, block, role) in file order; copies show 0."""
         rows: dict[tuple, dict[str, Any]] = {}
+        counted = (Kind.PARAMETER, Kind.TIED_COPY)
         for e in self.entries:
-            if e.kind not in (Kind.PARAMETER, Kind.TIED_COPY):
+            if e.kind not in counted:
                 continue
             # a fused matrix (GPT-2's c_attn, gate_up_proj) is the roles it holds, not its first
-            roles = "+".join(r.value for r in e.fused) if e.fused else (e.role.value if e.role else None)
-            key = (e.stack, e.block, roles)
-            r = rows.setdefault(
-                key,
-                {
+            f = e.fused  # keyed by the members, which name the roles as their "+"-joined values do
+            key = (e.stack, e.block, f if len(f) > 1 else (f[0] if f else e.role))
+            r = rows.get(key)
+            if r is None:
+                roles = "+".join(r.value for r in e.fused) if e.fused else (e.role.value if e.role else None)
+                r = rows[key] = {
                     "stack": e.stack.value if e.stack else None,
                     "block": e.block.value if e.block else None,
                     "role": roles,
                     "tensors": 0,
                     "parameters": 0,
-                },
-            )
+                }
             r["tensors"] += 1
             r["parameters"] += e.logical
         return list(rows.values())
@@ -226,28 +229,42 @@ class Inspection:
             out["inferred"] = dict(self.inference.found)
             out["not_inferred"] = list(self.inference.not_inferred)
         out["components"] = self.by_component()
-        out["tensor_list"] = [
-            {
-                "name": e.name,
-                "file": e.tensor.file,
-                "dtype": e.tensor.dtype,
-                "shape": list(e.tensor.shape),
-                "bytes": e.tensor.nbytes,
-                "kind": e.kind.value,
-                "role": e.role.value if e.role else None,
-                "block": e.block.value if e.block else None,
-                "stack": e.stack.value if e.stack else None,
-                "layer": e.layer,
-                "bias": e.bias,
-                "parameters": e.logical,
-                **({"represents": list(e.shape)} if e.shape != e.tensor.shape else {}),
-                **({"quantization": e.quant} if e.quant else {}),
-                **({"why": e.why} if e.why else {}),
-            }
-            for e in (self.entries if tensor_list else ())
-        ]
+        out["tensor_list"] = _tensor_rows(self.entries) if tensor_list else []
         out["notes"] = list(self.spec_notes) + list(self.notes) + list(ck.notes)
         return out
+
+
+def _tensor_rows(entries: list[Entry]) -> list[dict[str, Any]]:
+    """One flat dict per entry, ``name`` first (cli/inspect.py cuts the list's JSON at
+    ``}, {"name": ``).  A plain loop reading ``_value_`` (an attribute) instead of the
+    enums' ``value`` (a descriptor, 0.4 s for 90,000 tensors) and no dict merges."""
+    rows = []
+    append = rows.append
+    for e in entries:
+        t = e.tensor
+        role, block, stack = e.role, e.block, e.stack
+        row = {
+            "name": t.name,
+            "file": t.file,
+            "dtype": t.dtype,
+            "shape": list(t.shape),
+            "bytes": t.nbytes,
+            "kind": e.kind._value_,
+            "role": role._value_ if role else None,
+            "block": block._value_ if block else None,
+            "stack": stack._value_ if stack else None,
+            "layer": e.layer,
+            "bias": e.bias,
+            "parameters": e.logical,
+        }
+        if e.shape != t.shape:
+            row["represents"] = list(e.shape)
+        if e.quant:
+            row["quantization"] = e.quant
+        if e.why:
+            row["why"] = e.why
+        append(row)
+    return rows
 
 
 # ------------------------------------------------------------------------------ spec
@@ -497,8 +514,16 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
         )
         claimed.update(id(e) for e in unknown)
 
+    # A component's test reads only role, block, bias and whether a layer is given: it is
+    # asked once per distinct such signature (a few dozen), not once per tensor (15 tests
+    # x 90,000 tensors took 1.9 s), and a component no signature passes skips the pass.
+    sigs = [(e.role, e.block, e.bias, e.layer is None) for e in params]
+    first: dict[tuple, Entry] = {}
+    for sig, e in zip(sigs, params):
+        first.setdefault(sig, e)
     for c in _COMPONENTS:
-        stored = [e for e in params if id(e) not in claimed and c.stored(e)]
+        hit = {sig for sig, e in first.items() if c.stored(e)}
+        stored = [e for sig, e in zip(sigs, params) if sig in hit and id(e) not in claimed] if hit else []
         has = c.in_spec(spec)
         if stored and not has and not any(e.logical for e in stored):
             continue  # an empty table (type_vocab_size 0 saves a 0 x d tensor): nothing to explain
