@@ -100,6 +100,7 @@ HF_CLASSES = {
     "ernie4_5_moe": "Ernie4_5_MoeForCausalLM",
     "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM",
     "glm4_moe_lite": "Glm4MoeLiteForCausalLM",
+    "dbrx": "DbrxForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
     "roberta-prelayernorm": "RobertaPreLayerNormModel",
@@ -160,7 +161,9 @@ def reference_active(hf, model, E: int, k: int) -> int:
     idle, tensors = 0, 0
     for name, p in model.named_parameters():
         if ".experts." in name:
-            assert p.shape[0] == E, name  # stacked experts: one slice per expert
+            # stacked experts: one slice per expert; DBRX's DbrxExpertGLU stacks E blocks of
+            # ffn_hidden_size rows in one 2-D tensor (E x ffn) x d_model
+            assert p.shape[0] == E or (_DBRX_EXPERTS in name and p.shape[0] % E == 0), name
             idle += (p.numel() // E) * (E - k)
             tensors += 1
     assert tensors > 0
@@ -171,9 +174,25 @@ def experts_of(model) -> int | None:
     """E, read from the stacked expert tensors (dim 0 of every tensor under ``.experts.``), or
     None for a model without experts (whatever the config calls E: num_experts,
     num_local_experts, n_routed_experts)."""
-    sizes = {p.shape[0] for name, p in model.named_parameters() if ".experts." in name}
+    params = dict(model.named_parameters())
+    if any(_DBRX_EXPERTS in name for name in params):  # 2-D expert blocks: E is the router's width
+        sizes = {p.shape[0] for name, p in params.items() if name.endswith(".ffn.router.layer.weight")}
+    else:
+        sizes = {p.shape[0] for name, p in params.items() if ".experts." in name}
     assert len(sizes) <= 1, sizes
     return sizes.pop() if sizes else None
+
+
+def top_k_of(model) -> int:
+    """How many experts a token uses: ``num_experts_per_tok``, or DBRX's ``ffn_config.moe_top_k``
+    (DbrxFFN.top_k, the value its router's torch.topk takes)."""
+    if hasattr(model.config, "num_experts_per_tok"):
+        return model.config.num_experts_per_tok
+    return model.transformer.blocks[0].ffn.top_k
+
+
+# DbrxExpertGLU's parameters (w1, v1, w2): transformers 5.24 models/dbrx/modeling_dbrx.py
+_DBRX_EXPERTS = ".ffn.experts.mlp."
 
 
 SIZE = st.integers(1, 24)
@@ -1267,6 +1286,40 @@ def olmoe(draw) -> dict:
 
 
 @st.composite
+def dbrx(draw) -> dict:
+    """A small DBRX: d_model = n_heads x head_dim (head_dim even above 4: rotary pairs),
+    kv_n_heads dividing n_heads; attn_config always gives rope_theta (DbrxAttention reads it,
+    DbrxAttentionConfig has no default); kv_n_heads 1, moe_top_k 1 and ffn_hidden_size are
+    sometimes left to DbrxAttentionConfig's / DbrxFFNConfig's defaults (1, 1, 3584)."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 3))
+    d_k = draw(st.one_of(st.integers(1, 4), st.sampled_from([6, 8])))
+    attn: dict = {"rope_theta": draw(st.sampled_from([10000.0, 500000]))}
+    if h_kv > 1 or draw(st.booleans()):  # else DbrxAttentionConfig's default, 1
+        attn["kv_n_heads"] = h_kv
+    _maybe(draw, attn, "clip_qkv", st.sampled_from([None, 8]))
+    E = draw(st.integers(1, 5))
+    ffn: dict = {"moe_num_experts": E, "moe_top_k": draw(st.integers(1, E))}
+    if draw(st.booleans()):
+        ffn["ffn_hidden_size"] = draw(SIZE)
+    if ffn["moe_top_k"] == 1 and draw(st.booleans()):
+        del ffn["moe_top_k"]
+    _maybe(draw, ffn, "ffn_act_fn", st.sampled_from([None, {"name": "silu"}, {"name": "gelu"}]))
+    cfg = dict(
+        model_type="dbrx",
+        d_model=h * d_k,
+        n_heads=h,
+        n_layers=draw(LAYERS),
+        vocab_size=draw(VOCAB),
+        max_seq_len=draw(st.integers(1, 64)),
+        attn_config=attn,
+        ffn_config=ffn,
+    )
+    _pad(draw, cfg)
+    return cfg
+
+
+@st.composite
 def deepseek_moe(draw, mt: str) -> dict:
     """A small GLM-4.5 (glm4_moe) or dots.llm1 (dots1): first_k_dense_replace dense layers, then
     MoE layers of n_routed_experts and a shared MLP n_shared_experts x moe_intermediate_size
@@ -1537,6 +1590,7 @@ STRATEGIES = {
     **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
     "ernie4_5_moe": ernie4_5_moe(),
     "glm4_moe_lite": glm4_moe_lite(),
+    "dbrx": dbrx(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
     "mpnet": mpnet(),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from conftest import require
-from hf_reference import experts_of, reference_active, reference_total
+from hf_reference import experts_of, reference_active, reference_total, top_k_of
 
 from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, ConfigError, load_config, spec_from_config
 from symtrans.engine.architectures import build
@@ -52,7 +52,7 @@ def check(hf, cfg: dict) -> None:
     assert total == reference_total(hf, mt, cfg, model), (cfg, notes)
     E = experts_of(model)  # whatever the config calls it (num_local_experts, num_experts, n_routed_experts)
     if E:
-        k = model.config.num_experts_per_tok
+        k = top_k_of(model)  # DBRX: ffn_config.moe_top_k
         assert (spec.size("E"), spec.size("k")) == (E, k)
         assert active == reference_active(hf, model, E, k)
     else:
@@ -84,6 +84,7 @@ REFUSED_CLASS_DEFAULTS = {
     "nemotron": "num_key_value_heads",
     "dots1": "n_routed_experts",  # Dots1Config's None expert counts: Dots1NaiveMoe cannot build
     "hunyuan_v1_moe": "head_dim",  # HunYuanMoEV1Config's None head_dim: q_proj cannot build
+    "dbrx": "rope_theta",  # DbrxAttentionConfig has no rope_theta, which DbrxAttention reads
 }
 
 

@@ -45,6 +45,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     experts_of,
     reference_active,
     reference_total,
+    top_k_of,
 )
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -852,6 +853,17 @@ AUDIT_BASE: dict[str, dict] = {
         pad_token_id=0,
     ),
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    # DBRX: attn_config must give rope_theta (DbrxAttention reads it; no class default)
+    "dbrx": dict(
+        d_model=16,
+        n_heads=4,
+        n_layers=2,
+        vocab_size=23,
+        max_seq_len=17,
+        # clip_qkv: DbrxAttention's forward fails without it in transformers 5.24 (clamp of no bound)
+        attn_config=dict(kv_n_heads=2, rope_theta=10000.0, clip_qkv=8.0),
+        ffn_config=dict(ffn_hidden_size=6, moe_num_experts=3, moe_top_k=2),
+    ),
     "olmoe": dict(
         hidden_size=16,
         num_attention_heads=4,
@@ -1387,6 +1399,35 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("bamba", "time_step_limit"): [(0.0, 50.0)],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
+    ("dbrx", "d_model"): [24],
+    ("dbrx", "hidden_size"): [24],
+    ("dbrx", "n_heads"): [2, 8, 3],
+    ("dbrx", "num_attention_heads"): [2, 8, 3],
+    ("dbrx", "num_key_value_heads"): [4],  # overwritten by attn_config.kv_n_heads (DbrxConfig.__post_init__)
+    ("dbrx", "tie_word_embeddings"): [True],  # DbrxConfig.validate_architecture refuses it
+    ("dbrx", "attn_config"): [
+        None,  # DbrxAttentionConfig(): no rope_theta, cannot build
+        {"kv_n_heads": 2},  # no rope_theta
+        {"rope_theta": 10000.0},  # kv_n_heads 1
+        {"kv_n_heads": 4, "rope_theta": 500000, "clip_qkv": 8, "attn_pdrop": 0.5},
+        {"kv_n_heads": 3, "rope_theta": 10000.0},  # does not divide n_heads: builds, cannot run
+        {"kv_n_heads": 0, "rope_theta": 10000.0},
+        {"kv_n_heads": 2, "rope_theta": 10000.0, "clip_qkv": "8"},
+        {"kv_n_heads": 2, "rope_theta": 10000.0, "attn_pdrop": True},
+        [2],
+    ],
+    ("dbrx", "ffn_config"): [
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 1},
+        {"ffn_hidden_size": 9, "moe_num_experts": 5, "moe_top_k": 2},
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 2, "ffn_act_fn": {"name": "gelu"}},
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 2, "hidden_size": 99, "moe_jitter_eps": 0.01},
+        {"ffn_hidden_size": 6},  # E 4, top-1 (the class defaults)
+        {"ffn_hidden_size": 0, "moe_num_experts": 3, "moe_top_k": 2},
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 2, "moe_normalize_expert_weights": 1},
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 2, "moe_normalize_expert_weights": None},
+        {"ffn_hidden_size": 6, "moe_num_experts": 3, "moe_top_k": 2, "moe_loss_weight": 0},
+        "silu",
+    ],
     ("olmoe", "num_local_experts"): [4],
     **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("glm4_moe", "dots1")},
     **{(mt, "num_local_experts"): [4] for mt in ("glm4_moe", "dots1", "minimax_m2")},
@@ -1470,6 +1511,14 @@ GAPS: dict[tuple[str, str], str] = {
     ("camembert", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     ("roberta-prelayernorm", "add_cross_attention"): "cross-attention in an encoder stack is not modelled",
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
+    ("dbrx", "n_heads"): "n_heads not dividing d_model: DbrxAttention builds (head_dim d_model // n_heads), cannot run",
+    ("dbrx", "num_attention_heads"): "n_heads not dividing d_model: DbrxAttention builds but cannot run",
+    ("dbrx", "hidden_size"): "hidden_size without d_model: DbrxConfig sizes ffn_config.hidden_size (router, experts) "
+    "from d_model's default 2048 before the alias applies: builds, cannot run",
+    ("dbrx", "attn_config"): "kv_n_heads not dividing n_heads: DbrxAttention builds but its attention cannot "
+    "repeat the key/value heads in a forward pass",
+    ("dbrx", "ffn_config"): "ffn_hidden_size 0: DbrxExpertGLU builds empty (0 x d_model) experts; symtrans "
+    "refuses a zero size, as for every MLP width",
     ("olmoe", "head_dim"): "OlmoeAttention's q_norm is hidden_size wide: h x head_dim != hidden_size builds but "
     "cannot run (the norm does not fit the queries): refused",
 }
@@ -1541,7 +1590,7 @@ def _hf_count(hf, cfg: dict):
         else:
             total = reference_total(hf, cfg["model_type"], cfg, model)
             E = experts_of(model)
-            active = reference_active(hf, model, E, model.config.num_experts_per_tok) if E else total
+            active = reference_active(hf, model, E, top_k_of(model)) if E else total
             _HF_COUNTS[frozen] = (total, active)
     return _HF_COUNTS[frozen]
 
@@ -1825,11 +1874,18 @@ DECODERS = [
 ]
 
 
-def _decode_step_flops(hf, model, prefill: int) -> int:
+# DbrxExperts passes slices of its expert parameters to DbrxExpertGLU as module inputs; under
+# no_grad, FlopCounterMode's module tracker (torch 2.13) asserts on them ("Expected gradient
+# function to be set"), so its counted step runs with autograd on (the same matmuls).
+GRAD_DECODE = ("dbrx",)
+
+
+def _decode_step_flops(hf, model, prefill: int, grad: bool = False) -> int:
     torch = hf.torch
     ids = torch.ones(1, prefill + 1, dtype=torch.long)
     with torch.no_grad():
         past = model(input_ids=ids[:, :prefill], use_cache=True).past_key_values
+    with torch.set_grad_enabled(grad):
         return _counted(hf, lambda: model(input_ids=ids[:, prefill:], past_key_values=past, use_cache=True))
 
 
@@ -1842,7 +1898,7 @@ def test_decode_step_flops(hf, model_type):
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "decode")
     model = _flop_model(hf, model_type, cfg)
-    counted = _decode_step_flops(hf, model, P) - _idle_expert_flops(hf, model_type, model, 1)
+    counted = _decode_step_flops(hf, model, P, model_type in GRAD_DECODE) - _idle_expert_flops(hf, model_type, model, 1)
     assert counted == _engine_flops(spec, decode_expr, B=1, L_pre=P, T_gen=1)
 
 
@@ -2571,6 +2627,44 @@ def test_windowed_layers_reach_flops_cache_and_decode():
             Spec(positional="rotary", **bad)
 
 
+# DBRX Instruct's sizes as its published config.json gives them (databricks/dbrx-instruct; read from
+# the mlx-community/dbrx-instruct-4bit copy transcribed in a public test, no verbatim file found):
+# the nested attn_config and ffn_config, rope_theta 500000 and clip_qkv 8 included.
+DBRX_INSTRUCT = dict(
+    model_type="dbrx",
+    d_model=6144,
+    n_heads=48,
+    n_layers=40,
+    vocab_size=100352,
+    max_seq_len=32768,
+    tie_word_embeddings=False,
+    attn_config={"attn_pdrop": 0, "clip_qkv": 8, "kv_n_heads": 8, "rope_theta": 500000},
+    ffn_config={
+        "ffn_act_fn": {"name": "silu"},
+        "ffn_hidden_size": 10752,
+        "moe_num_experts": 16,
+        "moe_top_k": 4,
+        "moe_jitter_eps": 0,
+        "moe_loss_weight": 0.05,
+        # the published file writes 1, which DbrxFFNConfig (strict, float | None) refuses in
+        # transformers 5.24: test_dbrx_published_integer_norm_weight_is_refused
+        "moe_normalize_expert_weights": 1.0,
+        "uniform_expert_assignment": False,
+    },
+)
+
+
+def test_dbrx_published_integer_norm_weight_is_refused(hf):
+    """DBRX's published ffn_config writes moe_normalize_expert_weights as the integer 1: transformers
+    5.24's strict DbrxFFNConfig refuses it, and so does symtrans, in one line."""
+    cfg = {**DBRX_INSTRUCT, "ffn_config": {**DBRX_INSTRUCT["ffn_config"], "moe_normalize_expert_weights": 1}}
+    with pytest.raises(Exception, match="moe_normalize_expert_weights"):
+        hf.config("dbrx", cfg)
+    with pytest.raises(ConfigError, match=r"ffn_config.moe_normalize_expert_weights must be a float or null") as e:
+        spec_from_config(cfg, "dbrx")
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize(
     ("cfg", "total", "active"),
     [
@@ -2582,8 +2676,14 @@ def test_windowed_layers_reach_flops_cache_and_decode():
         # gpt-oss-20b: 20,914,757,184; active 4,187,440,704 with the embedding and the LM head (the model
         # card's 3.6B active leaves the embedding out: 4,187,440,704 - 201,088 x 2,880 = 3,608,307,264).
         (GPT_OSS_20B, 20_914_757_184, 4_187_440_704),
+        # DBRX Instruct: "132B total parameters of which 36B parameters are active" (model card,
+        # github.com/databricks/dbrx MODEL_CARD_dbrx_instruct.md); by hand, d = 6144, d_k = 128:
+        # 2 x 100,352 x 6,144 (wte, lm_head) + 6,144 (norm_f) + 40 x (2 x 6,144 + 6,144 x (6,144 + 2 x 8 x 128)
+        # + 6,144^2 + 16 x 6,144 + 3 x 16 x 10,752 x 6,144) = 131,596,523,520; active: less
+        # 40 x 12 x 3 x 10,752 x 6,144 = 95,126,814,720 idle expert weights.
+        (DBRX_INSTRUCT, 131_596_523_520, 36_469_708_800),
     ],
-    ids=["deepseek-v3", "qwen3-30b-a3b", "gpt-oss-20b"],
+    ids=["deepseek-v3", "qwen3-30b-a3b", "gpt-oss-20b", "dbrx-instruct"],
 )
 def test_full_size_moe_counts(hf, cfg, total, active):
     """Full-size totals, each equal to transformers' count on the meta device (the figures written

@@ -315,10 +315,18 @@ def _bloom_rules() -> tuple[Rule, ...]:
 def _gpt_j_neo_mpt_rules() -> tuple[Rule, ...]:
     """GPT-style ``h.{L}`` / ``blocks.{L}`` names with nn.Linear maps (not GPT-2's Conv1D):
     GPTNeoForCausalLM (``attn.attention.q_proj``, ``mlp.c_fc``), GPTJForCausalLM
-    (``attn.q_proj``, ``mlp.fc_in``) and MptForCausalLM (``blocks.{L}.attn.Wqkv``, ``ffn``)."""
+    (``attn.q_proj``, ``mlp.fc_in``), MptForCausalLM (``blocks.{L}.attn.Wqkv``, ``ffn``) and
+    DbrxForCausalLM (``blocks.{L}.norm_attn_norm.attn.Wqkv``, ``ffn.router.layer``, and its
+    experts ``ffn.experts.mlp.w1``/``v1``/``w2``: each one (E x ffn_hidden_size, d_model) tensor,
+    w1 and v1 used as out x in, w2 as in x out; transformers 5.24 modeling_dbrx.DbrxExpertGLU)."""
     H = r"(?:h|blocks)\.{L}\."
-    At = H + r"attn\.(?:attention\.)?"
+    At = H + r"(?:norm_attn_norm\.)?attn\.(?:attention\.)?"
+    X = H + r"ffn\.experts\.mlp"
     return (
+        Rule(X, R.EXPERTS, B.MOE, OUT_IN, part=R.FFN_GATE, leaf="w1"),
+        Rule(X, R.EXPERTS, B.MOE, OUT_IN, part=R.FFN_UP, leaf="v1"),
+        Rule(X, R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_DOWN, leaf="w2"),
+        Rule(H + r"ffn\.router\.layer", R.ROUTER, B.MOE),
         Rule(r"wte", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
         Rule(r"wpe", R.POSITION_EMBEDDING, B.EMBEDDINGS, ROWS),
         Rule(At + r"q_proj", R.Q_PROJ, _ATT),
@@ -327,7 +335,7 @@ def _gpt_j_neo_mpt_rules() -> tuple[Rule, ...]:
         Rule(At + r"out_proj", R.O_PROJ, _ATT),
         Rule(At + r"Wqkv", R.Q_PROJ, _ATT, fused=(R.Q_PROJ, R.K_PROJ, R.V_PROJ)),
         Rule(H + r"attn(?:\.attention)?", None, None, buffer=True),  # masks (bias, masked_bias)
-        Rule(H + r"(?:ln_1|ln_2|norm_1|norm_2)", R.NORM, B.NORM, VECTOR),
+        Rule(H + r"(?:norm_attn_norm\.)?(?:ln_1|ln_2|norm_1|norm_2)", R.NORM, B.NORM, VECTOR),
         Rule(H + r"(?:mlp\.c_fc|mlp\.fc_in|ffn\.up_proj)", R.FFN_UP, B.FFN),
         Rule(H + r"(?:mlp\.c_proj|mlp\.fc_out|ffn\.down_proj)", R.FFN_DOWN, B.FFN),
         Rule(r"(?:ln_f|norm_f)", R.NORM, B.NORM, VECTOR),
@@ -650,7 +658,7 @@ MODEL_TYPES = {
     "opt": "opt",
     "gpt_neox": "gpt_neox",
     **dict.fromkeys("bloom falcon".split(), "bloom"),
-    **dict.fromkeys("gpt_neo gptj mpt".split(), "gpt_j_neo_mpt"),
+    **dict.fromkeys("gpt_neo gptj mpt dbrx".split(), "gpt_j_neo_mpt"),
 }
 
 # GGUF general.architecture -> (Spec.family, norm, gated FFN flavour, positional when no table).
