@@ -45,6 +45,14 @@ KV = 2 * 6 * 512 * 2 * (512 + 512)  # one request's KV cache, bytes
 E = 512 * 512 * 2  # one fp16 sequence of d_model vectors, bytes
 T4 = Fraction(65 * 10**12 * 7, 10)  # FLOP/s at 70%
 
+
+
+def _whole(x: Fraction) -> str:
+    """A byte count with a fractional margin, as the report shows it: whole bytes rounded up,
+    the exact fraction beside them (issue 27.5: a byte count is an integer)."""
+    return f"{-(-x.numerator // x.denominator):,} bytes (rounded up from {x.numerator:,}/{x.denominator:,})"
+
+
 # The exact figures, written out: each (printed, exact as the report prints it).
 EXACT = {
     # 3 x the weights (the article's own host-memory rule, applied once)
@@ -52,13 +60,15 @@ EXACT = {
     "1GB": f"{3 * W:,} bytes",
     "20GB": f"{3 * W:,} bytes",
     # (W + 50 x (KV + 2E)) x 1.1 per card, twice that on two cards
-    "0.35GB": f"{float((W + 50 * (KV + 2 * E)) * Fraction(11, 10)):,.1f} bytes",
-    "0.7GB": f"{float(2 * (W + 50 * (KV + 2 * E)) * Fraction(11, 10)):,.1f} bytes",
+    "0.35GB": _whole((W + 50 * (KV + 2 * E)) * Fraction(11, 10)),
+    "0.7GB": _whole(2 * (W + 50 * (KV + 2 * E)) * Fraction(11, 10)),
     # the single-request margin kept with the parallel overhead: 1.2 x 1.1
     "1.1": "x 1.32",
     # 100 requests / (100 x 2 x 77,600,000 x 512 / (65e12 x 0.7)) s
     "52 條/秒": f"{float(100 / (100 * 2 * 77_600_000 * 512 / T4)):,.1f} requests/s",
-    "0.55GB": f"{float((W + 100 * (KV + 2 * E)) * Fraction(11, 10)):,.1f} bytes",
+    "0.55GB": _whole((W + 100 * (KV + 2 * E)) * Fraction(11, 10)),
+    # (W + KV + 2E) x 1.2 for one request: 168,882,176 x 6/5 = 202,658,611.2
+    "0.18GB": _whole((W + KV + 2 * E) * Fraction(6, 5)),
     "155.2MB": f"{W:,} bytes",
     "3.14MB": f"{KV:,} bytes",
 }
@@ -134,3 +144,18 @@ def test_pdf_lists_every_figure_of_the_section(capsys, tmp_path):
     for printed, exact in EXACT.items():
         assert _flat(exact) in flat, (printed, exact)
     assert _flat(HANGUANG) in flat
+
+
+def test_byte_counts_are_whole(capsys):
+    # Issue 27.5: a byte count is an integer.  The article's x1.2 / x1.1 margins make fractions
+    # (0.18GB's exact figure was printed "202,658,611.2 bytes"): each is shown as whole bytes,
+    # rounded up, with the exact fraction beside it, and the two must agree.
+    s = _section(_report(capsys, "-o", "-", "--format", "markdown"))
+    assert not re.search(r"\d\.\d+ bytes", s)
+    shown = re.findall(r"([\d,]+) bytes \(rounded up from ([\d,]+)/([\d,]+)\)", s)
+    assert len(shown) >= 4  # 0.18GB, 0.55GB, 0.35GB and 0.7GB carry a margin
+    for whole, num, den in shown:
+        exact = Fraction(int(num.replace(",", "")), int(den.replace(",", "")))
+        assert exact.denominator != 1 and int(whole.replace(",", "")) == -(-exact.numerator // exact.denominator)
+    # 0.18GB: (155,250,688 + 12,582,912 + 1,048,576) x 6/5 = 1,013,293,056 / 5 = 202,658,611.2
+    assert "202,658,612 bytes (rounded up from 1,013,293,056/5)" in s

@@ -398,8 +398,11 @@ def fmt_exact(value: Fraction, unit: str) -> str:
     from symtrans.base.numbers import binary_bytes, grouped, si
 
     if unit == "bytes":
-        shown = grouped(int(value)) if value.denominator == 1 else f"{float(value):,.1f}"
-        return f"{shown} bytes = {si(value, 'B', 2)} = {binary_bytes(value)}"
+        if value.denominator == 1:
+            shown = f"{grouped(int(value))} bytes"
+        else:  # a margin of x1.2 or x1.1 makes a fraction: a byte count is whole, so round up, and say so
+            shown = f"{grouped(-(-value.numerator // value.denominator))} bytes (rounded up from {value.numerator:,}/{value.denominator:,})"
+        return f"{shown} = {si(value, 'B', 2)} = {binary_bytes(value)}"
     if unit == "FLOP":
         return f"{grouped(int(value))} FLOP = {si(value, 'FLOP', 2)}"
     if unit == "factor":
