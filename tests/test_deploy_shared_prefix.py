@@ -51,3 +51,36 @@ def test_a_prefix_longer_than_the_prompt_and_a_hybrid_model_are_refused(capsys):
     config = Path(__file__).parent / "fixtures" / "configs" / "lfm2.5-350m.json"
     code, out, err = run(capsys, "deploy", str(config), "--accelerator", "h100-sxm", "--shared-prefix", "100")
     assert code == 2 and not out and len(err.strip().splitlines()) == 1
+
+
+def test_the_prompts_last_token_is_never_a_cache_hit(capsys):
+    # vLLM v1 caps a prefix-cache hit at prompt − 1 tokens: the last prompt token is recomputed for
+    # its logits (vllm/v1/core/kv_cache_manager.py, get_computed_blocks: "max_cache_hit_length =
+    # request.num_tokens - 1"). Prompt 4,000 all shared, 1 generated token: L = 4,001, cdiv(4,001, 16)
+    # = 251 blocks; hits floor(min(4,000, 3,999) / 16) = 249 blocks, so 251 − 249 = 2 blocks a request.
+    # On the A100-80GB the pool is 476,480 tokens = 29,780 blocks: (29,780 − 249) // 2 = 29,531 // 2 = 14,765
+    # (not 250 shared and 1 block a request: 29,530).
+    r = json.loads(
+        _cli(
+            capsys,
+            "deploy",
+            "llama-3-8b",
+            "--accelerator",
+            "a100-80gb",
+            "--enable-prefix-caching",
+            "--shared-prefix",
+            "4000",
+            "--prompt",
+            "4000",
+            "--format",
+            "json",
+        )
+    )
+    assert r["token_budget"] == 29_780 * 16
+    assert r["max_concurrency"] == (29_780 - 249) // (251 - 249) == 14_765
+
+
+def _cli(capsys, *argv) -> str:
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    return out

@@ -213,6 +213,13 @@ def test_other_vision_towers_are_refused_naming_the_part():
     with pytest.raises(ConfigError) as e:
         spec_from_config(cfg, "x")
     assert "siglip_vision_model" in str(e.value) and "CLIP vision tower" in str(e.value)
+    assert 'inside "llava"' in str(e.value)
+    # A new user's llava_next with a SigLIP tower was told it was "not supported inside llava".
+    cfg = _fixture("llava-v1.6-mistral-7b")
+    cfg["vision_config"] = {"model_type": "siglip_vision_model"}
+    with pytest.raises(ConfigError) as e:
+        spec_from_config(cfg, "x")
+    assert 'inside "llava_next"' in str(e.value) and "\n" not in str(e.value)
 
 
 def test_cli_part_text_vision_all(capsys):

@@ -80,8 +80,9 @@ class DeployOptions:
         shared_prefix: prompt tokens every request shares; their whole blocks are held once
             (vLLM's automatic prefix caching hashes whole blocks, each by its tokens and its
             prefix: docs/design/prefix_caching.md, vllm/v1/core/kv_cache_utils.py
-            hash_block_tokens), so a request needs
-            cdiv(L, b) − floor(s / b) blocks of its own and floor(s / b) are held once.
+            hash_block_tokens), and a hit stops before the prompt's last token (vLLM v1
+            recomputes it: kv_cache_manager.py, get_computed_blocks), so with n =
+            floor(min(s, P − 1) / b) a request needs cdiv(L, b) − n blocks of its own and n are held once.
         dtype, kv_dtype, quantization, precision: weight dtype (of the tensors a
             quantization leaves alone), KV cache dtype, ``quantization.Quantization``,
             the peak used (None: the weights' 16-bit dtype where the device has it).
@@ -196,6 +197,8 @@ class Plan:
     hybrid: object = None  # vllm_hybrid.HybridLayout of a hybrid model under --engine vllm
     vllm_concurrency: Fraction | None = None  # vLLM's 'Maximum concurrency' where it is not budget / request
     stages: list = field(default_factory=list)  # vllm_pipeline.Stage of each pipeline stage (pipeline parallelism)
+    # what bounds the running batch: "KV cache", "max_num_seqs" (vLLM runs at most that many) or "--concurrency"
+    batch_bound: str = "KV cache"
     targets: dict = field(default_factory=dict)
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
@@ -402,6 +405,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     engine_terms: dict[str, int] = {}
     logits = 0
     M = acc.memory
+    seqs = None
     if vllm:
         M, m_source = vp.cuda_visible(acc)
         notes.append(f"CUDA-visible memory {M:,} bytes per device ({m_source}); datasheet {acc.memory:,}")
@@ -546,9 +550,16 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
                 short,
             )
         concurrency = o.concurrency
+        bound = "--concurrency"
     else:
         batch = max_conc
         concurrency = max_conc * replicas
+        bound = "KV cache"
+    if seqs is not None and batch > seqs:
+        # vLLM's scheduler runs at most max_num_seqs sequences at once (vllm/v1/core/sched/scheduler.py,
+        # schedule: len(self.running) == self.max_num_running_reqs stops admitting); the rest wait
+        batch, bound = seqs, "max_num_seqs"
+        concurrency = min(concurrency, seqs * replicas)
 
     v = {**values, "B": 1, "L_pre": prompt, "T_gen": gen, "L_src": prompt, "L_tgt": gen}
     eff = dict(
@@ -626,8 +637,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         hybrid=hybrid,
         vllm_concurrency=vllm_concurrency,
         stages=stages,
+        batch_bound=bound,
     )
-    p.targets = _targets(p, phases, max_conc)
+    p.targets = _targets(p, phases, max_conc if seqs is None else min(max_conc, seqs))
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
@@ -650,14 +662,23 @@ def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc
         raise InputError(f"--shared-prefix {s:,} exceeds the prompt of {prompt:,} tokens")
     if tokens_per_request != prompt + o.generate or spec.family != "decoder-only":
         raise InputError("--shared-prefix is planned for decoder-only models without windowed layers only")
-    shared = s // b
+    shared = _shared_blocks(s, prompt, b)
     own = -(-tokens_per_request // b) - shared
     conc = (blocks - shared) // own if blocks > shared else 0
     notes.append(
         f"shared prefix of {s:,} tokens: {shared:,} whole blocks of {b} held once, {own:,} blocks a request: "
-        f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only)"
+        f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only, and a hit stops "
+        "before the prompt's last token, which is always recomputed)"
     )
     return conc
+
+
+def _shared_blocks(s: int, prompt: int, b: int) -> int:
+    """Whole blocks of a shared prefix of ``s`` tokens a request of ``prompt`` prompt tokens reads from
+    the prefix cache: floor(min(s, prompt − 1) / b).  vLLM v1 caps a hit at prompt − 1 tokens, since the
+    last prompt token is recomputed for its logits (vllm/v1/core/kv_cache_manager.py, get_computed_blocks:
+    max_cache_hit_length = request.num_tokens - 1), so that block is each request's own."""
+    return min(s, prompt - 1) // b
 
 
 def _pipeline(spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, logits, notes):
@@ -793,9 +814,9 @@ def _budget_formulas(p: Plan, b: int) -> list[Formula]:
         if not o.shared_prefix
         else Formula(
             "maximum concurrency per replica (shared prefix s)",
-            "(budget / b − floor(s / b)) // (cdiv(L, b) − floor(s / b))",
-            f"({p.token_budget // b:,} − {o.shared_prefix // b:,}) // "
-            f"({-(-p.tokens_per_request // b):,} − {o.shared_prefix // b:,})",
+            "(budget / b − floor(min(s, P − 1) / b)) // (cdiv(L, b) − floor(min(s, P − 1) / b))",
+            f"({p.token_budget // b:,} − {_shared_blocks(o.shared_prefix, p.prompt, b):,}) // "
+            f"({-(-p.tokens_per_request // b):,} − {_shared_blocks(o.shared_prefix, p.prompt, b):,})",
             sp.Integer(p.max_concurrency),
             "requests",
         ),

@@ -405,6 +405,7 @@ def deploy_result(res, args) -> dict:
         "max_concurrency_per_replica": p.max_concurrency,
         "max_concurrency": p.max_concurrency * p.replicas,
         "batch_per_replica": p.batch,
+        "batch_bound": p.batch_bound,
         "concurrency": p.concurrency,
         "ttft": _roof(p.ttft),
         "decode": _roof(p.decode),
@@ -550,7 +551,7 @@ def deploy_text(r: dict) -> str:
         f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
     )
     lines.append(
-        f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
+        f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica, bound by {r['batch_bound']}): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
         f"({r['ttft']['bound']}), TPOT {_seconds(Fraction(r['tpot_seconds']))} ({r['decode']['bound']}), "
         f"{float(Fraction(r['output_tokens_per_second'])):,.1f} generated tokens/s and "
         f"{float(Fraction(r['requests_per_second'])):,.2f} requests/s in waves, "

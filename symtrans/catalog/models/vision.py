@@ -148,8 +148,8 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
         vmt = vcfg.get("model_type", "clip_vision_model")
         if vmt != "clip_vision_model":
             raise ConfigError(
-                f"vision_config model_type {show(vmt)} is not supported inside llava: symtrans counts a CLIP vision "
-                "tower (clip_vision_model) only"
+                f"vision_config model_type {show(vmt)} is not supported inside {show(r.mt)}: symtrans counts a "
+                "CLIP vision tower (clip_vision_model) only"
             )
         vr = Reader(vcfg, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), CLIP_VISION_DEFAULTS, {})
     d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
