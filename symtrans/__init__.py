@@ -22,20 +22,25 @@ def model(name_or_spec, settings=None, **changes):
     return _model(name_or_spec, settings, **changes)
 
 
-def parse_closed_form(text):
+def parse_closed_form(text, symbols=None):
     """The SymPy expression of a printed closed form (the JSON ``closed_form``), in
     symtrans's own symbols (positive integers), parsed without evaluating anything.
+
+    Pass the same JSON's ``symbols`` map as ``symbols=`` to also admit the names it lists
+    beyond the legend (closed forms of the generic transformers path use config keys such as
+    ``num_shared_experts``); names in neither are still refused.
 
     Never use ``sympy.sympify`` on such text: it evaluates it as Python and reads ``N`` as
     SymPy's ``N()`` and ``E`` as Euler's number.  See ``symtrans.engine.parse``.
 
     Raises:
-        ValueError: one line naming what is not allowed (unknown names, calls other than
+        ValueError: one line naming what is not allowed (unknown names, a malformed
+            ``symbols`` map, calls other than
             Min/Max/floor/ceiling, attributes, exponents past 64, text past 20,000 characters).
     """
     from symtrans.engine.parse import parse_closed_form as _parse
 
-    return _parse(text)
+    return _parse(text, symbols)
 
 
 def __getattr__(name):

@@ -94,6 +94,8 @@ class Inspection:
     closed_form: str = ""
     terms: list[Term] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # the generic path's model (a config.json type without a curated record), else None
+    generic: Any = None
 
     # -- totals --------------------------------------------------------------
     @property
@@ -132,6 +134,14 @@ class Inspection:
         """Logical parameters per (stack, block, role) in file order; copies show 0."""
         rows: dict[tuple, dict[str, Any]] = {}
         counted = (Kind.PARAMETER, Kind.TIED_COPY)
+        if self.generic is not None:  # no roles on the generic path: the model's names, layers as *
+            for e in self.entries:
+                if e.kind in counted:
+                    key = re.sub(r"\.\d+\.", ".*.", e.name)
+                    r = rows.setdefault(key, {"stack": None, "block": None, "role": key, "tensors": 0, "parameters": 0})
+                    r["tensors"] += 1
+                    r["parameters"] += e.logical
+            return list(rows.values())
         for e in self.entries:
             if e.kind not in counted:
                 continue
@@ -207,9 +217,10 @@ class Inspection:
             "quantization": self.quantization(),
             "spec_source": self.spec_source,
         }
-        if self.spec is not None:
-            out["family"] = self.spec.family
-            out["sizes"] = self.spec.values
+        if self.spec is not None or self.generic is not None:
+            g = self.generic
+            out["family"] = self.spec.family if g is None else f"generic: {g.counted_class}"
+            out["sizes"] = self.spec.values if g is None else dict(g.sizes)
             out["formula"] = {"parameters": self.formula, "closed_form": self.closed_form}
             out["difference"] = self.stored_elements - (self.formula or 0)
             out["terms"] = [
@@ -746,6 +757,8 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     matched: dict = {}
     fam, naming = _family(ck, matched)
     entries = classify(ck, fam, scheme_from_config(ck.config), matched.get(fam.name))
+    if _generic_type(ck):
+        return _inspect_generic(ck, naming, entries, list(settings or []))
     spec, source, spec_notes, inf, error = _spec(ck, fam, entries, list(settings or []))
     result = Inspection(
         checkpoint=ck,
@@ -779,6 +792,52 @@ def inspect(path: str, settings: list[str] | None = None) -> Inspection:
     for e in entries:
         if e.why and e.kind == Kind.PARAMETER:
             result.notes.append(f"{e.name}: {e.why}")
+    return result
+
+
+def _generic_type(ck: Checkpoint) -> bool:
+    """A config.json whose model_type has no curated record (counted by the generic path)."""
+    from symtrans.catalog.hf_config import SUPPORTED
+
+    mt = ck.config.get("model_type") if ck.config else None
+    return ck.format != "gguf" and isinstance(mt, str) and mt not in SUPPORTED
+
+
+def _inspect_generic(ck: Checkpoint, naming: str, entries: list[Entry], settings: list[str]) -> Inspection:
+    """``inspect`` for a model_type without a curated record: the formula is the generic
+    path's exact count and tensors are matched by the meta model's names (no guessed
+    layout: a guessed llama layout called BitNet's sub-norms unexpected)."""
+    from symtrans.analysis.checkpoint_generic import NoGenericExplanation, explain_generic
+
+    mt = ck.config.get("model_type") if ck.config else None
+    result = Inspection(
+        checkpoint=ck,
+        naming=f"{mt} (names of transformers' model)",
+        entries=entries,
+        spec=None,
+        spec_source="config.json (generic path)",
+    )
+    if settings:
+        result.spec_error = (
+            f"--set is not applied to model_type {mt!r} (no curated record; counted by the generic path)"
+        )
+        return result
+    try:
+        g, entries, terms = explain_generic(ck, entries)
+    except NoGenericExplanation as e:
+        result.spec_error = str(e)
+        return result
+    import sympy as sp
+
+    result.generic = g
+    result.entries = entries
+    result.formula = g.total
+    result.closed_form = sp.sstr(g.closed_form)
+    rest = result.stored_elements - g.total - sum(t.elements for t in terms)
+    if rest:
+        terms.append(Term("other", rest, (), "stored shapes that differ from the config's model"))
+    result.terms = terms
+    result.spec_notes = tuple(g.notes)
     return result
 
 
