@@ -46,7 +46,6 @@ E = 512 * 512 * 2  # one fp16 sequence of d_model vectors, bytes
 T4 = Fraction(65 * 10**12 * 7, 10)  # FLOP/s at 70%
 
 
-
 def _whole(x: Fraction) -> str:
     """A byte count with a fractional margin, as the report shows it: whole bytes rounded up,
     the exact fraction beside them (issue 27.5: a byte count is an integer)."""
