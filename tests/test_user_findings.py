@@ -377,3 +377,20 @@ def test_presets_show_the_active_count(capsys):
 def test_walk_options_of_the_other_mode_are_errors(capsys):
     assert_usage_error(*run(capsys, "walk", "--pe-table", "--step", "2"), "--step")
     assert_usage_error(*run(capsys, "walk", "gpt2", "--positions", "3"), "--positions")
+
+
+def test_a_flat_key_beside_text_config_is_noted_only_when_it_differs(tmp_path):
+    # Qwen2.5-VL-7B as transformers 4.53 re-saves it repeats the text keys at the top level;
+    # 5.x reads text_config alone.  The oracle: Qwen2_5_VLConfig itself ignores a top-level
+    # hidden_size beside text_config, so a differing copy is noted as ignored, an equal one not.
+    transformers = require("transformers")
+    from symtrans.catalog.hf_config import load_config
+
+    cfg = json.loads((CONFIGS / "qwen2.5-vl-7b.json").read_text())
+    cfg["hidden_size"] = 1234
+    hf = transformers.Qwen2_5_VLConfig(**{k: v for k, v in cfg.items() if k != "model_type"})
+    assert hf.text_config.hidden_size == cfg["text_config"]["hidden_size"] == 3584
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    notes = [n for n in load_config(path)[2] if "not known to" in n]
+    assert notes == ["key hidden_size not known to Qwen2_5_VLConfig (transformers 5.x): ignored"], notes

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from symtrans.analysis.checkpoint_terms import TERM_LABELS, Term  # re-exported: the API names them here
 from symtrans.catalog.checkpoint.formats import Checkpoint, CheckpointError
 from symtrans.catalog.checkpoint.infer import Inference, InferenceError, gguf_hints, infer_spec, io_dims
 from symtrans.catalog.checkpoint.inventory import Entry, classify
@@ -47,31 +48,6 @@ _TABLES = ("learned", "sinusoidal-table")
 
 # Sizes a user's --set passes to the shape inference (the rest are applied after it).
 _HINT_SIZES = ("h", "h_kv", "d_k", "k", "V", "L_max")
-
-TERM_LABELS = {
-    "tied_copy": "tied matrix stored twice",
-    "buffers": "non-parameter buffers",
-    "quant_metadata": "quantization metadata",
-    "packing": "packed quantized weights (stored words vs the parameters they hold)",
-    "padded_vocab": "padded vocabulary rows",
-    "unexpected": "unexpected tensors (not in the counted model)",
-    "missing": "missing tensors (in the formula, not stored)",
-    "other": "shapes that differ from the formula's sizes",
-}
-
-
-@dataclass(frozen=True)
-class Term:
-    """One named part of ``stored elements - formula parameters`` (elements, signed)."""
-
-    key: str
-    elements: int
-    tensors: tuple[str, ...] = ()
-    detail: str = ""
-
-    @property
-    def label(self) -> str:
-        return TERM_LABELS[self.key]
 
 
 @dataclass

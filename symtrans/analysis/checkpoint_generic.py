@@ -44,7 +44,7 @@ def explain_generic(ck: Checkpoint, entries: list[Entry]):
     Raises:
         NoGenericExplanation: torch/transformers missing, or transformers cannot build the type.
     """
-    from symtrans.analysis.checkpoint import Term
+    from symtrans.analysis.checkpoint_terms import Term
     from symtrans.base.errors import EnvironmentProblem, InputError
     from symtrans.catalog.generic.model import count
     from symtrans.catalog.generic.route import check

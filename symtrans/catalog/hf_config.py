@@ -2990,8 +2990,24 @@ def _flat_text_keys(cfg: dict[str, Any], mt: str) -> list[str]:
 
 
 def _wrapper_part(cfg: dict[str, Any], mt: str) -> dict[str, Any]:
-    """``cfg`` without the text keys a flat wrapper config holds at its top level."""
+    """``cfg`` without the text keys a flat wrapper config holds at its top level.
+
+    Beside a text_config, a key of a flat wrapper's top level whose value equals text_config's
+    is left out too: transformers 4.5x re-saves (Qwen2.5-VL-7B as 4.53 writes it) repeat the
+    text keys at the top level, and 5.x's config reads text_config alone (a top-level
+    hidden_size of 1234 beside it leaves text_config.hidden_size 3584 in 5.24).  The same
+    re-save writes text_config's sliding_window as null when use_sliding_window is false (the
+    Qwen2 text config drops an unused window) and keeps the top-level number: no news either.
+    A top-level value that differs from text_config's otherwise is still noted as ignored."""
     text = set(_flat_text_keys(cfg, mt))
+    tc = cfg.get("text_config")
+    if WRAPPERS[mt].flat and isinstance(tc, dict):
+        unused_window = tc.get("use_sliding_window") is False and tc.get("sliding_window") is None
+        text |= {
+            k
+            for k, v in cfg.items()
+            if k != "model_type" and k in tc and (tc[k] == v or (k == "sliding_window" and unused_window))
+        }
     return {k: v for k, v in cfg.items() if k not in text}
 
 
