@@ -67,3 +67,21 @@ def test_bamba_state_and_kv_bytes_equal_the_real_cache(hf):
     assert exact(tree.cache, spec.values) * 4 == 24 * 4  # K/V bytes per token, fp32
     assert exact(tree.state, spec.values) * 4 == 432 * 4  # state bytes per sequence, fp32
     assert exact(kv_cache_bytes(spec, 2, 5, "fp32"), spec.values) == 960 + 3_456
+
+
+def test_smollm3_longer_no_rope_layers_adds_no_layer():
+    # CI's hypothesis draw: one layer, no_rope_layers [0, 0], use_sliding_window with window 1.
+    # SmolLM3Config builds layer_types over range(num_hidden_layers): one sliding layer, and
+    # the model has one layer; symtrans refused it ("N_w=2 windowed layers exceed the N=1").
+    # Oracle: transformers' own count on the meta device.
+    transformers = require("transformers")
+    torch = require("torch")
+    cfg = dict(num_hidden_layers=1, intermediate_size=1, vocab_size=4, max_position_embeddings=1)
+    cfg.update(num_attention_heads=1, num_key_value_heads=1, hidden_size=2, pad_token_id=None)
+    cfg.update(no_rope_layers=[0, 0], use_sliding_window=True, sliding_window=1)
+    hf = transformers.SmolLM3Config(**cfg)
+    assert hf.layer_types == ["sliding_attention"]
+    with torch.device("meta"):
+        n = sum(p.numel() for p in transformers.SmolLM3ForCausalLM(hf).parameters())
+    spec, _ = spec_from_config(dict(cfg, model_type="smollm3"), "x")
+    assert exact(build(spec).params, spec.values) == n

@@ -425,9 +425,12 @@ def _smollm3_rope_layers(r: Reader, n: int) -> list[int]:
 
 
 def _smollm3_layer_types(r: Reader, n: int, w: int | None) -> list[str]:
-    """SmolLM3Config's rule: the NoPE layers slide when use_sliding_window and a window are set."""
+    """SmolLM3Config's rule: the NoPE layers slide when use_sliding_window and a window are set.
+    Only the first ``n`` flags count: the config loops over range(num_hidden_layers), so a
+    longer no_rope_layers list adds no layer (hypothesis found [0, 0] with one layer)."""
     on = r.flag("use_sliding_window", note=False) and w is not None
-    return ["sliding_attention" if on and not rope else "full_attention" for rope in _smollm3_rope_layers(r, n)]
+    flags = _smollm3_rope_layers(r, n)[:n]
+    return ["sliding_attention" if on and not rope else "full_attention" for rope in flags]
 
 
 _SMOLLM3 = DenseLayout(
