@@ -141,6 +141,13 @@ _LEGEND = [
         "chunk length of a chunked scan (Mamba 2 chunk_size; Gated DeltaNet 64)",
         "tokens",
     ),
+    # --- DeepSeek Sparse Attention (engine/dsa.py): the lightning indexer's sizes
+    SymbolInfo("N_dsa", r"N_{\mathrm{dsa}}", "layers whose MLA runs its own lightning indexer (DSA)", "layers"),
+    SymbolInfo("h_idx", r"h_{\mathrm{idx}}", "heads of the lightning indexer (index_n_heads)", "heads"),
+    SymbolInfo("d_idx", r"d_{\mathrm{idx}}", "head width of the lightning indexer (index_head_dim)", "features"),
+    SymbolInfo(
+        "k_idx", r"k_{\mathrm{idx}}", "keys each query attends to in sparse attention (index_topk)", "positions"
+    ),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),
