@@ -12,6 +12,8 @@ vLLM sizes its KV cache once, at start-up (``vllm/v1/worker/gpu_worker.py``,
     tokens    = blocks · block_size                        ("GPU KV cache size: N tokens")
     concurrency = tokens / max_model_len, printed with two decimals
                                                            ("Maximum concurrency for ...: x.xx")
+                  (V1 with sliding-window or state layers: blocks / a request's blocks over the
+                  layer groups, ``vllm_hybrid``)
 
 where ``M_cuda`` is what ``torch.cuda.mem_get_info`` reports as the device total (less than
 the datasheet's figure: the driver and ECC keep part), ``u`` is ``gpu_memory_utilization``,
