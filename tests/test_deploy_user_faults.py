@@ -107,3 +107,61 @@ def test_v0_prints_tokens_over_max_model_len(capsys):
     # block_size / max_model_len, windows or not
     r = _vllm_window_plan(capsys, "mistral-7b-v0.1.json", "--engine-version", "0.6.4", "--max-model-len", "8192")
     assert Fraction(r["vllm_concurrency"]) == Fraction(r["token_budget"], 8192)
+
+
+# ------------------------------------------------ 2. prefix sharing needs prefix caching; the pool
+
+
+def test_shared_prefix_needs_prefix_caching_on(capsys):
+    # vLLM V0 (0.4 to 0.7) leaves automatic prefix caching off unless --enable-prefix-caching is given
+    # (EngineArgs.enable_prefix_caching: bool = False, vllm/engine/arg_utils.py); V1 turns it on by default
+    # and --no-enable-prefix-caching turns it off. Without it no block is shared, so a --shared-prefix
+    # cannot raise the concurrency: one line, exit 2.
+    base = ("deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--shared-prefix", "4000")
+    for extra in (("--engine-version", "0.4"), ("--no-enable-prefix-caching",), ("--engine", "none")):
+        code, out, err = run(capsys, *base, *extra)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "prefix-caching" in err, (extra, err)
+    code, _, err = run(capsys, *base, "--engine-version", "0.4", "--enable-prefix-caching")
+    assert code == 0, err
+
+
+def test_memory_table_shows_the_allocated_pool_not_requests_times_full_length(capsys):
+    # Llama-2-7B on an A100-80GB, vLLM 0.4 with --enable-prefix-caching and a 4,000-token shared prefix:
+    # vLLM allocates its pool once (floor(available / (16 x 524,288)) blocks: 'GPU blocks' in V0's log),
+    # and the running batch (max_num_seqs 256, vLLM 0.4's default) holds the prefix's floor(min(4000,
+    # 4094) / 16) = 250 blocks once and cdiv(4096, 16) − 250 = 6 blocks each: (250 + 256 x 6) x 16 x
+    # 524,288 bytes, not 256 x 2 GiB = 512 GiB on an 80 GiB card.
+    code, out, err = run(
+        capsys,
+        "deploy",
+        "llama-2-7b",
+        "--accelerator",
+        "a100-80gb",
+        "--engine-version",
+        "0.4",
+        "--enable-prefix-caching",
+        "--shared-prefix",
+        "4000",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    r = json.loads(out)
+    m = r["memory_per_device"]
+    kv_tok = 2 * 32 * 4096 * 2  # K and V x 32 layers x d_model 4,096 x 2 bytes
+    assert m["kv_cache_allocated"] == m["kv_blocks"] * 16 * kv_tok == r["token_budget"] * kv_tok
+    assert r["batch_per_replica"] == 256
+    assert m["kv_cache_at_batch"] == (250 + 256 * 6) * 16 * kv_tok == 14_982_053_888
+    assert m["kv_cache_at_batch"] <= m["kv_cache_allocated"] < 80 * GiB
+    code, out, _ = run(
+        capsys,
+        "deploy",
+        "llama-2-7b",
+        "--accelerator",
+        "a100-80gb",
+        "--enable-prefix-caching",
+        "--shared-prefix",
+        "4000",
+    )
+    assert "512.00 GiB" not in out  # 256 x 2 GiB
+    assert "KV cache allocated" in out and "of which 256 requests hold" in out

@@ -112,6 +112,9 @@ class DeployOptions:
             positions (``vllm_profile.derived_max_model_len``); used under ``engine="vllm"``.
         mla: multi-head latent attention decoded ``absorbed`` (vLLM, SGLang; the default
             under ``engine="vllm"``) or ``expanded`` (transformers' eager; ``mla_decode``).
+        prefix_caching: vLLM's ``--enable-prefix-caching`` (True), ``--no-enable-prefix-caching``
+            (False) or None: the release's default (``vllm_profile.VersionRules.prefix_caching``;
+            off under ``engine="none"``).  ``shared_prefix`` needs it on.
     """
 
     devices: int = 1
@@ -143,6 +146,7 @@ class DeployOptions:
     max_model_len: int | None = None
     serving_context: int | None = None
     mla: str | None = None
+    prefix_caching: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,9 @@ class Plan:
     kv_bytes_per_token: int
     kv_heads_per_device: int
     kv_bytes_per_request: int
+    kv_blocks: int  # blocks of the KV cache pool vLLM allocates (of every layer group)
+    kv_cache_allocated: int  # bytes of that pool per device: what the KV cache takes, whatever the batch
+    kv_cache_at_batch: int  # bytes of the pool the running batch holds (a shared prefix's blocks once)
     activation_reserve: int
     reserve_is_default: bool
     usable: sp.Rational
@@ -312,6 +319,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         utilisation=o.utilisation if o.utilisation is not None else (rules.utilisation if vllm else sp.Rational(9, 10)),
         block_size=o.block_size if o.block_size is not None else (vp.BLOCK_SIZE if vllm else 1),
     )
+    _check_prefix_caching(o, rules)
     for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"{what} must be a positive integer, not {n!r}")
@@ -495,6 +503,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         tokens_per_request = prompt + gen
         kv_req = tokens_per_request * kv_tok + hybrid.state_groups * hybrid.group_size * hybrid.page
         blocks = hybrid.blocks(int(free)) if free > 0 else 0
+        allocated = (
+            blocks * hybrid.page * hybrid.group_size
+        )  # g tensors of blocks x page (get_kv_cache_config_from_groups)
         budget = hybrid.token_budget(blocks)
         vllm_concurrency = hybrid.concurrency(blocks, prompt + gen)
         max_conc = int(vllm_concurrency)
@@ -513,6 +524,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         if o.shared_prefix:
             raise InputError("--shared-prefix is planned for decoder-only models without windowed layers only")
         blocks = window.blocks(int(free)) if free > 0 else 0
+        allocated = blocks * window.page * window.group_size
         budget = window.token_budget(blocks)
         vllm_concurrency = window.concurrency(blocks, prompt + gen)
         # vLLM refuses to start when one request's blocks over every group exceed the memory
@@ -540,6 +552,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     else:
         b = o.block_size
         blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
+        allocated = blocks * b * kv_tok
         budget = blocks * b
         max_conc = budget // tokens_per_request
         vllm_concurrency = None
@@ -608,6 +621,12 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         # schedule: len(self.running) == self.max_num_running_reqs stops admitting); the rest wait
         batch, bound = seqs, "max_num_seqs"
         concurrency = min(concurrency, seqs * replicas)
+    if o.shared_prefix and hybrid is None and window is None:
+        # the prefix's whole blocks once, then each request's own blocks (_with_shared_prefix)
+        shared = _shared_blocks(o.shared_prefix, prompt, b)
+        in_use = (shared + batch * (-(-tokens_per_request // b) - shared)) * b * kv_tok
+    else:
+        in_use = batch * kv_req
 
     v = {**values, "B": 1, "L_pre": prompt, "T_gen": gen, "L_src": prompt, "L_tgt": gen}
     eff = dict(
@@ -661,6 +680,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         kv_bytes_per_token=kv_tok,
         kv_heads_per_device=kv_dev,
         kv_bytes_per_request=kv_req,
+        kv_blocks=blocks,
+        kv_cache_allocated=allocated,
+        kv_cache_at_batch=in_use,
         activation_reserve=reserve,
         reserve_is_default=o.activation_reserve is None,
         usable=usable,
@@ -694,6 +716,25 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     return p
 
 
+def _check_prefix_caching(o: DeployOptions, rules) -> None:
+    """Refuse a ``shared_prefix`` the engine would not share: prefix caching off, by the flag or by
+    the release's default (V0: ``enable_prefix_caching`` False, vllm/engine/arg_utils.py; V1 on)."""
+    s = o.shared_prefix
+    if isinstance(s, bool) or not isinstance(s, int) or s <= 0:
+        return  # no prefix, or a bad one _with_shared_prefix names
+    if o.prefix_caching is False:
+        raise InputError("--shared-prefix needs prefix caching, and --no-enable-prefix-caching turns it off")
+    if o.prefix_caching is None and rules is None:
+        raise InputError(
+            "--shared-prefix under --engine none needs --enable-prefix-caching (no engine shares blocks by default)"
+        )
+    if o.prefix_caching is None and not rules.prefix_caching:
+        raise InputError(
+            f"--shared-prefix needs prefix caching, which vLLM {rules.name} leaves off by default "
+            f"({rules.prefix_caching_source}): add --enable-prefix-caching"
+        )
+
+
 def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes) -> int:
     """Whole requests that fit when every request shares ``o.shared_prefix`` prompt tokens: the
     prefix's full blocks are held once, each request's other blocks its own (``DeployOptions``).
@@ -715,6 +756,7 @@ def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc
     own = -(-tokens_per_request // b) - shared
     conc = (blocks - shared) // own if blocks > shared else 0
     notes.append(
+        f"prefix caching on ({'--enable-prefix-caching' if o.prefix_caching else 'the vLLM release default'}); "
         f"shared prefix of {s:,} tokens: {shared:,} whole blocks of {b} held once, {own:,} blocks a request: "
         f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only, and a hit stops "
         "before the prompt's last token, which is always recomputed)"
