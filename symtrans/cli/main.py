@@ -358,12 +358,13 @@ def _check_flops_options(args, res) -> None:
     """Refuse ``flops`` options that would change nothing (one sentence, exit 2).
 
     A causal-mask count on an encoder-only model (its self-attention is bidirectional:
-    there is no mask to count), and prompt/generation lengths outside the inference modes
+    there is no mask to count; ``--mask window`` counts the band of a masked window), and prompt/generation lengths outside the inference modes
     that read them (--prefill: prefill and decode; --generate: decode).
     """
     from symtrans.engine.conventions import MODES
 
-    if args.mask != "full" and res.spec.family == "encoder-only":
+    masked_window = args.mask == "window" and res.spec.window_mask  # the band of a bidirectional window (ModernBERT)
+    if args.mask != "full" and res.spec.family == "encoder-only" and not masked_window:
         raise UsageError(
             f"symtrans flops: --mask {args.mask} counts a causal mask, but {res.name} is encoder-only: "
             "its self-attention is bidirectional (every query meets every key), so there is no mask"

@@ -220,6 +220,11 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        window_mask: a bidirectional window ``w`` is a mask on the whole score matrix, as
+            ModernBERT's eager attention applies it (transformers'
+            ``create_bidirectional_sliding_window_mask``, |i − j| <= w // 2): ``--mask full``
+            counts the square and ``--mask window`` the band.  False: a banded kernel
+            (Longformer's sliding chunks) counts the band under every mask.
         layer_norms: the norms of a layer: ``sublayer`` (one per sublayer, before
             or after it by ``norm_position``), ``sandwich`` (one before and one after
             each sublayer: Gemma-2/3, four per decoder layer) or ``shared`` (one norm
@@ -392,6 +397,7 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    window_mask: bool = False
     # --- decoder types (types-dec)
     layer_norms: str = "sublayer"
     parallel_block: bool = False
@@ -590,6 +596,7 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    "window_mask": bool,
     # --- decoder types (types-dec)
     "layer_norms": LAYER_NORMS,
     "parallel_block": bool,
@@ -892,8 +899,14 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
             raise InputError("N_w (windowed layers) needs the window w")
-        if spec.family != "decoder-only":
-            raise InputError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+        if spec.family == "encoder-decoder":
+            raise InputError(
+                "N_w (windowed layers) applies to decoder-only and encoder-only models, not to an encoder-decoder"
+            )
+        if spec.family == "encoder-only" and "N" in v and v["N_w"] >= v["N"]:
+            raise InputError(f"N_w={v['N_w']} must be below N={v['N']} in an encoder (every layer windowed: w alone)")
+        if spec.family == "encoder-only" and not spec.window_mask:
+            raise InputError("N_w (windowed layers) in an encoder needs window_mask (a window masking the full square)")
         if "N" in v and v["N_w"] > v["N"]:
             raise InputError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
         if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
@@ -903,6 +916,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             )
     if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
         raise InputError("token_projection needs a decoder-only model with an embedding width E_emb")
+    if spec.window_mask and ("w" not in v or spec.family != "encoder-only" or spec.global_tokens):
+        raise InputError("window_mask needs an encoder-only model with a window w and no global tokens")
     if spec.global_tokens and "w" not in v:
         raise InputError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
