@@ -37,6 +37,7 @@ from symtrans.engine.components import (
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.disentangled import conv_layer, relative_table
+from symtrans.engine.dual import dual_parts
 from symtrans.engine.frontends import audio_conv, patch_embedding
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
@@ -702,6 +703,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 role=Role.LM_HEAD,
             )
             children.append(Cost(name="MLM head", block=Block.MLM_HEAD, steps=tuple(steps)))
+        children += dual_parts(spec, B)  # a dual encoder's text head, image tower and logit scale
     else:
         ctx = wl.seq if wl.context is None else wl.context
         children.append(

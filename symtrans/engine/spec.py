@@ -126,7 +126,7 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl", "clip_dual", "siglip_dual")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
@@ -134,6 +134,10 @@ VISION_SIZES = {
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
+    # mapped into a joint space d_proj wide
+    "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -144,7 +148,9 @@ _OPTIONAL_VISION_SIZES = {
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3",)
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual")
+# Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
+DUAL_VISIONS = ("clip_dual", "siglip_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -266,8 +272,13 @@ class Spec:
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
-            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers).  Its parameters are in the total; the text-only figure
-            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers) |
+            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
+            space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
+            the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
+            ``Block.PROJECTOR`` subtrees (and a dual encoder's ``Block.CONTRASTIVE``, which is
+            neither tower's).
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
         image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
@@ -1062,7 +1073,12 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
         return
-    if spec.family != "decoder-only":
+    if spec.vision in DUAL_VISIONS:
+        if spec.family != "encoder-only":
+            raise InputError(
+                f"vision={spec.vision} is a dual encoder: its text tower is encoder-only, not {spec.family}"
+            )
+    elif spec.family != "decoder-only":
         raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
     missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
     if missing:
