@@ -125,15 +125,23 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_5")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "qwen3_5": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis", "P_vis"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": (), "mistral3": (), "qwen2_5_vl": ("d_proj",)}
+_OPTIONAL_VISION_SIZES = {
+    "clip": (),
+    "qwen2_vl": ("d_proj",),
+    "gemma3": (),
+    "mistral3": (),
+    "qwen2_5_vl": ("d_proj",),
+    "qwen3_5": ("d_proj",),
+}
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
 _SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
@@ -251,7 +259,8 @@ class Spec:
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
-            biased SwiGLU MLP).  Its parameters are in the total; the text-only figure
+            biased SwiGLU MLP) | ``qwen3_5`` (Qwen3.5: Qwen2-VL's layout with a biased patch
+            conv and a learned position table of P_vis rows).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).

@@ -23,7 +23,11 @@ Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling
 ``nn.MultiheadAttention`` (in_proj 3 d_vis x d_vis + 3 d_vis, out_proj biased), LayerNorm, MLP);
 Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
 and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
-d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights).
+d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights);
+HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5: Qwen3-VL's ViT without its deepstack
+mergers: ``patch_embed.proj`` a biased Conv3d, ``pos_embed`` a learned table of
+``num_position_embeddings`` rows interpolated to each image's grid, ``blocks`` as Qwen2-VL's,
+``merger``: LayerNorm over d_vis, Linear m^2 d_vis -> m^2 d_vis, GELU, Linear -> out_hidden_size).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProject
 _QWEN2_5_VL = "Bai et al. 2025 §2.1 (Qwen2.5-VL ViT: RMSNorm, SwiGLU); HF Qwen2_5_VisionTransformerPretrainedModel"
 _PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
 _MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
+_QWEN3_5 = "Qwen Team 2026 (Qwen3.5: Qwen3-VL's ViT, no deepstack); HF Qwen3_5VisionModel"
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -71,6 +76,12 @@ def _conv(label: str, taps: sp.Expr, source: str, bias: bool = False) -> Step:
         source=source,
         input_grad=False,
     )
+
+
+def _positions(note: str, source: str) -> Step:
+    """A learned position table of P_vis rows of width d_vis."""
+    rows = S.P_vis * S.d_vis
+    return Step(label="position table", role=Role.VISION, params=rows, weights=rows, note=note, source=source)
 
 
 def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
@@ -155,6 +166,32 @@ def qwen2_vl_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_VL)]
 
 
+def qwen3_5_tower(spec: Spec) -> list[Cost]:
+    """Qwen3.5's vision tower with its patch merger (``model.visual``, Qwen3.5 and Qwen3.5-MoE).
+
+    C_vis t_vis p_vis^2 d_vis + d_vis (biased 3-D patch conv) + P_vis d_vis (learned position
+    table) + N_vis layers (Qwen2-VL's: LayerNorms, fused biased qkv, biased proj, fc1/fc2) +
+    the merger: 2 d_vis (LayerNorm) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj + d_proj.
+    """
+    d, m2 = S.d_vis, S.m_vis**2
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    emb = (
+        _conv("patch embedding (Conv3d t_vis x p_vis x p_vis, biased)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN3_5, True),
+        _positions("P_vis learned rows, bilinearly interpolated to each image's patch grid", _QWEN3_5),
+    )
+    tower = Cost(
+        name="vision tower (Qwen3.5)",
+        block=Block.VISION_TOWER,
+        steps=emb,
+        children=(_vit_layer(spec, True, _QWEN3_5),),
+        note=_NO_IMAGES,
+        source=_QWEN3_5,
+    )
+    merger = _ln(spec, "merger norm", d) + _lin("merger fc1", m2 * d, m2 * d, True, _QWEN3_5)
+    merger += _lin("merger fc2", m2 * d, out, True, _QWEN3_5)
+    return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN3_5)]
+
+
 def siglip_tower(spec: Spec) -> Cost:
     """SigLIP's vision transformer (``SiglipVisionModel``), as Gemma 3 wraps it.
 
@@ -166,14 +203,7 @@ def siglip_tower(spec: Spec) -> Cost:
     d, f = S.d_vis, S.d_ff_vis
     emb = [
         _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis, biased)", S.C_vis * S.p_vis**2, _SIGLIP, True),
-        Step(
-            label="position table",
-            role=Role.VISION,
-            params=S.P_vis * d,
-            weights=S.P_vis * d,
-            note="one learned row per patch (no class token)",
-            source=_SIGLIP,
-        ),
+        _positions("one learned row per patch (no class token)", _SIGLIP),
     ]
     steps = emb + _ln(spec, "post_layernorm", d)
     if spec.vision_head:
@@ -275,6 +305,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return pixtral_tower(spec)
     if spec.vision == "qwen2_5_vl":
         return qwen2_5_vl_tower(spec)
+    if spec.vision == "qwen3_5":
+        return qwen3_5_tower(spec)
     return []
 
 

@@ -328,6 +328,24 @@ def mistral3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
     return sizes, {"vision": "mistral3", "projector_bias": _projector_bias(r, False)}, notes
 
 
+def _qwen_tower_sizes(vr: Reader, d_model: int) -> dict[str, int]:
+    """The sizes Qwen2.5-VL's and Qwen3.5's vision configs name alike (d_proj: out_hidden_size
+    where it differs from the language model's width)."""
+    sizes = dict(
+        d_vis=vr.size("hidden_size"),
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("depth"),
+        C_vis=vr.size("in_channels"),
+        p_vis=vr.size("patch_size"),
+        t_vis=vr.size("temporal_patch_size"),
+        m_vis=vr.size("spatial_merge_size"),
+    )
+    out = vr.size("out_hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    return sizes
+
+
 def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     """(sizes, Spec options, notes) of Qwen2.5-VL's vision tower and patch merger.
 
@@ -349,18 +367,8 @@ def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str
         QWEN2_5_VL_VISION_DEFAULTS,
         {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"},
     )
-    sizes = dict(
-        d_vis=vr.size("hidden_size"),
-        d_ff_vis=vr.size("intermediate_size"),
-        N_vis=vr.size("depth"),
-        C_vis=vr.size("in_channels"),
-        p_vis=vr.size("patch_size"),
-        t_vis=vr.size("temporal_patch_size"),
-        m_vis=vr.size("spatial_merge_size"),
-    )
-    out = vr.size("out_hidden_size")
-    if out != d_model:
-        sizes["d_proj"] = out
+    sizes = _qwen_tower_sizes(vr, d_model)
+    out = sizes.get("d_proj", d_model)
     notes = [f"vision_config: {n}" for n in vr.notes]
     notes.append(
         f"vision tower: Qwen2.5-VL ViT, {sizes['N_vis']} layers of width {sizes['d_vis']} (RMSNorm, biased SwiGLU "
@@ -368,3 +376,62 @@ def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str
         f"width {out}; window attention (window_size, fullatt_block_indexes) changes no weight"
     )
     return sizes, {"vision": "qwen2_5_vl"}, notes
+
+
+# Qwen3_5VisionConfig's (and Qwen3_5MoeVisionConfig's) defaults (transformers 5.x).
+QWEN3_5_VISION_DEFAULTS = {
+    "depth": 27,
+    "hidden_size": 1152,
+    "intermediate_size": 4304,
+    "num_heads": 16,
+    "in_channels": 3,
+    "patch_size": 16,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "out_hidden_size": 3584,
+    "num_position_embeddings": 2304,
+}
+
+
+def qwen3_5_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of the vision tower and patch merger of Qwen3.5
+    (``qwen3_5``) and Qwen3.5-MoE (``qwen3_5_moe``): one layout (Qwen3_5MoeVisionModel is
+    Qwen3_5VisionModel).
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, or a malformed size.
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    own = f"{r.mt}_vision"
+    vmt = vcfg.get("model_type", own)
+    if vmt not in (own, r.mt):  # r.mt: published checkpoints' name, renamed by the config class
+        raise ConfigError(f"vision_config model_type {show(vmt)} is not {r.mt}'s vision tower ({own})")
+    for key in ("patch_size", "temporal_patch_size"):
+        if isinstance(vcfg.get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square patches of one size")
+    cls = "Qwen3_5MoeVisionConfig" if r.mt == "qwen3_5_moe" else "Qwen3_5VisionConfig"
+    vr = Reader(
+        vcfg,
+        own,
+        (cls, cls.replace("Config", "Model")),
+        QWEN3_5_VISION_DEFAULTS,
+        {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"},
+    )
+    sizes = _qwen_tower_sizes(vr, d_model)
+    sizes["P_vis"] = vr.size("num_position_embeddings")
+    out = sizes.get("d_proj", d_model)
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    if vcfg.get("deepstack_visual_indexes"):
+        notes.append(
+            f"vision_config: deepstack_visual_indexes {show(vcfg['deepstack_visual_indexes'])} ignored "
+            f"({cls} has no such field: Qwen3.5's tower builds no deepstack mergers)"
+        )
+    side = math.isqrt(sizes["P_vis"])
+    grid = f"{side} x {side}" if side * side == sizes["P_vis"] else str(sizes["P_vis"])
+    notes.append(
+        f"vision tower: Qwen3.5 ViT, {sizes['N_vis']} layers of width {sizes['d_vis']}, a learned {grid} position "
+        f"table interpolated to each image; the merger joins {sizes['m_vis']} x {sizes['m_vis']} patches into one "
+        f"token of width {out}"
+    )
+    return sizes, {"vision": "qwen3_5"}, notes
