@@ -118,6 +118,7 @@ HF_CLASSES = {
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
     "bamba": "BambaForCausalLM",
+    "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- Qwen3.5 and Gemma 4 (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
@@ -1539,29 +1540,26 @@ def qwen3_5(draw, mt: str = "qwen3_5") -> dict:
     return cfg
 
 
-@st.composite
-def bamba(draw) -> dict:
-    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
-    Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
-    given or "auto"), groups dividing the heads, biases, GQA heads, head_dim given or not."""
+def _bamba_mixers(draw, model_type: str) -> dict:
+    """The parts Bamba and Granite 4.0-H share: GQA heads, head_dim given or not, Mamba 2 heads
+    x head width = expand x hidden_size (their configs' check; head width given or "auto"),
+    groups dividing the heads, the mixer's biases, a tied head or not."""
     h_kv = draw(st.integers(1, 3))
     h = h_kv * draw(st.integers(1, 2))
-    n = draw(st.integers(1, 5))
     groups = draw(st.integers(1, 2))
     heads = groups * draw(st.integers(1, 3))
     expand = draw(st.integers(1, 2))
     d = heads * draw(st.integers(1, 3))  # expand x d divisible by the heads
     d = d * h // math.gcd(d, h) if draw(st.booleans()) else d
     cfg = dict(
-        model_type="bamba",
+        model_type=model_type,
         hidden_size=d,
         num_attention_heads=h,
         num_key_value_heads=h_kv,
-        num_hidden_layers=n,
+        num_hidden_layers=draw(st.integers(1, 5)),
         intermediate_size=draw(SIZE),
         vocab_size=draw(VOCAB),
         max_position_embeddings=draw(st.integers(1, 64)),
-        attn_layer_indices=draw(st.lists(st.integers(0, n), max_size=n, unique=True)),
         mamba_n_heads=heads,
         mamba_n_groups=groups,
         mamba_expand=expand,
@@ -1576,9 +1574,41 @@ def bamba(draw) -> dict:
         cfg["head_dim"] = 2 * draw(st.integers(1, 4))
     elif (d // h) % 2 or d < h:
         cfg["head_dim"] = 2 * max(1, d // h // 2)  # rotary rotates pairs; d < h would leave none
-    for key in ("attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+    for key in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
         _maybe(draw, cfg, key, st.booleans())
     cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
+def bamba(draw) -> dict:
+    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
+    Mamba 2), an MLP bias or not, and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "bamba")
+    n = cfg["num_hidden_layers"]
+    cfg["attn_layer_indices"] = draw(st.lists(st.integers(0, n), max_size=n, unique=True))
+    _maybe(draw, cfg, "mlp_bias", st.booleans())
+    return cfg
+
+
+@st.composite
+def granitemoehybrid(draw) -> dict:
+    """A small Granite 4.0-H config: layer_types in the published ("mamba"/"attention") or the
+    5.x ("linear_attention"/"full_attention") spelling, or none (all Mamba 2); 0 to 4 experts with
+    top-k up to E and a shared MLP (0 wide with experts: none), or the dense shared MLP alone;
+    rope or no positions; and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "granitemoehybrid")
+    n = cfg["num_hidden_layers"]
+    experts = draw(st.integers(0, 4))
+    cfg.update(
+        num_local_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)) if experts else 0,
+        shared_intermediate_size=draw(st.integers(0 if experts else 1, 24)),
+    )
+    spelling = draw(st.sampled_from([("mamba", "attention"), ("linear_attention", "full_attention"), None]))
+    if spelling is not None:
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(spelling), min_size=n, max_size=n))
+    _maybe(draw, cfg, "position_embedding_type", st.sampled_from(["rope", "nope", None]))
     return cfg
 
 
@@ -1647,6 +1677,7 @@ STRATEGIES = {
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
     "bamba": bamba(),
+    "granitemoehybrid": granitemoehybrid(),
     "qwen3_5_text": qwen3_5_text(),
     "qwen3_5_moe_text": qwen3_5_moe_text(),
     "qwen3_5": qwen3_5(),

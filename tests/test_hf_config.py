@@ -81,6 +81,7 @@ REFERENCE = {
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
+    "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),

@@ -825,6 +825,30 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 4 layers: mamba, attention, mamba, mamba (the published spelling); 3 experts top-2 of width 10
+    # and a shared MLP 8 wide; Mamba 2 heads 4 x 6 = 2 x 12
+    "granitemoehybrid": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        shared_intermediate_size=8,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["mamba", "attention", "mamba", "mamba"],
+        mamba_n_heads=4,
+        mamba_n_groups=2,
+        mamba_expand=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_chunk_size=5,
+        time_step_limit=(0.0, 100.0),
+        pad_token_id=0,
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1427,6 +1451,23 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("bamba", "mamba_n_heads"): [8, 6, 5],
     ("bamba", "mamba_n_groups"): [1, 3],
     ("bamba", "time_step_limit"): [(0.0, 50.0)],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
+    # granitemoehybrid: all attention, all Mamba (5.x spelling), a name the forward has no mask for,
+    # too few entries; the layers_block_type alias; no experts (the shared MLP alone), 0-wide shared MLP
+    ("granitemoehybrid", "layer_types"): [
+        ["attention"] * 4,
+        ["linear_attention"] * 4,
+        ["mamba", "sliding_attention", "mamba", "mamba"],
+        ["mamba"] * 3,
+    ],
+    ("granitemoehybrid", "layers_block_type"): [["full_attention", "attention", "mamba", "mamba"]],
+    ("granitemoehybrid", "num_local_experts"): [0, 4, None],
+    ("granitemoehybrid", "num_experts_per_tok"): [1, 3, 4],
+    ("granitemoehybrid", "shared_intermediate_size"): [0, 10, 9],
+    ("granitemoehybrid", "mamba_d_head"): [6, "auto", 5],
+    ("granitemoehybrid", "mamba_n_heads"): [8, 6, 5],
+    ("granitemoehybrid", "mamba_n_groups"): [1, 3],
+    ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
+    ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1499,6 +1540,12 @@ GAPS: dict[tuple[str, str], str] = {
     },
     ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
+    "refused",
+    ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
+    ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
+    "forward has no mask for it: refused",
     **{
         (
             "qwen3_5_text",
@@ -1870,6 +1917,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
+FORWARD_ONLY += ("granitemoehybrid",)
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -3077,6 +3125,9 @@ SSM_FIXTURES = [
     # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
     # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
     ("lfm2.5-350m", 354_483_968),
+    # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
+    # 2,048 wide on every layer): 340,332,224 on the meta device
+    ("granite-4.0-h-350m", 340_332_224),
 ]
 
 
