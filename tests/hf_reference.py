@@ -67,6 +67,7 @@ HF_CLASSES = {
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
     "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "qwen3_vl": "Qwen3VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -132,7 +133,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_5", "qwen3_5_moe")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -478,6 +479,8 @@ PIXTRAL_VISION = dict(
     image_size=16,
     patch_size=4,
 )
+# Qwen3VLVisionConfig's keys are Qwen2.5-VL's (less window attention) plus the position grid and DeepStack
+QWEN3_VL_VISION = dict(QWEN2_5_VL_VISION, num_position_embeddings=4, deepstack_visual_indexes=[0])
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -545,6 +548,27 @@ def qwen2_5_vl(draw) -> dict:
     cfg = draw(qwen2_vl())
     cfg["model_type"] = "qwen2_5_vl"
     cfg["vision_config"] = QWEN2_5_VL_VISION
+    return cfg
+
+
+def qwen3_vl_text(draw) -> dict:
+    """A Qwen3VLTextConfig: Qwen3's drawn keys less the sliding-window ones it has no field for."""
+    text = draw(llama_like("qwen3"))
+    for key in ("use_sliding_window", "sliding_window", "max_window_layers"):
+        text.pop(key, None)
+    text["model_type"] = "qwen3_vl_text"
+    if draw(st.booleans()):
+        del text["model_type"]  # Qwen3VLConfig's text_config default
+    return text
+
+
+@st.composite
+def qwen3_vl(draw) -> dict:
+    """Qwen3VLForConditionalGeneration: a drawn Qwen3-shaped text model (always nested: Qwen3VLConfig
+    moves no top-level keys) beside a small Qwen3-VL vision model (tests/test_vision_qwen3_vl.py
+    draws the tower's keys); the wrapper's tie alone decides (a text_config tie is ignored)."""
+    cfg = dict(model_type="qwen3_vl", vision_config=QWEN3_VL_VISION, text_config=qwen3_vl_text(draw))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
 
@@ -1663,6 +1687,7 @@ STRATEGIES = {
     "llava_next": llava_next(),
     "mistral3": mistral3(),
     "qwen2_5_vl": qwen2_5_vl(),
+    "qwen3_vl": qwen3_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

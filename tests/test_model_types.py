@@ -41,6 +41,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
     QWEN3_5_VISION,
+    QWEN3_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
     experts_of,
@@ -90,6 +91,16 @@ _BERT_BASE = dict(
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
+# The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
+_VL_TEXT = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    num_hidden_layers=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=17,
+)
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
         hidden_size=12,
@@ -490,6 +501,7 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "qwen3_vl": dict(text_config=dict(_VL_TEXT, head_dim=4), vision_config=QWEN3_VL_VISION),
     "qwen2_5_vl": dict(
         text_config=dict(
             hidden_size=16,
@@ -1283,6 +1295,29 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("qwen3_vl", "text_config"): [
+        None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
+        {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,  # no Qwen3VLTextConfig field: the wrapper's flag alone ties
+        },
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 5,
+        },  # odd rotary head: refused by both
+    ],
+    ("qwen3_vl", "vision_config"): [
+        dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1, 1]),
+        dict(QWEN3_VL_VISION, deepstack_visual_indexes=[]),
+        dict(QWEN3_VL_VISION, num_position_embeddings=9, out_hidden_size=16),
+    ],
     ("qwen2_5_vl", "text_config"): [
         None,  # Qwen2_5_VLConfig's default: a 72B-shaped Qwen2_5_VLTextConfig()
         {
@@ -1793,7 +1828,7 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_5", "qwen3_5_moe")
+VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe")
 # Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
 # draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
 FIFTY_DRAWS = (*VISION_WRAPPERS, "qwen3_5_moe_text")

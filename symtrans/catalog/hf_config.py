@@ -43,6 +43,7 @@ gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig 
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
+qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
 mbart       MBartForConditionalGeneration       MBartConfig
@@ -152,6 +153,7 @@ from symtrans.catalog.models.vision import (
     qwen2_5_vl_vision,
     qwen2_vl_vision,
     qwen3_5_vision,
+    qwen3_vl_vision,
 )
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
@@ -222,6 +224,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
+    "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
     "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
     # --- seq2seq
@@ -624,6 +627,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
@@ -917,6 +921,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen3_5": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -1226,6 +1232,9 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "qwen3_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
     "qwen2_5_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
@@ -2994,6 +3003,15 @@ WRAPPERS: dict[str, Wrapper] = {
         "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
         text_default=MISTRAL3_TEXT_DEFAULT,
     ),
+    "qwen3_vl": Wrapper(
+        text_type="qwen3_vl_text",
+        text_types=("qwen3_vl_text",),
+        tie_or=False,  # Qwen3VLTextConfig has no tie_word_embeddings: the wrapper's flag alone ties
+        flat=False,
+        language_model="model.language_model (Qwen3VLTextModel) and lm_head",
+        vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
+        "and DeepStack mergers)",
+    ),
     "llava_next": Wrapper(
         text_type="llama",
         text_types=_LLAVA_TEXT,
@@ -3111,6 +3129,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = mistral3_vision(r)
     elif r.mt == "qwen2_5_vl":
         sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "qwen3_vl":
+        sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):
         sizes, opts, notes = qwen3_5_vision(r, spec.size("d_model"))
     else:
@@ -3201,6 +3221,7 @@ _FAMILIES = {
     "llava_next": _wrapped,
     "mistral3": _wrapped,
     "qwen2_5_vl": _wrapped,
+    "qwen3_vl": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)

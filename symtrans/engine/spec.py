@@ -107,6 +107,7 @@ MODEL_SIZES = (
     "m_vis",
     "n_feat",
     "d_proj",
+    "n_ds",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -125,14 +126,14 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_5")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
-    "qwen3_5": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis", "P_vis"),
+    "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -140,7 +141,7 @@ _OPTIONAL_VISION_SIZES = {
     "gemma3": (),
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
-    "qwen3_5": ("d_proj",),
+    "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
 _SIGLIP_VISIONS = ("gemma3",)
@@ -259,8 +260,9 @@ class Spec:
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
-            biased SwiGLU MLP) | ``qwen3_5`` (Qwen3.5: Qwen2-VL's layout with a biased patch
-            conv and a learned position table of P_vis rows).  Its parameters are in the total; the text-only figure
+            biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers; Qwen3.5's
+            tower is it without n_ds).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
@@ -1033,7 +1035,8 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     """A vision tower needs a decoder-only language model and exactly its sizes."""
     allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
     for name in v:
-        if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
+        every = {n for table in (VISION_SIZES, _OPTIONAL_VISION_SIZES) for sizes in table.values() for n in sizes}
+        if name in every and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
     if spec.image_newline and spec.vision != "clip":
         raise InputError(

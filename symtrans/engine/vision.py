@@ -24,10 +24,8 @@ Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling
 Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
 and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
 d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights);
-HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5: Qwen3-VL's ViT without its deepstack
-mergers: ``patch_embed.proj`` a biased Conv3d, ``pos_embed`` a learned table of
-``num_position_embeddings`` rows interpolated to each image's grid, ``blocks`` as Qwen2-VL's,
-``merger``: LayerNorm over d_vis, Linear m^2 d_vis -> m^2 d_vis, GELU, Linear -> out_hidden_size).
+HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5) is Qwen3-VL's vision model without
+its DeepStack mergers: ``qwen3_vl_tower`` without n_ds counts it.
 """
 
 from __future__ import annotations
@@ -52,7 +50,10 @@ _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProject
 _QWEN2_5_VL = "Bai et al. 2025 §2.1 (Qwen2.5-VL ViT: RMSNorm, SwiGLU); HF Qwen2_5_VisionTransformerPretrainedModel"
 _PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
 _MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
-_QWEN3_5 = "Qwen Team 2026 (Qwen3.5: Qwen3-VL's ViT, no deepstack); HF Qwen3_5VisionModel"
+_QWEN3_VL = (
+    "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
+    "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
+)
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -166,32 +167,6 @@ def qwen2_vl_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_VL)]
 
 
-def qwen3_5_tower(spec: Spec) -> list[Cost]:
-    """Qwen3.5's vision tower with its patch merger (``model.visual``, Qwen3.5 and Qwen3.5-MoE).
-
-    C_vis t_vis p_vis^2 d_vis + d_vis (biased 3-D patch conv) + P_vis d_vis (learned position
-    table) + N_vis layers (Qwen2-VL's: LayerNorms, fused biased qkv, biased proj, fc1/fc2) +
-    the merger: 2 d_vis (LayerNorm) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj + d_proj.
-    """
-    d, m2 = S.d_vis, S.m_vis**2
-    out = S.d_proj if spec.has("d_proj") else S.d_model
-    emb = (
-        _conv("patch embedding (Conv3d t_vis x p_vis x p_vis, biased)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN3_5, True),
-        _positions("P_vis learned rows, bilinearly interpolated to each image's patch grid", _QWEN3_5),
-    )
-    tower = Cost(
-        name="vision tower (Qwen3.5)",
-        block=Block.VISION_TOWER,
-        steps=emb,
-        children=(_vit_layer(spec, True, _QWEN3_5),),
-        note=_NO_IMAGES,
-        source=_QWEN3_5,
-    )
-    merger = _ln(spec, "merger norm", d) + _lin("merger fc1", m2 * d, m2 * d, True, _QWEN3_5)
-    merger += _lin("merger fc2", m2 * d, out, True, _QWEN3_5)
-    return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN3_5)]
-
-
 def siglip_tower(spec: Spec) -> Cost:
     """SigLIP's vision transformer (``SiglipVisionModel``), as Gemma 3 wraps it.
 
@@ -293,6 +268,67 @@ def pixtral_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_MISTRAL3)]
 
 
+def _merger(spec: Spec, name: str, norm_width: sp.Expr, out: sp.Expr) -> list[Step]:
+    """Qwen3VLVisionPatchMerger: LayerNorm of ``norm_width``, fc1 m^2 d_vis -> m^2 d_vis, fc2 -> out, biased."""
+    m2d = S.m_vis**2 * S.d_vis
+    steps = _ln(spec, f"{name} norm", norm_width) + _lin(f"{name} fc1", m2d, m2d, True, _QWEN3_VL)
+    return steps + _lin(f"{name} fc2", m2d, out, True, _QWEN3_VL)
+
+
+def qwen3_vl_tower(spec: Spec) -> list[Cost]:
+    """Qwen3-VL's vision model (``model.visual``): tower, merger and DeepStack mergers.
+
+    Tower: C_vis t_vis p_vis^2 d_vis + d_vis (biased 3-D patch conv) + P_vis d_vis (pos_embed,
+    num_position_embeddings rows, interpolated to each image's grid) + N_vis layers of Qwen2-VL's
+    block (two LayerNorms, fused biased qkv, biased proj, biased fc1/fc2 of d_ff_vis).  Merger:
+    2 d_vis (LayerNorm before the shuffle) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj
+    + d_proj.  Each of the n_ds DeepStack mergers (one per deepstack_visual_indexes entry): the
+    same maps with the LayerNorm after the shuffle, 2 m_vis^2 d_vis.
+    """
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    conv = _conv(
+        "patch embedding (Conv3d t_vis x p_vis x p_vis, biased)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN3_VL, True
+    )
+    pos = Step(
+        label="position table (pos_embed)",
+        role=Role.VISION,
+        params=S.P_vis * S.d_vis,
+        weights=S.P_vis * S.d_vis,
+        note="num_position_embeddings learned rows, bilinearly interpolated to each image's patch grid",
+        source=_QWEN3_VL,
+    )
+    tower = Cost(
+        name="vision tower (Qwen3-VL)",
+        block=Block.VISION_TOWER,
+        steps=(conv, pos),
+        children=(_vit_layer(spec, True, _QWEN3_VL),),
+        note=_NO_IMAGES,
+        source=_QWEN3_VL,
+    )
+    deep: tuple[Cost, ...] = ()
+    if spec.has("n_ds"):
+        deepstack = _merger(spec, "deepstack merger", S.m_vis**2 * S.d_vis, out)
+        deep = (
+            Cost(
+                name="DeepStack mergers",
+                block=Block.LAYER,
+                steps=tuple(deepstack),
+                multiplicity=S.n_ds,
+                note="one per deepstack_visual_indexes entry: that vision layer's merged features are added to "
+                "the hidden states of the first n_ds language layers",
+                source=_QWEN3_VL,
+            ),
+        )
+    merger = Cost(
+        name="patch merger",
+        block=Block.PROJECTOR,
+        steps=tuple(_merger(spec, "merger", S.d_vis, out)),
+        children=deep,
+        source=_QWEN3_VL,
+    )
+    return [tower, merger]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -305,8 +341,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return pixtral_tower(spec)
     if spec.vision == "qwen2_5_vl":
         return qwen2_5_vl_tower(spec)
-    if spec.vision == "qwen3_5":
-        return qwen3_5_tower(spec)
+    if spec.vision == "qwen3_vl":
+        return qwen3_vl_tower(spec)
     return []
 
 
