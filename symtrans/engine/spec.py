@@ -47,7 +47,11 @@ DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
-FRONTENDS = ("tokens", "patch", "conv1d")
+FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
+# How the wav2vec2 front end's convolutional position embedding is normalised (HuBERT's conv_pos_batch_norm).
+POS_CONV_NORMS = ("weight", "batch")
+# The sizes of the wav2vec2 front end (engine/frontends.wav2vec2_front), each needed by it and by nothing else.
+WAV2VEC2_SIZES = ("P_fe", "K_pos", "G_pos")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
@@ -96,6 +100,7 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    *WAV2VEC2_SIZES,
     # --- vision-language wrappers (engine/vision.py)
     "d_vis",
     "d_ff_vis",
@@ -244,7 +249,18 @@ class Spec:
         frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
-            Conv1d layers over C_in mel bins, the second with stride 2).
+            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec
+            2.0 / HuBERT: a convolutional feature encoder of P_fe parameters over the raw
+            waveform, C_in channels out, a C_in -> d_model feature projection and a grouped
+            convolutional position embedding of kernel K_pos in G_pos groups; no vocabulary;
+            FLOPs refused, ``check_workload``).
+        audio_feature_norm: the wav2vec2 front end's LayerNorm (C_in wide) before the
+            feature projection (HuBERT's ``feat_proj_layer_norm``; wav2vec 2.0 always has it).
+        audio_mask_embed: the wav2vec2 front end's ``masked_spec_embed``, a learned d_model
+            vector (built when mask_time_prob or mask_feature_prob is above 0).
+        pos_conv_norm: the position convolution's normalisation: ``weight`` (weight norm:
+            a K_pos-element magnitude g beside the direction v) or ``batch`` (HuBERT's
+            ``conv_pos_batch_norm``: a BatchNorm1d of d_model, 2 d_model parameters).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
@@ -397,6 +413,9 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    audio_feature_norm: bool = True
+    audio_mask_embed: bool = False
+    pos_conv_norm: str = "weight"
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
@@ -516,6 +535,12 @@ class Spec:
         Raises:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
+        if self.frontend == "wav2vec2":
+            raise InputError(
+                "FLOPs, memory and time of an audio encoder (wav2vec 2.0, HuBERT) are not modelled: its "
+                "convolutional feature encoder's cost depends on the waveform's length layer by layer (16 kHz "
+                "audio, product of conv_stride samples per frame); parameters are exact"
+            )
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -595,6 +620,9 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "audio_feature_norm": bool,
+    "audio_mask_embed": bool,
+    "pos_conv_norm": POS_CONV_NORMS,
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
@@ -757,6 +785,19 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    audio = (not spec.audio_feature_norm, spec.audio_mask_embed, spec.pos_conv_norm != "weight")
+    if spec.frontend != "wav2vec2" and any(audio):
+        raise InputError(
+            "audio_feature_norm, audio_mask_embed and pos_conv_norm are options of the wav2vec2 front end; "
+            f"this model's is {spec.frontend}"
+        )
+    if spec.frontend == "wav2vec2" and (
+        spec.family != "encoder-only" or spec.positional != "none" or spec.mlm_head or spec.token_types or spec.pooler
+    ):
+        raise InputError(
+            "frontend=wav2vec2 is an audio encoder's (wav2vec 2.0, HuBERT): encoder-only, positional=none "
+            "(its positions are a convolution), without a vocabulary, MLM head, token types or pooler"
+        )
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
@@ -838,9 +879,12 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     for name in _REQUIRED[spec.family]:
         if name in _mixer_free(spec):  # a stack without attention or FFN (Mamba) has no h or d_ff
             continue
-        if name == "V" and spec.frontend == "patch":
+        if name == "V" and spec.frontend in ("patch", "wav2vec2"):
             if "V" in v:
-                raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+                raise InputError(
+                    f"frontend={spec.frontend} reads {'pixels' if spec.frontend == 'patch' else 'a waveform'}, "
+                    "not tokens: drop V (there is no vocabulary)"
+                )
             continue
         if name not in v:
             raise InputError(f"{spec.family} model needs size {name}")
@@ -1049,7 +1093,12 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
             raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
-    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+    wav = ("wav2vec2",)
+    for name, frontends in (
+        ("C_in", ("patch", "conv1d", *wav)),
+        ("p", ("patch",)),
+        *((n, wav) for n in WAV2VEC2_SIZES),
+    ):
         if name in v and spec.frontend not in frontends:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
@@ -1071,10 +1120,14 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     if "h_dec" in v and "h_kv" in v and v["h_dec"] % v["h_kv"]:
         raise InputError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
     if spec.frontend != "tokens":
-        needed = ("C_in", "p") if spec.frontend == "patch" else ("C_in",)
+        needed = {"patch": ("C_in", "p"), "wav2vec2": ("C_in", *WAV2VEC2_SIZES)}.get(spec.frontend, ("C_in",))
         for name in needed:
             if name not in v:
                 raise InputError(f"frontend={spec.frontend} needs size {name}")
+    if spec.frontend == "wav2vec2" and v["d_model"] % v["G_pos"]:  # Conv1d needs channels divisible by groups
+        raise InputError(
+            f"G_pos={v['G_pos']} does not divide d_model={v['d_model']} (the grouped position convolution)"
+        )
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
