@@ -67,6 +67,7 @@ HF_CLASSES = {
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
     "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "qwen3_vl": "Qwen3VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -118,6 +119,7 @@ HF_CLASSES = {
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
     "bamba": "BambaForCausalLM",
+    "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
@@ -130,7 +132,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -464,6 +466,8 @@ PIXTRAL_VISION = dict(
     image_size=16,
     patch_size=4,
 )
+# Qwen3VLVisionConfig's keys are Qwen2.5-VL's (less window attention) plus the position grid and DeepStack
+QWEN3_VL_VISION = dict(QWEN2_5_VL_VISION, num_position_embeddings=4, deepstack_visual_indexes=[0])
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -531,6 +535,27 @@ def qwen2_5_vl(draw) -> dict:
     cfg = draw(qwen2_vl())
     cfg["model_type"] = "qwen2_5_vl"
     cfg["vision_config"] = QWEN2_5_VL_VISION
+    return cfg
+
+
+def qwen3_vl_text(draw) -> dict:
+    """A Qwen3VLTextConfig: Qwen3's drawn keys less the sliding-window ones it has no field for."""
+    text = draw(llama_like("qwen3"))
+    for key in ("use_sliding_window", "sliding_window", "max_window_layers"):
+        text.pop(key, None)
+    text["model_type"] = "qwen3_vl_text"
+    if draw(st.booleans()):
+        del text["model_type"]  # Qwen3VLConfig's text_config default
+    return text
+
+
+@st.composite
+def qwen3_vl(draw) -> dict:
+    """Qwen3VLForConditionalGeneration: a drawn Qwen3-shaped text model (always nested: Qwen3VLConfig
+    moves no top-level keys) beside a small Qwen3-VL vision model (tests/test_vision_qwen3_vl.py
+    draws the tower's keys); the wrapper's tie alone decides (a text_config tie is ignored)."""
+    cfg = dict(model_type="qwen3_vl", vision_config=QWEN3_VL_VISION, text_config=qwen3_vl_text(draw))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
 
@@ -1512,29 +1537,26 @@ def qwen3_5_text(draw) -> dict:
     return cfg
 
 
-@st.composite
-def bamba(draw) -> dict:
-    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
-    Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
-    given or "auto"), groups dividing the heads, biases, GQA heads, head_dim given or not."""
+def _bamba_mixers(draw, model_type: str) -> dict:
+    """The parts Bamba and Granite 4.0-H share: GQA heads, head_dim given or not, Mamba 2 heads
+    x head width = expand x hidden_size (their configs' check; head width given or "auto"),
+    groups dividing the heads, the mixer's biases, a tied head or not."""
     h_kv = draw(st.integers(1, 3))
     h = h_kv * draw(st.integers(1, 2))
-    n = draw(st.integers(1, 5))
     groups = draw(st.integers(1, 2))
     heads = groups * draw(st.integers(1, 3))
     expand = draw(st.integers(1, 2))
     d = heads * draw(st.integers(1, 3))  # expand x d divisible by the heads
     d = d * h // math.gcd(d, h) if draw(st.booleans()) else d
     cfg = dict(
-        model_type="bamba",
+        model_type=model_type,
         hidden_size=d,
         num_attention_heads=h,
         num_key_value_heads=h_kv,
-        num_hidden_layers=n,
+        num_hidden_layers=draw(st.integers(1, 5)),
         intermediate_size=draw(SIZE),
         vocab_size=draw(VOCAB),
         max_position_embeddings=draw(st.integers(1, 64)),
-        attn_layer_indices=draw(st.lists(st.integers(0, n), max_size=n, unique=True)),
         mamba_n_heads=heads,
         mamba_n_groups=groups,
         mamba_expand=expand,
@@ -1549,9 +1571,41 @@ def bamba(draw) -> dict:
         cfg["head_dim"] = 2 * draw(st.integers(1, 4))
     elif (d // h) % 2 or d < h:
         cfg["head_dim"] = 2 * max(1, d // h // 2)  # rotary rotates pairs; d < h would leave none
-    for key in ("attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+    for key in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
         _maybe(draw, cfg, key, st.booleans())
     cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
+def bamba(draw) -> dict:
+    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
+    Mamba 2), an MLP bias or not, and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "bamba")
+    n = cfg["num_hidden_layers"]
+    cfg["attn_layer_indices"] = draw(st.lists(st.integers(0, n), max_size=n, unique=True))
+    _maybe(draw, cfg, "mlp_bias", st.booleans())
+    return cfg
+
+
+@st.composite
+def granitemoehybrid(draw) -> dict:
+    """A small Granite 4.0-H config: layer_types in the published ("mamba"/"attention") or the
+    5.x ("linear_attention"/"full_attention") spelling, or none (all Mamba 2); 0 to 4 experts with
+    top-k up to E and a shared MLP (0 wide with experts: none), or the dense shared MLP alone;
+    rope or no positions; and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "granitemoehybrid")
+    n = cfg["num_hidden_layers"]
+    experts = draw(st.integers(0, 4))
+    cfg.update(
+        num_local_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)) if experts else 0,
+        shared_intermediate_size=draw(st.integers(0 if experts else 1, 24)),
+    )
+    spelling = draw(st.sampled_from([("mamba", "attention"), ("linear_attention", "full_attention"), None]))
+    if spelling is not None:
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(spelling), min_size=n, max_size=n))
+    _maybe(draw, cfg, "position_embedding_type", st.sampled_from(["rope", "nope", None]))
     return cfg
 
 
@@ -1606,6 +1660,7 @@ STRATEGIES = {
     "llava_next": llava_next(),
     "mistral3": mistral3(),
     "qwen2_5_vl": qwen2_5_vl(),
+    "qwen3_vl": qwen3_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1620,6 +1675,7 @@ STRATEGIES = {
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
     "bamba": bamba(),
+    "granitemoehybrid": granitemoehybrid(),
     "qwen3_5_text": qwen3_5_text(),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),

@@ -40,6 +40,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
+    QWEN3_VL_VISION,
     SIGLIP_VISION,
     STRATEGIES,
     experts_of,
@@ -90,6 +91,16 @@ _BERT_BASE = dict(
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
+# The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
+_VL_TEXT = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    num_hidden_layers=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=17,
+)
 AUDIT_BASE: dict[str, dict] = {
     # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
     # base so that mask_time_prob and mask_feature_prob each add masked_spec_embed; HuBERT's layers pre-norm
@@ -518,6 +529,7 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "qwen3_vl": dict(text_config=dict(_VL_TEXT, head_dim=4), vision_config=QWEN3_VL_VISION),
     "qwen2_5_vl": dict(
         text_config=dict(
             hidden_size=16,
@@ -844,6 +856,30 @@ AUDIT_BASE: dict[str, dict] = {
         vocab_size=23,
         max_position_embeddings=17,
         attn_layer_indices=[1],
+        mamba_n_heads=4,
+        mamba_n_groups=2,
+        mamba_expand=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_chunk_size=5,
+        time_step_limit=(0.0, 100.0),
+        pad_token_id=0,
+    ),
+    # 4 layers: mamba, attention, mamba, mamba (the published spelling); 3 experts top-2 of width 10
+    # and a shared MLP 8 wide; Mamba 2 heads 4 x 6 = 2 x 12
+    "granitemoehybrid": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        shared_intermediate_size=8,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["mamba", "attention", "mamba", "mamba"],
         mamba_n_heads=4,
         mamba_n_groups=2,
         mamba_expand=2,
@@ -1298,6 +1334,29 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("qwen3_vl", "text_config"): [
+        None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
+        {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,  # no Qwen3VLTextConfig field: the wrapper's flag alone ties
+        },
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 5,
+        },  # odd rotary head: refused by both
+    ],
+    ("qwen3_vl", "vision_config"): [
+        dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1, 1]),
+        dict(QWEN3_VL_VISION, deepstack_visual_indexes=[]),
+        dict(QWEN3_VL_VISION, num_position_embeddings=9, out_hidden_size=16),
+    ],
     ("qwen2_5_vl", "text_config"): [
         None,  # Qwen2_5_VLConfig's default: a 72B-shaped Qwen2_5_VLTextConfig()
         {
@@ -1445,6 +1504,23 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("bamba", "mamba_n_heads"): [8, 6, 5],
     ("bamba", "mamba_n_groups"): [1, 3],
     ("bamba", "time_step_limit"): [(0.0, 50.0)],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
+    # granitemoehybrid: all attention, all Mamba (5.x spelling), a name the forward has no mask for,
+    # too few entries; the layers_block_type alias; no experts (the shared MLP alone), 0-wide shared MLP
+    ("granitemoehybrid", "layer_types"): [
+        ["attention"] * 4,
+        ["linear_attention"] * 4,
+        ["mamba", "sliding_attention", "mamba", "mamba"],
+        ["mamba"] * 3,
+    ],
+    ("granitemoehybrid", "layers_block_type"): [["full_attention", "attention", "mamba", "mamba"]],
+    ("granitemoehybrid", "num_local_experts"): [0, 4, None],
+    ("granitemoehybrid", "num_experts_per_tok"): [1, 3, 4],
+    ("granitemoehybrid", "shared_intermediate_size"): [0, 10, 9],
+    ("granitemoehybrid", "mamba_d_head"): [6, "auto", 5],
+    ("granitemoehybrid", "mamba_n_heads"): [8, 6, 5],
+    ("granitemoehybrid", "mamba_n_groups"): [1, 3],
+    ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
+    ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1520,6 +1596,12 @@ GAPS: dict[tuple[str, str], str] = {
     },
     ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
+    "refused",
+    ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
+    ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
+    "forward has no mask for it: refused",
     **{
         (
             "qwen3_5_text",
@@ -1763,7 +1845,7 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl")
+VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl")
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in VISION_WRAPPERS])
@@ -1887,6 +1969,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
 NO_FLOPS = ("wav2vec2", "hubert")
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
+FORWARD_ONLY += ("granitemoehybrid",)
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
@@ -3098,6 +3181,9 @@ SSM_FIXTURES = [
     # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
     # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
     ("lfm2.5-350m", 354_483_968),
+    # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
+    # 2,048 wide on every layer): 340,332,224 on the meta device
+    ("granite-4.0-h-350m", 340_332_224),
 ]
 
 

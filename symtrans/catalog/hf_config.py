@@ -43,6 +43,7 @@ gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig 
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
+qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -149,6 +150,7 @@ from symtrans.catalog.models.vision import (
     mistral3_vision,
     qwen2_5_vl_vision,
     qwen2_vl_vision,
+    qwen3_vl_vision,
 )
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
@@ -219,6 +221,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
+    "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -619,6 +622,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -910,6 +914,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
@@ -1215,6 +1221,9 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "qwen3_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
     "qwen2_5_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
@@ -2961,6 +2970,15 @@ WRAPPERS: dict[str, Wrapper] = {
         "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
         text_default=MISTRAL3_TEXT_DEFAULT,
     ),
+    "qwen3_vl": Wrapper(
+        text_type="qwen3_vl_text",
+        text_types=("qwen3_vl_text",),
+        tie_or=False,  # Qwen3VLTextConfig has no tie_word_embeddings: the wrapper's flag alone ties
+        flat=False,
+        language_model="model.language_model (Qwen3VLTextModel) and lm_head",
+        vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
+        "and DeepStack mergers)",
+    ),
     "llava_next": Wrapper(
         text_type="llama",
         text_types=_LLAVA_TEXT,
@@ -3078,6 +3096,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = mistral3_vision(r)
     elif r.mt == "qwen2_5_vl":
         sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "qwen3_vl":
+        sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3166,6 +3186,7 @@ _FAMILIES = {
     "llava_next": _wrapped,
     "mistral3": _wrapped,
     "qwen2_5_vl": _wrapped,
+    "qwen3_vl": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

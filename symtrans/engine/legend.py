@@ -126,6 +126,12 @@ _LEGEND = [
     SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
     SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
     SymbolInfo("d_proj", r"d_{\mathrm{proj}}", "patch merger output width, where it differs from d_model", "features"),
+    SymbolInfo(
+        "n_ds",
+        r"n_{\mathrm{ds}}",
+        "DeepStack mergers: vision layers whose merged features are added to the first language layers (Qwen3-VL)",
+        "layers",
+    ),
     # --- layer kinds (issue 20): count symbols of a hybrid stack and the sizes of its mixers
     SymbolInfo("N_attn", r"N_{\mathrm{attn}}", "attention layers of a hybrid stack", "layers"),
     SymbolInfo("N_ssm", r"N_{\mathrm{ssm}}", "state-space (Mamba) layers of a hybrid stack", "layers"),

@@ -48,10 +48,8 @@ RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
-# How the wav2vec2 front end's convolutional position embedding is normalised (HuBERT's conv_pos_batch_norm).
-POS_CONV_NORMS = ("weight", "batch")
-# The sizes of the wav2vec2 front end (engine/frontends.wav2vec2_front), each needed by it and by nothing else.
-WAV2VEC2_SIZES = ("P_fe", "K_pos", "G_pos")
+POS_CONV_NORMS = ("weight", "batch")  # the wav2vec2 front end's position convolution: weight norm or BatchNorm
+WAV2VEC2_SIZES = ("P_fe", "K_pos", "G_pos")  # sizes of the wav2vec2 front end only
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
@@ -112,6 +110,7 @@ MODEL_SIZES = (
     "m_vis",
     "n_feat",
     "d_proj",
+    "n_ds",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -130,15 +129,23 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": (), "mistral3": (), "qwen2_5_vl": ("d_proj",)}
+_OPTIONAL_VISION_SIZES = {
+    "clip": (),
+    "qwen2_vl": ("d_proj",),
+    "gemma3": (),
+    "mistral3": (),
+    "qwen2_5_vl": ("d_proj",),
+    "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
+}
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
 _SIGLIP_VISIONS = ("gemma3",)
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
@@ -250,24 +257,18 @@ class Spec:
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
             Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec
-            2.0 / HuBERT: a convolutional feature encoder of P_fe parameters over the raw
-            waveform, C_in channels out, a C_in -> d_model feature projection and a grouped
-            convolutional position embedding of kernel K_pos in G_pos groups; no vocabulary;
-            FLOPs refused, ``check_workload``).
-        audio_feature_norm: the wav2vec2 front end's LayerNorm (C_in wide) before the
-            feature projection (HuBERT's ``feat_proj_layer_norm``; wav2vec 2.0 always has it).
-        audio_mask_embed: the wav2vec2 front end's ``masked_spec_embed``, a learned d_model
-            vector (built when mask_time_prob or mask_feature_prob is above 0).
-        pos_conv_norm: the position convolution's normalisation: ``weight`` (weight norm:
-            a K_pos-element magnitude g beside the direction v) or ``batch`` (HuBERT's
-            ``conv_pos_batch_norm``: a BatchNorm1d of d_model, 2 d_model parameters).
+            2.0 / HuBERT over the raw waveform, no vocabulary; ``frontends.wav2vec2_front``: sizes
+            P_fe, C_in, K_pos, G_pos; options ``audio_feature_norm`` (the C_in LayerNorm before the
+            feature projection), ``audio_mask_embed`` (masked_spec_embed), ``pos_conv_norm``
+            ``weight`` | ``batch``; FLOPs refused by ``check_workload``).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
-            biased SwiGLU MLP).  Its parameters are in the total; the text-only figure
+            biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
@@ -1068,7 +1069,8 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     """A vision tower needs a decoder-only language model and exactly its sizes."""
     allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
     for name in v:
-        if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
+        every = {n for table in (VISION_SIZES, _OPTIONAL_VISION_SIZES) for sizes in table.values() for n in sizes}
+        if name in every and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
     if spec.image_newline and spec.vision != "clip":
         raise InputError(

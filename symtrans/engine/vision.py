@@ -48,6 +48,10 @@ _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProject
 _QWEN2_5_VL = "Bai et al. 2025 §2.1 (Qwen2.5-VL ViT: RMSNorm, SwiGLU); HF Qwen2_5_VisionTransformerPretrainedModel"
 _PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
 _MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
+_QWEN3_VL = (
+    "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
+    "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
+)
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -263,6 +267,67 @@ def pixtral_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_MISTRAL3)]
 
 
+def _merger(spec: Spec, name: str, norm_width: sp.Expr, out: sp.Expr) -> list[Step]:
+    """Qwen3VLVisionPatchMerger: LayerNorm of ``norm_width``, fc1 m^2 d_vis -> m^2 d_vis, fc2 -> out, biased."""
+    m2d = S.m_vis**2 * S.d_vis
+    steps = _ln(spec, f"{name} norm", norm_width) + _lin(f"{name} fc1", m2d, m2d, True, _QWEN3_VL)
+    return steps + _lin(f"{name} fc2", m2d, out, True, _QWEN3_VL)
+
+
+def qwen3_vl_tower(spec: Spec) -> list[Cost]:
+    """Qwen3-VL's vision model (``model.visual``): tower, merger and DeepStack mergers.
+
+    Tower: C_vis t_vis p_vis^2 d_vis + d_vis (biased 3-D patch conv) + P_vis d_vis (pos_embed,
+    num_position_embeddings rows, interpolated to each image's grid) + N_vis layers of Qwen2-VL's
+    block (two LayerNorms, fused biased qkv, biased proj, biased fc1/fc2 of d_ff_vis).  Merger:
+    2 d_vis (LayerNorm before the shuffle) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj
+    + d_proj.  Each of the n_ds DeepStack mergers (one per deepstack_visual_indexes entry): the
+    same maps with the LayerNorm after the shuffle, 2 m_vis^2 d_vis.
+    """
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    conv = _conv(
+        "patch embedding (Conv3d t_vis x p_vis x p_vis, biased)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN3_VL, True
+    )
+    pos = Step(
+        label="position table (pos_embed)",
+        role=Role.VISION,
+        params=S.P_vis * S.d_vis,
+        weights=S.P_vis * S.d_vis,
+        note="num_position_embeddings learned rows, bilinearly interpolated to each image's patch grid",
+        source=_QWEN3_VL,
+    )
+    tower = Cost(
+        name="vision tower (Qwen3-VL)",
+        block=Block.VISION_TOWER,
+        steps=(conv, pos),
+        children=(_vit_layer(spec, True, _QWEN3_VL),),
+        note=_NO_IMAGES,
+        source=_QWEN3_VL,
+    )
+    deep: tuple[Cost, ...] = ()
+    if spec.has("n_ds"):
+        deepstack = _merger(spec, "deepstack merger", S.m_vis**2 * S.d_vis, out)
+        deep = (
+            Cost(
+                name="DeepStack mergers",
+                block=Block.LAYER,
+                steps=tuple(deepstack),
+                multiplicity=S.n_ds,
+                note="one per deepstack_visual_indexes entry: that vision layer's merged features are added to "
+                "the hidden states of the first n_ds language layers",
+                source=_QWEN3_VL,
+            ),
+        )
+    merger = Cost(
+        name="patch merger",
+        block=Block.PROJECTOR,
+        steps=tuple(_merger(spec, "merger", S.d_vis, out)),
+        children=deep,
+        source=_QWEN3_VL,
+    )
+    return [tower, merger]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -275,6 +340,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return pixtral_tower(spec)
     if spec.vision == "qwen2_5_vl":
         return qwen2_5_vl_tower(spec)
+    if spec.vision == "qwen3_vl":
+        return qwen3_vl_tower(spec)
     return []
 
 

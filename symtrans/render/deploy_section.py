@@ -73,7 +73,11 @@ def report_section(r: dict) -> dict:
         ("weights (once)", _bytes(m["weights"])),
         ("KV cache per token", _bytes(m["kv_cache_per_token"])),
         ("KV cache per request", _bytes(m["kv_cache_per_request"])),
-        (f"KV cache x {grouped(r['batch_per_replica'])} requests", _bytes(m["kv_cache_at_batch"])),
+        (
+            f"KV cache allocated ({grouped(m['kv_blocks'])} blocks of {wl['block_size']} tokens)",
+            _bytes(m["kv_cache_allocated"]),
+        ),
+        (f"of which {grouped(r['batch_per_replica'])} requests hold", _bytes(m["kv_cache_at_batch"])),
         (
             "activation reserve" + (" (default)" if m["activation_reserve_default"] else ""),
             _bytes(m["activation_reserve"]),

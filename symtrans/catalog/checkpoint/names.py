@@ -271,6 +271,7 @@ def _vision_rules() -> tuple[Rule, ...]:
         # Gemma 3's projector: a bare (d_vis, d_model) parameter, x @ W (Gemma3MultiModalProjector)
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
+        Rule(r"visual\.deepstack_merger_list\..*", R.VISION, B.PROJECTOR),  # Qwen3-VL's DeepStack mergers
         Rule(r"multi_modal_projector\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
@@ -681,7 +682,7 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite".split(),
+        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
