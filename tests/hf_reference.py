@@ -124,6 +124,9 @@ HF_CLASSES = {
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
+    # --- dual encoders of catalog/models/dual.py (issue 21)
+    "clip": "CLIPModel",
+    "siglip": "SiglipModel",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -479,6 +482,28 @@ SIGLIP_VISION = dict(
     vision_use_head=False,
 )
 
+# Dual encoders' base towers (tests/test_model_types.AUDIT_BASE, tests/test_dual_encoders.py)
+CLIP_TEXT = dict(
+    model_type="clip_text_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    vocab_size=23,
+    max_position_embeddings=11,
+)
+CLIP_VISION = dict(
+    model_type="clip_vision_model",
+    hidden_size=10,
+    intermediate_size=9,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+)
+SIGLIP_TEXT = dict(CLIP_TEXT, model_type="siglip_text_model")  # the same sizes: SigLIP's own classes
+SIGLIP_DUAL_VISION = dict(CLIP_VISION, model_type="siglip_vision_model")
+
 
 @st.composite
 def llava(draw) -> dict:
@@ -570,6 +595,54 @@ def mistral3(draw) -> dict:
     _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
     _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
     return cfg
+
+
+# --- dual encoders (issue 21): tiny towers, every size drawn (a tower builds in ~0.01 s on meta)
+def _tower(draw, image: bool) -> dict:
+    """A text or vision sub-config: hidden_size a multiple of the heads (CLIPTextConfig,
+    SiglipVisionConfig ... validate_architecture refuse anything else)."""
+    h = draw(st.integers(1, 3))
+    cfg = dict(
+        hidden_size=h * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        intermediate_size=draw(st.integers(1, 12)),
+        num_hidden_layers=draw(LAYERS),
+    )
+    if image:
+        patch = draw(st.integers(1, 4))
+        cfg["patch_size"] = patch
+        cfg["image_size"] = patch * draw(st.integers(1, 3)) + draw(st.integers(0, patch - 1))  # floor division
+        _maybe(draw, cfg, "num_channels", st.integers(1, 4))
+    else:
+        cfg["vocab_size"] = draw(VOCAB)
+        cfg["max_position_embeddings"] = draw(st.integers(1, 20))
+    return cfg
+
+
+@st.composite
+def clip(draw) -> dict:
+    """CLIPModel: a drawn text and vision tower, projection_dim drawn or the default 512; the
+    sub-configs' own projection_dim is read by the *WithProjection classes only."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_dim", SIZE)
+    _maybe(draw, vision, "projection_dim", SIZE)
+    for sub, mt in ((text, "clip_text_model"), (vision, "clip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    cfg = dict(model_type="clip", text_config=text, vision_config=vision)
+    _maybe(draw, cfg, "projection_dim", SIZE)
+    return cfg
+
+
+@st.composite
+def siglip(draw) -> dict:
+    """SiglipModel: a drawn text tower (projection_size drawn, null or left to hidden_size) and
+    vision tower (vision_use_head drawn or left to its default, true)."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, vision, "vision_use_head", st.booleans())
+    for sub, mt in ((text, "siglip_text_model"), (vision, "siglip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    return dict(model_type="siglip", text_config=text, vision_config=vision)
 
 
 # --- decoder types (types-dec)
@@ -1694,4 +1767,6 @@ STRATEGIES = {
     "umt5": t5("umt5"),
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
+    "clip": clip(),
+    "siglip": siglip(),
 }

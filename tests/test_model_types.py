@@ -36,11 +36,15 @@ from conftest import require  # noqa: E402
 
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
+    CLIP_TEXT,
+    CLIP_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
     QWEN3_VL_VISION,
+    SIGLIP_DUAL_VISION,
+    SIGLIP_TEXT,
     SIGLIP_VISION,
     STRATEGIES,
     experts_of,
@@ -618,6 +622,10 @@ AUDIT_BASE: dict[str, dict] = {
         patch_size=2,
         num_channels=3,
     ),
+    # --- dual encoders (catalog/models/dual.py): towers of distinct sizes; tests/test_dual_encoders.py
+    # audits the keys of text_config and vision_config
+    "clip": dict(text_config=CLIP_TEXT, vision_config=CLIP_VISION, projection_dim=7),
+    "siglip": dict(text_config=SIGLIP_TEXT, vision_config=SIGLIP_DUAL_VISION),
     # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
     **{
         mt: dict(
@@ -1414,6 +1422,11 @@ MUTATIONS: dict[tuple[str, str], list] = {
         {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
     ],
     ("llava_next", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    # dual encoders: a larger tower of the same model_type, or none (the class default, 512 / 768 wide)
+    ("clip", "text_config"): [dict(CLIP_TEXT, hidden_size=12, num_hidden_layers=2), None],
+    ("clip", "vision_config"): [dict(CLIP_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("siglip", "text_config"): [dict(SIGLIP_TEXT, hidden_size=12, projection_size=5), None],
+    ("siglip", "vision_config"): [dict(SIGLIP_DUAL_VISION, vision_use_head=False), None],
     ("llava_next", "vision_feature_select_strategy"): ["full"],
     ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
     ("llava_next", "projector_hidden_act"): ["relu"],
@@ -1972,7 +1985,12 @@ FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2"
 FORWARD_ONLY += ("granitemoehybrid",)
 
 
-@pytest.mark.parametrize("model_type", SUPPORTED)
+# Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's
+# FLOPs against FlopCounterMode (the text tower here would need pixel_values beside input_ids).
+DUAL_ENCODERS = ("clip", "siglip")
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in DUAL_ENCODERS])
 def test_forward_and_training_flops(hf, model_type):
     """FlopCounterMode (eager attention: the full L x L score square) against symtrans's
     ``flops`` convention with the full-square mask, forward and forward + backward."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
+from symtrans.engine import audio_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -48,8 +49,6 @@ RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
 FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
-POS_CONV_NORMS = ("weight", "batch")  # the wav2vec2 front end's position convolution: weight norm or BatchNorm
-WAV2VEC2_SIZES = ("P_fe", "K_pos", "G_pos")  # sizes of the wav2vec2 front end only
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
@@ -98,7 +97,7 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
-    *WAV2VEC2_SIZES,
+    *audio_rules.WAV2VEC2_SIZES,
     # --- vision-language wrappers (engine/vision.py)
     "d_vis",
     "d_ff_vis",
@@ -129,7 +128,7 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl", "clip_dual", "siglip_dual")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
@@ -137,6 +136,10 @@ VISION_SIZES = {
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
+    # mapped into a joint space d_proj wide
+    "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -147,7 +150,9 @@ _OPTIONAL_VISION_SIZES = {
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3",)
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual")
+# Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
+DUAL_VISIONS = ("clip_dual", "siglip_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -217,6 +222,11 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        window_mask: a bidirectional window ``w`` is a mask on the whole score matrix, as
+            ModernBERT's eager attention applies it (transformers'
+            ``create_bidirectional_sliding_window_mask``, |i − j| <= w // 2): ``--mask full``
+            counts the square and ``--mask window`` the band.  False: a banded kernel
+            (Longformer's sliding chunks) counts the band under every mask.
         layer_norms: the norms of a layer: ``sublayer`` (one per sublayer, before
             or after it by ``norm_position``), ``sandwich`` (one before and one after
             each sublayer: Gemma-2/3, four per decoder layer) or ``shared`` (one norm
@@ -256,11 +266,9 @@ class Spec:
         frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
-            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec
-            2.0 / HuBERT over the raw waveform, no vocabulary; ``frontends.wav2vec2_front``: sizes
-            P_fe, C_in, K_pos, G_pos; options ``audio_feature_norm`` (the C_in LayerNorm before the
-            feature projection), ``audio_mask_embed`` (masked_spec_embed), ``pos_conv_norm``
-            ``weight`` | ``batch``; FLOPs refused by ``check_workload``).
+            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec 2.0 /
+            HuBERT, no vocabulary: ``frontends.wav2vec2_front``; its sizes P_fe, C_in, K_pos, G_pos and
+            options audio_feature_norm, audio_mask_embed, pos_conv_norm in ``engine/audio_rules.py``).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
@@ -268,8 +276,13 @@ class Spec:
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
-            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers).  Its parameters are in the total; the text-only figure
-            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers) |
+            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
+            space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
+            the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
+            ``Block.PROJECTOR`` subtrees (and a dual encoder's ``Block.CONTRASTIVE``, which is
+            neither tower's).
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
         image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
@@ -388,6 +401,7 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    window_mask: bool = False
     # --- decoder types (types-dec)
     layer_norms: str = "sublayer"
     parallel_block: bool = False
@@ -537,11 +551,7 @@ class Spec:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
         if self.frontend == "wav2vec2":
-            raise InputError(
-                "FLOPs, memory and time of an audio encoder (wav2vec 2.0, HuBERT) are not modelled: its "
-                "convolutional feature encoder's cost depends on the waveform's length layer by layer (16 kHz "
-                "audio, product of conv_stride samples per frame); parameters are exact"
-            )
+            raise InputError(audio_rules.WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -595,6 +605,7 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    "window_mask": bool,
     # --- decoder types (types-dec)
     "layer_norms": LAYER_NORMS,
     "parallel_block": bool,
@@ -623,7 +634,7 @@ OPTION_TYPES: dict[str, Any] = {
     "frontend": FRONTENDS,
     "audio_feature_norm": bool,
     "audio_mask_embed": bool,
-    "pos_conv_norm": POS_CONV_NORMS,
+    "pos_conv_norm": audio_rules.POS_CONV_NORMS,
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
@@ -786,19 +797,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
-    audio = (not spec.audio_feature_norm, spec.audio_mask_embed, spec.pos_conv_norm != "weight")
-    if spec.frontend != "wav2vec2" and any(audio):
-        raise InputError(
-            "audio_feature_norm, audio_mask_embed and pos_conv_norm are options of the wav2vec2 front end; "
-            f"this model's is {spec.frontend}"
-        )
-    if spec.frontend == "wav2vec2" and (
-        spec.family != "encoder-only" or spec.positional != "none" or spec.mlm_head or spec.token_types or spec.pooler
-    ):
-        raise InputError(
-            "frontend=wav2vec2 is an audio encoder's (wav2vec 2.0, HuBERT): encoder-only, positional=none "
-            "(its positions are a convolution), without a vocabulary, MLM head, token types or pooler"
-        )
+    audio_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
@@ -882,10 +881,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             continue
         if name == "V" and spec.frontend in ("patch", "wav2vec2"):
             if "V" in v:
-                raise InputError(
-                    f"frontend={spec.frontend} reads {'pixels' if spec.frontend == 'patch' else 'a waveform'}, "
-                    "not tokens: drop V (there is no vocabulary)"
-                )
+                what = "pixels" if spec.frontend == "patch" else "a waveform"
+                raise InputError(f"frontend={spec.frontend} reads {what}, not tokens: drop V (there is no vocabulary)")
             continue
         if name not in v:
             raise InputError(f"{spec.family} model needs size {name}")
@@ -916,8 +913,14 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
             raise InputError("N_w (windowed layers) needs the window w")
-        if spec.family != "decoder-only":
-            raise InputError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+        if spec.family == "encoder-decoder":
+            raise InputError(
+                "N_w (windowed layers) applies to decoder-only and encoder-only models, not to an encoder-decoder"
+            )
+        if spec.family == "encoder-only" and "N" in v and v["N_w"] >= v["N"]:
+            raise InputError(f"N_w={v['N_w']} must be below N={v['N']} in an encoder (every layer windowed: w alone)")
+        if spec.family == "encoder-only" and not spec.window_mask:
+            raise InputError("N_w (windowed layers) in an encoder needs window_mask (a window masking the full square)")
         if "N" in v and v["N_w"] > v["N"]:
             raise InputError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
         if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
@@ -927,6 +930,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             )
     if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
         raise InputError("token_projection needs a decoder-only model with an embedding width E_emb")
+    if spec.window_mask and ("w" not in v or spec.family != "encoder-only" or spec.global_tokens):
+        raise InputError("window_mask needs an encoder-only model with a window w and no global tokens")
     if spec.global_tokens and "w" not in v:
         raise InputError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
@@ -1082,7 +1087,12 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
         return
-    if spec.family != "decoder-only":
+    if spec.vision in DUAL_VISIONS:
+        if spec.family != "encoder-only":
+            raise InputError(
+                f"vision={spec.vision} is a dual encoder: its text tower is encoder-only, not {spec.family}"
+            )
+    elif spec.family != "decoder-only":
         raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
     missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
     if missing:
@@ -1095,12 +1105,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
             raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
-    wav = ("wav2vec2",)
-    for name, frontends in (
-        ("C_in", ("patch", "conv1d", *wav)),
-        ("p", ("patch",)),
-        *((n, wav) for n in WAV2VEC2_SIZES),
-    ):
+    for name, frontends in (("C_in", ("patch", "conv1d", "wav2vec2")), ("p", ("patch",))):
         if name in v and spec.frontend not in frontends:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
@@ -1122,14 +1127,11 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     if "h_dec" in v and "h_kv" in v and v["h_dec"] % v["h_kv"]:
         raise InputError(f"h_dec={v['h_dec']} is not divisible by h_kv={v['h_kv']}")
     if spec.frontend != "tokens":
-        needed = {"patch": ("C_in", "p"), "wav2vec2": ("C_in", *WAV2VEC2_SIZES)}.get(spec.frontend, ("C_in",))
+        needed = ("C_in", "p") if spec.frontend == "patch" else ("C_in",)
         for name in needed:
             if name not in v:
                 raise InputError(f"frontend={spec.frontend} needs size {name}")
-    if spec.frontend == "wav2vec2" and v["d_model"] % v["G_pos"]:  # Conv1d needs channels divisible by groups
-        raise InputError(
-            f"G_pos={v['G_pos']} does not divide d_model={v['d_model']} (the grouped position convolution)"
-        )
+    audio_rules.check_sizes(spec, v)
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

@@ -47,6 +47,7 @@ from symtrans.catalog.models import (
     audio,
     dbrx,
     dense,
+    dual,
     encoders,
     gpt2_like,
     hybrids,
@@ -61,7 +62,23 @@ from symtrans.catalog.models import (
 )
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx, audio)
+_MODULES = (
+    llama,
+    gpt2_like,
+    dense,
+    ssm,
+    jamba,
+    qwen3_next,
+    lfm2,
+    encoders,
+    t5,
+    moe,
+    modernbert,
+    hybrids,
+    dbrx,
+    dual,
+    audio,
+)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
