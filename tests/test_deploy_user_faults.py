@@ -241,3 +241,23 @@ def test_modernbert_memory_and_report_no_longer_refused(capsys, tmp_path):
     # parameters are those of ModernBertModel on the meta device (windows change none)
     code, out, err = run(capsys, "params", path, "--format", "json")
     assert json.loads(out)["total"] == meta_params(path, "AutoModel")
+
+
+# ------------------------------------------------ 4. a VLM's activation reserve says what it leaves out
+
+
+def test_vlm_reserve_names_the_vision_encoder_profiling_it_leaves_out(capsys):
+    # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+    # (vllm/v1/worker/gpu_model_runner.py, profile_run, which logs 'Encoder cache will be initialized with a
+    # budget of N tokens, and profiled with M image items of the maximum feature size'): the peak depends on
+    # the image processor, not config.json, so deploy says in one line that it is not in the reserve
+    vlm = (CONFIGS / "qwen2-vl-7b.json", "--accelerator", "h100-sxm")
+    for engine in ("vllm", "none"):
+        code, out, err = run(capsys, "deploy", *vlm, "--engine", engine)
+        assert code == 0, err
+        said = [line for line in out.splitlines() if "vision encoder" in line]
+        assert len(said) == 1 and "not included" in said[0] and "--activation-reserve" in said[0]
+    code, out, _ = run(capsys, "deploy", *vlm, "--activation-reserve", "1000000000")
+    assert "vision encoder" not in out  # the user's reserve is taken as given
+    code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm")
+    assert "vision encoder" not in out

@@ -478,6 +478,14 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
         reserve += sum(engine_terms.values())
 
+    if spec.vision != "none" and o.activation_reserve is None:
+        # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+        # (vllm/v1/worker/gpu_model_runner.py, profile_run: 'Encoder cache will be initialized with a budget of
+        # ... tokens, and profiled with N image items'); that size is the image processor's, not config.json's
+        notes.append(
+            "activation reserve: the language model's only; the vision encoder's profiling peak (vLLM encodes its "
+            "largest dummy images at start-up, gpu_model_runner.profile_run) is not included: give --activation-reserve"
+        )
     # a byte count is an integer: the usable memory is rounded down to a whole byte
     usable = sp.Integer(int(sp.floor(u * M)))
     stages = []
