@@ -125,6 +125,10 @@ HF_CLASSES = {
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
     "siglip2": "Siglip2Model",
+    # --- Qwen3.5 and Gemma 4 (issue 21)
+    "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
+    "qwen3_5": "Qwen3_5ForConditionalGeneration",
+    "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -133,7 +137,7 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl")
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -192,8 +196,9 @@ def experts_of(model) -> int | None:
 def top_k_of(model) -> int:
     """How many experts a token uses: ``num_experts_per_tok``, or DBRX's ``ffn_config.moe_top_k``
     (DbrxFFN.top_k, the value its router's torch.topk takes)."""
-    if hasattr(model.config, "num_experts_per_tok"):
-        return model.config.num_experts_per_tok
+    for config in (model.config, getattr(model.config, "text_config", None)):  # a wrapper: its text model's
+        if hasattr(config, "num_experts_per_tok"):
+            return config.num_experts_per_tok
     return model.transformer.blocks[0].ffn.top_k
 
 
@@ -454,6 +459,17 @@ QWEN2_5_VL_VISION = dict(
     intermediate_size=6,
     num_heads=2,
     out_hidden_size=16,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
+QWEN3_5_VISION = dict(
+    depth=1,
+    hidden_size=8,
+    intermediate_size=6,
+    num_heads=2,
+    out_hidden_size=16,
+    num_position_embeddings=4,
     patch_size=2,
     temporal_patch_size=1,
     spatial_merge_size=1,
@@ -1590,6 +1606,55 @@ def qwen3_5_text(draw) -> dict:
     return cfg
 
 
+@st.composite
+def qwen3_5_moe_text(draw) -> dict:
+    """A small Qwen3.5-MoE text config: qwen3_next's draw with experts on every layer (at least
+    one expert) and no dense MLP (Qwen3_5MoeTextConfig has no intermediate_size)."""
+    cfg = draw(qwen3_next())
+    for key in ("intermediate_size", "decoder_sparse_step", "mlp_only_layers"):
+        cfg.pop(key)
+    cfg["num_experts"] = experts = draw(st.integers(1, 4))
+    cfg["num_experts_per_tok"] = draw(st.integers(1, experts))
+    cfg["model_type"] = "qwen3_5_moe_text"
+    return cfg
+
+
+@st.composite
+def qwen3_5_vision(draw) -> dict:
+    """A small Qwen3.5 vision tower: every key that shapes a weight drawn, or left to the
+    class default where that default is small (in_channels 3, the 2 x 2 merger)."""
+    heads = draw(st.integers(1, 2))
+    side = draw(st.integers(1, 3))
+    cfg = dict(
+        depth=draw(st.integers(1, 2)),
+        hidden_size=heads * 4 * draw(st.integers(1, 2)),  # even rotary halves per head
+        intermediate_size=draw(SIZE),
+        num_heads=heads,
+        out_hidden_size=draw(SIZE),
+        num_position_embeddings=side * side,
+        patch_size=draw(st.integers(1, 3)),
+        temporal_patch_size=draw(st.integers(1, 2)),
+    )
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 2))
+    _maybe(draw, cfg, "in_channels", st.integers(1, 3))
+    _maybe(draw, cfg, "deepstack_visual_indexes", st.sampled_from([[], [0]]))  # no such field: ignored
+    return cfg
+
+
+@st.composite
+def qwen3_5(draw, mt: str = "qwen3_5") -> dict:
+    """Qwen3_5ForConditionalGeneration (Qwen3_5MoeForConditionalGeneration): a drawn text model
+    nested in text_config beside a drawn tower; the wrapper's tie_word_embeddings alone decides."""
+    text = draw(qwen3_5_moe_text() if mt == "qwen3_5_moe" else qwen3_5_text())
+    if draw(st.booleans()):
+        del text["model_type"]  # the config class's own text model
+    cfg = dict(model_type=mt, text_config=text, vision_config=draw(qwen3_5_vision()))
+    if draw(st.booleans()):
+        cfg["vision_config"]["model_type"] = draw(st.sampled_from([mt, f"{mt}_vision"]))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 def _bamba_mixers(draw, model_type: str) -> dict:
     """The parts Bamba and Granite 4.0-H share: GQA heads, head_dim given or not, Mamba 2 heads
     x head width = expand x hidden_size (their configs' check; head width given or "auto"),
@@ -1730,6 +1795,9 @@ STRATEGIES = {
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),
     "qwen3_5_text": qwen3_5_text(),
+    "qwen3_5_moe_text": qwen3_5_moe_text(),
+    "qwen3_5": qwen3_5(),
+    "qwen3_5_moe": qwen3_5("qwen3_5_moe"),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),

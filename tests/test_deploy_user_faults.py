@@ -241,3 +241,67 @@ def test_modernbert_memory_and_report_no_longer_refused(capsys, tmp_path):
     # parameters are those of ModernBertModel on the meta device (windows change none)
     code, out, err = run(capsys, "params", path, "--format", "json")
     assert json.loads(out)["total"] == meta_params(path, "AutoModel")
+
+
+# ------------------------------------------------ 4. a VLM's activation reserve says what it leaves out
+
+
+def test_vlm_reserve_names_the_vision_encoder_profiling_it_leaves_out(capsys):
+    # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+    # (vllm/v1/worker/gpu_model_runner.py, profile_run, which logs 'Encoder cache will be initialized with a
+    # budget of N tokens, and profiled with M image items of the maximum feature size'): the peak depends on
+    # the image processor, not config.json, so deploy says in one line that it is not in the reserve
+    vlm = (CONFIGS / "qwen2-vl-7b.json", "--accelerator", "h100-sxm")
+    for engine in ("vllm", "none"):
+        code, out, err = run(capsys, "deploy", *vlm, "--engine", engine)
+        assert code == 0, err
+        said = [line for line in out.splitlines() if "vision encoder" in line]
+        assert len(said) == 1 and "not included" in said[0] and "--activation-reserve" in said[0]
+    code, out, _ = run(capsys, "deploy", *vlm, "--activation-reserve", "1000000000")
+    assert "vision encoder" not in out  # the user's reserve is taken as given
+    code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm")
+    assert "vision encoder" not in out
+
+
+# ------------------------------------------------ 5. every default deploy picks is stated with its source
+
+
+def test_jamba_context_is_its_configs_max_position_embeddings_and_said(capsys):
+    # vLLM's default max_model_len is the config's max_position_embeddings (vllm/config/model.py,
+    # _get_and_verify_max_len); ai21-jamba-1.5-mini's config.json says 262,144 (tests/fixtures/configs),
+    # where the plan used symtrans's 2,048-token workload default without saying so
+    path = CONFIGS / "ai21-jamba-1.5-mini.json"
+    assert json.loads(path.read_text())["max_position_embeddings"] == 262_144
+    argv = ("deploy", path, "--accelerator", "h100-sxm", "--devices", "2", "--tensor-parallel", "2")
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["workload"]["prompt"] + r["workload"]["generate"] == 262_144
+    assert any("max_model_len 262,144" in d and "max_position_embeddings" in d for d in r["defaults"])
+    code, out, _ = run(capsys, *argv)
+    assert "  default: max_model_len 262,144 tokens" in out
+
+
+def test_each_default_is_stated_and_a_given_option_is_not(capsys):
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--format", "json")
+    assert code == 0, err
+    said = json.loads(out)["defaults"]
+    for what in (
+        "max_model_len",
+        "vLLM release",
+        "gpu_memory_utilization",
+        "block size",
+        "KV cache",
+        "max_num_batched_tokens",
+        "max_num_seqs",
+    ):
+        assert sum(d.startswith(what) for d in said) == 1, (what, said)
+        assert all("(set --" in d or "; set --" in d for d in said)
+    given = (
+        "--max-model-len 2048 --engine-version 0.8 --gpu-memory-utilization 0.8 --block-size 32 "
+        "--kv-cache-dtype auto --max-num-batched-tokens 4096 --max-num-seqs 64"
+    ).split()
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", *given, "--format", "json")
+    assert code == 0, err
+    # auto is vLLM's own default spelled out: still the weights' dtype, so still said
+    assert [d.split(" ")[0] for d in json.loads(out)["defaults"]] == ["KV"]

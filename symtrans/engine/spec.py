@@ -284,7 +284,8 @@ class Spec:
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
-            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers) |
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
+            Qwen3.5's tower is it without n_ds) |
             ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
             Siglip2Model: a dual encoder, the image
             tower beside an encoder-only text tower, each mapped into a d_proj-wide joint

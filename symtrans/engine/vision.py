@@ -23,7 +23,9 @@ Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling
 ``nn.MultiheadAttention`` (in_proj 3 d_vis x d_vis + 3 d_vis, out_proj biased), LayerNorm, MLP);
 Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
 and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
-d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights).
+d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights);
+HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5) is Qwen3-VL's vision model without
+its DeepStack mergers: ``qwen3_vl_tower`` without n_ds counts it.
 """
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ def _conv(label: str, taps: sp.Expr, source: str, bias: bool = False) -> Step:
         source=source,
         input_grad=False,
     )
+
+
+def _positions(note: str, source: str) -> Step:
+    """A learned position table of P_vis rows of width d_vis."""
+    rows = S.P_vis * S.d_vis
+    return Step(label="position table", role=Role.VISION, params=rows, weights=rows, note=note, source=source)
 
 
 def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
@@ -178,14 +186,7 @@ def siglip_tower(spec: Spec) -> Cost:
     d, f = S.d_vis, S.d_ff_vis
     emb = [
         _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis, biased)", S.C_vis * S.p_vis**2, _SIGLIP, True),
-        Step(
-            label="position table",
-            role=Role.VISION,
-            params=S.P_vis * d,
-            weights=S.P_vis * d,
-            note="one learned row per patch (no class token)",
-            source=_SIGLIP,
-        ),
+        _positions("one learned row per patch (no class token)", _SIGLIP),
     ]
     steps = emb + _ln(spec, "post_layernorm", d)
     if spec.vision_head:
