@@ -127,6 +127,7 @@ HF_CLASSES = {
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
+    "siglip2": "Siglip2Model",
     # --- Qwen3.5 and Gemma 4 (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
     "qwen3_5": "Qwen3_5ForConditionalGeneration",
@@ -519,6 +520,9 @@ CLIP_VISION = dict(
 )
 SIGLIP_TEXT = dict(CLIP_TEXT, model_type="siglip_text_model")  # the same sizes: SigLIP's own classes
 SIGLIP_DUAL_VISION = dict(CLIP_VISION, model_type="siglip_vision_model")
+SIGLIP2_TEXT = dict(CLIP_TEXT, model_type="siglip2_text_model")
+SIGLIP2_VISION = {k: v for k, v in CLIP_VISION.items() if k != "image_size"}  # no image_size: num_patches
+SIGLIP2_VISION.update(model_type="siglip2_vision_model", num_patches=4)
 
 
 @st.composite
@@ -659,6 +663,20 @@ def siglip(draw) -> dict:
     for sub, mt in ((text, "siglip_text_model"), (vision, "siglip_vision_model")):
         _maybe(draw, sub, "model_type", st.just(mt))
     return dict(model_type="siglip", text_config=text, vision_config=vision)
+
+
+@st.composite
+def siglip2(draw) -> dict:
+    """Siglip2Model: SigLIP's text tower; a NaFlex vision tower of num_patches learned positions
+    (no image_size), vision_use_head drawn or left to its default, true."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    del vision["image_size"]
+    vision["num_patches"] = draw(st.integers(1, 16))
+    _maybe(draw, text, "projection_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, vision, "vision_use_head", st.booleans())
+    for sub, mt in ((text, "siglip2_text_model"), (vision, "siglip2_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    return dict(model_type="siglip2", text_config=text, vision_config=vision)
 
 
 # --- decoder types (types-dec)
@@ -1837,4 +1855,5 @@ STRATEGIES = {
     "hubert": wav2vec2("hubert"),
     "clip": clip(),
     "siglip": siglip(),
+    "siglip2": siglip2(),
 }

@@ -44,6 +44,8 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     QWEN2_VL_VISION,
     QWEN3_5_VISION,
     QWEN3_VL_VISION,
+    SIGLIP2_TEXT,
+    SIGLIP2_VISION,
     SIGLIP_DUAL_VISION,
     SIGLIP_TEXT,
     SIGLIP_VISION,
@@ -627,6 +629,7 @@ AUDIT_BASE: dict[str, dict] = {
     # audits the keys of text_config and vision_config
     "clip": dict(text_config=CLIP_TEXT, vision_config=CLIP_VISION, projection_dim=7),
     "siglip": dict(text_config=SIGLIP_TEXT, vision_config=SIGLIP_DUAL_VISION),
+    "siglip2": dict(text_config=SIGLIP2_TEXT, vision_config=SIGLIP2_VISION),
     # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
     **{
         mt: dict(
@@ -1457,6 +1460,8 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("clip", "vision_config"): [dict(CLIP_VISION, hidden_size=12, num_hidden_layers=2), None],
     ("siglip", "text_config"): [dict(SIGLIP_TEXT, hidden_size=12, projection_size=5), None],
     ("siglip", "vision_config"): [dict(SIGLIP_DUAL_VISION, vision_use_head=False), None],
+    ("siglip2", "text_config"): [dict(SIGLIP2_TEXT, hidden_size=12, projection_size=5), None],
+    ("siglip2", "vision_config"): [dict(SIGLIP2_VISION, vision_use_head=False, num_patches=9), None],
     ("llava_next", "vision_feature_select_strategy"): ["full"],
     ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
     ("llava_next", "projector_hidden_act"): ["relu"],
@@ -2032,7 +2037,7 @@ FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 # Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's
 # FLOPs against FlopCounterMode (the text tower here would need pixel_values beside input_ids).
-DUAL_ENCODERS = ("clip", "siglip")
+DUAL_ENCODERS = ("clip", "siglip", "siglip2")
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in DUAL_ENCODERS])

@@ -128,7 +128,18 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl", "clip_dual", "siglip_dual")
+VISIONS = (
+    "none",
+    "clip",
+    "qwen2_vl",
+    "gemma3",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "clip_dual",
+    "siglip_dual",
+    "siglip2_dual",
+)
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
@@ -140,6 +151,7 @@ VISION_SIZES = {
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip2_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -150,9 +162,9 @@ _OPTIONAL_VISION_SIZES = {
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3", "siglip_dual")
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "siglip2_dual")
 # Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
-DUAL_VISIONS = ("clip_dual", "siglip_dual")
+DUAL_VISIONS = ("clip_dual", "siglip_dual", "siglip2_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -278,7 +290,8 @@ class Spec:
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
             Qwen3.5's tower is it without n_ds) |
-            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
+            Siglip2Model: a dual encoder, the image
             tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
             space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
             the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and

@@ -18,7 +18,7 @@ t5         T5ForConditionalGeneration
 bart       BartForConditionalGeneration
 opt        OPTForCausalLM
 gguf       llama.cpp's GGUF names (gguf.constants.TENSOR_NAMES)
-dual       CLIPModel, SiglipModel (text_model, vision_model, projections, logit_scale)
+dual       CLIPModel, SiglipModel, Siglip2Model (text_model, vision_model, projections, logit_scale)
 =========  ===============================================================
 """
 
@@ -737,7 +737,7 @@ MODEL_TYPES = {
     "gpt_neox": "gpt_neox",
     **dict.fromkeys("bloom falcon".split(), "bloom"),
     **dict.fromkeys("gpt_neo gptj mpt dbrx".split(), "gpt_j_neo_mpt"),
-    **dict.fromkeys("clip siglip".split(), "dual"),
+    **dict.fromkeys("clip siglip siglip2".split(), "dual"),
 }
 
 # GGUF general.architecture -> (Spec.family, norm, gated FFN flavour, positional when no table).
