@@ -44,6 +44,7 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 from __future__ import annotations
 
 from symtrans.catalog.models import (
+    audio,
     dbrx,
     dense,
     dsa,
@@ -77,7 +78,11 @@ _MODULES = (
     hybrids,
     dbrx,
     dual,
+<<<<<<< HEAD
     dsa,
+=======
+    audio,
+>>>>>>> main
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
