@@ -78,11 +78,8 @@ _MODULES = (
     hybrids,
     dbrx,
     dual,
-<<<<<<< HEAD
     dsa,
-=======
     audio,
->>>>>>> main
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
