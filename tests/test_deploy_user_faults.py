@@ -261,3 +261,95 @@ def test_vlm_reserve_names_the_vision_encoder_profiling_it_leaves_out(capsys):
     assert "vision encoder" not in out  # the user's reserve is taken as given
     code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm")
     assert "vision encoder" not in out
+
+
+# ------------------------------------------------ 5. every default deploy picks is stated with its source
+
+
+def test_jamba_context_is_its_configs_max_position_embeddings_and_said(capsys):
+    # vLLM's default max_model_len is the config's max_position_embeddings (vllm/config/model.py,
+    # _get_and_verify_max_len); ai21-jamba-1.5-mini's config.json says 262,144 (tests/fixtures/configs),
+    # where the plan used symtrans's 2,048-token workload default without saying so
+    path = CONFIGS / "ai21-jamba-1.5-mini.json"
+    assert json.loads(path.read_text())["max_position_embeddings"] == 262_144
+    argv = ("deploy", path, "--accelerator", "h100-sxm", "--devices", "2", "--tensor-parallel", "2")
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["workload"]["prompt"] + r["workload"]["generate"] == 262_144
+    assert any("max_model_len 262,144" in d and "max_position_embeddings" in d for d in r["defaults"])
+    code, out, _ = run(capsys, *argv)
+    assert "  default: max_model_len 262,144 tokens" in out
+
+
+def test_each_default_is_stated_and_a_given_option_is_not(capsys):
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--format", "json")
+    assert code == 0, err
+    said = json.loads(out)["defaults"]
+    for what in (
+        "max_model_len",
+        "vLLM release",
+        "gpu_memory_utilization",
+        "block size",
+        "KV cache",
+        "max_num_batched_tokens",
+        "max_num_seqs",
+    ):
+        assert sum(d.startswith(what) for d in said) == 1, (what, said)
+        assert all("(set --" in d or "; set --" in d for d in said)
+    given = (
+        "--max-model-len 2048 --engine-version 0.8 --gpu-memory-utilization 0.8 --block-size 32 "
+        "--kv-cache-dtype auto --max-num-batched-tokens 4096 --max-num-seqs 64"
+    ).split()
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", *given, "--format", "json")
+    assert code == 0, err
+    # auto is vLLM's own default spelled out: still the weights' dtype, so still said
+    assert [d.split(" ")[0] for d in json.loads(out)["defaults"]] == ["KV"]
+
+
+# ------------------------------------------------ 6. pipeline-parallel refusals in the user's terms
+
+
+DEEPSEEK_TINY = {  # DeepSeek-V3's layout (first_k_dense_replace dense layers, then MoE ones), tiny sizes
+    "model_type": "deepseek_v3",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "moe_intermediate_size": 32,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 2,
+    "n_shared_experts": 1,
+    "first_k_dense_replace": 1,
+    "kv_lora_rank": 16,
+    "q_lora_rank": 24,
+    "qk_rope_head_dim": 8,
+    "qk_nope_head_dim": 8,
+    "v_head_dim": 8,
+    "vocab_size": 1000,
+    "max_position_embeddings": 4096,
+    "n_group": 1,
+    "topk_group": 1,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_pipeline_refusals_name_the_part_and_what_to_do(capsys, tmp_path):
+    # DeepSeek-V3's first_k_dense_replace layers are dense and the rest MoE (DeepseekV3Config): 1 of 4 here
+    ds = tmp_path / "deepseek.json"
+    ds.write_text(json.dumps(DEEPSEEK_TINY))
+    cases = {
+        ds: "the model's 4 layers are not all alike (1 is a dense layer)",
+        "gpt2": "the learned position embeddings",  # GPT2Model.wpe beside wte
+        CONFIGS / "qwen2-vl-7b.json": "the vision encoder and its projector",
+        CONFIGS / "ai21-jamba-1.5-mini.json": "state-space (Mamba, linear-attention) layers",
+    }
+    for model, part in cases.items():
+        code, out, err = run(
+            capsys, "deploy", model, "--accelerator", "h100-sxm", "--devices", "2", "--pipeline-parallel-size", "2"
+        )
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert part in err and "plan it with --tensor-parallel-size instead" in err, err
+        # no internal step labels or symbols (W_Q, 'class token', N_vis ...)
+        assert "outside the layers" not in err and "W_" not in err and "token'" not in err
