@@ -54,13 +54,29 @@ from symtrans.catalog.models import (
     llama,
     modernbert,
     moe,
+    nemotron_h,
     qwen3_next,
     ssm,
     t5,
 )
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx)
+_MODULES = (
+    llama,
+    gpt2_like,
+    dense,
+    ssm,
+    jamba,
+    qwen3_next,
+    lfm2,
+    encoders,
+    t5,
+    moe,
+    modernbert,
+    hybrids,
+    dbrx,
+    nemotron_h,
+)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
