@@ -54,6 +54,8 @@ REFERENCE = {
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
+    # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
+    "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),

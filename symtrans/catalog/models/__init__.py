@@ -46,6 +46,7 @@ from __future__ import annotations
 from symtrans.catalog.models import (
     dbrx,
     dense,
+    dual,
     encoders,
     gpt2_like,
     hybrids,
@@ -75,6 +76,7 @@ _MODULES = (
     modernbert,
     hybrids,
     dbrx,
+    dual,
     nemotron_h,
 )
 
