@@ -44,6 +44,7 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 from __future__ import annotations
 
 from symtrans.catalog.models import (
+    audio,
     dbrx,
     dense,
     dual,
@@ -78,6 +79,7 @@ _MODULES = (
     dbrx,
     dual,
     nemotron_h,
+    audio,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
