@@ -121,6 +121,9 @@ HF_CLASSES = {
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
+    # --- audio encoders of catalog/models/audio.py (issue 21)
+    "wav2vec2": "Wav2Vec2Model",
+    "hubert": "HubertModel",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
@@ -1098,6 +1101,41 @@ def vit(draw) -> dict:
     return cfg
 
 
+@st.composite
+def wav2vec2(draw, mt: str) -> dict:
+    """Wav2Vec2Model / HubertModel: a feature encoder of 1 to 4 convolutions (channels, kernels,
+    strides drawn, biased or not, group or layer norms), heads and position-convolution groups
+    that divide hidden_size, masking on or off, post- or pre-norm (stable) layers."""
+    h = draw(st.integers(1, 3))
+    g = draw(st.integers(1, 3))
+    n_conv = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        hidden_size=math.lcm(h, g) * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        num_conv_pos_embedding_groups=g,
+        num_conv_pos_embeddings=draw(st.integers(1, 6)),
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        conv_dim=draw(st.lists(st.integers(1, 9), min_size=n_conv, max_size=n_conv)),
+        conv_kernel=draw(st.lists(st.integers(1, 5), min_size=n_conv, max_size=n_conv)),
+        conv_stride=draw(st.lists(st.integers(1, 5), min_size=n_conv, max_size=n_conv)),
+    )
+    _maybe(draw, cfg, "conv_bias", st.booleans())
+    _maybe(draw, cfg, "feat_extract_norm", st.sampled_from(["group", "layer"]))
+    _maybe(draw, cfg, "do_stable_layer_norm", st.booleans())
+    _maybe(draw, cfg, "mask_time_prob", st.sampled_from([0.0, 0, 0.05, 0.5]))
+    _maybe(draw, cfg, "mask_feature_prob", st.sampled_from([0.0, 0.1]))
+    if draw(st.booleans()):  # 4.x files repeat len(conv_dim)
+        cfg["num_feat_extract_layers"] = n_conv
+    if mt == "hubert":
+        _maybe(draw, cfg, "feat_proj_layer_norm", st.booleans())
+        _maybe(draw, cfg, "conv_pos_batch_norm", st.booleans())
+    if not cfg.get("do_stable_layer_norm"):  # adapters are built (and counted) only in stable layers
+        _maybe(draw, cfg, "adapter_attn_dim", st.one_of(st.none(), st.integers(1, 5)))
+    return cfg
+
+
 # The bias keys of each dense decoder's config class (transformers 5.24), drawn or left to the default.
 _DENSE_BIAS_KEYS = {
     "ministral": (),
@@ -1813,6 +1851,8 @@ STRATEGIES = {
     "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
+    "wav2vec2": wav2vec2("wav2vec2"),
+    "hubert": wav2vec2("hubert"),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),
