@@ -57,6 +57,7 @@ from symtrans.catalog.models import (
     llama,
     modernbert,
     moe,
+    nemotron_h,
     qwen3_next,
     ssm,
     t5,
@@ -78,6 +79,7 @@ _MODULES = (
     hybrids,
     dbrx,
     dual,
+    nemotron_h,
     dsa,
     audio,
 )

@@ -52,7 +52,6 @@ WHY: dict[str, str] = {
     "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
     # --- DeepSeek Sparse Attention (catalog/models/dsa.py)
     "topk": "DeepSeek Sparse Attention's top-k: how many keys each query reads (FLOPs, read as k_idx), no weights",
-    "unread": "a field of the config class that the modeling file never reads for a shape",
     # --- encoders (types-enc)
     "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
     "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
@@ -69,6 +68,7 @@ WHY: dict[str, str] = {
     "kernel": "which implementation of the same scan runs (CUDA kernels, mamba.py, associative scan, the chunk "
     "length of Mamba 2's chunked scan: FLOPs, read as L_chunk): no weights",
     "no dt_proj": "Mamba 2 has no dt_proj: the time-step rank is stored but shapes no weight",
+    "unread": "read by no module transformers 5.x builds for this type (the layers are built without it)",
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
