@@ -84,6 +84,7 @@ REFERENCE = {
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
+    "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
@@ -101,6 +102,10 @@ REFERENCE = {
     "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
     "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
     "umt5-xxl-comfyui": (12_972_531_712, "UMT5ForConditionalGeneration"),
+    # --- issue 21's audio encoders (tests/test_audio_types.py builds them on the meta device and writes
+    # the arithmetic out)
+    "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
+    "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
@@ -124,6 +129,8 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash-shaped": 3_896_763_136,
+    # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
+    "nemotron-3-nano-30b-a3b": 3_580_073_408,
 }
 
 

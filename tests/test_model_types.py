@@ -58,6 +58,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from symtrans.base.errors import InputError  # noqa: E402
 from symtrans.catalog import hf_config  # noqa: E402
 from symtrans.catalog.hf_config import (  # noqa: E402
     CLASSES,
@@ -108,6 +109,34 @@ _VL_TEXT = dict(
     max_position_embeddings=17,
 )
 AUDIT_BASE: dict[str, dict] = {
+    # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
+    # base so that mask_time_prob and mask_feature_prob each add masked_spec_embed; HuBERT's layers pre-norm
+    "wav2vec2": dict(
+        hidden_size=12,
+        num_attention_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_conv_pos_embeddings=5,
+        num_conv_pos_embedding_groups=3,
+        conv_dim=[4, 6, 7],
+        conv_kernel=[3, 2, 2],
+        conv_stride=[2, 2, 1],
+        mask_time_prob=0.0,
+    ),
+    "hubert": dict(
+        hidden_size=12,
+        num_attention_heads=3,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        num_conv_pos_embeddings=4,
+        num_conv_pos_embedding_groups=2,
+        conv_dim=[5, 3],
+        conv_kernel=[3, 2],
+        conv_stride=[2, 1],
+        feat_extract_norm="layer",
+        do_stable_layer_norm=True,
+        mask_time_prob=0.0,
+    ),
     "bert": dict(
         hidden_size=12,
         num_attention_heads=2,
@@ -872,6 +901,29 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 5 layers M, E, *, -, M: Mamba 2 heads 4 of 3 in 2 groups, attention 4 heads of 5 (2 KV heads),
+    # an MLP 10 wide, 4 experts of 6 (top-2) and a shared expert 8 wide
+    "nemotron_h": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=5,
+        hybrid_override_pattern="ME*-M",
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        mamba_num_heads=4,
+        mamba_head_dim=3,
+        n_groups=2,
+        ssm_state_size=3,
+        conv_kernel=2,
+        chunk_size=5,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=6,
+        moe_shared_expert_intermediate_size=8,
+        time_step_limit=(0.0, 100.0),
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1038,6 +1090,25 @@ AUDIT_BASE["qwen3_5_moe"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_moe_text"]
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
 MUTATIONS: dict[tuple[str, str], list] = {
+    # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
+    **{
+        (mt, key): values
+        for mt in ("wav2vec2", "hubert")
+        for key, values in {
+            "conv_dim": [[4, 6, 9], [2, 6, 7, 5], [4]],
+            "conv_kernel": [[3, 2, 4], [1, 1, 1], [3, 2]],
+            "conv_stride": [[2, 2, 3], [1]],
+            "feat_extract_norm": ["group", "layer", "batch"],
+            "mask_time_prob": [0.5, 0.0, -0.5],
+            "mask_feature_prob": [0.5, 0.0],
+            "ctc_loss_reduction": ["mean"],
+            "feat_extract_activation": ["relu"],
+        }.items()
+    },
+    **{("wav2vec2", key): [[3, 3, 3], [1, 2]] for key in ("tdnn_dim", "tdnn_kernel", "tdnn_dilation")},
+    ("wav2vec2", "adapter_attn_dim"): [None, 4],
+    ("wav2vec2", "output_hidden_size"): [None, 8],
+    ("hubert", "adapter_attn_dim"): [4],
     # --- state-space models: the dt initialisation scheme, "auto" rank, Mamba 2's dt clamp
     **{(mt, "time_step_init_scheme"): ["constant"] for mt in ("mamba", "falcon_mamba")},
     **{(mt, "time_step_rank"): [6, "auto"] for mt in ("mamba", "falcon_mamba", "mamba2")},
@@ -1521,6 +1592,24 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("granitemoehybrid", "mamba_n_groups"): [1, 3],
     ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
     ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
+    # nemotron_h (base: hybrid_override_pattern "ME*-M"): a layer list wins over the pattern (5.x and
+    # 4.x names; attention alone is refused; an unknown type too), the 4.x key names it pops
+    ("nemotron_h", "layer_types"): [
+        ["linear_attention", "moe", "full_attention", "mlp", "mlp"],
+        ["mamba", "attention"],
+        ["full_attention"],
+        ["moe", "sliding_attention"],
+    ],
+    ("nemotron_h", "layers_block_type"): [["moe", "moe", "full_attention", "mlp", "linear_attention"]],
+    ("nemotron_h", "mamba_hidden_act"): ["relu"],
+    ("nemotron_h", "mlp_hidden_act"): ["silu"],
+    ("nemotron_h", "mamba_ssm_cache_dtype"): ["bfloat16"],
+    ("nemotron_h", "sliding_window"): [4],
+    ("nemotron_h", "time_step_limit"): [(0.0, 50.0)],
+    ("nemotron_h", "mtp_layers_block_type"): [["moe"]],
+    ("nemotron_h", "moe_latent_size"): [4],
+    ("nemotron_h", "moe_shared_expert_intermediate_size"): [0, 9],
+    ("nemotron_h", "num_experts_per_tok"): [1, 3, 5],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1578,6 +1667,9 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    # --- audio encoders (catalog/models/audio.py)
+    ("wav2vec2", "add_adapter"): "Wav2Vec2Adapter's convolutions after the encoder are not modelled: refused",
+    ("hubert", "adapter_attn_dim"): "attention adapters in the stable layer-norm layers are not modelled: refused",
     # Gemma3Config reads any text_config dict with Gemma3TextConfig, whatever model_type it names;
     # symtrans refuses the contradiction (a llama text_config is not what Gemma 3 builds) rather than guess
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
@@ -1595,6 +1687,13 @@ GAPS: dict[tuple[str, str], str] = {
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
+    ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
+    ("nemotron_h", "moe_latent_size"): "the latent projections around the experts (Nemotron 3 Super) are not "
+    "modelled yet: refused",
+    ("nemotron_h", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
     ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
     "(torch.topk): refused",
     ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
@@ -1667,6 +1766,13 @@ GAPS: dict[tuple[str, str], str] = {
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
+    # --- audio encoders: the adapter's sizes shape nothing while add_adapter is false (true is refused), and
+    # wav2vec2's base layers are post-norm, which build no attention adapter (HuBERT's stable base refuses it)
+    **{
+        ("wav2vec2", key): "read only with add_adapter true (refused: the adapter is not modelled)"
+        for key in ("adapter_kernel_size", "adapter_stride", "num_adapter_layers", "output_hidden_size")
+    },
+    ("wav2vec2", "adapter_attn_dim"): "read only by stable layer-norm layers; the base's are post-norm",
     ("lfm2", "full_attn_idxs"): "read only when layer_types is missing; the base gives layer_types",
     ("albert", "num_hidden_layers"): "one layer shared by all (num_hidden_groups = 1): N layers, one copy of weights",
     # --- decoder types (types-dec)
@@ -1969,8 +2075,11 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # the backward of transformers' reference scan (torch's autograd of its sequential loop, with
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
+# Audio encoders over the raw waveform (catalog/models/audio.py): their convolutional feature encoder's
+# FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
+NO_FLOPS = ("wav2vec2", "hubert")
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid",)
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -1987,6 +2096,11 @@ def test_forward_and_training_flops(hf, model_type):
 
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "flops")
+    if model_type in NO_FLOPS:  # refused in one line, never a wrong figure
+        with pytest.raises(InputError, match="not modelled") as refused:
+            flops_expr(spec, "forward")
+        assert "\n" not in str(refused.value)
+        return
     model = _flop_model(hf, model_type, cfg)
     inputs = _inputs(hf, spec)
     # Forward counted with autograd on (the same matmuls): after a counted forward under no_grad,
@@ -3186,6 +3300,9 @@ SSM_FIXTURES = [
     # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
     # 2,048 wide on every layer): 340,332,224 on the meta device
     ("granite-4.0-h-350m", 340_332_224),
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 23 Mamba 2, 6 attention and 23 MoE layers (128 experts
+    # top-6 and a shared expert), an untied head: 31,577,937,344 on the meta device
+    ("nemotron-3-nano-30b-a3b", 31_577_937_344),
 ]
 
 

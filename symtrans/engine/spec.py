@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
+from symtrans.engine import audio_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -47,11 +48,11 @@ DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
-FRONTENDS = ("tokens", "patch", "conv1d")
+FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -96,6 +97,7 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    *audio_rules.WAV2VEC2_SIZES,
     # --- vision-language wrappers (engine/vision.py)
     "d_vis",
     "d_ff_vis",
@@ -113,6 +115,7 @@ MODEL_SIZES = (
     "N_ssm",
     "N_lin",
     "N_conv",
+    "N_mlp",
     "d_inner",
     "d_state",
     "d_conv",
@@ -276,7 +279,9 @@ class Spec:
         frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
-            Conv1d layers over C_in mel bins, the second with stride 2).
+            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec 2.0 /
+            HuBERT, no vocabulary: ``frontends.wav2vec2_front``; its sizes P_fe, C_in, K_pos, G_pos and
+            options audio_feature_norm, audio_mask_embed, pos_conv_norm in ``engine/audio_rules.py``).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
@@ -301,7 +306,9 @@ class Spec:
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
-            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution).  Each kind
+            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution), ``mlp`` and
+            ``moe`` (a layer of one FFN or one mixture of experts and no token mixer:
+            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``).  Each kind
             after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
@@ -438,6 +445,9 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    audio_feature_norm: bool = True
+    audio_mask_embed: bool = False
+    pos_conv_norm: str = "weight"
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
@@ -557,6 +567,8 @@ class Spec:
         Raises:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
+        if self.frontend == "wav2vec2":
+            raise InputError(audio_rules.WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -637,6 +649,9 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "audio_feature_norm": bool,
+    "audio_mask_embed": bool,
+    "pos_conv_norm": audio_rules.POS_CONV_NORMS,
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
@@ -799,6 +814,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    audio_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
@@ -880,9 +896,10 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     for name in _REQUIRED[spec.family]:
         if name in _mixer_free(spec):  # a stack without attention or FFN (Mamba) has no h or d_ff
             continue
-        if name == "V" and spec.frontend == "patch":
+        if name == "V" and spec.frontend in ("patch", "wav2vec2"):
             if "V" in v:
-                raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+                what = "pixels" if spec.frontend == "patch" else "a waveform"
+                raise InputError(f"frontend={spec.frontend} reads {what}, not tokens: drop V (there is no vocabulary)")
             continue
         if name not in v:
             raise InputError(f"{spec.family} model needs size {name}")
@@ -953,6 +970,8 @@ MIXER_COUNTS = {
     "mamba2": "N_ssm",
     "gated_deltanet": "N_lin",
     "short_conv": "N_conv",
+    "mlp": "N_mlp",
+    "moe": "N_moe",
 }
 _MIXER_SIZES = {
     "attention": (),
@@ -960,9 +979,11 @@ _MIXER_SIZES = {
     "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
     "short_conv": ("d_conv",),
+    "mlp": ("d_ff",),
+    "moe": ("d_ff", "E", "k"),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
-_LAYER_KIND_SIZES += ("h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
+_LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
@@ -985,6 +1006,8 @@ def _validate_mixers(spec: Spec) -> None:
         raise InputError(f"mixers other than attention apply to decoder-only stacks, not to a {spec.family} model")
     if spec.mixer_only and names == ("attention",):
         raise InputError("mixer_only drops the feed-forward networks of a state-space stack: set mixers too")
+    if {"mlp", "moe"} & set(names) and not spec.mixer_only:
+        raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
     uses = set(names)
     for name in ("ssm_inner_norms", "ssm_bias"):
         if getattr(spec, name) and not uses & {"mamba", "mamba2"}:
@@ -1105,7 +1128,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
             raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
-    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+    for name, frontends in (("C_in", ("patch", "conv1d", "wav2vec2")), ("p", ("patch",))):
         if name in v and spec.frontend not in frontends:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
@@ -1131,6 +1154,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
         for name in needed:
             if name not in v:
                 raise InputError(f"frontend={spec.frontend} needs size {name}")
+    audio_rules.check_sizes(spec, v)
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

@@ -162,7 +162,7 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
     (``operator_norm``, ``self_attn.out_proj``).
     """
     A = L + r"self_attn\."
-    moe = r"(?:mlp|feed_forward)\."
+    moe = r"(?:mlp|feed_forward|mixer)\."  # mixer: Nemotron-H's MoE layer (NemotronHMoE.shared_experts)
     stacked = [  # (E, d_in, d_out) tensors named by their leaf: nn.Parameter on the experts module
         Rule(L + moe + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_GATE, leaf="gate_up_proj"),
         Rule(L + moe + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_DOWN, leaf="down_proj"),
@@ -222,6 +222,17 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(L + r"mlp\.shared_mlp\.up_proj", R.FFN_UP, B.SHARED_EXPERT),
         Rule(L + r"mlp\.shared_mlp\.down_proj", R.FFN_DOWN, B.SHARED_EXPERT),
         Rule(L + r"mlp\.moe_statics", R.ROUTER, B.MOE, VECTOR, leaf="e_score_correction_bias", bias=True),
+        # Nemotron-H: each layer's one "mixer" is attention, an MLP or a MoE (NemotronHBlock); its experts
+        # are saved per expert, non-gated (up_proj, down_proj), its router is mixer.gate
+        Rule(L + r"mixer\.q_proj", R.Q_PROJ, _ATT),
+        Rule(L + r"mixer\.k_proj", R.K_PROJ, _ATT),
+        Rule(L + r"mixer\.v_proj", R.V_PROJ, _ATT),
+        Rule(L + r"mixer\.o_proj", R.O_PROJ, _ATT),
+        Rule(L + r"mixer\.up_proj", R.FFN_UP, B.FFN),
+        Rule(L + r"mixer\.down_proj", R.FFN_DOWN, B.FFN),
+        Rule(L + r"mixer\.gate", R.ROUTER, B.MOE),
+        Rule(L + r"mixer\.experts\.{E}\.up_proj", R.EXPERTS, B.MOE, part=R.FFN_UP),
+        Rule(L + r"mixer\.experts\.{E}\.down_proj", R.EXPERTS, B.MOE, part=R.FFN_DOWN),
         # HunYuan's per-head query/key norms
         Rule(A + r"query_layernorm", R.Q_NORM, _ATT, VECTOR),
         Rule(A + r"key_layernorm", R.K_NORM, _ATT, VECTOR),
@@ -506,6 +517,42 @@ def _encoder_synonyms() -> tuple[Rule, ...]:
     )
 
 
+def _wav2vec2_rules() -> tuple[Rule, ...]:
+    """Wav2Vec2Model and HubertModel (transformers 5.x; ``wav2vec2.`` / ``hubert.`` before them in the
+    task classes): the feature encoder's convolutions and norms, the feature projection,
+    ``masked_spec_embed``, the position convolution (weight-normed: ``parametrizations.weight.original0``
+    / ``original1`` as torch's parametrization saves them, ``weight_g`` / ``weight_v`` in older files;
+    or HuBERT's BatchNorm1d, whose running statistics are buffers) and the BERT-shaped layers.  The
+    front end's norms are in ``Block.OTHER``: neither the embedding norm nor the final norm, which
+    ``encoder.layer_norm`` is (before the layers, or after them with do_stable_layer_norm)."""
+    S, E = B.SELF_ATTENTION, B.EMBEDDINGS
+    L = r"encoder\.layers\.{L}\."
+    P = r"encoder\.pos_conv_embed\."
+    return (
+        # the feature encoder is one step of the count (P_fe, norms included): no layer index, one role
+        Rule(r"feature_extractor\.conv_layers\.\d+\.(?:conv|layer_norm)", R.AUDIO_CONV, E, VECTOR),
+        Rule(r"feature_projection\.layer_norm", R.NORM, B.OTHER, VECTOR),
+        Rule(r"feature_projection\.projection", R.EMBEDDING_PROJECTION, E),
+        Rule("", R.MASK_EMBEDDING, E, VECTOR, leaf="masked_spec_embed"),
+        *(Rule(P + r"conv\.parametrizations\.weight", R.CONV, E, VECTOR, leaf=f"original{i}") for i in (0, 1)),
+        *(Rule(P + r"conv", R.CONV, E, VECTOR, leaf=leaf) for leaf in ("weight_g", "weight_v")),
+        Rule(P + r"conv", R.CONV, E, VECTOR),
+        *(
+            Rule(P + r"batch_norm", None, None, buffer=True, leaf=leaf)
+            for leaf in ("running_mean", "running_var", "num_batches_tracked")
+        ),
+        Rule(P + r"batch_norm", R.NORM, B.OTHER, VECTOR),
+        Rule(r"encoder\.layer_norm", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"attention\.q_proj", R.Q_PROJ, S),
+        Rule(L + r"attention\.k_proj", R.K_PROJ, S),
+        Rule(L + r"attention\.v_proj", R.V_PROJ, S),
+        Rule(L + r"attention\.out_proj", R.O_PROJ, S),
+        Rule(L + r"(?:layer_norm|final_layer_norm)", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"feed_forward\.intermediate_dense", R.FFN_UP, B.FFN),
+        Rule(L + r"feed_forward\.output_dense", R.FFN_DOWN, B.FFN),
+    )
+
+
 def _t5_rules() -> tuple[Rule, ...]:
     rules = [
         Rule(r"shared", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
@@ -667,6 +714,7 @@ FAMILIES: dict[str, Family] = {
     # opt before bart: OPT's names are BART's decoder names (best_family takes the first
     # table that names nearly every tensor; BART's encoder names fail OPT's table)
     "opt": Family("opt", _opt_rules(), "decoder-only", position_offset=2),
+    "wav2vec2": Family("wav2vec2", _wav2vec2_rules(), "encoder-only", norm_position="post"),
     "bart": Family("bart", _bart_rules(), "encoder-decoder", position_offset=2, norm_position="post"),
     "gpt_neox": Family("gpt_neox", _gpt_neox_rules(), "decoder-only", positional="rotary"),
     "bloom": Family("bloom", _bloom_rules(), "decoder-only"),
@@ -684,7 +732,7 @@ MODEL_TYPES = {
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
-        "qwen3_5_moe".split(),
+        "qwen3_5_moe nemotron_h".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -696,6 +744,7 @@ MODEL_TYPES = {
     **dict.fromkeys("t5 mt5 umt5".split(), "t5"),
     **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
     "opt": "opt",
+    **dict.fromkeys("wav2vec2 hubert".split(), "wav2vec2"),
     "gpt_neox": "gpt_neox",
     **dict.fromkeys("bloom falcon".split(), "bloom"),
     **dict.fromkeys("gpt_neo gptj mpt dbrx".split(), "gpt_j_neo_mpt"),
@@ -745,7 +794,7 @@ BNB_META = re.compile(r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_m
 
 _PREFIX = (
     r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|gpt_neox|backbone"
-    r"|distilbert|albert|electra|deberta|vit)\.)*"
+    r"|distilbert|albert|electra|deberta|vit|wav2vec2|hubert)\.)*"
 )
 
 

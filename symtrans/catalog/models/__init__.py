@@ -44,6 +44,7 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 from __future__ import annotations
 
 from symtrans.catalog.models import (
+    audio,
     dbrx,
     dense,
     dual,
@@ -55,13 +56,31 @@ from symtrans.catalog.models import (
     llama,
     modernbert,
     moe,
+    nemotron_h,
     qwen3_next,
     ssm,
     t5,
 )
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx, dual)
+_MODULES = (
+    llama,
+    gpt2_like,
+    dense,
+    ssm,
+    jamba,
+    qwen3_next,
+    lfm2,
+    encoders,
+    t5,
+    moe,
+    modernbert,
+    hybrids,
+    dbrx,
+    dual,
+    nemotron_h,
+    audio,
+)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}
