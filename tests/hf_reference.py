@@ -124,6 +124,7 @@ HF_CLASSES = {
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
+    "longt5": "LongT5ForConditionalGeneration",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
@@ -136,7 +137,7 @@ HF_CLASSES = {
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
 # tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
-T5_FAMILY = ("t5", "mt5", "umt5")
+T5_FAMILY = ("t5", "mt5", "umt5", "longt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
@@ -333,6 +334,10 @@ def t5(draw, mt: str = "t5") -> dict:
     _maybe(draw, cfg, "num_decoder_layers", st.one_of(st.none(), st.integers(1, 3)))
     _maybe(draw, cfg, "feed_forward_proj", st.sampled_from(["relu", "gelu", "gated-gelu", "gated-silu"]))
     _maybe(draw, cfg, "is_gated_act", st.booleans())  # overrides feed_forward_proj in T5Config
+    if mt == "longt5":  # local or transient-global encoder attention; the block sizes shape no weight
+        _maybe(draw, cfg, "encoder_attention_type", st.sampled_from(["local", "transient-global"]))
+        _maybe(draw, cfg, "local_radius", st.integers(1, 9))
+        _maybe(draw, cfg, "global_block_size", st.integers(1, 9))
     if "num_decoder_layers" not in cfg and draw(st.booleans()):  # the alias: decoder keeps the class default 6
         cfg["num_hidden_layers"] = cfg.pop("num_layers")
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
@@ -1853,6 +1858,7 @@ STRATEGIES = {
     "umt5": t5("umt5"),
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
+    "longt5": t5("longt5"),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),

@@ -109,6 +109,8 @@ _VL_TEXT = dict(
     max_position_embeddings=17,
 )
 AUDIT_BASE: dict[str, dict] = {
+    # LongT5 with transient-global attention: its global bias table and global-input norms in the base
+    "longt5": dict(_T5_BASE, encoder_attention_type="transient-global"),
     # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
     # base so that mask_time_prob and mask_feature_prob each add masked_spec_embed; HuBERT's layers pre-norm
     "wav2vec2": dict(
@@ -1067,6 +1069,7 @@ AUDIT_BASE["qwen3_5_moe"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_moe_text"]
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
 MUTATIONS: dict[tuple[str, str], list] = {
+    ("longt5", "encoder_attention_type"): ["local", "transient-global", "global"],
     # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
     **{
         (mt, key): values
@@ -1522,10 +1525,10 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("mpnet", "max_position_embeddings"): [18, 1],  # 1: no row 1 for the fixed padding_idx
     **{
         (mt, key): values
-        for mt in ("mt5", "umt5")
+        for mt in ("mt5", "umt5", "longt5")
         for key, values in {
             "feed_forward_proj": ["gated-gelu", "gated-silu", "gelu", "relu"],
-            "dense_act_fn": ["gelu"],
+            **({} if mt == "longt5" else {"dense_act_fn": ["gelu"]}),  # LongT5Config derives it (no field)
             "num_decoder_layers": [None, 3],
             "num_heads": [3],
             "num_attention_heads": [3],
@@ -2029,7 +2032,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 # Audio encoders over the raw waveform (catalog/models/audio.py): their convolutional feature encoder's
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
-NO_FLOPS = ("wav2vec2", "hubert")
+NO_FLOPS = ("wav2vec2", "hubert", "longt5")  # and LongT5's block-local encoder attention
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid",)
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
-from symtrans.engine import audio_rules
+from symtrans.engine import audio_rules, long_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -357,6 +357,9 @@ class Spec:
             (no pos_key_proj / pos_query_proj parameters; both projections still run).
         rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        encoder_attention: an encoder-decoder's encoder self-attention: ``full``, or LongT5's
+            ``local`` blocks or ``transient-global`` (``engine/transient_global.py``: a global bias
+            table and a global-input RMSNorm per layer); FLOPs refused for these two.
         relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
             ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
             §2.1), ``stack`` (once per stack beside any positions: MPNet's
@@ -370,15 +373,11 @@ class Spec:
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
-    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
-    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``L_rel``: DeBERTa's relative span (position_buckets, else max_relative_positions).
         token_projection: with ``E_emb``, only the token embedding (and the LM head tied to
             it) is E_emb wide, with a bias-free E_emb -> d_model map after the lookup and
             d_model -> E_emb after the last layer (OPT-350m's project_in / project_out);
             without it, E_emb factorizes every embedding as ALBERT does.
-    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
-    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``N_w`` (with ``w``, below N): only N_w of the N decoder layers use the window, the
     others attend fully (GPT-Neo's alternating local and global layers).  Parameters do not
     depend on it; FLOPs, the KV cache and time do, and per-layer windows are not modelled
@@ -433,6 +432,7 @@ class Spec:
     share_att_key: bool = False
     rel_norm: bool = False
     relative_bias: str = "auto"
+    encoder_attention: str = "full"
     first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
@@ -566,6 +566,7 @@ class Spec:
         """
         if self.frontend == "wav2vec2":
             raise InputError(audio_rules.WORKLOAD_REFUSAL)
+        long_rules.check_workload(self)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -637,6 +638,7 @@ OPTION_TYPES: dict[str, Any] = {
     "share_att_key": bool,
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
+    "encoder_attention": long_rules.ENCODER_ATTENTIONS,
     "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
@@ -812,6 +814,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
     audio_rules.check_options(spec)
+    long_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")

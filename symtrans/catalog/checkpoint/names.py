@@ -553,19 +553,22 @@ def _t5_rules() -> tuple[Rule, ...]:
         P = stack + r"\.block\.{L}\.layer\."
         self_att = B.SELF_ATTENTION if st == B.ENCODER else B.CAUSAL_SELF_ATTENTION
         ffn = "1" if st == B.ENCODER else "2"
+        # LongT5's encoder names its self-attention LocalSelfAttention or TransientGlobalSelfAttention
+        A = r"0\.(?:SelfAttention|LocalSelfAttention|TransientGlobalSelfAttention)\."
         rules += [
-            Rule(P + r"0\.SelfAttention\.q", R.Q_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.k", R.K_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.v", R.V_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.o", R.O_PROJ, self_att, stack=st),
+            Rule(P + A + r"q", R.Q_PROJ, self_att, stack=st),
+            Rule(P + A + r"k", R.K_PROJ, self_att, stack=st),
+            Rule(P + A + r"v", R.V_PROJ, self_att, stack=st),
+            Rule(P + A + r"o", R.O_PROJ, self_att, stack=st),
             Rule(
-                P + r"0\.SelfAttention\.relative_attention_bias",
+                P + A + r"(?:global_)?relative_attention_bias",
                 R.RELATIVE_BIAS,
                 B.RELATIVE_POSITION_BIAS,
                 ROWS,
                 stack=st,
             ),
             Rule(P + r"\d\.layer_norm", R.NORM, B.NORM, VECTOR, stack=st),
+            Rule(P + A + r"global_input_layer_norm", R.NORM, B.NORM, VECTOR, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi", R.FFN_UP, B.FFN, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi_0", R.FFN_GATE, B.FFN, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi_1", R.FFN_UP, B.FFN, stack=st),
@@ -730,7 +733,7 @@ MODEL_TYPES = {
         "modernbert nomic_bert".split(),
         "bert",
     ),
-    **dict.fromkeys("t5 mt5 umt5".split(), "t5"),
+    **dict.fromkeys("t5 mt5 umt5 longt5".split(), "t5"),
     **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
     "opt": "opt",
     **dict.fromkeys("wav2vec2 hubert".split(), "wav2vec2"),
