@@ -67,6 +67,9 @@ HF_CLASSES = {
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
     "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "paligemma": "PaliGemmaForConditionalGeneration",
+    "idefics3": "Idefics3ForConditionalGeneration",
+    "smolvlm": "SmolVLMForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -126,8 +129,8 @@ HF_CLASSES = {
 T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
-# language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl")
+# language_model_count (model.model.language_model, or Idefics3's model.model.text_model, and lm_head).
+WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "paligemma", "idefics3", "smolvlm")
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -143,16 +146,26 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
 
 def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
-    config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
-    (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
-    lm = model.model.language_model
+    config's base model; Idefics3's and SmolVLM's ``model.model.text_model``) plus
+    ``model.lm_head``'s weight unless it is the token embedding (tied); ``model.model.vision_tower`` /
+    ``model.model.visual`` / ``model.model.vision_model`` and ``model.model.multi_modal_projector``
+    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
+    lm = getattr(model.model, "language_model", None) or model.model.text_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
+    assert others <= {
+        "language_model",
+        "text_model",
+        "vision_tower",
+        "visual",
+        "vision_model",
+        "multi_modal_projector",
+        "connector",
+        "image_newline",
+    }, others
     return n
 
 
@@ -471,6 +484,9 @@ SIGLIP_VISION = dict(
     patch_size=4,
     vision_use_head=False,
 )
+# Idefics3VisionConfig's (and SmolVLMVisionConfig's) keys, small: SigLIP's sizes without its
+# model_type and head switch (2 x 2 patches of 4 px).
+IDEFICS3_VISION = {k: v for k, v in SIGLIP_VISION.items() if k not in ("model_type", "vision_use_head")}
 
 
 @st.composite
@@ -541,6 +557,37 @@ def mistral3(draw) -> dict:
     _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 3))
     _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
     _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
+    return cfg
+
+
+@st.composite
+def paligemma(draw) -> dict:
+    """PaliGemmaForConditionalGeneration: a Gemma, Gemma 2 (PaliGemma 1 and 2) or Gemma 3 language model (
+    sometimes without model_type: PaliGemmaConfig's default is gemma) beside a small SigLIP tower
+    (tests/test_vision_paligemma.py draws the tower's keys); projection_dim is the text width or
+    not (transformers builds either); the wrapper's tie alone decides."""
+    mt = draw(st.sampled_from(["gemma", "gemma2", "gemma3_text"]))
+    text = draw(llama_like("gemma")) if mt == "gemma" else draw(decoder_types(mt))
+    if mt == "gemma" and draw(st.booleans()):
+        del text["model_type"]
+    cfg = dict(model_type="paligemma", vision_config=SIGLIP_VISION, text_config=text)
+    cfg["projection_dim"] = text["hidden_size"] if draw(st.booleans()) else draw(SIZE)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def idefics3(draw, mt: str = "idefics3") -> dict:
+    """Idefics3ForConditionalGeneration (and SmolVLMForConditionalGeneration, the same layout
+    with its own config class): llava's text models (sometimes without model_type: the default
+    is llama) beside a small SigLIP-shaped tower and a pixel-shuffle connector of scale_factor s
+    (tests/test_vision_idefics3.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(llama_like(draw(st.sampled_from(["llama", "mistral", "qwen2", "qwen3", "gemma"]))))
+    if text["model_type"] == "llama" and draw(st.booleans()):
+        del text["model_type"]
+    cfg = dict(model_type=mt, vision_config=IDEFICS3_VISION, text_config=text)
+    _maybe(draw, cfg, "scale_factor", st.integers(1, 3))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
 
@@ -1568,6 +1615,9 @@ STRATEGIES = {
     "llava_next": llava_next(),
     "mistral3": mistral3(),
     "qwen2_5_vl": qwen2_5_vl(),
+    "paligemma": paligemma(),
+    "idefics3": idefics3(),
+    "smolvlm": idefics3("smolvlm"),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

@@ -54,6 +54,10 @@ REFERENCE = {
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
+    # t-vlm-a's wrappers, whole (tests/test_vision_paligemma.py, test_vision_idefics3.py: meta device)
+    "colpali-v1.2-merged-paligemma-448": (2_924_351_216, "PaliGemmaForConditionalGeneration"),
+    "smolvlm-256m-instruct": (256_484_928, "Idefics3ForConditionalGeneration"),
+    "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),

@@ -36,6 +36,7 @@ from conftest import require  # noqa: E402
 
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
+    IDEFICS3_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
@@ -501,6 +502,34 @@ AUDIT_BASE: dict[str, dict] = {
             rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]},
         ),
         vision_config=QWEN2_5_VL_VISION,
+    ),
+    "paligemma": dict(
+        text_config=dict(
+            model_type="gemma",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=SIGLIP_VISION,
+        projection_dim=16,  # the text width: PaliGemmaConfig's default 2048 would dwarf the tiny model
+    ),
+    "idefics3": dict(
+        text_config=dict(
+            model_type="llama",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=IDEFICS3_VISION,
     ),
     "mistral3": dict(
         text_config=dict(
@@ -978,9 +1007,19 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
     ),
 }
+AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
+_TEXT_MISTRAL = {
+    "model_type": "mistral",
+    "hidden_size": 16,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 1,
+    "vocab_size": 23,
+}
+_TEXT_GPT2 = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23}  # refused: not read inside
 MUTATIONS: dict[tuple[str, str], list] = {
     # --- state-space models: the dt initialisation scheme, "auto" rank, Mamba 2's dt clamp
     **{(mt, "time_step_init_scheme"): ["constant"] for mt in ("mamba", "falcon_mamba")},
@@ -1272,6 +1311,59 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(QWEN2_5_VL_VISION, hidden_size=12, depth=2),
         dict(QWEN2_5_VL_VISION, out_hidden_size=16),
     ],
+    ("paligemma", "text_config"): [
+        None,  # PaliGemmaConfig's default: a Gemma-2B-shaped GemmaConfig (its sub_configs_defaults)
+        {  # no model_type: read as gemma (GemmaConfig's 16 KV heads would exceed the 4 heads)
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "model_type": "gemma2",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        dict(_TEXT_MISTRAL),
+        dict(_TEXT_GPT2),
+    ],
+    ("paligemma", "vision_config"): [
+        dict(SIGLIP_VISION, hidden_size=12, num_hidden_layers=2),
+        dict(SIGLIP_VISION, vision_use_head=True),
+        {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1},  # SiglipVisionConfig's other defaults
+        None,  # PaliGemmaConfig's default: SigLIP So400m/14 at 224 px without head (its sub_configs_defaults)
+    ],
+    ("paligemma", "projection_dim"): [24, 2048],
+    ("paligemma", "hidden_size"): [32],
+    ("paligemma", "vocab_size"): [7],
+    ("paligemma", "image_token_index"): [1],
+    **{
+        (mt, key): values
+        for mt in ("idefics3", "smolvlm")
+        for key, values in {
+            "text_config": [
+                None,  # Idefics3Config's / SmolVLMConfig's default: LlamaConfig() (Llama-2-7B-shaped)
+                {"hidden_size": 24, "num_attention_heads": 4, "num_hidden_layers": 1, "vocab_size": 23},
+                *[dict(t) for t in (_TEXT_MISTRAL, _TEXT_GPT2)],
+            ],
+            "vision_config": [
+                dict(IDEFICS3_VISION, hidden_size=12, num_hidden_layers=2, intermediate_size=9),
+                dict(IDEFICS3_VISION, image_size=16, num_channels=1),
+                dict(IDEFICS3_VISION, hidden_size=7),  # not a multiple of the 2 heads: both refuse
+                dict(IDEFICS3_VISION, model_type="siglip_vision_model"),  # refused by symtrans: GAPS
+                None,  # Idefics3VisionConfig(): 1152 wide, 12 layers, 224 px, patch 32
+            ],
+            "scale_factor": [1, 3],
+            "image_token_id": [1],
+            "use_cache": [False],
+        }.items()
+    },
     ("mistral3", "text_config"): [
         None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
         {
@@ -1454,6 +1546,15 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
+    # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
+    # which only the Gemma configs have, and symtrans reads gemma, gemma2 and gemma3_text)
+    ("idefics3", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    ("smolvlm", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    # Idefics3Config reads any vision_config dict with Idefics3VisionConfig, whatever model_type it
+    # names; symtrans refuses a model_type outside the Idefics3 / SmolVLM family rather than guess
+    ("idefics3", "vision_config"): "a vision_config naming another model_type: refused",
+    ("smolvlm", "vision_config"): "a vision_config naming another model_type: refused",
     # Gemma3Config reads any text_config dict with Gemma3TextConfig, whatever model_type it names;
     # symtrans refuses the contradiction (a llama text_config is not what Gemma 3 builds) rather than guess
     ("gemma3", "text_config"): "a text_config naming another model_type: refused, not read as gemma3_text",
@@ -1705,7 +1806,7 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl")
+VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "paligemma", "idefics3", "smolvlm")
 
 
 @pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in VISION_WRAPPERS])

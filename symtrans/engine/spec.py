@@ -125,17 +125,28 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl")
+VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "paligemma", "idefics3")
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
+    "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
 }
-_OPTIONAL_VISION_SIZES = {"clip": (), "qwen2_vl": ("d_proj",), "gemma3": (), "mistral3": (), "qwen2_5_vl": ("d_proj",)}
-# Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3",)
+_OPTIONAL_VISION_SIZES = {
+    "clip": (),
+    "qwen2_vl": ("d_proj",),
+    "gemma3": (),
+    "mistral3": (),
+    "qwen2_5_vl": ("d_proj",),
+    "paligemma": ("d_proj",),
+    "idefics3": (),
+}
+# Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
+# head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).
+_SIGLIP_VISIONS = ("gemma3", "paligemma")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -251,7 +262,9 @@ class Spec:
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
-            biased SwiGLU MLP).  Its parameters are in the total; the text-only figure
+            biased SwiGLU MLP) | ``paligemma`` (PaliGemma: a SigLIP ViT and one biased linear
+            projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped ViT without head and
+            a pixel-shuffle connector, m_vis^2 d_vis -> d_model).  Its parameters are in the total; the text-only figure
             leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).

@@ -262,7 +262,8 @@ def _mixer_rules(L: str) -> tuple[Rule, ...]:
 
 def _vision_rules() -> tuple[Rule, ...]:
     """A vision-language model's image side (LlavaForConditionalGeneration's and Gemma 3's
-    ``vision_tower`` and ``multi_modal_projector``; Qwen2-VL's ``visual`` and ``visual.merger``), counted
+    ``vision_tower`` and ``multi_modal_projector``; Qwen2-VL's ``visual`` and ``visual.merger``;
+    Idefics3's and SmolVLM's ``vision_model`` and ``connector``), counted
     by the engine as whole components of ``Role.VISION`` (engine/vision.py): every tensor
     under them is that role, the rest of the name is the vision encoder's own naming."""
     return (
@@ -271,8 +272,8 @@ def _vision_rules() -> tuple[Rule, ...]:
         # Gemma 3's projector: a bare (d_vis, d_model) parameter, x @ W (Gemma3MultiModalProjector)
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
-        Rule(r"multi_modal_projector\..*", R.VISION, B.PROJECTOR),
-        Rule(r"(?:vision_tower|visual)(?:\..*)?", R.VISION, B.VISION_TOWER),
+        Rule(r"(?:multi_modal_projector|connector)\..*", R.VISION, B.PROJECTOR),
+        Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
 
 
@@ -644,7 +645,7 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite".split(),
+        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite paligemma idefics3 smolvlm".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -703,7 +704,7 @@ BUFFER_LEAVES = (
 BNB_META = re.compile(r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_map|quant_state\..*)$")
 
 _PREFIX = (
-    r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|gpt_neox|backbone"
+    r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|text_model|gpt_neox|backbone"
     r"|distilbert|albert|electra|deberta|vit)\.)*"
 )
 
