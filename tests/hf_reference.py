@@ -70,6 +70,7 @@ HF_CLASSES = {
     "paligemma": "PaliGemmaForConditionalGeneration",
     "idefics3": "Idefics3ForConditionalGeneration",
     "smolvlm": "SmolVLMForConditionalGeneration",
+    "qwen3_vl": "Qwen3VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -121,7 +122,15 @@ HF_CLASSES = {
     "apertus": "ApertusForCausalLM",
     "ministral3": "Ministral3ForCausalLM",
     "bamba": "BambaForCausalLM",
+    "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
+    # --- dual encoders of catalog/models/dual.py (issue 21)
+    "clip": "CLIPModel",
+    "siglip": "SiglipModel",
+    # --- Qwen3.5 and Gemma 4 (issue 21)
+    "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
+    "qwen3_5": "Qwen3_5ForConditionalGeneration",
+    "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -130,7 +139,20 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model, or Idefics3's model.model.text_model, and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "paligemma", "idefics3", "smolvlm")
+WRAPPED = (
+    "llava",
+    "qwen2_vl",
+    "gemma3",
+    "llava_next",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "paligemma",
+    "idefics3",
+    "smolvlm",
+)
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -199,8 +221,9 @@ def experts_of(model) -> int | None:
 def top_k_of(model) -> int:
     """How many experts a token uses: ``num_experts_per_tok``, or DBRX's ``ffn_config.moe_top_k``
     (DbrxFFN.top_k, the value its router's torch.topk takes)."""
-    if hasattr(model.config, "num_experts_per_tok"):
-        return model.config.num_experts_per_tok
+    for config in (model.config, getattr(model.config, "text_config", None)):  # a wrapper: its text model's
+        if hasattr(config, "num_experts_per_tok"):
+            return config.num_experts_per_tok
     return model.transformer.blocks[0].ffn.top_k
 
 
@@ -465,6 +488,17 @@ QWEN2_5_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+QWEN3_5_VISION = dict(
+    depth=1,
+    hidden_size=8,
+    intermediate_size=6,
+    num_heads=2,
+    out_hidden_size=16,
+    num_position_embeddings=4,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
 PIXTRAL_VISION = dict(
     model_type="pixtral",
     hidden_size=8,
@@ -474,6 +508,8 @@ PIXTRAL_VISION = dict(
     image_size=16,
     patch_size=4,
 )
+# Qwen3VLVisionConfig's keys are Qwen2.5-VL's (less window attention) plus the position grid and DeepStack
+QWEN3_VL_VISION = dict(QWEN2_5_VL_VISION, num_position_embeddings=4, deepstack_visual_indexes=[0])
 SIGLIP_VISION = dict(
     model_type="siglip_vision_model",
     hidden_size=8,
@@ -487,6 +523,28 @@ SIGLIP_VISION = dict(
 # Idefics3VisionConfig's (and SmolVLMVisionConfig's) keys, small: SigLIP's sizes without its
 # model_type and head switch (2 x 2 patches of 4 px).
 IDEFICS3_VISION = {k: v for k, v in SIGLIP_VISION.items() if k not in ("model_type", "vision_use_head")}
+
+# Dual encoders' base towers (tests/test_model_types.AUDIT_BASE, tests/test_dual_encoders.py)
+CLIP_TEXT = dict(
+    model_type="clip_text_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    vocab_size=23,
+    max_position_embeddings=11,
+)
+CLIP_VISION = dict(
+    model_type="clip_vision_model",
+    hidden_size=10,
+    intermediate_size=9,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+)
+SIGLIP_TEXT = dict(CLIP_TEXT, model_type="siglip_text_model")  # the same sizes: SigLIP's own classes
+SIGLIP_DUAL_VISION = dict(CLIP_VISION, model_type="siglip_vision_model")
 
 
 @st.composite
@@ -547,6 +605,27 @@ def qwen2_5_vl(draw) -> dict:
     return cfg
 
 
+def qwen3_vl_text(draw) -> dict:
+    """A Qwen3VLTextConfig: Qwen3's drawn keys less the sliding-window ones it has no field for."""
+    text = draw(llama_like("qwen3"))
+    for key in ("use_sliding_window", "sliding_window", "max_window_layers"):
+        text.pop(key, None)
+    text["model_type"] = "qwen3_vl_text"
+    if draw(st.booleans()):
+        del text["model_type"]  # Qwen3VLConfig's text_config default
+    return text
+
+
+@st.composite
+def qwen3_vl(draw) -> dict:
+    """Qwen3VLForConditionalGeneration: a drawn Qwen3-shaped text model (always nested: Qwen3VLConfig
+    moves no top-level keys) beside a small Qwen3-VL vision model (tests/test_vision_qwen3_vl.py
+    draws the tower's keys); the wrapper's tie alone decides (a text_config tie is ignored)."""
+    cfg = dict(model_type="qwen3_vl", vision_config=QWEN3_VL_VISION, text_config=qwen3_vl_text(draw))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 @st.composite
 def mistral3(draw) -> dict:
     """Mistral3ForConditionalGeneration: llava's text models beside a small Pixtral tower
@@ -576,6 +655,28 @@ def paligemma(draw) -> dict:
     return cfg
 
 
+# --- dual encoders (issue 21): tiny towers, every size drawn (a tower builds in ~0.01 s on meta)
+def _tower(draw, image: bool) -> dict:
+    """A text or vision sub-config: hidden_size a multiple of the heads (CLIPTextConfig,
+    SiglipVisionConfig ... validate_architecture refuse anything else)."""
+    h = draw(st.integers(1, 3))
+    cfg = dict(
+        hidden_size=h * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        intermediate_size=draw(st.integers(1, 12)),
+        num_hidden_layers=draw(LAYERS),
+    )
+    if image:
+        patch = draw(st.integers(1, 4))
+        cfg["patch_size"] = patch
+        cfg["image_size"] = patch * draw(st.integers(1, 3)) + draw(st.integers(0, patch - 1))  # floor division
+        _maybe(draw, cfg, "num_channels", st.integers(1, 4))
+    else:
+        cfg["vocab_size"] = draw(VOCAB)
+        cfg["max_position_embeddings"] = draw(st.integers(1, 20))
+    return cfg
+
+
 @st.composite
 def idefics3(draw, mt: str = "idefics3") -> dict:
     """Idefics3ForConditionalGeneration (and SmolVLMForConditionalGeneration, the same layout
@@ -589,6 +690,32 @@ def idefics3(draw, mt: str = "idefics3") -> dict:
     _maybe(draw, cfg, "scale_factor", st.integers(1, 3))
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
+
+
+@st.composite
+def clip(draw) -> dict:
+    """CLIPModel: a drawn text and vision tower, projection_dim drawn or the default 512; the
+    sub-configs' own projection_dim is read by the *WithProjection classes only."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_dim", SIZE)
+    _maybe(draw, vision, "projection_dim", SIZE)
+    for sub, mt in ((text, "clip_text_model"), (vision, "clip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    cfg = dict(model_type="clip", text_config=text, vision_config=vision)
+    _maybe(draw, cfg, "projection_dim", SIZE)
+    return cfg
+
+
+@st.composite
+def siglip(draw) -> dict:
+    """SiglipModel: a drawn text tower (projection_size drawn, null or left to hidden_size) and
+    vision tower (vision_use_head drawn or left to its default, true)."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, vision, "vision_use_head", st.booleans())
+    for sub, mt in ((text, "siglip_text_model"), (vision, "siglip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    return dict(model_type="siglip", text_config=text, vision_config=vision)
 
 
 # --- decoder types (types-dec)
@@ -1522,28 +1649,74 @@ def qwen3_5_text(draw) -> dict:
 
 
 @st.composite
-def bamba(draw) -> dict:
-    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
-    Mamba 2), Mamba 2 heads x head width = expand x hidden_size (BambaConfig's check; head width
-    given or "auto"), groups dividing the heads, biases, GQA heads, head_dim given or not."""
+def qwen3_5_moe_text(draw) -> dict:
+    """A small Qwen3.5-MoE text config: qwen3_next's draw with experts on every layer (at least
+    one expert) and no dense MLP (Qwen3_5MoeTextConfig has no intermediate_size)."""
+    cfg = draw(qwen3_next())
+    for key in ("intermediate_size", "decoder_sparse_step", "mlp_only_layers"):
+        cfg.pop(key)
+    cfg["num_experts"] = experts = draw(st.integers(1, 4))
+    cfg["num_experts_per_tok"] = draw(st.integers(1, experts))
+    cfg["model_type"] = "qwen3_5_moe_text"
+    return cfg
+
+
+@st.composite
+def qwen3_5_vision(draw) -> dict:
+    """A small Qwen3.5 vision tower: every key that shapes a weight drawn, or left to the
+    class default where that default is small (in_channels 3, the 2 x 2 merger)."""
+    heads = draw(st.integers(1, 2))
+    side = draw(st.integers(1, 3))
+    cfg = dict(
+        depth=draw(st.integers(1, 2)),
+        hidden_size=heads * 4 * draw(st.integers(1, 2)),  # even rotary halves per head
+        intermediate_size=draw(SIZE),
+        num_heads=heads,
+        out_hidden_size=draw(SIZE),
+        num_position_embeddings=side * side,
+        patch_size=draw(st.integers(1, 3)),
+        temporal_patch_size=draw(st.integers(1, 2)),
+    )
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 2))
+    _maybe(draw, cfg, "in_channels", st.integers(1, 3))
+    _maybe(draw, cfg, "deepstack_visual_indexes", st.sampled_from([[], [0]]))  # no such field: ignored
+    return cfg
+
+
+@st.composite
+def qwen3_5(draw, mt: str = "qwen3_5") -> dict:
+    """Qwen3_5ForConditionalGeneration (Qwen3_5MoeForConditionalGeneration): a drawn text model
+    nested in text_config beside a drawn tower; the wrapper's tie_word_embeddings alone decides."""
+    text = draw(qwen3_5_moe_text() if mt == "qwen3_5_moe" else qwen3_5_text())
+    if draw(st.booleans()):
+        del text["model_type"]  # the config class's own text model
+    cfg = dict(model_type=mt, text_config=text, vision_config=draw(qwen3_5_vision()))
+    if draw(st.booleans()):
+        cfg["vision_config"]["model_type"] = draw(st.sampled_from([mt, f"{mt}_vision"]))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+def _bamba_mixers(draw, model_type: str) -> dict:
+    """The parts Bamba and Granite 4.0-H share: GQA heads, head_dim given or not, Mamba 2 heads
+    x head width = expand x hidden_size (their configs' check; head width given or "auto"),
+    groups dividing the heads, the mixer's biases, a tied head or not."""
     h_kv = draw(st.integers(1, 3))
     h = h_kv * draw(st.integers(1, 2))
-    n = draw(st.integers(1, 5))
     groups = draw(st.integers(1, 2))
     heads = groups * draw(st.integers(1, 3))
     expand = draw(st.integers(1, 2))
     d = heads * draw(st.integers(1, 3))  # expand x d divisible by the heads
     d = d * h // math.gcd(d, h) if draw(st.booleans()) else d
     cfg = dict(
-        model_type="bamba",
+        model_type=model_type,
         hidden_size=d,
         num_attention_heads=h,
         num_key_value_heads=h_kv,
-        num_hidden_layers=n,
+        num_hidden_layers=draw(st.integers(1, 5)),
         intermediate_size=draw(SIZE),
         vocab_size=draw(VOCAB),
         max_position_embeddings=draw(st.integers(1, 64)),
-        attn_layer_indices=draw(st.lists(st.integers(0, n), max_size=n, unique=True)),
         mamba_n_heads=heads,
         mamba_n_groups=groups,
         mamba_expand=expand,
@@ -1558,9 +1731,41 @@ def bamba(draw) -> dict:
         cfg["head_dim"] = 2 * draw(st.integers(1, 4))
     elif (d // h) % 2 or d < h:
         cfg["head_dim"] = 2 * max(1, d // h // 2)  # rotary rotates pairs; d < h would leave none
-    for key in ("attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
+    for key in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings"):
         _maybe(draw, cfg, key, st.booleans())
     cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
+@st.composite
+def bamba(draw) -> dict:
+    """A small Bamba config: attention layers by index (out-of-range indices ignored, none: all
+    Mamba 2), an MLP bias or not, and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "bamba")
+    n = cfg["num_hidden_layers"]
+    cfg["attn_layer_indices"] = draw(st.lists(st.integers(0, n), max_size=n, unique=True))
+    _maybe(draw, cfg, "mlp_bias", st.booleans())
+    return cfg
+
+
+@st.composite
+def granitemoehybrid(draw) -> dict:
+    """A small Granite 4.0-H config: layer_types in the published ("mamba"/"attention") or the
+    5.x ("linear_attention"/"full_attention") spelling, or none (all Mamba 2); 0 to 4 experts with
+    top-k up to E and a shared MLP (0 wide with experts: none), or the dense shared MLP alone;
+    rope or no positions; and the parts of ``_bamba_mixers``."""
+    cfg = _bamba_mixers(draw, "granitemoehybrid")
+    n = cfg["num_hidden_layers"]
+    experts = draw(st.integers(0, 4))
+    cfg.update(
+        num_local_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)) if experts else 0,
+        shared_intermediate_size=draw(st.integers(0 if experts else 1, 24)),
+    )
+    spelling = draw(st.sampled_from([("mamba", "attention"), ("linear_attention", "full_attention"), None]))
+    if spelling is not None:
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(spelling), min_size=n, max_size=n))
+    _maybe(draw, cfg, "position_embedding_type", st.sampled_from(["rope", "nope", None]))
     return cfg
 
 
@@ -1618,6 +1823,7 @@ STRATEGIES = {
     "paligemma": paligemma(),
     "idefics3": idefics3(),
     "smolvlm": idefics3("smolvlm"),
+    "qwen3_vl": qwen3_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1632,7 +1838,11 @@ STRATEGIES = {
     "qwen3_next": qwen3_next(),
     "lfm2": lfm2(),
     "bamba": bamba(),
+    "granitemoehybrid": granitemoehybrid(),
     "qwen3_5_text": qwen3_5_text(),
+    "qwen3_5_moe_text": qwen3_5_moe_text(),
+    "qwen3_5": qwen3_5(),
+    "qwen3_5_moe": qwen3_5("qwen3_5_moe"),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
@@ -1648,4 +1858,6 @@ STRATEGIES = {
     "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
+    "clip": clip(),
+    "siglip": siglip(),
 }

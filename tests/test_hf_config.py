@@ -58,6 +58,8 @@ REFERENCE = {
     "colpali-v1.2-merged-paligemma-448": (2_924_351_216, "PaliGemmaForConditionalGeneration"),
     "smolvlm-256m-instruct": (256_484_928, "Idefics3ForConditionalGeneration"),
     "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
+    # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
+    "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
@@ -85,6 +87,7 @@ REFERENCE = {
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
+    "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),

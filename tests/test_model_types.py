@@ -36,11 +36,17 @@ from conftest import require  # noqa: E402
 
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
+    CLIP_TEXT,
+    CLIP_VISION,
     IDEFICS3_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
+    QWEN3_5_VISION,
+    QWEN3_VL_VISION,
+    SIGLIP_DUAL_VISION,
+    SIGLIP_TEXT,
     SIGLIP_VISION,
     STRATEGIES,
     experts_of,
@@ -90,6 +96,16 @@ _BERT_BASE = dict(
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
+# The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
+_VL_TEXT = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    num_hidden_layers=2,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=17,
+)
 AUDIT_BASE: dict[str, dict] = {
     "bert": dict(
         hidden_size=12,
@@ -490,6 +506,7 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_VL_VISION,
     ),
+    "qwen3_vl": dict(text_config=dict(_VL_TEXT, head_dim=4), vision_config=QWEN3_VL_VISION),
     "qwen2_5_vl": dict(
         text_config=dict(
             hidden_size=16,
@@ -606,6 +623,10 @@ AUDIT_BASE: dict[str, dict] = {
         patch_size=2,
         num_channels=3,
     ),
+    # --- dual encoders (catalog/models/dual.py): towers of distinct sizes; tests/test_dual_encoders.py
+    # audits the keys of text_config and vision_config
+    "clip": dict(text_config=CLIP_TEXT, vision_config=CLIP_VISION, projection_dim=7),
+    "siglip": dict(text_config=SIGLIP_TEXT, vision_config=SIGLIP_DUAL_VISION),
     # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
     **{
         mt: dict(
@@ -853,6 +874,30 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 4 layers: mamba, attention, mamba, mamba (the published spelling); 3 experts top-2 of width 10
+    # and a shared MLP 8 wide; Mamba 2 heads 4 x 6 = 2 x 12
+    "granitemoehybrid": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=6,
+        num_hidden_layers=4,
+        intermediate_size=10,
+        shared_intermediate_size=8,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        vocab_size=23,
+        max_position_embeddings=17,
+        layer_types=["mamba", "attention", "mamba", "mamba"],
+        mamba_n_heads=4,
+        mamba_n_groups=2,
+        mamba_expand=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_chunk_size=5,
+        time_step_limit=(0.0, 100.0),
+        pad_token_id=0,
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1008,6 +1053,14 @@ AUDIT_BASE: dict[str, dict] = {
     ),
 }
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
+# qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
+AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
+AUDIT_BASE["qwen3_5_moe_text"].update(
+    num_experts=3, num_experts_per_tok=2, moe_intermediate_size=7, shared_expert_intermediate_size=9
+)
+# Qwen3.5 and Qwen3.5-MoE (multimodal): the text bases above nested, beside a small tower
+AUDIT_BASE["qwen3_5"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_text"]), vision_config=QWEN3_5_VISION)
+AUDIT_BASE["qwen3_5_moe"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_moe_text"]), vision_config=QWEN3_5_VISION)
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
@@ -1289,6 +1342,29 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("qwen3_vl", "text_config"): [
+        None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
+        {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "vocab_size": 23,
+            "tie_word_embeddings": True,  # no Qwen3VLTextConfig field: the wrapper's flag alone ties
+        },
+        {
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 5,
+        },  # odd rotary head: refused by both
+    ],
+    ("qwen3_vl", "vision_config"): [
+        dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1, 1]),
+        dict(QWEN3_VL_VISION, deepstack_visual_indexes=[]),
+        dict(QWEN3_VL_VISION, num_position_embeddings=9, out_hidden_size=16),
+    ],
     ("qwen2_5_vl", "text_config"): [
         None,  # Qwen2_5_VLConfig's default: a 72B-shaped Qwen2_5_VLTextConfig()
         {
@@ -1364,6 +1440,27 @@ MUTATIONS: dict[tuple[str, str], list] = {
             "use_cache": [False],
         }.items()
     },
+    ("qwen3_5_moe_text", "layer_types"): [["full_attention"] * 4, ["linear_attention"] * 4],
+    ("qwen3_5", "text_config"): [
+        None,  # Qwen3_5Config's default: a 9B-shaped Qwen3_5TextConfig()
+        dict(AUDIT_BASE["qwen3_5_text"], num_hidden_layers=2, layer_types=["linear_attention", "full_attention"]),
+        dict(AUDIT_BASE["qwen3_5_text"], tie_word_embeddings=True),  # the wrapper's flag alone decides
+        dict(AUDIT_BASE["qwen3_5_text"], model_type="qwen3_5_moe_text"),  # refused: not what qwen3_5 builds
+    ],
+    ("qwen3_5", "vision_config"): [
+        dict(QWEN3_5_VISION, hidden_size=12, depth=2, num_position_embeddings=9),
+        dict(QWEN3_5_VISION, out_hidden_size=12, spatial_merge_size=2),
+        dict(QWEN3_5_VISION, model_type="qwen2_5_vl_vision"),  # refused: not Qwen3.5's tower
+    ],
+    ("qwen3_5_moe", "text_config"): [
+        None,  # Qwen3_5MoeConfig's default: a 35B-A3B-shaped Qwen3_5MoeTextConfig()
+        dict(AUDIT_BASE["qwen3_5_moe_text"], num_experts=5),
+        dict(AUDIT_BASE["qwen3_5_moe_text"], tie_word_embeddings=True),
+    ],
+    ("qwen3_5_moe", "vision_config"): [
+        dict(QWEN3_5_VISION, hidden_size=12, depth=2),
+        dict(QWEN3_5_VISION, in_channels=1, patch_size=3),
+    ],
     ("mistral3", "text_config"): [
         None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
         {
@@ -1399,6 +1496,11 @@ MUTATIONS: dict[tuple[str, str], list] = {
         {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
     ],
     ("llava_next", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    # dual encoders: a larger tower of the same model_type, or none (the class default, 512 / 768 wide)
+    ("clip", "text_config"): [dict(CLIP_TEXT, hidden_size=12, num_hidden_layers=2), None],
+    ("clip", "vision_config"): [dict(CLIP_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("siglip", "text_config"): [dict(SIGLIP_TEXT, hidden_size=12, projection_size=5), None],
+    ("siglip", "vision_config"): [dict(SIGLIP_DUAL_VISION, vision_use_head=False), None],
     ("llava_next", "vision_feature_select_strategy"): ["full"],
     ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
     ("llava_next", "projector_hidden_act"): ["relu"],
@@ -1489,6 +1591,23 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("bamba", "mamba_n_heads"): [8, 6, 5],
     ("bamba", "mamba_n_groups"): [1, 3],
     ("bamba", "time_step_limit"): [(0.0, 50.0)],  # xIELU's alpha_p, alpha_n go: 2 fewer per layer
+    # granitemoehybrid: all attention, all Mamba (5.x spelling), a name the forward has no mask for,
+    # too few entries; the layers_block_type alias; no experts (the shared MLP alone), 0-wide shared MLP
+    ("granitemoehybrid", "layer_types"): [
+        ["attention"] * 4,
+        ["linear_attention"] * 4,
+        ["mamba", "sliding_attention", "mamba", "mamba"],
+        ["mamba"] * 3,
+    ],
+    ("granitemoehybrid", "layers_block_type"): [["full_attention", "attention", "mamba", "mamba"]],
+    ("granitemoehybrid", "num_local_experts"): [0, 4, None],
+    ("granitemoehybrid", "num_experts_per_tok"): [1, 3, 4],
+    ("granitemoehybrid", "shared_intermediate_size"): [0, 10, 9],
+    ("granitemoehybrid", "mamba_d_head"): [6, "auto", 5],
+    ("granitemoehybrid", "mamba_n_heads"): [8, 6, 5],
+    ("granitemoehybrid", "mamba_n_groups"): [1, 3],
+    ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
+    ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1570,6 +1689,12 @@ GAPS: dict[tuple[str, str], str] = {
     },
     ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
+    "refused",
+    ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
+    ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
+    "forward has no mask for it: refused",
     **{
         (
             "qwen3_5_text",
@@ -1577,6 +1702,17 @@ GAPS: dict[tuple[str, str], str] = {
         ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
         for key in ("linear_num_key_heads", "linear_num_value_heads")
     },
+    **{
+        (
+            "qwen3_5_moe_text",
+            key,
+        ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
+        for key in ("linear_num_key_heads", "linear_num_value_heads")
+    },
+    # Qwen3_5Config reads any text_config dict with Qwen3_5TextConfig, whatever model_type it names;
+    # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
+    ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
+    ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     (
@@ -1806,16 +1942,30 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "paligemma", "idefics3", "smolvlm")
+VISION_WRAPPERS = (
+    "gemma3",
+    "llava_next",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "paligemma",
+    "idefics3",
+    "smolvlm",
+)
+# Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
+# draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
+FIFTY_DRAWS = (*VISION_WRAPPERS, "qwen3_5_moe_text")
 
 
-@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in VISION_WRAPPERS])
+@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in FIFTY_DRAWS])
 @given(data=st.data())
 def test_random_configs_match_transformers(hf, model_type, data):
     check(hf, data.draw(STRATEGIES[model_type], label="config"))
 
 
-@pytest.mark.parametrize("model_type", VISION_WRAPPERS)
+@pytest.mark.parametrize("model_type", FIFTY_DRAWS)
 @settings(max_examples=min(50, settings.default.max_examples))
 @given(data=st.data())
 def test_random_vision_wrapper_configs_match_transformers(hf, model_type, data):
@@ -1927,9 +2077,16 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # matmuls the engine's 3 x forward convention does not model) and its cached one-token step
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
+FORWARD_ONLY += ("granitemoehybrid",)
+FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
-@pytest.mark.parametrize("model_type", SUPPORTED)
+# Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's
+# FLOPs against FlopCounterMode (the text tower here would need pixel_values beside input_ids).
+DUAL_ENCODERS = ("clip", "siglip")
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in DUAL_ENCODERS])
 def test_forward_and_training_flops(hf, model_type):
     """FlopCounterMode (eager attention: the full L x L score square) against symtrans's
     ``flops`` convention with the full-square mask, forward and forward + backward."""
@@ -3133,6 +3290,9 @@ SSM_FIXTURES = [
     # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
     # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
     ("lfm2.5-350m", 354_483_968),
+    # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
+    # 2,048 wide on every layer): 340,332,224 on the meta device
+    ("granite-4.0-h-350m", 340_332_224),
 ]
 
 

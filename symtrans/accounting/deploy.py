@@ -20,7 +20,8 @@ Memory, per device (a replica is ``tensor_parallel`` devices; ``devices`` / tp r
 * the token budget, as vLLM sizes its KV cache: floor((u·M − W − R) / k) tokens for
   ``--gpu-memory-utilization`` u of the device memory M, rounded down to whole blocks
   of ``block_size`` tokens; the maximum concurrency is the budget // tokens per request
-  ("Maximum concurrency for N tokens per request").
+  ("Maximum concurrency for N tokens per request"); under ``--engine vllm`` a model with
+  sliding-window or state layers follows vLLM's layer groups (``vllm_hybrid``).
 
 Time, per replica, on the roofline with the efficiencies stated:
 
@@ -111,6 +112,13 @@ class DeployOptions:
             positions (``vllm_profile.derived_max_model_len``); used under ``engine="vllm"``.
         mla: multi-head latent attention decoded ``absorbed`` (vLLM, SGLang; the default
             under ``engine="vllm"``) or ``expanded`` (transformers' eager; ``mla_decode``).
+        prefix_caching: vLLM's ``--enable-prefix-caching`` (True), ``--no-enable-prefix-caching``
+            (False) or None: the release's default (``vllm_profile.VersionRules.prefix_caching``;
+            off under ``engine="none"``).  ``shared_prefix`` needs it on.
+        config_positions: the config.json's max_position_embeddings, the context (vLLM's
+            default max_model_len) of a model whose Spec has no ``L_max``.
+        length_source: where the Spec's ``L`` came from (``Resolved.seq_len_source``), said
+            when it is the context.
     """
 
     devices: int = 1
@@ -142,6 +150,9 @@ class DeployOptions:
     max_model_len: int | None = None
     serving_context: int | None = None
     mla: str | None = None
+    prefix_caching: bool | None = None
+    config_positions: int | None = None
+    length_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,9 @@ class Plan:
     kv_bytes_per_token: int
     kv_heads_per_device: int
     kv_bytes_per_request: int
+    kv_blocks: int  # blocks of the KV cache pool vLLM allocates (of every layer group)
+    kv_cache_allocated: int  # bytes of that pool per device: what the KV cache takes, whatever the batch
+    kv_cache_at_batch: int  # bytes of the pool the running batch holds (a shared prefix's blocks once)
     activation_reserve: int
     reserve_is_default: bool
     usable: sp.Rational
@@ -195,11 +209,13 @@ class Plan:
     engine_terms: dict = field(default_factory=dict)
     mla: str | None = None
     hybrid: object = None  # vllm_hybrid.HybridLayout of a hybrid model under --engine vllm
+    window: object = None  # vllm_hybrid.WindowLayout of a model with sliding-window layers under --engine vllm
     vllm_concurrency: Fraction | None = None  # vLLM's 'Maximum concurrency' where it is not budget / request
     stages: list = field(default_factory=list)  # vllm_pipeline.Stage of each pipeline stage (pipeline parallelism)
     # what bounds the running batch: "KV cache", "max_num_seqs" (vLLM runs at most that many) or "--concurrency"
     batch_bound: str = "KV cache"
     targets: dict = field(default_factory=dict)
+    defaults: list[str] = field(default_factory=list)  # each default the plan picked, with its source
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
 
@@ -304,12 +320,14 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     if o.engine not in vp.ENGINES:
         raise InputError(f"--engine must be one of {', '.join(vp.ENGINES)}, not {str(o.engine)[:40]!r}")
     vllm = o.engine == "vllm"
+    asked = o  # the options as given: what the plan defaults is said with its source (_defaults)
     rules = vp.version(o.engine_version) if vllm else None
     o = replace(
         o,
         utilisation=o.utilisation if o.utilisation is not None else (rules.utilisation if vllm else sp.Rational(9, 10)),
         block_size=o.block_size if o.block_size is not None else (vp.BLOCK_SIZE if vllm else 1),
     )
+    _check_prefix_caching(o, rules)
     for what, n in (("--devices", o.devices), ("--tensor-parallel", o.tensor_parallel), ("--block-size", o.block_size)):
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"{what} must be a positive integer, not {n!r}")
@@ -343,13 +361,21 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     values = dict(spec.values)
     if "L" not in values and "L_max" not in values:
         raise InputError("the model has no context length L; give --set L=N")
-    context = values.get("L_max", values.get("L"))  # the position table (max_position_embeddings), else L
+    # the position limit (max_position_embeddings) is vLLM's default max_model_len
+    # (vllm/config/model.py, _get_and_verify_max_len); else the config's own key; else the workload's L
+    if "L_max" in values:
+        context, context_source = values["L_max"], "the model's maximum positions L_max (max_position_embeddings)"
+    elif o.config_positions:
+        context, context_source = o.config_positions, "the config's max_position_embeddings"
+    else:
+        context, context_source = values["L"], f"L, {o.length_source or '--set L'}"
     if vllm and o.serving_context:
         notes.append(
             f"vLLM's max_model_len {o.serving_context:,}: the config's {context:,} positions times its rope-scaling "
             "factor (vllm/config.py, _get_and_verify_max_len)"
         )
         context = o.serving_context
+        context_source = "vLLM's derived max_model_len (rope scaling)"
     gen = o.generate
     if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
         raise InputError(f"--generate must be a positive integer, not {gen!r}")
@@ -404,6 +430,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
 
     engine_terms: dict[str, int] = {}
     logits = 0
+    window = None  # vllm_hybrid.WindowLayout of a model with sliding-window layers under --engine vllm
     M = acc.memory
     seqs = None
     if vllm:
@@ -414,11 +441,23 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         for flag, n in (("--max-num-batched-tokens", mnbt), ("--max-num-seqs", seqs)):
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise InputError(f"{flag} must be a positive integer, not {n!r}")
-        if spec.family == "decoder-only" and any(n.step.cache_window is not None for n in build(spec).nodes()):
+        if spec.family == "decoder-only" and rules.v1:  # V0 prints tokens / max_model_len (executor_base.py)
+            from symtrans.accounting import vllm_hybrid
+
             # vLLM keeps min(w - 1 + max_num_batched_tokens, max_model_len) + one block per windowed layer
-            # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w
-            tokens_per_request = _vllm_window_tokens(spec, values, kv_dtype, prompt + gen, mnbt, o.block_size)
-            kv_req = tokens_per_request * kv_tok
+            # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w, and groups
+            # the layers by kind (vllm_hybrid.WindowLayout)
+            window = vllm_hybrid.window_layout(
+                spec, values, Fraction(kv_dev, kv_total), get_dtype(kv_dtype).bytes, o.block_size, mnbt
+            )
+        if window is not None:
+            if pp > 1:
+                raise InputError(
+                    "--pipeline-parallel-size with sliding-window layers under --engine vllm is not modelled (vLLM "
+                    "splits each group of layers over the stages); give --engine none"
+                )
+            kv_req = window.request_bytes(prompt + gen)
+            tokens_per_request = -(-kv_req // kv_tok)
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
             engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
@@ -455,6 +494,14 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
         reserve += sum(engine_terms.values())
 
+    if spec.vision != "none" and o.activation_reserve is None:
+        # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+        # (vllm/v1/worker/gpu_model_runner.py, profile_run: 'Encoder cache will be initialized with a budget of
+        # ... tokens, and profiled with N image items'); that size is the image processor's, not config.json's
+        notes.append(
+            "activation reserve: the language model's only; the vision encoder's profiling peak (vLLM encodes its "
+            "largest dummy images at start-up, gpu_model_runner.profile_run) is not included: give --activation-reserve"
+        )
     # a byte count is an integer: the usable memory is rounded down to a whole byte
     usable = sp.Integer(int(sp.floor(u * M)))
     stages = []
@@ -480,6 +527,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         tokens_per_request = prompt + gen
         kv_req = tokens_per_request * kv_tok + hybrid.state_groups * hybrid.group_size * hybrid.page
         blocks = hybrid.blocks(int(free)) if free > 0 else 0
+        allocated = (
+            blocks * hybrid.page * hybrid.group_size
+        )  # g tensors of blocks x page (get_kv_cache_config_from_groups)
         budget = hybrid.token_budget(blocks)
         vllm_concurrency = hybrid.concurrency(blocks, prompt + gen)
         max_conc = int(vllm_concurrency)
@@ -494,9 +544,39 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         )
         if hybrid.start_bytes(prompt + gen) > free:
             max_conc = 0
+    elif window is not None:
+        if o.shared_prefix:
+            raise InputError("--shared-prefix is planned for decoder-only models without windowed layers only")
+        blocks = window.blocks(int(free)) if free > 0 else 0
+        allocated = blocks * window.page * window.group_size
+        budget = window.token_budget(blocks)
+        vllm_concurrency = window.concurrency(blocks, prompt + gen)
+        # vLLM refuses to start when one request's blocks over every group exceed the memory
+        max_conc = int(vllm_concurrency) if window.request_bytes(prompt + gen) <= free else 0
+        notes.append(
+            "vLLM's sliding-window layout (vllm/v1/core/kv_cache_utils.py, get_kv_cache_groups, "
+            "get_max_concurrency_for_kv_cache_config; vllm/v1/kv_cache_interface.py, max_memory_usage_bytes): "
+            + ", ".join(f"{c} {'full-attention' if w is None else f'window-{w:,}'} layers" for w, c in window.kinds)
+            + f"; {len(window.groups)} group{'s' if len(window.groups) > 1 else ''} of {window.group_size} layers; "
+            f"a request of {prompt + gen:,} tokens takes "
+            + (
+                " + ".join(
+                    (f"{window.groups.count(w)} × " if window.groups.count(w) > 1 else "")
+                    + f"{window.group_blocks(w, prompt + gen):,}"
+                    for w, _ in window.kinds
+                )
+                + " = "
+                if len(window.groups) > 1
+                else ""
+            )
+            + f"{window.blocks_per_request(prompt + gen):,} blocks of {window.block_size} (a window: "
+            f"cdiv(min(w − 1 + {window.max_num_batched_tokens:,} max_num_batched_tokens, max_model_len), "
+            f"{window.block_size}) + 1)"
+        )
     else:
         b = o.block_size
         blocks = int(sp.floor(free / (b * kv_tok))) if free > 0 else 0
+        allocated = blocks * b * kv_tok
         budget = blocks * b
         max_conc = budget // tokens_per_request
         vllm_concurrency = None
@@ -506,6 +586,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         need = (
             hybrid.start_bytes(prompt + gen)
             if hybrid is not None
+            else window.request_bytes(prompt + gen)
+            if window is not None
             else kv_tok * b * sp.ceiling(sp.Rational(tokens_per_request, b))
         )
         short = int(sp.ceiling(weights_dev + reserve + need - usable))
@@ -540,9 +622,12 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         batch = -(-o.concurrency // replicas)
         if batch > max_conc:
             need_tokens = batch * tokens_per_request
-            short = int(
-                sp.ceiling(weights_dev + reserve + kv_tok * b * sp.ceiling(sp.Rational(need_tokens, b)) - usable)
+            need = (
+                batch * window.request_bytes(prompt + gen)
+                if window is not None
+                else kv_tok * b * sp.ceiling(sp.Rational(need_tokens, b))
             )
+            short = int(sp.ceiling(weights_dev + reserve + need - usable))
             raise DoesNotFit(
                 f"--concurrency {o.concurrency} puts {batch} requests on each of {replicas} replica"
                 f"{'s' if replicas > 1 else ''}, but at most {max_conc} of {tokens_per_request:,} tokens fit: short by "
@@ -560,6 +645,12 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         # schedule: len(self.running) == self.max_num_running_reqs stops admitting); the rest wait
         batch, bound = seqs, "max_num_seqs"
         concurrency = min(concurrency, seqs * replicas)
+    if o.shared_prefix and hybrid is None and window is None:
+        # the prefix's whole blocks once, then each request's own blocks (_with_shared_prefix)
+        shared = _shared_blocks(o.shared_prefix, prompt, b)
+        in_use = (shared + batch * (-(-tokens_per_request // b) - shared)) * b * kv_tok
+    else:
+        in_use = batch * kv_req
 
     v = {**values, "B": 1, "L_pre": prompt, "T_gen": gen, "L_src": prompt, "L_tgt": gen}
     eff = dict(
@@ -613,6 +704,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         kv_bytes_per_token=kv_tok,
         kv_heads_per_device=kv_dev,
         kv_bytes_per_request=kv_req,
+        kv_blocks=blocks,
+        kv_cache_allocated=allocated,
+        kv_cache_at_batch=in_use,
         activation_reserve=reserve,
         reserve_is_default=o.activation_reserve is None,
         usable=usable,
@@ -635,14 +729,89 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         engine_terms=engine_terms,
         mla=mla,
         hybrid=hybrid,
+        window=window,
         vllm_concurrency=vllm_concurrency,
         stages=stages,
         batch_bound=bound,
     )
     p.targets = _targets(p, phases, max_conc if seqs is None else min(max_conc, seqs))
+    p.defaults = _defaults(asked, p, rules, context, context_source, mnbt if vllm else None, seqs, latent)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _defaults(asked: DeployOptions, p: Plan, rules, context: int, context_source: str, mnbt, seqs, latent) -> list[str]:
+    """Each value the plan picked because ``asked`` left it out, with its source and the option
+    that sets it (one line each)."""
+    from symtrans.accounting import vllm_profile as vp
+
+    o, out = p.options, []
+    if asked.prompt is None and asked.max_model_len is None:
+        what = "max_model_len" if rules is not None else "request"
+        out.append(
+            f"{what} {p.prompt + p.generate:,} tokens = the context {context:,} ({context_source})"
+            + (f" less --generate {p.generate:,} for the prompt" if p.prompt + p.generate != context else "")
+            + "; set --max-model-len or --prompt"
+        )
+    if rules is not None and asked.engine_version is None:
+        out.append(f"vLLM release {vp.DEFAULT_VERSION}: the rules of vLLM main (set --engine-version)")
+    if asked.utilisation is None:
+        out.append(
+            f"gpu_memory_utilization {_g(o.utilisation)}: "
+            + (rules.utilisation_source if rules is not None else "vLLM's 0.90 before 0.19")
+            + " (set --gpu-memory-utilization)"
+        )
+    if asked.block_size is None:
+        out.append(
+            f"block size {o.block_size} tokens: "
+            + (
+                "vLLM's CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py)"
+                + (", raised to the hybrid page (vllm_hybrid)" if p.hybrid is not None else "")
+                if rules is not None
+                else "tokens counted one by one under --engine none"
+            )
+            + " (set --block-size)"
+        )
+    if asked.kv_dtype is None:
+        out.append(
+            f"KV cache {p.kv_dtype}: "
+            + (f"the weights' dtype {o.dtype}" if p.kv_dtype == o.dtype else f"bf16 beside {o.dtype} weights")
+            + " (vLLM's kv_cache_dtype auto; set --kv-cache-dtype)"
+        )
+    if rules is not None and asked.max_num_batched_tokens is None:
+        out.append(
+            f"max_num_batched_tokens {mnbt:,}: vLLM {rules.name}'s default for this device and length "
+            "(vllm/engine/arg_utils.py; set --max-num-batched-tokens)"
+        )
+    if rules is not None and asked.max_num_seqs is None:
+        out.append(f"max_num_seqs {seqs:,}: vLLM {rules.name}'s default for this device (set --max-num-seqs)")
+    if latent and asked.mla is None:
+        out.append(
+            f"MLA decode {p.mla}: "
+            + ("vLLM's (weights absorbed)" if rules is not None else "transformers' eager")
+            + " (set --mla)"
+        )
+    return out
+
+
+def _check_prefix_caching(o: DeployOptions, rules) -> None:
+    """Refuse a ``shared_prefix`` the engine would not share: prefix caching off, by the flag or by
+    the release's default (V0: ``enable_prefix_caching`` False, vllm/engine/arg_utils.py; V1 on)."""
+    s = o.shared_prefix
+    if isinstance(s, bool) or not isinstance(s, int) or s <= 0:
+        return  # no prefix, or a bad one _with_shared_prefix names
+    if o.prefix_caching is False:
+        raise InputError("--shared-prefix needs prefix caching, and --no-enable-prefix-caching turns it off")
+    if o.prefix_caching is None and rules is None:
+        raise InputError(
+            "--shared-prefix under --engine none needs --enable-prefix-caching (no engine shares blocks by default)"
+        )
+    if o.prefix_caching is None and not rules.prefix_caching:
+        raise InputError(
+            f"--shared-prefix needs prefix caching, which vLLM {rules.name} leaves off by default "
+            f"({rules.prefix_caching_source}): add --enable-prefix-caching"
+        )
 
 
 def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc, notes) -> int:
@@ -666,6 +835,7 @@ def _with_shared_prefix(o, spec, prompt, tokens_per_request, blocks, b, max_conc
     own = -(-tokens_per_request // b) - shared
     conc = (blocks - shared) // own if blocks > shared else 0
     notes.append(
+        f"prefix caching on ({'--enable-prefix-caching' if o.prefix_caching else 'the vLLM release default'}); "
         f"shared prefix of {s:,} tokens: {shared:,} whole blocks of {b} held once, {own:,} blocks a request: "
         f"({blocks:,} − {shared:,}) // {own:,} = {conc:,} requests (vLLM caches full blocks only, and a hit stops "
         "before the prompt's last token, which is always recomputed)"
@@ -713,33 +883,6 @@ def _pipeline(spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, 
         "the stages in turn (the overlap of batches over stages is not modelled)"
     )
     return worst.weights, worst.kv_bytes_per_token, r, st
-
-
-def _vllm_window_tokens(spec, values: dict, kv_dtype: str, mml: int, mnbt: int, block: int) -> int:
-    """A request's KV cache under vLLM's sliding-window rule, in tokens of every layer (rounded up).
-
-    The full-attention and the windowed layers' bytes per token are the Cost tree's caching steps
-    without and with a window (``Step.cache_window``); a constant state (state-space layers) is
-    added once per request.  vLLM allocates cdiv(max_model_len, block) blocks to a full layer and
-    cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), block) + 1 to a windowed one."""
-    from symtrans.accounting.memory import get_dtype
-
-    tree = build(spec)
-    b = get_dtype(kv_dtype).bytes
-    full, windowed, w = sp.Integer(0), sp.Integer(0), None
-    for n in tree.nodes():
-        if n.step.cache == 0:
-            continue
-        per_token = exact(n.multiplicity * n.step.cache, values) * b
-        if n.step.cache_window is None:
-            full += per_token
-        else:
-            windowed += per_token
-            w = int(exact(n.step.cache_window, values))
-    full_tokens = -(-mml // block) * block
-    window_tokens = (-(-min(w - 1 + mnbt, mml) // block) + 1) * block
-    state = exact(tree.state, values) * b
-    return int(sp.ceiling((full * full_tokens + windowed * window_tokens + state) / (full + windowed)))
 
 
 def _targets(p: Plan, phases, max_conc: int) -> dict:
@@ -864,6 +1007,47 @@ def _hybrid_formulas(p: Plan) -> list[Formula]:
     ]
 
 
+def _window_formulas(p: Plan) -> list[Formula]:
+    """vLLM's sliding-window layout (``vllm_hybrid.WindowLayout``): the blocks, the budget and the concurrency."""
+    w, o = p.window, p.options
+    L = p.prompt + p.generate
+    free = int(p.usable) - p.weights_per_device - p.activation_reserve
+    blocks = w.blocks(free) if free > 0 else 0
+    need = " + ".join(
+        (f"{w.groups.count(g)} × " if w.groups.count(g) > 1 else "")
+        + (
+            f"cdiv({L:,}, {w.block_size})"
+            if g is None
+            else f"(cdiv(min({g:,} − 1 + {w.max_num_batched_tokens:,}, {L:,}), {w.block_size}) + 1)"
+        )
+        for g, _ in w.kinds
+    )
+    return [
+        Formula(
+            "KV cache blocks (sliding window)",
+            "n = floor((u·M − W − R) / (b·a) / g), a one token of one layer, g layers per group",
+            f"floor(({_g(o.utilisation)} × {p.device_memory:,} − {p.weights_per_device:,} − {p.activation_reserve:,}) "
+            f"/ {w.page:,} / {w.group_size})",
+            sp.Integer(blocks),
+            "blocks",
+        ),
+        Formula(
+            "token budget",
+            "n // groups · b",
+            f"{blocks:,} // {len(w.groups)} × {w.block_size}",
+            sp.Integer(p.token_budget),
+            "tokens",
+        ),
+        Formula(
+            "maximum concurrency per replica",
+            "floor(n / Σ_groups blocks of a request: cdiv(L, b) full, cdiv(min(w − 1 + T_batch, L), b) + 1 windowed)",
+            f"floor({blocks:,} / ({need}))",
+            sp.Integer(p.max_concurrency),
+            "requests",
+        ),
+    ]
+
+
 def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formula]:
     o, acc = p.options, p.accelerator
     tp = o.tensor_parallel
@@ -900,7 +1084,9 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
         ),
         *(_hybrid_formulas(p) if p.hybrid is not None else []),
     ]
-    if p.hybrid is None:
+    if p.window is not None:
+        out += _window_formulas(p)
+    elif p.hybrid is None:
         out += _budget_formulas(p, b)
     out += [
         Formula(

@@ -191,3 +191,113 @@ def layout(
         state_groups=_cdiv(n_state, g),
         alignment=align,
     )
+
+
+@dataclass(frozen=True)
+class WindowLayout:
+    """The page layout vLLM gives attention layers with sliding windows (beside full-attention
+    layers or alone) on one device (``vllm/v1/core/kv_cache_utils.py``, ``get_kv_cache_groups``).
+
+    Layers of one kind (full attention, or one window size) share a spec.  One kind only (every
+    layer windowed alike, as Mistral-7B-v0.1): one group of all layers.  Several kinds (Gemma 2's
+    alternation): ``_get_kv_cache_groups_uniform_page_size`` groups them as for a hybrid model.
+    A request of ``max_model_len`` tokens takes, in each group of its kind
+    (``vllm/v1/kv_cache_interface.py``, ``max_memory_usage_bytes``):
+
+    * full attention: cdiv(max_model_len, b) blocks (``FullAttentionSpec``);
+    * a window w: cdiv(min(w − 1 + max_num_batched_tokens, max_model_len), b) + 1 blocks
+      (``SlidingWindowSpec``: the chunked prefill's new tokens beside the window, and one block
+      more since the window need not start on a block boundary).
+
+    'Maximum concurrency' (``get_max_concurrency_for_kv_cache_config``) = blocks / the blocks
+    of one request over all groups; 'GPU KV cache size' = blocks // groups · b.
+
+    Attributes:
+        kinds: (window or None for full attention, layers) per kind.
+        layer_bytes: one token in one layer on the device (bytes); ``page`` = b · layer_bytes.
+        block_size: b, tokens.
+        group_size: layers per group (g).
+        groups: the window (None: full attention) of each group.
+        max_num_batched_tokens: the scheduler's tokens per step.
+    """
+
+    kinds: tuple[tuple[int | None, int], ...]
+    layer_bytes: int
+    block_size: int
+    group_size: int
+    groups: tuple[int | None, ...]
+    max_num_batched_tokens: int
+
+    @property
+    def page(self) -> int:
+        return self.block_size * self.layer_bytes
+
+    def blocks(self, available: int) -> int:
+        """Blocks of the pool: available // page // g (``get_num_blocks``)."""
+        return max(available // self.page // self.group_size, 0)
+
+    def token_budget(self, blocks: int) -> int:
+        """vLLM's 'GPU KV cache size': blocks // groups · block_size tokens."""
+        return blocks // len(self.groups) * self.block_size
+
+    def group_blocks(self, window: int | None, max_model_len: int) -> int:
+        """Blocks one request of ``max_model_len`` tokens takes in a group of ``window``."""
+        if window is None:
+            return _cdiv(max_model_len, self.block_size)
+        return _cdiv(min(window - 1 + self.max_num_batched_tokens, max_model_len), self.block_size) + 1
+
+    def blocks_per_request(self, max_model_len: int) -> int:
+        """Blocks one request of ``max_model_len`` tokens takes over all groups."""
+        return sum(self.group_blocks(w, max_model_len) for w in self.groups)
+
+    def concurrency(self, blocks: int, max_model_len: int) -> Fraction:
+        """vLLM's 'Maximum concurrency': blocks / blocks per request."""
+        return Fraction(blocks, self.blocks_per_request(max_model_len))
+
+    def request_bytes(self, max_model_len: int) -> int:
+        """The memory one request of ``max_model_len`` tokens takes, padding layers included; vLLM
+        refuses to start when it exceeds the available memory (``_max_memory_usage_bytes_from_groups``)."""
+        return self.group_size * self.page * self.blocks_per_request(max_model_len)
+
+
+def window_layout(
+    spec, values: dict, heads_share: Fraction, kv_bytes: int, block_size: int, max_num_batched_tokens: int
+) -> WindowLayout | None:
+    """vLLM's layout for a model with sliding-window layers, or ``None`` when no layer has a window.
+
+    Args:
+        heads_share: the share of the KV heads one device keeps (max(1, h_kv / tp) / h_kv).
+        kv_bytes: bytes of one cached element (the KV cache dtype).
+
+    Raises:
+        InputError: layers of different cache sizes per token (vLLM then scales block sizes to one
+            page: not modelled), or K and V of a kind in different layer counts.
+    """
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    caching = [n for n in build(spec).nodes() if n.step.cache != 0]
+    if all(n.step.cache_window is None for n in caching):
+        return None
+    layers: dict[int | None, set[int]] = {}
+    per_layer: dict[int | None, Fraction] = {}
+    for n in caching:
+        w = None if n.step.cache_window is None else int(exact(n.step.cache_window, values))
+        layers.setdefault(w, set()).add(int(exact(n.multiplicity, values)))
+        per_layer[w] = per_layer.get(w, Fraction(0)) + int(exact(n.step.cache, values))
+    if any(len(c) != 1 for c in layers.values()):
+        raise InputError("--engine vllm: cached keys and values in different layer counts: not modelled")
+    # full attention first, then the windows; a kind of no layers (N − N_w = 0) makes no group
+    count = {w: min(c) for w, c in layers.items()}
+    kinds = tuple((w, count[w]) for w in sorted(count, key=lambda w: -1 if w is None else w) if count[w] > 0)
+    sizes = {per_layer[w] * kv_bytes * heads_share for w, _ in kinds}
+    if len(sizes) != 1 or next(iter(sizes)).denominator != 1:
+        raise InputError(
+            "--engine vllm: windowed and full-attention layers of different cache sizes per token: vLLM's page "
+            "unification is not modelled; give --engine none"
+        )
+    counts = [c for _, c in kinds]
+    lo, hi = min(counts), max(counts)
+    g = hi if len(kinds) == 1 or hi < lo * 1.5 else lo  # kv_cache_utils._get_kv_cache_groups_uniform_page_size
+    groups = tuple(w for w, c in kinds for _ in range(_cdiv(c, g)))
+    return WindowLayout(kinds, int(sizes.pop()), block_size, g, groups, max_num_batched_tokens)

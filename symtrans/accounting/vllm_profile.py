@@ -12,6 +12,8 @@ vLLM sizes its KV cache once, at start-up (``vllm/v1/worker/gpu_worker.py``,
     tokens    = blocks · block_size                        ("GPU KV cache size: N tokens")
     concurrency = tokens / max_model_len, printed with two decimals
                                                            ("Maximum concurrency for ...: x.xx")
+                  (V1 with sliding-window or state layers: blocks / a request's blocks over the
+                  layer groups, ``vllm_hybrid``)
 
 where ``M_cuda`` is what ``torch.cuda.mem_get_info`` reports as the device total (less than
 the datasheet's figure: the driver and ECC keep part), ``u`` is ``gpu_memory_utilization``,
@@ -80,6 +82,8 @@ class VersionRules:
         non_torch_source: the logs.
         long_context_chunking: V0 turns chunked prefill on by itself above 32K tokens
             (0.5 and later); before, a step holds a whole max_model_len prompt.
+        prefix_caching: automatic prefix caching is on by default (V1) or off (V0), with
+            ``prefix_caching_source``.
     """
 
     name: str
@@ -89,6 +93,16 @@ class VersionRules:
     non_torch: tuple[int, int]
     non_torch_source: str
     long_context_chunking: bool = True
+
+    @property
+    def prefix_caching(self) -> bool:
+        return self.v1
+
+    @property
+    def prefix_caching_source(self) -> str:
+        if self.v1:
+            return "V1 turns automatic prefix caching on by default: vllm/engine/arg_utils.py, enable_prefix_caching"
+        return "V0's EngineArgs.enable_prefix_caching: bool = False, vllm/engine/arg_utils.py"
 
 
 _U90 = "vllm/engine/arg_utils.py and vllm/config.py of the release: gpu_memory_utilization: float = 0.90"

@@ -46,6 +46,9 @@ qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VL
 paligemma   PaliGemmaForConditionalGeneration (*) PaliGemmaConfig + its text config + SiglipVisionConfig
 idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text config + Idefics3VisionConfig
 smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
+qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
+qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
+qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -155,6 +158,8 @@ from symtrans.catalog.models.vision import (
     paligemma_vision,
     qwen2_5_vl_vision,
     qwen2_vl_vision,
+    qwen3_5_vision,
+    qwen3_vl_vision,
 )
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
     LAYER_KEYS,
@@ -228,6 +233,9 @@ CLASSES: dict[str, tuple[str, str]] = {
     "paligemma": ("PaliGemmaConfig", "PaliGemmaForConditionalGeneration"),
     "idefics3": ("Idefics3Config", "Idefics3ForConditionalGeneration"),
     "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
+    "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
+    "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
+    "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -631,6 +639,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "paligemma": {"text_config": None, "tie_word_embeddings": True, "projection_dim": 2048},
     "idefics3": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
+    "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -922,12 +933,18 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "paligemma": "hidden_size image_token_id image_token_index projection_dim text_config tie_word_embeddings "
         "vision_config vocab_size",
         "idefics3": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
         "smolvlm": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
+        "qwen3_5": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
+        "qwen3_5_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
         "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
         "spatial_merge_size text_config tie_word_embeddings vision_config vision_feature_layer",
         "llava_next": "image_grid_pinpoints image_seq_length image_token_id image_token_index multimodal_projector_bias "
@@ -1240,7 +1257,16 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     ),
     "idefics3": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "smolvlm": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
+    "qwen3_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
     "qwen2_5_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_5": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_5_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     "llava_next": _no_effect(
@@ -2998,6 +3024,22 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision tower (model.visual: Qwen2_5_VisionTransformerPretrainedModel, from vision_config, "
         "with its patch merger)",
     ),
+    "qwen3_5": Wrapper(
+        text_type="qwen3_5_text",
+        text_types=("qwen3_5_text",),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (Qwen3_5TextModel) and lm_head",
+        vision="the vision tower (model.visual: Qwen3_5VisionModel, from vision_config, with its patch merger)",
+    ),
+    "qwen3_5_moe": Wrapper(
+        text_type="qwen3_5_moe_text",
+        text_types=("qwen3_5_moe_text",),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (Qwen3_5MoeTextModel) and lm_head",
+        vision="the vision tower (model.visual: Qwen3_5MoeVisionModel, from vision_config, with its patch merger)",
+    ),
     "mistral3": Wrapper(
         text_type="mistral",
         text_types=_LLAVA_TEXT,
@@ -3035,6 +3077,15 @@ WRAPPERS: dict[str, Wrapper] = {
         )
         for mt, cls in (("idefics3", "Idefics3"), ("smolvlm", "SmolVLM"))
     },
+    "qwen3_vl": Wrapper(
+        text_type="qwen3_vl_text",
+        text_types=("qwen3_vl_text",),
+        tie_or=False,  # Qwen3VLTextConfig has no tie_word_embeddings: the wrapper's flag alone ties
+        flat=False,
+        language_model="model.language_model (Qwen3VLTextModel) and lm_head",
+        vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
+        "and DeepStack mergers)",
+    ),
     "llava_next": Wrapper(
         text_type="llama",
         text_types=_LLAVA_TEXT,
@@ -3156,6 +3207,10 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = paligemma_vision(r, spec.size("d_model"))
     elif r.mt in ("idefics3", "smolvlm"):
         sizes, opts, notes = idefics3_vision(r)
+    elif r.mt == "qwen3_vl":
+        sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
+    elif r.mt in ("qwen3_5", "qwen3_5_moe"):
+        sizes, opts, notes = qwen3_5_vision(r, spec.size("d_model"))
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3247,6 +3302,9 @@ _FAMILIES = {
     "paligemma": _wrapped,
     "idefics3": _wrapped,
     "smolvlm": _wrapped,
+    "qwen3_vl": _wrapped,
+    "qwen3_5": _wrapped,
+    "qwen3_5_moe": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

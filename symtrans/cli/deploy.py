@@ -8,6 +8,7 @@ outside (0, 1], a model that does not fit) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
+import argparse
 import json
 from fractions import Fraction
 
@@ -125,8 +126,10 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
     )
     p.add_argument(
         "--enable-prefix-caching",
-        action="store_true",
-        help="vLLM's flag, accepted (V1 caches prefixes by default); with --shared-prefix the requests share blocks",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="vLLM's flag (default: the release's, on from V1, off in V0 and under --engine none); "
+        "--shared-prefix needs it on",
     )
     p.add_argument(
         "--shared-prefix",
@@ -227,7 +230,7 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
 VLLM_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 
 
-def _options(args, checkpoint):
+def _options(args, checkpoint, length_source: str = ""):
     from symtrans.accounting.deploy import DeployOptions
     from symtrans.accounting.hardware import fraction
     from symtrans.accounting.quantization import weight_format
@@ -283,7 +286,10 @@ def _options(args, checkpoint):
         max_num_seqs=args.max_num_seqs,
         max_model_len=args.max_model_len,
         shared_prefix=args.shared_prefix,
+        prefix_caching=args.enable_prefix_caching,
         serving_context=getattr(checkpoint, "serving_context", None),
+        config_positions=getattr(checkpoint, "max_positions", None),
+        length_source=length_source,
         mla=args.mla,
         **given,
     )
@@ -346,7 +352,7 @@ def deploy_result(res, args) -> dict:
     from symtrans.accounting.hardware import parse_accelerator
 
     acc = parse_accelerator(args.accelerator)
-    opts, notes = _options(args, res.checkpoint)
+    opts, notes = _options(args, res.checkpoint, res.seq_len_source)
     p = plan(res.spec, acc, opts)
     o = p.options
     out = {
@@ -377,6 +383,7 @@ def deploy_result(res, args) -> dict:
             "tokens_per_request": p.tokens_per_request,
             "gpu_memory_utilization": _x(o.utilisation),
             "block_size": o.block_size,
+            "shared_prefix": o.shared_prefix,
             "compute_efficiency": _x(o.compute_efficiency),
             "bandwidth_efficiency": _x(o.bandwidth_efficiency),
         },
@@ -384,7 +391,9 @@ def deploy_result(res, args) -> dict:
             "weights": p.weights_per_device,
             "kv_cache_per_token": p.kv_bytes_per_token,
             "kv_cache_per_request": p.kv_bytes_per_request,
-            "kv_cache_at_batch": p.batch * p.kv_bytes_per_request,
+            "kv_cache_allocated": p.kv_cache_allocated,
+            "kv_blocks": p.kv_blocks,
+            "kv_cache_at_batch": p.kv_cache_at_batch,
             "activation_reserve": p.activation_reserve,
             "activation_reserve_default": p.reserve_is_default,
             "usable": _x(p.usable),
@@ -425,6 +434,7 @@ def deploy_result(res, args) -> dict:
             {"name": f.name, "formula": f.formula, "substituted": f.substituted, "value": _x(f.value), "unit": f.unit}
             for f in p.formulas
         ],
+        "defaults": p.defaults,
         "assumptions": p.assumptions,
         "notes": notes
         + list(res.notes)
@@ -527,7 +537,10 @@ def deploy_text(r: dict) -> str:
         f"    weights (once)               {_bytes(m['weights'])}",
         f"    KV cache per request         {_bytes(m['kv_cache_per_request'])} "
         f"({m['kv_cache_per_token']:,} bytes per token)",
-        f"    KV cache x {r['batch_per_replica']:<18,}{_bytes(m['kv_cache_at_batch'])}",
+        f"    KV cache allocated           {_bytes(m['kv_cache_allocated'])} ({m['kv_blocks']:,} blocks of "
+        f"{r['workload']['block_size']} tokens, whatever the batch)",
+        f"      of which {r['batch_per_replica']:,} requests hold {_bytes(m['kv_cache_at_batch'])}"
+        + (" (the shared prefix's blocks once)" if r["workload"].get("shared_prefix") else ""),
         f"    activation reserve           {_bytes(m['activation_reserve'])}"
         + (" (default)" if m["activation_reserve_default"] else ""),
         f"    usable at utilisation {float(Fraction(r['workload']['gpu_memory_utilization'])):g}  {_bytes(Fraction(m['usable']))} "
@@ -589,6 +602,8 @@ def deploy_text(r: dict) -> str:
         f"  host memory {_bytes(r['host_bytes'])}; storage {_bytes(r['disk_bytes'])} "
         f"(checkpoint {_bytes(r['checkpoint_bytes'])})"
     )
+    for s in r["defaults"]:
+        lines.append(f"  default: {s}")
     for s in r["assumptions"]:
         lines.append(f"  assumption: {s}")
     for n in r["notes"]:

@@ -104,6 +104,8 @@ def reconcile_result(res, args, figs) -> dict:
             "token_budget": p.token_budget,
             "kv_bytes_per_token": p.kv_bytes_per_token,
             "utilisation": p.options.utilisation,
+            # vLLM's 'Maximum concurrency' where it is not tokens / max_model_len (windows, state layers)
+            "vllm_concurrency": p.vllm_concurrency,
         }
         mml = p.prompt + p.generate
     except DoesNotFit as e:
@@ -232,9 +234,12 @@ def reconcile_result(res, args, figs) -> dict:
             "concurrency",
             f"maximum concurrency for {conc.value:,} tokens",
             conc.extra,
-            Fraction(round(Fraction(f["token_budget"], conc.value) * 100), 100),
+            Fraction(round((f.get("vllm_concurrency") or Fraction(f["token_budget"], conc.value)) * 100), 100),
             "x",
-            "tokens / max_model_len, two decimals (vllm/v1/core/kv_cache_utils.py)",
+            "blocks / a request's blocks over the layer groups, two decimals (vllm/v1/core/kv_cache_utils.py, "
+            "get_max_concurrency_for_kv_cache_config)"
+            if f.get("vllm_concurrency") is not None
+            else "tokens / max_model_len, two decimals (vllm/v1/core/kv_cache_utils.py)",
         )
     if figs.get("needed_kv") is not None and mml:
         need = -(-mml // block) * block * f["kv_bytes_per_token"]

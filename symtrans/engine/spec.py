@@ -107,6 +107,7 @@ MODEL_SIZES = (
     "m_vis",
     "n_feat",
     "d_proj",
+    "n_ds",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -125,13 +126,30 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "paligemma", "idefics3")
+VISIONS = (
+    "none",
+    "clip",
+    "qwen2_vl",
+    "gemma3",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "clip_dual",
+    "siglip_dual",
+    "paligemma",
+    "idefics3",
+)
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "gemma3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
+    "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
+    # mapped into a joint space d_proj wide
+    "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
 }
@@ -141,12 +159,15 @@ _OPTIONAL_VISION_SIZES = {
     "gemma3": (),
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
+    "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
     "paligemma": ("d_proj",),
     "idefics3": (),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
 # head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).
-_SIGLIP_VISIONS = ("gemma3", "paligemma")
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "paligemma")
+# Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
+DUAL_VISIONS = ("clip_dual", "siglip_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -216,6 +237,11 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        window_mask: a bidirectional window ``w`` is a mask on the whole score matrix, as
+            ModernBERT's eager attention applies it (transformers'
+            ``create_bidirectional_sliding_window_mask``, |i − j| <= w // 2): ``--mask full``
+            counts the square and ``--mask window`` the band.  False: a banded kernel
+            (Longformer's sliding chunks) counts the band under every mask.
         layer_norms: the norms of a layer: ``sublayer`` (one per sublayer, before
             or after it by ``norm_position``), ``sandwich`` (one before and one after
             each sublayer: Gemma-2/3, four per decoder layer) or ``shared`` (one norm
@@ -262,10 +288,17 @@ class Spec:
             and a patch merger) | ``gemma3`` (Gemma 3: a SigLIP ViT and an RMSNorm + linear
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
-            biased SwiGLU MLP) | ``paligemma`` (PaliGemma: a SigLIP ViT and one biased linear
-            projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped ViT without head and
-            a pixel-shuffle connector, m_vis^2 d_vis -> d_model).  Its parameters are in the total; the text-only figure
-            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+            biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
+            Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
+            one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
+            ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
+            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
+            space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
+            the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
+            ``Block.PROJECTOR`` subtrees (and a dual encoder's ``Block.CONTRASTIVE``, which is
+            neither tower's).
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
         image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
@@ -384,6 +417,7 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    window_mask: bool = False
     # --- decoder types (types-dec)
     layer_norms: str = "sublayer"
     parallel_block: bool = False
@@ -582,6 +616,7 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    "window_mask": bool,
     # --- decoder types (types-dec)
     "layer_norms": LAYER_NORMS,
     "parallel_block": bool,
@@ -884,8 +919,14 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
             raise InputError("N_w (windowed layers) needs the window w")
-        if spec.family != "decoder-only":
-            raise InputError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+        if spec.family == "encoder-decoder":
+            raise InputError(
+                "N_w (windowed layers) applies to decoder-only and encoder-only models, not to an encoder-decoder"
+            )
+        if spec.family == "encoder-only" and "N" in v and v["N_w"] >= v["N"]:
+            raise InputError(f"N_w={v['N_w']} must be below N={v['N']} in an encoder (every layer windowed: w alone)")
+        if spec.family == "encoder-only" and not spec.window_mask:
+            raise InputError("N_w (windowed layers) in an encoder needs window_mask (a window masking the full square)")
         if "N" in v and v["N_w"] > v["N"]:
             raise InputError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
         if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
@@ -895,6 +936,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             )
     if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
         raise InputError("token_projection needs a decoder-only model with an embedding width E_emb")
+    if spec.window_mask and ("w" not in v or spec.family != "encoder-only" or spec.global_tokens):
+        raise InputError("window_mask needs an encoder-only model with a window w and no global tokens")
     if spec.global_tokens and "w" not in v:
         raise InputError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
@@ -1037,7 +1080,8 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
     """A vision tower needs a decoder-only language model and exactly its sizes."""
     allowed = set(VISION_SIZES.get(spec.vision, ())) | set(_OPTIONAL_VISION_SIZES.get(spec.vision, ()))
     for name in v:
-        if name in {n for sizes in VISION_SIZES.values() for n in sizes} | {"d_proj"} and name not in allowed:
+        every = {n for table in (VISION_SIZES, _OPTIONAL_VISION_SIZES) for sizes in table.values() for n in sizes}
+        if name in every and name not in allowed:
             raise InputError(f"{name} is a size of a vision tower; this model's vision is {spec.vision}")
     if spec.image_newline and spec.vision != "clip":
         raise InputError(
@@ -1049,7 +1093,12 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
         return
-    if spec.family != "decoder-only":
+    if spec.vision in DUAL_VISIONS:
+        if spec.family != "encoder-only":
+            raise InputError(
+                f"vision={spec.vision} is a dual encoder: its text tower is encoder-only, not {spec.family}"
+            )
+    elif spec.family != "decoder-only":
         raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
     missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
     if missing:

@@ -69,6 +69,7 @@ t_vis = SYMBOLS["t_vis"]
 m_vis = SYMBOLS["m_vis"]
 n_feat = SYMBOLS["n_feat"]
 d_proj = SYMBOLS["d_proj"]
+n_ds = SYMBOLS["n_ds"]
 # --- layer kinds (issue 20)
 N_attn = SYMBOLS["N_attn"]
 N_ssm = SYMBOLS["N_ssm"]

@@ -30,6 +30,8 @@ Beyer et al. 2024 §3 (PaliGemma: SigLIP So400m and Gemma joined by one linear p
 ``Idefics3VisionTransformer`` (SigLIP's embeddings and encoder, ``post_layernorm``, no head) with
 ``Idefics3Connector`` (``modality_projection.proj``: scale_factor^2 d_vis -> d_model, bias-free;
 the pixel shuffle has no weights), which ``SmolVLMForConditionalGeneration`` copies.
+HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5) is Qwen3-VL's vision model without
+its DeepStack mergers: ``qwen3_vl_tower`` without n_ds counts it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ _PALIGEMMA = "Beyer et al. 2024 §3 (PaliGemma linear projection); HF PaliGemmaM
 _IDEFICS3 = (
     "Laurençon et al. 2024 §3 (Idefics3 pixel shuffle + linear); HF Idefics3Connector, Idefics3VisionTransformer"
 )
+_QWEN3_VL = (
+    "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
+    "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
+)
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -83,6 +89,12 @@ def _conv(label: str, taps: sp.Expr, source: str, bias: bool = False) -> Step:
     )
 
 
+def _positions(note: str, source: str) -> Step:
+    """A learned position table of P_vis rows of width d_vis."""
+    rows = S.P_vis * S.d_vis
+    return Step(label="position table", role=Role.VISION, params=rows, weights=rows, note=note, source=source)
+
+
 def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
     """One pre-norm ViT layer: LayerNorm, attention (q, k, v, out, all biased), LayerNorm,
     MLP d_vis -> d_ff_vis -> d_vis (biased).  4 d_vis^2 + 2 d_vis d_ff_vis + 9 d_vis + d_ff_vis."""
@@ -99,13 +111,11 @@ def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
     return Cost(name="vision layer", block=Block.LAYER, steps=tuple(steps), multiplicity=S.N_vis, note=_NO_IMAGES)
 
 
-def clip_tower(spec: Spec) -> list[Cost]:
-    """LLaVA's CLIP vision tower and projector.
+def clip_vision_tower(spec: Spec) -> Cost:
+    """CLIP's vision transformer (``CLIPVisionTransformer``), as LLaVA and CLIPModel hold it.
 
-    Tower: d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis
-    (positions) + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).  Projector:
-    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and LLaVA-NeXT's
-    image_newline, d_model, with ``image_newline``.
+    d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis (positions)
+    + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).
     """
     d = S.d_vis
     emb = [
@@ -121,7 +131,7 @@ def clip_tower(spec: Spec) -> list[Cost]:
         ),
     ]
     emb += _ln(spec, "pre_layrnorm", d)
-    tower = Cost(
+    return Cost(
         name="vision tower (CLIP)",
         block=Block.VISION_TOWER,
         steps=tuple(emb + _ln(spec, "post_layernorm", d)),
@@ -129,6 +139,16 @@ def clip_tower(spec: Spec) -> list[Cost]:
         note=_NO_IMAGES,
         source=_CLIP,
     )
+
+
+def clip_tower(spec: Spec) -> list[Cost]:
+    """LLaVA's CLIP vision tower (``clip_vision_tower``) and projector.
+
+    Projector: n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and
+    LLaVA-NeXT's image_newline, d_model, with ``image_newline``.
+    """
+    d = S.d_vis
+    tower = clip_vision_tower(spec)
     b = spec.projector_bias
     proj = _lin("linear_1", S.n_feat * d, S.d_model, b, _LLAVA) + _lin("linear_2", S.d_model, S.d_model, b, _LLAVA)
     if spec.image_newline:
@@ -177,14 +197,7 @@ def siglip_tower(spec: Spec, name: str = "vision tower (SigLIP)", source: str = 
     d, f = S.d_vis, S.d_ff_vis
     emb = [
         _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis, biased)", S.C_vis * S.p_vis**2, _SIGLIP, True),
-        Step(
-            label="position table",
-            role=Role.VISION,
-            params=S.P_vis * d,
-            weights=S.P_vis * d,
-            note="one learned row per patch (no class token)",
-            source=_SIGLIP,
-        ),
+        _positions("one learned row per patch (no class token)", _SIGLIP),
     ]
     steps = emb + _ln(spec, "post_layernorm", d)
     if spec.vision_head:
@@ -296,6 +309,67 @@ def pixtral_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_MISTRAL3)]
 
 
+def _merger(spec: Spec, name: str, norm_width: sp.Expr, out: sp.Expr) -> list[Step]:
+    """Qwen3VLVisionPatchMerger: LayerNorm of ``norm_width``, fc1 m^2 d_vis -> m^2 d_vis, fc2 -> out, biased."""
+    m2d = S.m_vis**2 * S.d_vis
+    steps = _ln(spec, f"{name} norm", norm_width) + _lin(f"{name} fc1", m2d, m2d, True, _QWEN3_VL)
+    return steps + _lin(f"{name} fc2", m2d, out, True, _QWEN3_VL)
+
+
+def qwen3_vl_tower(spec: Spec) -> list[Cost]:
+    """Qwen3-VL's vision model (``model.visual``): tower, merger and DeepStack mergers.
+
+    Tower: C_vis t_vis p_vis^2 d_vis + d_vis (biased 3-D patch conv) + P_vis d_vis (pos_embed,
+    num_position_embeddings rows, interpolated to each image's grid) + N_vis layers of Qwen2-VL's
+    block (two LayerNorms, fused biased qkv, biased proj, biased fc1/fc2 of d_ff_vis).  Merger:
+    2 d_vis (LayerNorm before the shuffle) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis + m_vis^2 d_vis d_proj
+    + d_proj.  Each of the n_ds DeepStack mergers (one per deepstack_visual_indexes entry): the
+    same maps with the LayerNorm after the shuffle, 2 m_vis^2 d_vis.
+    """
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    conv = _conv(
+        "patch embedding (Conv3d t_vis x p_vis x p_vis, biased)", S.C_vis * S.t_vis * S.p_vis**2, _QWEN3_VL, True
+    )
+    pos = Step(
+        label="position table (pos_embed)",
+        role=Role.VISION,
+        params=S.P_vis * S.d_vis,
+        weights=S.P_vis * S.d_vis,
+        note="num_position_embeddings learned rows, bilinearly interpolated to each image's patch grid",
+        source=_QWEN3_VL,
+    )
+    tower = Cost(
+        name="vision tower (Qwen3-VL)",
+        block=Block.VISION_TOWER,
+        steps=(conv, pos),
+        children=(_vit_layer(spec, True, _QWEN3_VL),),
+        note=_NO_IMAGES,
+        source=_QWEN3_VL,
+    )
+    deep: tuple[Cost, ...] = ()
+    if spec.has("n_ds"):
+        deepstack = _merger(spec, "deepstack merger", S.m_vis**2 * S.d_vis, out)
+        deep = (
+            Cost(
+                name="DeepStack mergers",
+                block=Block.LAYER,
+                steps=tuple(deepstack),
+                multiplicity=S.n_ds,
+                note="one per deepstack_visual_indexes entry: that vision layer's merged features are added to "
+                "the hidden states of the first n_ds language layers",
+                source=_QWEN3_VL,
+            ),
+        )
+    merger = Cost(
+        name="patch merger",
+        block=Block.PROJECTOR,
+        steps=tuple(_merger(spec, "merger", S.d_vis, out)),
+        children=deep,
+        source=_QWEN3_VL,
+    )
+    return [tower, merger]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -312,15 +386,20 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return paligemma_tower(spec)
     if spec.vision == "idefics3":
         return idefics3_tower(spec)
+    if spec.vision == "qwen3_vl":
+        return qwen3_vl_tower(spec)
     return []
 
 
 def select_part(cost: Cost, part: str) -> Cost:
     """The part of a vision-language model's Cost tree that ``params --part`` counts.
 
-    ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head);
+    ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head;
+    a dual encoder's text tower and its projection);
     ``"vision"``: only those children (vision tower, projector), without the top level's own
-    steps; ``"all"``: ``cost`` itself.  Selected by ``Block``, never by a component's name.
+    steps; ``"all"``: ``cost`` itself.  A dual encoder's ``Block.CONTRASTIVE`` (the logits'
+    scale and bias) is neither tower's: in ``"all"`` only.  Selected by ``Block``, never by a
+    component's name.
 
     Raises:
         InputError: ``part`` is none of those.
@@ -329,12 +408,15 @@ def select_part(cost: Cost, part: str) -> Cost:
         return cost
     if part not in ("text", "vision"):
         raise InputError(f"part must be all, text or vision, not {part!r}")
-    keep = tuple(c for c in cost.children if (c.block in VISION_BLOCKS) == (part == "vision"))
+    keep = tuple(
+        c for c in cost.children if c.block != Block.CONTRASTIVE and (c.block in VISION_BLOCKS) == (part == "vision")
+    )
     steps = cost.steps if part == "text" else ()
     return replace(cost, steps=steps, children=keep)
 
 
 def vision_params(cost: Cost) -> sp.Expr:
     """The parameters of the image side of a model's Cost tree (its ``VISION_BLOCKS``
-    subtrees); 0 for a model without one.  The text-only figure is ``cost.params`` less it."""
+    subtrees); 0 for a model without one.  The text-only figure is ``cost.params`` less it
+    (and, for a dual encoder, less its ``Block.CONTRASTIVE`` logit scale: ``select_part``)."""
     return sp.Add(*[c.params for c in cost.children if c.block in VISION_BLOCKS])

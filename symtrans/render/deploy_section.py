@@ -73,7 +73,11 @@ def report_section(r: dict) -> dict:
         ("weights (once)", _bytes(m["weights"])),
         ("KV cache per token", _bytes(m["kv_cache_per_token"])),
         ("KV cache per request", _bytes(m["kv_cache_per_request"])),
-        (f"KV cache x {grouped(r['batch_per_replica'])} requests", _bytes(m["kv_cache_at_batch"])),
+        (
+            f"KV cache allocated ({grouped(m['kv_blocks'])} blocks of {wl['block_size']} tokens)",
+            _bytes(m["kv_cache_allocated"]),
+        ),
+        (f"of which {grouped(r['batch_per_replica'])} requests hold", _bytes(m["kv_cache_at_batch"])),
         (
             "activation reserve" + (" (default)" if m["activation_reserve_default"] else ""),
             _bytes(m["activation_reserve"]),
@@ -150,6 +154,7 @@ def report_section(r: dict) -> dict:
             f"(checkpoint {_bytes(r['checkpoint_bytes'])})"
         )
     )
+    items += [doc.runs(f"default: {s}") for s in r.get("defaults", ())]
     items += [doc.runs(f"assumption: {s}") for s in r["assumptions"]]
     items += [doc.runs(f"note: {s}") for s in r["notes"]]
     blocks.append(doc.Bullets(tuple(items)))

@@ -26,7 +26,9 @@ QWEN_WINDOW = "sliding_window use_sliding_window max_window_layers layer_types"
 
 # Config classes whose num_key_value_heads may be null (``int | None``): null means
 # num_attention_heads (their __post_init__).  The others' strict int field refuses null.
-_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text")
+_KV_HEADS_NULLABLE = ("llama", "qwen2", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text")
+# Qwen3-shaped attention (head_dim field, per-head q/k RMSNorms, attention_bias switch).
+_QWEN3_SHAPED = ("qwen3", "qwen3_vl_text")
 
 
 def heads(r: Reader, h: int, h_key: str = "num_attention_heads") -> int:
@@ -63,7 +65,7 @@ def llama_like(r: Reader) -> Spec:
         sizes["h_kv"] = h_kv
     if mt == "llama" and d % h:  # LlamaConfig.validate_architecture, head_dim given or not
         raise ConfigError(f"num_attention_heads ({h}) does not divide hidden_size ({d}), which LlamaConfig requires")
-    if mt in ("qwen3", "gemma"):
+    if mt in (*_QWEN3_SHAPED, "gemma"):
         sizes["d_k"] = r.size("head_dim")  # an explicit class default (128 / 256)
     elif r.given("head_dim"):
         sizes["d_k"] = r.size("head_dim")
@@ -92,7 +94,7 @@ def llama_like(r: Reader) -> Spec:
             opts["attention_bias"] = True
         if r.flag("mlp_bias"):
             opts["ffn_bias"] = True
-    elif mt in ("qwen3", "gemma"):
+    elif mt in (*_QWEN3_SHAPED, "gemma"):
         if r.flag("attention_bias"):
             opts["attention_bias"] = True
     elif mt == "qwen2":
@@ -111,7 +113,7 @@ def llama_like(r: Reader) -> Spec:
         if k > E:
             raise ConfigError(f"num_experts_per_tok ({k}) exceeds num_local_experts ({E})")
         sizes.update(E=E, k=k)
-    if mt == "qwen3":
+    if mt in _QWEN3_SHAPED:
         opts["qk_norm"] = True
     w = window(r, sizes["N"])
     if w is not None:
@@ -352,4 +354,41 @@ GEMMA = ModelType(
 )
 
 
-RECORDS = (LLAMA, MISTRAL, MIXTRAL, QWEN2, QWEN3, GEMMA)
+# Qwen3-VL's language model (Qwen3VLTextModel): Qwen3's layers (per-head q/k RMSNorms, bias
+# switch, head_dim field) without a sliding window, and interleaved multimodal rotary positions
+# (mrope_section, mrope_interleaved: buffers, no weights).  Only inside qwen3_vl's text_config.
+QWEN3_VL_TEXT = ModelType(
+    model_type="qwen3_vl_text",
+    config_class="Qwen3VLTextConfig",
+    model_class="Qwen3VLTextModel",
+    read=llama_like,
+    defaults={
+        "vocab_size": 151936,
+        "hidden_size": 4096,
+        "intermediate_size": 22016,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "head_dim": 128,
+        "max_position_embeddings": 128000,
+        "attention_bias": False,
+        "tie_word_embeddings": False,  # no such field: the wrapper's own flag decides (and is passed down)
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout head_dim hidden_act hidden_size initializer_range intermediate_size "
+        "max_position_embeddings num_attention_heads num_hidden_layers num_key_value_heads pad_token_id "
+        "rms_norm_eps rope_parameters use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**DECODER_NO_EFFECT, "token": "pad_token_id"},
+    ),
+    # Qwen/Qwen3-VL-*'s text_config still writes these; Qwen3VLTextConfig has no such fields
+    # (the wrapper's tie_word_embeddings alone ties lm_head)
+    legacy_keys=frozenset({"bos_token_id", "eos_token_id", "tie_word_embeddings"}),
+    pad_default=None,
+    text_only=True,
+    family="llama",
+)
+
+
+RECORDS = (LLAMA, MISTRAL, MIXTRAL, QWEN2, QWEN3, GEMMA, QWEN3_VL_TEXT)

@@ -387,28 +387,29 @@ def mistral3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
     return sizes, {"vision": "mistral3", "projector_bias": _projector_bias(r, False)}, notes
 
 
-def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
-    """(sizes, Spec options, notes) of Qwen2.5-VL's vision tower and patch merger.
+def _qwen_vision_reader(
+    r: Reader, mt: str, classes: tuple[str, str], defaults: dict[str, Any], what: str
+) -> tuple[dict[str, Any], Reader]:
+    """(vision_config, its Reader) of Qwen2.5-VL (``mt`` qwen2_5_vl) or Qwen3-VL (qwen3_vl): the
+    vision model_type ``<mt>_vision``, or ``<mt>`` (the Hub files, which the wrapper's config renames).
 
     Raises:
-        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
-            sizes, or a malformed size.
+        ConfigError: a vision_config of another model_type, or list-valued (non-square) patch sizes.
     """
     vcfg = _sub(r, "vision_config") or {}
-    vmt = vcfg.get("model_type", "qwen2_5_vl_vision")
-    if vmt not in ("qwen2_5_vl_vision", "qwen2_5_vl"):  # "qwen2_5_vl": old checkpoints, renamed by the config
-        raise ConfigError(f"vision_config model_type {show(vmt)} is not Qwen2.5-VL's vision tower (qwen2_5_vl_vision)")
+    vmt = vcfg.get("model_type", f"{mt}_vision")
+    if vmt not in (f"{mt}_vision", mt):
+        raise ConfigError(f"vision_config model_type {show(vmt)} is not {what} ({mt}_vision)")
     for key in ("patch_size", "temporal_patch_size"):
         if isinstance(vcfg.get(key), list):
             raise ConfigError(f"vision_config.{key} is a list: symtrans counts square patches of one size")
-    vr = Reader(
-        vcfg,
-        "qwen2_5_vl_vision",
-        ("Qwen2_5_VLVisionConfig", "Qwen2_5_VisionTransformerPretrainedModel"),
-        QWEN2_5_VL_VISION_DEFAULTS,
-        {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"},
-    )
-    sizes = dict(
+    aliases = {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"}
+    return vcfg, Reader(vcfg, f"{mt}_vision", classes, defaults, aliases)
+
+
+def _qwen_vision_sizes(vr: Reader) -> dict[str, int]:
+    """The tower sizes Qwen2.5-VL's and Qwen3-VL's vision configs share."""
+    return dict(
         d_vis=vr.size("hidden_size"),
         d_ff_vis=vr.size("intermediate_size"),
         N_vis=vr.size("depth"),
@@ -417,6 +418,23 @@ def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str
         t_vis=vr.size("temporal_patch_size"),
         m_vis=vr.size("spatial_merge_size"),
     )
+
+
+def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Qwen2.5-VL's vision tower and patch merger.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, or a malformed size.
+    """
+    vcfg, vr = _qwen_vision_reader(
+        r,
+        "qwen2_5_vl",
+        ("Qwen2_5_VLVisionConfig", "Qwen2_5_VisionTransformerPretrainedModel"),
+        QWEN2_5_VL_VISION_DEFAULTS,
+        "Qwen2.5-VL's vision tower",
+    )
+    sizes = _qwen_vision_sizes(vr)
     out = vr.size("out_hidden_size")
     if out != d_model:
         sizes["d_proj"] = out
@@ -483,3 +501,88 @@ def idefics3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
         f"stacks {s} x {s} patches into one token and maps {s * s * sizes['d_vis']} -> d_model (no bias)"
     )
     return sizes, {"vision": "idefics3"}, notes
+
+
+# Qwen3VLVisionConfig's defaults (transformers 5.x); deepstack_visual_indexes (8, 16, 24).
+QWEN3_VL_VISION_DEFAULTS = {
+    "depth": 27,
+    "hidden_size": 1152,
+    "intermediate_size": 4304,
+    "num_heads": 16,
+    "in_channels": 3,
+    "patch_size": 16,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "out_hidden_size": 3584,
+    "num_position_embeddings": 2304,
+}
+QWEN3_VL_DEEPSTACK_DEFAULT = (8, 16, 24)
+
+
+def qwen3_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Qwen3-VL's vision model: tower, merger, DeepStack mergers.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, a malformed size, or deepstack_visual_indexes that is not a list of integers.
+    """
+    vcfg, vr = _qwen_vision_reader(
+        r,
+        "qwen3_vl",
+        ("Qwen3VLVisionConfig", "Qwen3VLVisionModel"),
+        QWEN3_VL_VISION_DEFAULTS,
+        "Qwen3-VL's vision model",
+    )
+    deep = vcfg.get("deepstack_visual_indexes", list(QWEN3_VL_DEEPSTACK_DEFAULT))
+    if not isinstance(deep, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in deep):
+        raise ConfigError(f"vision_config.deepstack_visual_indexes must be a list of integers, not {show(deep)}")
+    sizes = dict(_qwen_vision_sizes(vr), P_vis=vr.size("num_position_embeddings"))
+    if deep:
+        sizes["n_ds"] = len(deep)  # Qwen3VLVisionModel builds one merger per entry, whatever its index
+    out = vr.size("out_hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    if "deepstack_visual_indexes" not in vcfg:
+        notes.append(f"vision_config: key deepstack_visual_indexes missing: used {list(QWEN3_VL_DEEPSTACK_DEFAULT)}")
+    m = sizes["m_vis"]
+    notes.append(
+        f"vision tower: Qwen3-VL ViT, {sizes['N_vis']} layers of width {sizes['d_vis']}, a learned grid of "
+        f"{sizes['P_vis']} positions; the merger joins {m} x {m} patches into one token of width {out}, and "
+        f"{len(deep)} DeepStack mergers (layers {deep}) feed the first language layers"
+    )
+    return sizes, {"vision": "qwen3_vl"}, notes
+
+
+def qwen3_5_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of the vision model of Qwen3.5 (``qwen3_5``) and Qwen3.5-MoE
+    (``qwen3_5_moe``): Qwen3-VL's tower and merger without DeepStack mergers (Qwen3_5VisionModel
+    deletes them; Qwen3_5MoeVisionModel is Qwen3_5VisionModel), so the engine's ``qwen3_vl``
+    tower without n_ds counts it.  Its config class has Qwen3VLVisionConfig's defaults.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, or a malformed size.
+    """
+    cls = "Qwen3_5MoeVisionConfig" if r.mt == "qwen3_5_moe" else "Qwen3_5VisionConfig"
+    vcfg, vr = _qwen_vision_reader(
+        r, r.mt, (cls, cls.replace("Config", "Model")), QWEN3_VL_VISION_DEFAULTS, f"{r.mt}'s vision tower"
+    )
+    sizes = dict(_qwen_vision_sizes(vr), P_vis=vr.size("num_position_embeddings"))
+    out = vr.size("out_hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    if vcfg.get("deepstack_visual_indexes"):
+        notes.append(
+            f"vision_config: deepstack_visual_indexes {show(vcfg['deepstack_visual_indexes'])} ignored "
+            f"({cls} has no such field: Qwen3.5's tower builds no DeepStack mergers)"
+        )
+    side = math.isqrt(sizes["P_vis"])
+    grid = f"{side} x {side}" if side * side == sizes["P_vis"] else str(sizes["P_vis"])
+    notes.append(
+        f"vision tower: Qwen3.5 ViT (Qwen3-VL's, no DeepStack), {sizes['N_vis']} layers of width {sizes['d_vis']}, "
+        f"a learned {grid} position table interpolated to each image; the merger joins {sizes['m_vis']} x "
+        f"{sizes['m_vis']} patches into one token of width {out}"
+    )
+    return sizes, {"vision": "qwen3_vl"}, notes

@@ -1,0 +1,307 @@
+"""Faults a new user found in ``deploy``, ``flops``, ``memory`` and ``report`` (issues 20 and 23),
+each reproduced and checked against an independent source named beside it: vLLM's source (the
+rule written out here as arithmetic), transformers' models on the meta device, FlopCounterMode.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from conftest import require
+
+from symtrans.cli.main import main
+
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
+GiB = 2**30
+# CUDA-visible memory of an H100 80GB as vLLM logged it: 'total_gpu_memory 79.22GiB'
+# (github.com/vllm-project/vllm/pull/10511)
+H100_CUDA = int(Fraction(7922, 100) * GiB)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def meta_params(config_json: Path, auto_class: str = "AutoModelForCausalLM") -> int:
+    """Parameters of the transformers class for ``config_json``, built on the meta device."""
+    torch = require("torch")
+    transformers = require("transformers")
+    cfg = transformers.AutoConfig.for_model(**json.loads(config_json.read_text()))
+    with torch.device("meta"):
+        m = getattr(transformers, auto_class).from_config(cfg)
+    return sum(p.numel() for p in m.parameters())
+
+
+# ------------------------------------------- 1. vLLM's 'Maximum concurrency' with sliding windows
+
+
+# no activation reserve and no memory outside PyTorch: the KV budget is u·M − weights alone
+BARE = ("--accelerator", "h100-sxm", "--dtype", "bf16", "--activation-reserve", "0", "--non-torch", "0")
+
+
+def _vllm_window_plan(capsys, config: str, *extra):
+    code, out, err = run(capsys, "deploy", CONFIGS / config, *BARE, *extra, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_mistral_all_windowed_concurrency_follows_vllm_groups(capsys):
+    # vLLM (vllm/v1/core/kv_cache_utils.py at main, get_kv_cache_groups / get_kv_cache_config_from_groups /
+    # get_max_concurrency_for_kv_cache_config; vllm/v1/kv_cache_interface.py SlidingWindowSpec):
+    # every layer windowed alike -> one group of all 32 layers; blocks = available // page // 32;
+    # 'Maximum concurrency' = blocks / (cdiv(min(w - 1 + max_num_batched_tokens, max_model_len), 16) + 1).
+    weights = 2 * meta_params(CONFIGS / "mistral-7b-v0.1.json")  # bf16
+    page = 2 * 16 * 8 * 128 * 2  # K and V x block 16 x 8 KV heads x head 128 x 2 bytes
+    available = int(Fraction(92, 100) * H100_CUDA) - weights  # vLLM's 0.92 default (vllm/config/cache.py)
+    blocks = available // page // 32
+    per_request = cdiv(min(4096 - 1 + 8192, 32768), 16) + 1  # 8,192 max_num_batched_tokens on an H100
+    assert per_request == 769
+    r = _vllm_window_plan(capsys, "mistral-7b-v0.1.json")
+    assert r["token_budget"] == blocks * 16
+    assert Fraction(r["vllm_concurrency"]) == Fraction(blocks, per_request)
+    assert r["max_concurrency"] == blocks // per_request
+    # the text quotes vLLM's line with max_model_len and two decimals; the old figure was budget / 32,768
+    code, out, _ = run(capsys, "deploy", CONFIGS / "mistral-7b-v0.1.json", *BARE)
+    assert f"Maximum concurrency for 32,768 tokens per request: {blocks / per_request:.2f}x" in out
+    assert f"{blocks * 16 / 32768:.2f}x" not in out
+
+
+def test_gemma2_alternating_windows_two_groups(capsys):
+    # Gemma-2-9B: 21 full and 21 window-4,096 layers -> two groups of 21 (kv_cache_utils.py,
+    # _get_kv_cache_groups_uniform_page_size: 21 < 1.5 x 21 so the group size is 21); blocks =
+    # available // page // 21; 'GPU KV cache size' = blocks // 2 x 16; a request of 8,192 tokens takes
+    # cdiv(8192, 16) = 512 full blocks + cdiv(min(4095 + 8192, 8192), 16) + 1 = 513 windowed ones.
+    weights = 2 * meta_params(CONFIGS / "gemma-2-9b.json")
+    page = 2 * 16 * 8 * 256 * 2
+    available = int(Fraction(92, 100) * H100_CUDA) - weights
+    blocks = available // page // 21
+    r = _vllm_window_plan(capsys, "gemma-2-9b.json")
+    assert r["token_budget"] == blocks // 2 * 16
+    assert Fraction(r["vllm_concurrency"]) == Fraction(blocks, 512 + 513)
+    assert r["max_concurrency"] == blocks // 1025
+
+
+def test_gemma3_five_to_one_pads_groups(capsys):
+    # Gemma-3-12B: 8 full and 40 window-1,024 layers -> group size 8 (40 >= 1.5 x 8): 1 full group and
+    # 5 windowed ones; blocks = available // page // 8, 'GPU KV cache size' = blocks // 6 x 16, and a
+    # request of 131,072 tokens takes 8,192 + 5 x (cdiv(1023 + 8192, 16) + 1 = 577) blocks.
+    weights = 2 * meta_params(CONFIGS / "gemma-3-12b-it.json", "AutoModelForImageTextToText")  # with its vision tower
+    page = 2 * 16 * 8 * 256 * 2  # 8 KV heads of 256 (config.json)
+    available = int(Fraction(92, 100) * H100_CUDA) - weights
+    r = _vllm_window_plan(capsys, "gemma-3-12b-it.json")
+    blocks = available // page // 8
+    assert r["token_budget"] == blocks // 6 * 16
+    assert Fraction(r["vllm_concurrency"]) == Fraction(blocks, 8192 + 5 * 577)
+
+
+def test_v0_prints_tokens_over_max_model_len(capsys):
+    # vLLM 0.6 (vllm/executor/executor_base.py, initialize_cache): max_concurrency = num_gpu_blocks x
+    # block_size / max_model_len, windows or not
+    r = _vllm_window_plan(capsys, "mistral-7b-v0.1.json", "--engine-version", "0.6.4", "--max-model-len", "8192")
+    assert Fraction(r["vllm_concurrency"]) == Fraction(r["token_budget"], 8192)
+
+
+# ------------------------------------------------ 2. prefix sharing needs prefix caching; the pool
+
+
+def test_shared_prefix_needs_prefix_caching_on(capsys):
+    # vLLM V0 (0.4 to 0.7) leaves automatic prefix caching off unless --enable-prefix-caching is given
+    # (EngineArgs.enable_prefix_caching: bool = False, vllm/engine/arg_utils.py); V1 turns it on by default
+    # and --no-enable-prefix-caching turns it off. Without it no block is shared, so a --shared-prefix
+    # cannot raise the concurrency: one line, exit 2.
+    base = ("deploy", "llama-2-7b", "--accelerator", "a100-80gb", "--shared-prefix", "4000")
+    for extra in (("--engine-version", "0.4"), ("--no-enable-prefix-caching",), ("--engine", "none")):
+        code, out, err = run(capsys, *base, *extra)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "prefix-caching" in err, (extra, err)
+    code, _, err = run(capsys, *base, "--engine-version", "0.4", "--enable-prefix-caching")
+    assert code == 0, err
+
+
+def test_memory_table_shows_the_allocated_pool_not_requests_times_full_length(capsys):
+    # Llama-2-7B on an A100-80GB, vLLM 0.4 with --enable-prefix-caching and a 4,000-token shared prefix:
+    # vLLM allocates its pool once (floor(available / (16 x 524,288)) blocks: 'GPU blocks' in V0's log),
+    # and the running batch (max_num_seqs 256, vLLM 0.4's default) holds the prefix's floor(min(4000,
+    # 4094) / 16) = 250 blocks once and cdiv(4096, 16) − 250 = 6 blocks each: (250 + 256 x 6) x 16 x
+    # 524,288 bytes, not 256 x 2 GiB = 512 GiB on an 80 GiB card.
+    code, out, err = run(
+        capsys,
+        "deploy",
+        "llama-2-7b",
+        "--accelerator",
+        "a100-80gb",
+        "--engine-version",
+        "0.4",
+        "--enable-prefix-caching",
+        "--shared-prefix",
+        "4000",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    r = json.loads(out)
+    m = r["memory_per_device"]
+    kv_tok = 2 * 32 * 4096 * 2  # K and V x 32 layers x d_model 4,096 x 2 bytes
+    assert m["kv_cache_allocated"] == m["kv_blocks"] * 16 * kv_tok == r["token_budget"] * kv_tok
+    assert r["batch_per_replica"] == 256
+    assert m["kv_cache_at_batch"] == (250 + 256 * 6) * 16 * kv_tok == 14_982_053_888
+    assert m["kv_cache_at_batch"] <= m["kv_cache_allocated"] < 80 * GiB
+    code, out, _ = run(
+        capsys,
+        "deploy",
+        "llama-2-7b",
+        "--accelerator",
+        "a100-80gb",
+        "--enable-prefix-caching",
+        "--shared-prefix",
+        "4000",
+    )
+    assert "512.00 GiB" not in out  # 256 x 2 GiB
+    assert "KV cache allocated" in out and "of which 256 requests hold" in out
+
+
+# ------------------------------------------------ 3. ModernBERT's global and sliding layers
+
+
+MODERNBERT_TINY = dict(
+    model_type="modernbert",
+    hidden_size=12,
+    num_attention_heads=2,
+    num_hidden_layers=4,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=32,
+    pad_token_id=0,
+    bos_token_id=0,
+    eos_token_id=0,
+    cls_token_id=0,
+    sep_token_id=0,
+    local_attention=6,  # |i − j| <= 3
+    global_attn_every_n_layers=2,  # layers 0 and 2 global, 1 and 3 sliding (ModernBertConfig)
+)
+
+
+def _eager_modernbert_flops(cfg: dict, batch: int, length: int) -> int:
+    """FlopCounterMode on transformers' eager ModernBertModel forward (the oracle)."""
+    torch = require("torch")
+    transformers = require("transformers")
+    from torch.utils.flop_counter import FlopCounterMode
+
+    config = transformers.ModernBertConfig(**{k: v for k, v in cfg.items() if k != "model_type"})
+    config._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.ModernBertModel(config).eval()
+    ids = torch.ones(batch, length, dtype=torch.long)
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model(input_ids=ids)
+    return counter.get_total_flops()
+
+
+def _symtrans_flops(capsys, tmp_path, cfg: dict, *extra) -> int:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "flops", path, "--batch", "2", "--seq-len", "10", *extra, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)["total"]
+
+
+def test_modernbert_with_sliding_layers_flops_equal_eager_forward(capsys, tmp_path):
+    # the eager forward computes the full L x L square on every layer and masks it (transformers'
+    # create_bidirectional_sliding_window_mask), so --mask full equals FlopCounterMode
+    for cfg in (MODERNBERT_TINY, {**MODERNBERT_TINY, "layer_types": ["sliding_attention"] * 4}):
+        assert _symtrans_flops(capsys, tmp_path, cfg) == _eager_modernbert_flops(cfg, 2, 10)
+
+
+def test_modernbert_mask_window_counts_the_band(capsys, tmp_path):
+    # --mask window: each sliding layer's QK^T and scores·V only over pairs |i − j| <= local_attention // 2
+    # (sliding_window_bidirectional_overlay); pairs counted by brute force here, the rest from the oracle
+    eager = _eager_modernbert_flops(MODERNBERT_TINY, 2, 10)
+    band = sum(1 for i in range(10) for j in range(10) if abs(i - j) <= 6 // 2)
+    assert band == 10 * 10 - 2 * (1 + 2 + 3 + 4 + 5 + 6)  # 58: the 42 pairs beyond distance 3 dropped
+    per_pair = 2 * 2 * 2 * 6 * 2  # (QK^T + scores V) x 2 FLOPs x B 2 x d_k 6 x h 2
+    dropped = 2 * per_pair * (10 * 10 - band)  # two sliding layers
+    assert _symtrans_flops(capsys, tmp_path, MODERNBERT_TINY, "--mask", "window") == eager - dropped
+
+
+def test_modernbert_memory_and_report_no_longer_refused(capsys, tmp_path):
+    path = CONFIGS / "modernbert-large-zeroshot-v2.0.json"
+    code, out, err = run(capsys, "memory", path, "--format", "json")
+    assert code == 0, err
+    code, out, err = run(capsys, "report", path, "--format", "markdown", "-o", tmp_path / "r.md")
+    assert code == 0, err
+    assert (tmp_path / "r.md").read_text().count("sliding window") >= 1
+    # parameters are those of ModernBertModel on the meta device (windows change none)
+    code, out, err = run(capsys, "params", path, "--format", "json")
+    assert json.loads(out)["total"] == meta_params(path, "AutoModel")
+
+
+# ------------------------------------------------ 4. a VLM's activation reserve says what it leaves out
+
+
+def test_vlm_reserve_names_the_vision_encoder_profiling_it_leaves_out(capsys):
+    # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+    # (vllm/v1/worker/gpu_model_runner.py, profile_run, which logs 'Encoder cache will be initialized with a
+    # budget of N tokens, and profiled with M image items of the maximum feature size'): the peak depends on
+    # the image processor, not config.json, so deploy says in one line that it is not in the reserve
+    vlm = (CONFIGS / "qwen2-vl-7b.json", "--accelerator", "h100-sxm")
+    for engine in ("vllm", "none"):
+        code, out, err = run(capsys, "deploy", *vlm, "--engine", engine)
+        assert code == 0, err
+        said = [line for line in out.splitlines() if "vision encoder" in line]
+        assert len(said) == 1 and "not included" in said[0] and "--activation-reserve" in said[0]
+    code, out, _ = run(capsys, "deploy", *vlm, "--activation-reserve", "1000000000")
+    assert "vision encoder" not in out  # the user's reserve is taken as given
+    code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm")
+    assert "vision encoder" not in out
+
+
+# ------------------------------------------------ 5. every default deploy picks is stated with its source
+
+
+def test_jamba_context_is_its_configs_max_position_embeddings_and_said(capsys):
+    # vLLM's default max_model_len is the config's max_position_embeddings (vllm/config/model.py,
+    # _get_and_verify_max_len); ai21-jamba-1.5-mini's config.json says 262,144 (tests/fixtures/configs),
+    # where the plan used symtrans's 2,048-token workload default without saying so
+    path = CONFIGS / "ai21-jamba-1.5-mini.json"
+    assert json.loads(path.read_text())["max_position_embeddings"] == 262_144
+    argv = ("deploy", path, "--accelerator", "h100-sxm", "--devices", "2", "--tensor-parallel", "2")
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["workload"]["prompt"] + r["workload"]["generate"] == 262_144
+    assert any("max_model_len 262,144" in d and "max_position_embeddings" in d for d in r["defaults"])
+    code, out, _ = run(capsys, *argv)
+    assert "  default: max_model_len 262,144 tokens" in out
+
+
+def test_each_default_is_stated_and_a_given_option_is_not(capsys):
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--format", "json")
+    assert code == 0, err
+    said = json.loads(out)["defaults"]
+    for what in (
+        "max_model_len",
+        "vLLM release",
+        "gpu_memory_utilization",
+        "block size",
+        "KV cache",
+        "max_num_batched_tokens",
+        "max_num_seqs",
+    ):
+        assert sum(d.startswith(what) for d in said) == 1, (what, said)
+        assert all("(set --" in d or "; set --" in d for d in said)
+    given = (
+        "--max-model-len 2048 --engine-version 0.8 --gpu-memory-utilization 0.8 --block-size 32 "
+        "--kv-cache-dtype auto --max-num-batched-tokens 4096 --max-num-seqs 64"
+    ).split()
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", *given, "--format", "json")
+    assert code == 0, err
+    # auto is vLLM's own default spelled out: still the weights' dtype, so still said
+    assert [d.split(" ")[0] for d in json.loads(out)["defaults"]] == ["KV"]
