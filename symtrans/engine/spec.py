@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
+from symtrans.engine import audio_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -47,7 +48,7 @@ DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
-FRONTENDS = ("tokens", "patch", "conv1d")
+FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
@@ -96,6 +97,7 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    *audio_rules.WAV2VEC2_SIZES,
     # --- vision-language wrappers (engine/vision.py)
     "d_vis",
     "d_ff_vis",
@@ -136,6 +138,7 @@ VISIONS = (
     "qwen3_vl",
     "clip_dual",
     "siglip_dual",
+    "siglip2_dual",
     "paligemma",
     "idefics3",
 )
@@ -150,6 +153,7 @@ VISION_SIZES = {
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip2_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
 }
@@ -165,9 +169,9 @@ _OPTIONAL_VISION_SIZES = {
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
 # head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).
-_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "paligemma")
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "siglip2_dual", "paligemma")
 # Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
-DUAL_VISIONS = ("clip_dual", "siglip_dual")
+DUAL_VISIONS = ("clip_dual", "siglip_dual", "siglip2_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -281,7 +285,9 @@ class Spec:
         frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
-            Conv1d layers over C_in mel bins, the second with stride 2).
+            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec 2.0 /
+            HuBERT, no vocabulary: ``frontends.wav2vec2_front``; its sizes P_fe, C_in, K_pos, G_pos and
+            options audio_feature_norm, audio_mask_embed, pos_conv_norm in ``engine/audio_rules.py``).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
@@ -293,7 +299,8 @@ class Spec:
             Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
             one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
             ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
-            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
+            Siglip2Model: a dual encoder, the image
             tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
             space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
             the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
@@ -444,6 +451,9 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    audio_feature_norm: bool = True
+    audio_mask_embed: bool = False
+    pos_conv_norm: str = "weight"
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
@@ -563,6 +573,8 @@ class Spec:
         Raises:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
+        if self.frontend == "wav2vec2":
+            raise InputError(audio_rules.WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -643,6 +655,9 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "audio_feature_norm": bool,
+    "audio_mask_embed": bool,
+    "pos_conv_norm": audio_rules.POS_CONV_NORMS,
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
@@ -805,6 +820,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    audio_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
@@ -886,9 +902,10 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     for name in _REQUIRED[spec.family]:
         if name in _mixer_free(spec):  # a stack without attention or FFN (Mamba) has no h or d_ff
             continue
-        if name == "V" and spec.frontend == "patch":
+        if name == "V" and spec.frontend in ("patch", "wav2vec2"):
             if "V" in v:
-                raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+                what = "pixels" if spec.frontend == "patch" else "a waveform"
+                raise InputError(f"frontend={spec.frontend} reads {what}, not tokens: drop V (there is no vocabulary)")
             continue
         if name not in v:
             raise InputError(f"{spec.family} model needs size {name}")
@@ -1111,7 +1128,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
             raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
-    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+    for name, frontends in (("C_in", ("patch", "conv1d", "wav2vec2")), ("p", ("patch",))):
         if name in v and spec.frontend not in frontends:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
@@ -1137,6 +1154,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
         for name in needed:
             if name not in v:
                 raise InputError(f"frontend={spec.frontend} needs size {name}")
+    audio_rules.check_sizes(spec, v)
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:
