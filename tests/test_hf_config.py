@@ -54,8 +54,15 @@ REFERENCE = {
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
+    # t-vlm-a's wrappers, whole (tests/test_vision_paligemma.py, test_vision_idefics3.py: meta device)
+    "colpali-v1.2-merged-paligemma-448": (2_924_351_216, "PaliGemmaForConditionalGeneration"),
+    "smolvlm-256m-instruct": (256_484_928, "Idefics3ForConditionalGeneration"),
+    "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
+    "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
+    "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
@@ -84,6 +91,7 @@ REFERENCE = {
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
+    "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
@@ -119,6 +127,8 @@ ACTIVE = {
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
     "qwen3-coder-next": 3_874_929_408,
+    # 8 of 256 experts a token (tests/test_published_qwen3_5.py): text 3,454,988,928 + visual 446,571,248
+    "qwen3.6-35b-a3b": 3_901_560_176,
     # the meta models' expert tensors (tests/test_moe_types.py): 56 of 64, 120 of 128, 122 of 128
     # and 248 of 256 experts idle per token
     "olmoe-1b-7b-0125-instruct": 1_282_017_280,
@@ -129,6 +139,8 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash-shaped": 3_896_763_136,
+    # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
+    "nemotron-3-nano-30b-a3b": 3_580_073_408,
 }
 
 

@@ -38,6 +38,7 @@ require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
+    IDEFICS3_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
@@ -552,6 +553,34 @@ AUDIT_BASE: dict[str, dict] = {
         ),
         vision_config=QWEN2_5_VL_VISION,
     ),
+    "paligemma": dict(
+        text_config=dict(
+            model_type="gemma",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=4,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=SIGLIP_VISION,
+        projection_dim=16,  # the text width: PaliGemmaConfig's default 2048 would dwarf the tiny model
+    ),
+    "idefics3": dict(
+        text_config=dict(
+            model_type="llama",
+            hidden_size=16,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            num_hidden_layers=2,
+            intermediate_size=10,
+            vocab_size=23,
+            max_position_embeddings=17,
+        ),
+        vision_config=IDEFICS3_VISION,
+    ),
     "mistral3": dict(
         text_config=dict(
             model_type="mistral",
@@ -903,6 +932,29 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 5 layers M, E, *, -, M: Mamba 2 heads 4 of 3 in 2 groups, attention 4 heads of 5 (2 KV heads),
+    # an MLP 10 wide, 4 experts of 6 (top-2) and a shared expert 8 wide
+    "nemotron_h": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=5,
+        hybrid_override_pattern="ME*-M",
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        mamba_num_heads=4,
+        mamba_head_dim=3,
+        n_groups=2,
+        ssm_state_size=3,
+        conv_kernel=2,
+        chunk_size=5,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=6,
+        moe_shared_expert_intermediate_size=8,
+        time_step_limit=(0.0, 100.0),
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1057,6 +1109,7 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
     ),
 }
+AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
 AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
 AUDIT_BASE["qwen3_5_moe_text"].update(
@@ -1068,6 +1121,15 @@ AUDIT_BASE["qwen3_5_moe"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_moe_text"]
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
+_TEXT_MISTRAL = {
+    "model_type": "mistral",
+    "hidden_size": 16,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "num_hidden_layers": 1,
+    "vocab_size": 23,
+}
+_TEXT_GPT2 = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23}  # refused: not read inside
 MUTATIONS: dict[tuple[str, str], list] = {
     ("longt5", "encoder_attention_type"): ["local", "transient-global", "global"],
     # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
@@ -1402,6 +1464,59 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(QWEN2_5_VL_VISION, hidden_size=12, depth=2),
         dict(QWEN2_5_VL_VISION, out_hidden_size=16),
     ],
+    ("paligemma", "text_config"): [
+        None,  # PaliGemmaConfig's default: a Gemma-2B-shaped GemmaConfig (its sub_configs_defaults)
+        {  # no model_type: read as gemma (GemmaConfig's 16 KV heads would exceed the 4 heads)
+            "hidden_size": 24,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        {
+            "model_type": "gemma2",
+            "hidden_size": 16,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "head_dim": 4,
+            "num_hidden_layers": 1,
+            "vocab_size": 23,
+        },
+        dict(_TEXT_MISTRAL),
+        dict(_TEXT_GPT2),
+    ],
+    ("paligemma", "vision_config"): [
+        dict(SIGLIP_VISION, hidden_size=12, num_hidden_layers=2),
+        dict(SIGLIP_VISION, vision_use_head=True),
+        {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1},  # SiglipVisionConfig's other defaults
+        None,  # PaliGemmaConfig's default: SigLIP So400m/14 at 224 px without head (its sub_configs_defaults)
+    ],
+    ("paligemma", "projection_dim"): [24, 2048],
+    ("paligemma", "hidden_size"): [32],
+    ("paligemma", "vocab_size"): [7],
+    ("paligemma", "image_token_index"): [1],
+    **{
+        (mt, key): values
+        for mt in ("idefics3", "smolvlm")
+        for key, values in {
+            "text_config": [
+                None,  # Idefics3Config's / SmolVLMConfig's default: LlamaConfig() (Llama-2-7B-shaped)
+                {"hidden_size": 24, "num_attention_heads": 4, "num_hidden_layers": 1, "vocab_size": 23},
+                *[dict(t) for t in (_TEXT_MISTRAL, _TEXT_GPT2)],
+            ],
+            "vision_config": [
+                dict(IDEFICS3_VISION, hidden_size=12, num_hidden_layers=2, intermediate_size=9),
+                dict(IDEFICS3_VISION, image_size=16, num_channels=1),
+                dict(IDEFICS3_VISION, hidden_size=7),  # not a multiple of the 2 heads: both refuse
+                dict(IDEFICS3_VISION, model_type="siglip_vision_model"),  # refused by symtrans: GAPS
+                None,  # Idefics3VisionConfig(): 1152 wide, 12 layers, 224 px, patch 32
+            ],
+            "scale_factor": [1, 3],
+            "image_token_id": [1],
+            "use_cache": [False],
+        }.items()
+    },
     ("qwen3_5_moe_text", "layer_types"): [["full_attention"] * 4, ["linear_attention"] * 4],
     ("qwen3_5", "text_config"): [
         None,  # Qwen3_5Config's default: a 9B-shaped Qwen3_5TextConfig()
@@ -1572,6 +1687,24 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("granitemoehybrid", "mamba_n_groups"): [1, 3],
     ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
     ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
+    # nemotron_h (base: hybrid_override_pattern "ME*-M"): a layer list wins over the pattern (5.x and
+    # 4.x names; attention alone is refused; an unknown type too), the 4.x key names it pops
+    ("nemotron_h", "layer_types"): [
+        ["linear_attention", "moe", "full_attention", "mlp", "mlp"],
+        ["mamba", "attention"],
+        ["full_attention"],
+        ["moe", "sliding_attention"],
+    ],
+    ("nemotron_h", "layers_block_type"): [["moe", "moe", "full_attention", "mlp", "linear_attention"]],
+    ("nemotron_h", "mamba_hidden_act"): ["relu"],
+    ("nemotron_h", "mlp_hidden_act"): ["silu"],
+    ("nemotron_h", "mamba_ssm_cache_dtype"): ["bfloat16"],
+    ("nemotron_h", "sliding_window"): [4],
+    ("nemotron_h", "time_step_limit"): [(0.0, 50.0)],
+    ("nemotron_h", "mtp_layers_block_type"): [["moe"]],
+    ("nemotron_h", "moe_latent_size"): [4],
+    ("nemotron_h", "moe_shared_expert_intermediate_size"): [0, 9],
+    ("nemotron_h", "num_experts_per_tok"): [1, 3, 5],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1629,6 +1762,15 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
+    # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
+    # which only the Gemma configs have, and symtrans reads gemma, gemma2 and gemma3_text)
+    ("idefics3", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    ("smolvlm", "text_config"): "a text model other than llama, mistral, qwen2, qwen3, gemma: refused",
+    # Idefics3Config reads any vision_config dict with Idefics3VisionConfig, whatever model_type it
+    # names; symtrans refuses a model_type outside the Idefics3 / SmolVLM family rather than guess
+    ("idefics3", "vision_config"): "a vision_config naming another model_type: refused",
+    ("smolvlm", "vision_config"): "a vision_config naming another model_type: refused",
     # --- audio encoders (catalog/models/audio.py)
     ("wav2vec2", "add_adapter"): "Wav2Vec2Adapter's convolutions after the encoder are not modelled: refused",
     ("hubert", "adapter_attn_dim"): "attention adapters in the stable layer-norm layers are not modelled: refused",
@@ -1649,6 +1791,13 @@ GAPS: dict[tuple[str, str], str] = {
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
+    ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
+    ("nemotron_h", "moe_latent_size"): "the latent projections around the experts (Nemotron 3 Super) are not "
+    "modelled yet: refused",
+    ("nemotron_h", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
     ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
     "(torch.topk): refused",
     ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
@@ -1857,7 +2006,13 @@ def test_unsupported_type_lists_the_table():
         spec_from_config({"model_type": "no-such-model"}, "x")
     message = str(e.value)
     assert "\n" not in message
-    assert all(mt in message for mt in SUPPORTED)
+    # every error line is capped at 1,000 characters (escape.MESSAGE_CAP), which the ~100 names no
+    # longer fit in: the table's first types by name, then how many more and where all are listed
+    listed = message.split("supported model types: ")[1]
+    named, _, more = listed.partition(" and ")
+    names = named.split(", ")
+    assert names == list(SUPPORTED[: len(names)]) and len(message) < 1_000
+    assert more.startswith(f"{len(SUPPORTED) - len(names)} more ('symtrans model-types' lists all {len(SUPPORTED)})")
 
 
 @pytest.mark.parametrize("model_type", SUPPORTED)
@@ -1907,7 +2062,18 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe")
+VISION_WRAPPERS = (
+    "gemma3",
+    "llava_next",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "paligemma",
+    "idefics3",
+    "smolvlm",
+)
 # Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
 # draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
 FIFTY_DRAWS = (*VISION_WRAPPERS, "qwen3_5_moe_text")
@@ -2034,7 +2200,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
 NO_FLOPS = ("wav2vec2", "hubert", "longt5")  # and LongT5's block-local encoder attention
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid",)
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -3255,6 +3421,9 @@ SSM_FIXTURES = [
     # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
     # 2,048 wide on every layer): 340,332,224 on the meta device
     ("granite-4.0-h-350m", 340_332_224),
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 23 Mamba 2, 6 attention and 23 MoE layers (128 experts
+    # top-6 and a shared expert), an untied head: 31,577,937,344 on the meta device
+    ("nemotron-3-nano-30b-a3b", 31_577_937_344),
 ]
 
 
