@@ -133,7 +133,7 @@ HF_CLASSES = {
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
     "siglip2": "Siglip2Model",
-    # --- Qwen3.5 and Gemma 4 (issue 21)
+    # --- Qwen3.5 and Qwen3.5-MoE, text models and multimodal wrappers (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
     "qwen3_5": "Qwen3_5ForConditionalGeneration",
     "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
