@@ -129,7 +129,12 @@ _LEGEND = [
     SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
     SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
     SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
-    SymbolInfo("d_proj", r"d_{\mathrm{proj}}", "patch merger output width, where it differs from d_model", "features"),
+    SymbolInfo(
+        "d_proj",
+        r"d_{\mathrm{proj}}",
+        "patch merger output width, where it differs from d_model; a dual encoder's joint embedding width",
+        "features",
+    ),
     SymbolInfo(
         "n_ds",
         r"n_{\mathrm{ds}}",
