@@ -44,6 +44,7 @@ llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text con
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
+llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -146,6 +147,7 @@ from symtrans.catalog.models.t5 import read_t5 as _t5
 from symtrans.catalog.models.vision import (
     MISTRAL3_TEXT_DEFAULT,
     gemma3_vision,
+    llama4_vision,
     llava_vision,
     mistral3_vision,
     qwen2_5_vl_vision,
@@ -222,6 +224,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
+    "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -623,6 +626,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
+    "llama4": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -665,6 +669,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 ALIASES: dict[str, dict[str, str]] = {
     # Gemma3Config.attribute_map
     "gemma3": {
+        "image_token_id": "image_token_index",
+        "boi_token_id": "boi_token_index",
+        "eoi_token_id": "eoi_token_index",
+    },
+    # Llama4Config.attribute_map
+    "llama4": {
         "image_token_id": "image_token_index",
         "boi_token_id": "boi_token_index",
         "eoi_token_id": "eoi_token_index",
@@ -914,6 +924,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "llama4": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
+        "text_config tie_word_embeddings vision_config",
         "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -1221,6 +1233,13 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "llama4": _no_effect(
+        **{
+            "image tokens": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id "
+            "image_token_index",
+            "text ties": "tie_word_embeddings",
+        },
+    ),
     "qwen3_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
@@ -2907,6 +2926,8 @@ class Wrapper:
             (``catalog/models/vision.py``, ``engine/vision.py``).
         text_default: the text config the wrapper builds without a text_config, where its
             ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
+        tie_text: the text config's tie_word_embeddings alone decides and the wrapper's is never
+            read (Llama 4: its language model is a whole Llama4ForCausalLM, tied by its own config).
     """
 
     text_type: str
@@ -2916,6 +2937,7 @@ class Wrapper:
     language_model: str
     vision: str
     text_default: dict[str, Any] | None = None
+    tie_text: bool = False
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -2978,6 +3000,16 @@ WRAPPERS: dict[str, Wrapper] = {
         language_model="model.language_model (Qwen3VLTextModel) and lm_head",
         vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
         "and DeepStack mergers)",
+    ),
+    "llama4": Wrapper(
+        text_type="llama4_text",
+        text_types=("llama4_text",),
+        tie_or=False,
+        flat=False,
+        language_model="language_model (Llama4ForCausalLM: its model and lm_head)",
+        vision="the vision model (vision_model: Llama4VisionModel, from vision_config, with its pixel-shuffle "
+        "adapter) and the multi-modal projector (multi_modal_projector: one bias-free map)",
+        tie_text=True,
     ),
     "llava_next": Wrapper(
         text_type="llama",
@@ -3067,7 +3099,9 @@ def _wrapped(r: _Reader) -> Spec:
     text_tie = text.get("tie_word_embeddings", _of(DEFAULTS, TEXT_ONLY_DEFAULTS, text_mt).get("tie_word_embeddings"))
     if not isinstance(text_tie, bool):
         raise ConfigError(f"text_config.tie_word_embeddings must be true or false, not {_show(text_tie)}")
-    tied = own or text_tie if w.tie_or else own
+    tied = text_tie if w.tie_text else own or text_tie if w.tie_or else own
+    if w.tie_text and own and not text_tie:
+        r.notes.append(f"tie_word_embeddings true ignored: {r.cls}'s language model ties by its text_config alone")
     if tied != text_tie:
         why = "the wrapper's tie_word_embeddings" if not w.tie_or or own else "the text config's"
         r.notes.append(f"lm_head {'tied to' if tied else 'separate from'} the token embedding ({r.cls} follows {why})")
@@ -3098,6 +3132,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
     elif r.mt == "qwen3_vl":
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "llama4":
+        sizes, opts, notes = llama4_vision(r)
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3187,6 +3223,7 @@ _FAMILIES = {
     "mistral3": _wrapped,
     "qwen2_5_vl": _wrapped,
     "qwen3_vl": _wrapped,
+    "llama4": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

@@ -133,6 +133,19 @@ def _projector_bias(r: Reader, default: bool) -> bool:
     return bias
 
 
+def _vit_sizes(vr: Reader, d: int, side: int, patch: int) -> dict[str, int]:
+    """A ViT's sizes from CLIP-style keys: width, MLP width, layers, channels, patch side, and
+    the (side // patch)^2 patches of a square image (the rows of its position table)."""
+    return dict(
+        d_vis=d,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=patch,
+        P_vis=(side // patch) ** 2,
+    )
+
+
 def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     """(sizes, Spec options, notes) of LLaVA's (and LLaVA-NeXT's) CLIP vision tower and projector.
 
@@ -156,15 +169,7 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
     check_divides("hidden_size", d, "num_attention_heads", h, "CLIPVisionConfig")
     side, patch = vr.size("image_size"), vr.size("patch_size")
     n_feat, bias = _feature_layers(r, -2), _projector_bias(r, True)
-    sizes = dict(
-        d_vis=d,
-        d_ff_vis=vr.size("intermediate_size"),
-        N_vis=vr.size("num_hidden_layers"),
-        C_vis=vr.size("num_channels"),
-        p_vis=patch,
-        P_vis=(side // patch) ** 2,
-        n_feat=n_feat,
-    )
+    sizes = dict(_vit_sizes(vr, d, side, patch), n_feat=n_feat)
     notes = [f"vision_config: {n}" for n in vr.notes]
     notes.append(
         f"vision tower: CLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} patches "
@@ -241,14 +246,7 @@ def siglip_vision(vcfg: dict[str, Any] | None, wrapper: str) -> tuple[dict[str, 
     check_divides("hidden_size", d, "num_attention_heads", h, "SiglipAttention")
     side, patch = vr.size("image_size"), vr.size("patch_size")
     head = vr.flag("vision_use_head")
-    sizes = dict(
-        d_vis=d,
-        d_ff_vis=vr.size("intermediate_size"),
-        N_vis=vr.size("num_hidden_layers"),
-        C_vis=vr.size("num_channels"),
-        p_vis=patch,
-        P_vis=(side // patch) ** 2,
-    )
+    sizes = _vit_sizes(vr, d, side, patch)
     notes = [f"vision_config: {n}" for n in vr.notes]
     notes.append(
         f"vision tower: SigLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} "
@@ -437,3 +435,66 @@ def qwen3_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
         f"{len(deep)} DeepStack mergers (layers {deep}) feed the first language layers"
     )
     return sizes, {"vision": "qwen3_vl"}, notes
+
+
+# Llama4VisionConfig's defaults (transformers 5.x).
+LLAMA4_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "num_hidden_layers": 34,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "intermediate_size": 5632,
+    "vision_output_dim": 7680,
+    "image_size": 448,
+    "patch_size": 14,
+    "projector_input_dim": 4096,
+    "projector_output_dim": 4096,
+}
+
+
+def llama4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Llama 4's vision model and multi-modal projector.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) image or
+            patch sizes, a malformed size, hidden_size not divisible by the heads (the attention
+            maps would be h * (d // h) wide: refused rather than counted as d), or an image
+            smaller than one patch (Llama4VisionRotaryEmbedding fails on an empty grid).
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vmt = vcfg.get("model_type", "llama4_vision_model")
+    if vmt != "llama4_vision_model":
+        raise ConfigError(
+            f"vision_config model_type {show(vmt)} is not supported inside llama4: symtrans counts Llama 4's own "
+            "vision model (llama4_vision_model) only"
+        )
+    for key in ("image_size", "patch_size"):
+        if isinstance(vcfg.get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square images and patches of one size")
+    vr = Reader(vcfg, "llama4_vision_model", ("Llama4VisionConfig", "Llama4VisionModel"), LLAMA4_VISION_DEFAULTS, {})
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    if d % h:  # Llama4VisionAttention builds h * (d // h) wide maps and a head width its 2-D rotary table splits
+        raise ConfigError(
+            f"vision_config.num_attention_heads ({h}) does not divide hidden_size ({d}): Llama 4's vision attention "
+            "would be narrower than the tower, which symtrans does not count"
+        )
+    side, patch = vr.size("image_size"), vr.size("patch_size")
+    if side < patch:
+        raise ConfigError(
+            f"vision_config.image_size ({side}) is smaller than patch_size ({patch}): no patch grid, which "
+            "Llama4VisionRotaryEmbedding cannot build"
+        )
+    sizes = dict(
+        _vit_sizes(vr, d, side, patch),
+        d_ad_in=vr.size("projector_input_dim"),
+        d_ad_out=vr.size("projector_output_dim"),
+        d_vout=vr.size("vision_output_dim"),
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: Llama 4 ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} "
+        f"patches of {patch} x {patch} px per {side} px tile and a class token; a pixel-shuffle adapter "
+        f"({sizes['d_ff_vis']} -> {sizes['d_ad_in']}, {sizes['d_ad_out']} -> {sizes['d_ad_out']}) and a bias-free "
+        f"projector {sizes['d_vout']} -> d_model (multi_modal_projector_bias is never read)"
+    )
+    return sizes, {"vision": "llama4"}, notes
