@@ -122,6 +122,13 @@ HF_CLASSES = {
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
+    # --- dual encoders of catalog/models/dual.py (issue 21)
+    "clip": "CLIPModel",
+    "siglip": "SiglipModel",
+    # --- Qwen3.5 and Gemma 4 (issue 21)
+    "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
+    "qwen3_5": "Qwen3_5ForConditionalGeneration",
+    "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
 }
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
@@ -130,7 +137,18 @@ T5_FAMILY = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "llama4")
+WRAPPED = (
+    "llava",
+    "qwen2_vl",
+    "gemma3",
+    "llava_next",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "llama4",
+)
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -194,13 +212,11 @@ def experts_of(model) -> int | None:
 
 
 def top_k_of(model) -> int:
-    """How many experts a token uses: ``num_experts_per_tok`` (a wrapper's: its text config's), or DBRX's
-    ``ffn_config.moe_top_k`` (DbrxFFN.top_k, the value its router's torch.topk takes)."""
-    if hasattr(model.config, "num_experts_per_tok"):
-        return model.config.num_experts_per_tok
-    text = getattr(model.config, "text_config", None)  # a multimodal wrapper: its language model's (Llama 4)
-    if text is not None and hasattr(text, "num_experts_per_tok"):
-        return text.num_experts_per_tok
+    """How many experts a token uses: ``num_experts_per_tok``, or DBRX's ``ffn_config.moe_top_k``
+    (DbrxFFN.top_k, the value its router's torch.topk takes)."""
+    for config in (model.config, getattr(model.config, "text_config", None)):  # a wrapper: its text model's
+        if hasattr(config, "num_experts_per_tok"):
+            return config.num_experts_per_tok
     return model.transformer.blocks[0].ffn.top_k
 
 
@@ -465,6 +481,17 @@ QWEN2_5_VL_VISION = dict(
     temporal_patch_size=1,
     spatial_merge_size=1,
 )
+QWEN3_5_VISION = dict(
+    depth=1,
+    hidden_size=8,
+    intermediate_size=6,
+    num_heads=2,
+    out_hidden_size=16,
+    num_position_embeddings=4,
+    patch_size=2,
+    temporal_patch_size=1,
+    spatial_merge_size=1,
+)
 PIXTRAL_VISION = dict(
     model_type="pixtral",
     hidden_size=8,
@@ -494,6 +521,28 @@ SIGLIP_VISION = dict(
     patch_size=4,
     vision_use_head=False,
 )
+
+# Dual encoders' base towers (tests/test_model_types.AUDIT_BASE, tests/test_dual_encoders.py)
+CLIP_TEXT = dict(
+    model_type="clip_text_model",
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    vocab_size=23,
+    max_position_embeddings=11,
+)
+CLIP_VISION = dict(
+    model_type="clip_vision_model",
+    hidden_size=10,
+    intermediate_size=9,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    image_size=8,
+    patch_size=4,
+)
+SIGLIP_TEXT = dict(CLIP_TEXT, model_type="siglip_text_model")  # the same sizes: SigLIP's own classes
+SIGLIP_DUAL_VISION = dict(CLIP_VISION, model_type="siglip_vision_model")
 
 
 @st.composite
@@ -598,6 +647,54 @@ def mistral3(draw) -> dict:
     _maybe(draw, cfg, "multimodal_projector_bias", st.booleans())
     _maybe(draw, cfg, "vision_feature_layer", st.sampled_from([-1, -2, [-2, -1]]))
     return cfg
+
+
+# --- dual encoders (issue 21): tiny towers, every size drawn (a tower builds in ~0.01 s on meta)
+def _tower(draw, image: bool) -> dict:
+    """A text or vision sub-config: hidden_size a multiple of the heads (CLIPTextConfig,
+    SiglipVisionConfig ... validate_architecture refuse anything else)."""
+    h = draw(st.integers(1, 3))
+    cfg = dict(
+        hidden_size=h * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        intermediate_size=draw(st.integers(1, 12)),
+        num_hidden_layers=draw(LAYERS),
+    )
+    if image:
+        patch = draw(st.integers(1, 4))
+        cfg["patch_size"] = patch
+        cfg["image_size"] = patch * draw(st.integers(1, 3)) + draw(st.integers(0, patch - 1))  # floor division
+        _maybe(draw, cfg, "num_channels", st.integers(1, 4))
+    else:
+        cfg["vocab_size"] = draw(VOCAB)
+        cfg["max_position_embeddings"] = draw(st.integers(1, 20))
+    return cfg
+
+
+@st.composite
+def clip(draw) -> dict:
+    """CLIPModel: a drawn text and vision tower, projection_dim drawn or the default 512; the
+    sub-configs' own projection_dim is read by the *WithProjection classes only."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_dim", SIZE)
+    _maybe(draw, vision, "projection_dim", SIZE)
+    for sub, mt in ((text, "clip_text_model"), (vision, "clip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    cfg = dict(model_type="clip", text_config=text, vision_config=vision)
+    _maybe(draw, cfg, "projection_dim", SIZE)
+    return cfg
+
+
+@st.composite
+def siglip(draw) -> dict:
+    """SiglipModel: a drawn text tower (projection_size drawn, null or left to hidden_size) and
+    vision tower (vision_use_head drawn or left to its default, true)."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    _maybe(draw, text, "projection_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, vision, "vision_use_head", st.booleans())
+    for sub, mt in ((text, "siglip_text_model"), (vision, "siglip_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    return dict(model_type="siglip", text_config=text, vision_config=vision)
 
 
 # --- decoder types (types-dec)
@@ -1530,6 +1627,55 @@ def qwen3_5_text(draw) -> dict:
     return cfg
 
 
+@st.composite
+def qwen3_5_moe_text(draw) -> dict:
+    """A small Qwen3.5-MoE text config: qwen3_next's draw with experts on every layer (at least
+    one expert) and no dense MLP (Qwen3_5MoeTextConfig has no intermediate_size)."""
+    cfg = draw(qwen3_next())
+    for key in ("intermediate_size", "decoder_sparse_step", "mlp_only_layers"):
+        cfg.pop(key)
+    cfg["num_experts"] = experts = draw(st.integers(1, 4))
+    cfg["num_experts_per_tok"] = draw(st.integers(1, experts))
+    cfg["model_type"] = "qwen3_5_moe_text"
+    return cfg
+
+
+@st.composite
+def qwen3_5_vision(draw) -> dict:
+    """A small Qwen3.5 vision tower: every key that shapes a weight drawn, or left to the
+    class default where that default is small (in_channels 3, the 2 x 2 merger)."""
+    heads = draw(st.integers(1, 2))
+    side = draw(st.integers(1, 3))
+    cfg = dict(
+        depth=draw(st.integers(1, 2)),
+        hidden_size=heads * 4 * draw(st.integers(1, 2)),  # even rotary halves per head
+        intermediate_size=draw(SIZE),
+        num_heads=heads,
+        out_hidden_size=draw(SIZE),
+        num_position_embeddings=side * side,
+        patch_size=draw(st.integers(1, 3)),
+        temporal_patch_size=draw(st.integers(1, 2)),
+    )
+    _maybe(draw, cfg, "spatial_merge_size", st.integers(1, 2))
+    _maybe(draw, cfg, "in_channels", st.integers(1, 3))
+    _maybe(draw, cfg, "deepstack_visual_indexes", st.sampled_from([[], [0]]))  # no such field: ignored
+    return cfg
+
+
+@st.composite
+def qwen3_5(draw, mt: str = "qwen3_5") -> dict:
+    """Qwen3_5ForConditionalGeneration (Qwen3_5MoeForConditionalGeneration): a drawn text model
+    nested in text_config beside a drawn tower; the wrapper's tie_word_embeddings alone decides."""
+    text = draw(qwen3_5_moe_text() if mt == "qwen3_5_moe" else qwen3_5_text())
+    if draw(st.booleans()):
+        del text["model_type"]  # the config class's own text model
+    cfg = dict(model_type=mt, text_config=text, vision_config=draw(qwen3_5_vision()))
+    if draw(st.booleans()):
+        cfg["vision_config"]["model_type"] = draw(st.sampled_from([mt, f"{mt}_vision"]))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 def _bamba_mixers(draw, model_type: str) -> dict:
     """The parts Bamba and Granite 4.0-H share: GQA heads, head_dim given or not, Mamba 2 heads
     x head width = expand x hidden_size (their configs' check; head width given or "auto"),
@@ -1671,6 +1817,9 @@ STRATEGIES = {
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),
     "qwen3_5_text": qwen3_5_text(),
+    "qwen3_5_moe_text": qwen3_5_moe_text(),
+    "qwen3_5": qwen3_5(),
+    "qwen3_5_moe": qwen3_5("qwen3_5_moe"),
     "olmoe": olmoe(),
     "glm4_moe": deepseek_moe("glm4_moe"),
     "dots1": deepseek_moe("dots1"),
@@ -1686,4 +1835,6 @@ STRATEGIES = {
     "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
+    "clip": clip(),
+    "siglip": siglip(),
 }

@@ -165,3 +165,143 @@ def test_memory_table_shows_the_allocated_pool_not_requests_times_full_length(ca
     )
     assert "512.00 GiB" not in out  # 256 x 2 GiB
     assert "KV cache allocated" in out and "of which 256 requests hold" in out
+
+
+# ------------------------------------------------ 3. ModernBERT's global and sliding layers
+
+
+MODERNBERT_TINY = dict(
+    model_type="modernbert",
+    hidden_size=12,
+    num_attention_heads=2,
+    num_hidden_layers=4,
+    intermediate_size=10,
+    vocab_size=23,
+    max_position_embeddings=32,
+    pad_token_id=0,
+    bos_token_id=0,
+    eos_token_id=0,
+    cls_token_id=0,
+    sep_token_id=0,
+    local_attention=6,  # |i − j| <= 3
+    global_attn_every_n_layers=2,  # layers 0 and 2 global, 1 and 3 sliding (ModernBertConfig)
+)
+
+
+def _eager_modernbert_flops(cfg: dict, batch: int, length: int) -> int:
+    """FlopCounterMode on transformers' eager ModernBertModel forward (the oracle)."""
+    torch = require("torch")
+    transformers = require("transformers")
+    from torch.utils.flop_counter import FlopCounterMode
+
+    config = transformers.ModernBertConfig(**{k: v for k, v in cfg.items() if k != "model_type"})
+    config._attn_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.ModernBertModel(config).eval()
+    ids = torch.ones(batch, length, dtype=torch.long)
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model(input_ids=ids)
+    return counter.get_total_flops()
+
+
+def _symtrans_flops(capsys, tmp_path, cfg: dict, *extra) -> int:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "flops", path, "--batch", "2", "--seq-len", "10", *extra, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)["total"]
+
+
+def test_modernbert_with_sliding_layers_flops_equal_eager_forward(capsys, tmp_path):
+    # the eager forward computes the full L x L square on every layer and masks it (transformers'
+    # create_bidirectional_sliding_window_mask), so --mask full equals FlopCounterMode
+    for cfg in (MODERNBERT_TINY, {**MODERNBERT_TINY, "layer_types": ["sliding_attention"] * 4}):
+        assert _symtrans_flops(capsys, tmp_path, cfg) == _eager_modernbert_flops(cfg, 2, 10)
+
+
+def test_modernbert_mask_window_counts_the_band(capsys, tmp_path):
+    # --mask window: each sliding layer's QK^T and scores·V only over pairs |i − j| <= local_attention // 2
+    # (sliding_window_bidirectional_overlay); pairs counted by brute force here, the rest from the oracle
+    eager = _eager_modernbert_flops(MODERNBERT_TINY, 2, 10)
+    band = sum(1 for i in range(10) for j in range(10) if abs(i - j) <= 6 // 2)
+    assert band == 10 * 10 - 2 * (1 + 2 + 3 + 4 + 5 + 6)  # 58: the 42 pairs beyond distance 3 dropped
+    per_pair = 2 * 2 * 2 * 6 * 2  # (QK^T + scores V) x 2 FLOPs x B 2 x d_k 6 x h 2
+    dropped = 2 * per_pair * (10 * 10 - band)  # two sliding layers
+    assert _symtrans_flops(capsys, tmp_path, MODERNBERT_TINY, "--mask", "window") == eager - dropped
+
+
+def test_modernbert_memory_and_report_no_longer_refused(capsys, tmp_path):
+    path = CONFIGS / "modernbert-large-zeroshot-v2.0.json"
+    code, out, err = run(capsys, "memory", path, "--format", "json")
+    assert code == 0, err
+    code, out, err = run(capsys, "report", path, "--format", "markdown", "-o", tmp_path / "r.md")
+    assert code == 0, err
+    assert (tmp_path / "r.md").read_text().count("sliding window") >= 1
+    # parameters are those of ModernBertModel on the meta device (windows change none)
+    code, out, err = run(capsys, "params", path, "--format", "json")
+    assert json.loads(out)["total"] == meta_params(path, "AutoModel")
+
+
+# ------------------------------------------------ 4. a VLM's activation reserve says what it leaves out
+
+
+def test_vlm_reserve_names_the_vision_encoder_profiling_it_leaves_out(capsys):
+    # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+    # (vllm/v1/worker/gpu_model_runner.py, profile_run, which logs 'Encoder cache will be initialized with a
+    # budget of N tokens, and profiled with M image items of the maximum feature size'): the peak depends on
+    # the image processor, not config.json, so deploy says in one line that it is not in the reserve
+    vlm = (CONFIGS / "qwen2-vl-7b.json", "--accelerator", "h100-sxm")
+    for engine in ("vllm", "none"):
+        code, out, err = run(capsys, "deploy", *vlm, "--engine", engine)
+        assert code == 0, err
+        said = [line for line in out.splitlines() if "vision encoder" in line]
+        assert len(said) == 1 and "not included" in said[0] and "--activation-reserve" in said[0]
+    code, out, _ = run(capsys, "deploy", *vlm, "--activation-reserve", "1000000000")
+    assert "vision encoder" not in out  # the user's reserve is taken as given
+    code, out, _ = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm")
+    assert "vision encoder" not in out
+
+
+# ------------------------------------------------ 5. every default deploy picks is stated with its source
+
+
+def test_jamba_context_is_its_configs_max_position_embeddings_and_said(capsys):
+    # vLLM's default max_model_len is the config's max_position_embeddings (vllm/config/model.py,
+    # _get_and_verify_max_len); ai21-jamba-1.5-mini's config.json says 262,144 (tests/fixtures/configs),
+    # where the plan used symtrans's 2,048-token workload default without saying so
+    path = CONFIGS / "ai21-jamba-1.5-mini.json"
+    assert json.loads(path.read_text())["max_position_embeddings"] == 262_144
+    argv = ("deploy", path, "--accelerator", "h100-sxm", "--devices", "2", "--tensor-parallel", "2")
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["workload"]["prompt"] + r["workload"]["generate"] == 262_144
+    assert any("max_model_len 262,144" in d and "max_position_embeddings" in d for d in r["defaults"])
+    code, out, _ = run(capsys, *argv)
+    assert "  default: max_model_len 262,144 tokens" in out
+
+
+def test_each_default_is_stated_and_a_given_option_is_not(capsys):
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", "--format", "json")
+    assert code == 0, err
+    said = json.loads(out)["defaults"]
+    for what in (
+        "max_model_len",
+        "vLLM release",
+        "gpu_memory_utilization",
+        "block size",
+        "KV cache",
+        "max_num_batched_tokens",
+        "max_num_seqs",
+    ):
+        assert sum(d.startswith(what) for d in said) == 1, (what, said)
+        assert all("(set --" in d or "; set --" in d for d in said)
+    given = (
+        "--max-model-len 2048 --engine-version 0.8 --gpu-memory-utilization 0.8 --block-size 32 "
+        "--kv-cache-dtype auto --max-num-batched-tokens 4096 --max-num-seqs 64"
+    ).split()
+    code, out, err = run(capsys, "deploy", "llama-2-7b", "--accelerator", "h100-sxm", *given, "--format", "json")
+    assert code == 0, err
+    # auto is vLLM's own default spelled out: still the weights' dtype, so still said
+    assert [d.split(" ")[0] for d in json.loads(out)["defaults"]] == ["KV"]

@@ -36,12 +36,17 @@ from conftest import require  # noqa: E402
 
 require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
+    CLIP_TEXT,
+    CLIP_VISION,
     LLAMA4_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
+    QWEN3_5_VISION,
     QWEN3_VL_VISION,
+    SIGLIP_DUAL_VISION,
+    SIGLIP_TEXT,
     SIGLIP_VISION,
     STRATEGIES,
     experts_of,
@@ -590,6 +595,10 @@ AUDIT_BASE: dict[str, dict] = {
         patch_size=2,
         num_channels=3,
     ),
+    # --- dual encoders (catalog/models/dual.py): towers of distinct sizes; tests/test_dual_encoders.py
+    # audits the keys of text_config and vision_config
+    "clip": dict(text_config=CLIP_TEXT, vision_config=CLIP_VISION, projection_dim=7),
+    "siglip": dict(text_config=SIGLIP_TEXT, vision_config=SIGLIP_DUAL_VISION),
     # --- dense decoders of catalog/models/dense.py (issue 21): head_dim given, a padding row inside
     **{
         mt: dict(
@@ -1018,6 +1027,14 @@ AUDIT_BASE: dict[str, dict] = {
 # Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
 _LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
 AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
+# qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
+AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
+AUDIT_BASE["qwen3_5_moe_text"].update(
+    num_experts=3, num_experts_per_tok=2, moe_intermediate_size=7, shared_expert_intermediate_size=9
+)
+# Qwen3.5 and Qwen3.5-MoE (multimodal): the text bases above nested, beside a small tower
+AUDIT_BASE["qwen3_5"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_text"]), vision_config=QWEN3_5_VISION)
+AUDIT_BASE["qwen3_5_moe"] = dict(text_config=dict(AUDIT_BASE["qwen3_5_moe_text"]), vision_config=QWEN3_5_VISION)
 
 # Second values the generic rule (``_alternatives``) cannot pick: (model_type or "*", key) -> values.
 # Each value is tried as the only change from AUDIT_BASE.
@@ -1347,6 +1364,27 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(QWEN2_5_VL_VISION, hidden_size=12, depth=2),
         dict(QWEN2_5_VL_VISION, out_hidden_size=16),
     ],
+    ("qwen3_5_moe_text", "layer_types"): [["full_attention"] * 4, ["linear_attention"] * 4],
+    ("qwen3_5", "text_config"): [
+        None,  # Qwen3_5Config's default: a 9B-shaped Qwen3_5TextConfig()
+        dict(AUDIT_BASE["qwen3_5_text"], num_hidden_layers=2, layer_types=["linear_attention", "full_attention"]),
+        dict(AUDIT_BASE["qwen3_5_text"], tie_word_embeddings=True),  # the wrapper's flag alone decides
+        dict(AUDIT_BASE["qwen3_5_text"], model_type="qwen3_5_moe_text"),  # refused: not what qwen3_5 builds
+    ],
+    ("qwen3_5", "vision_config"): [
+        dict(QWEN3_5_VISION, hidden_size=12, depth=2, num_position_embeddings=9),
+        dict(QWEN3_5_VISION, out_hidden_size=12, spatial_merge_size=2),
+        dict(QWEN3_5_VISION, model_type="qwen2_5_vl_vision"),  # refused: not Qwen3.5's tower
+    ],
+    ("qwen3_5_moe", "text_config"): [
+        None,  # Qwen3_5MoeConfig's default: a 35B-A3B-shaped Qwen3_5MoeTextConfig()
+        dict(AUDIT_BASE["qwen3_5_moe_text"], num_experts=5),
+        dict(AUDIT_BASE["qwen3_5_moe_text"], tie_word_embeddings=True),
+    ],
+    ("qwen3_5_moe", "vision_config"): [
+        dict(QWEN3_5_VISION, hidden_size=12, depth=2),
+        dict(QWEN3_5_VISION, in_channels=1, patch_size=3),
+    ],
     ("mistral3", "text_config"): [
         None,  # Mistral3Config's default: Mistral-Small-3.1-shaped MistralConfig (its sub_configs_defaults)
         {
@@ -1382,6 +1420,11 @@ MUTATIONS: dict[tuple[str, str], list] = {
         {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23},
     ],
     ("llava_next", "vision_config"): [dict(LLAVA_VISION, hidden_size=12, num_hidden_layers=2)],
+    # dual encoders: a larger tower of the same model_type, or none (the class default, 512 / 768 wide)
+    ("clip", "text_config"): [dict(CLIP_TEXT, hidden_size=12, num_hidden_layers=2), None],
+    ("clip", "vision_config"): [dict(CLIP_VISION, hidden_size=12, num_hidden_layers=2), None],
+    ("siglip", "text_config"): [dict(SIGLIP_TEXT, hidden_size=12, projection_size=5), None],
+    ("siglip", "vision_config"): [dict(SIGLIP_DUAL_VISION, vision_use_head=False), None],
     ("llava_next", "vision_feature_select_strategy"): ["full"],
     ("llava_next", "vision_feature_layer"): [-1, [-2, -1]],  # a list concatenates the layers: linear_1 widens
     ("llava_next", "projector_hidden_act"): ["relu"],
@@ -1574,6 +1617,17 @@ GAPS: dict[tuple[str, str], str] = {
         ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
         for key in ("linear_num_key_heads", "linear_num_value_heads")
     },
+    **{
+        (
+            "qwen3_5_moe_text",
+            key,
+        ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
+        for key in ("linear_num_key_heads", "linear_num_value_heads")
+    },
+    # Qwen3_5Config reads any text_config dict with Qwen3_5TextConfig, whatever model_type it names;
+    # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
+    ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
+    ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     (
@@ -1803,16 +1857,19 @@ def test_audit_bases_match_transformers(hf):
 # Vision-language wrappers of issue 21 build a vision tower with every draw (~0.12 s each): 50
 # draws a type here under the CI profile keep each within its ~15 s; tests/test_vision_*.py draw
 # 50 more of each, with the tower's keys drawn as well.
-VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "llama4")
+VISION_WRAPPERS = ("gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe", "llama4")
+# Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
+# draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
+FIFTY_DRAWS = (*VISION_WRAPPERS, "qwen3_5_moe_text")
 
 
-@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in VISION_WRAPPERS])
+@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in FIFTY_DRAWS])
 @given(data=st.data())
 def test_random_configs_match_transformers(hf, model_type, data):
     check(hf, data.draw(STRATEGIES[model_type], label="config"))
 
 
-@pytest.mark.parametrize("model_type", VISION_WRAPPERS)
+@pytest.mark.parametrize("model_type", FIFTY_DRAWS)
 @settings(max_examples=min(50, settings.default.max_examples))
 @given(data=st.data())
 def test_random_vision_wrapper_configs_match_transformers(hf, model_type, data):
@@ -1932,9 +1989,15 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid",)
+FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
-@pytest.mark.parametrize("model_type", SUPPORTED)
+# Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's
+# FLOPs against FlopCounterMode (the text tower here would need pixel_values beside input_ids).
+DUAL_ENCODERS = ("clip", "siglip")
+
+
+@pytest.mark.parametrize("model_type", [mt for mt in SUPPORTED if mt not in DUAL_ENCODERS])
 def test_forward_and_training_flops(hf, model_type):
     """FlopCounterMode (eager attention: the full L x L score square) against symtrans's
     ``flops`` convention with the full-square mask, forward and forward + backward."""

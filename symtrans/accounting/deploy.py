@@ -115,6 +115,10 @@ class DeployOptions:
         prefix_caching: vLLM's ``--enable-prefix-caching`` (True), ``--no-enable-prefix-caching``
             (False) or None: the release's default (``vllm_profile.VersionRules.prefix_caching``;
             off under ``engine="none"``).  ``shared_prefix`` needs it on.
+        config_positions: the config.json's max_position_embeddings, the context (vLLM's
+            default max_model_len) of a model whose Spec has no ``L_max``.
+        length_source: where the Spec's ``L`` came from (``Resolved.seq_len_source``), said
+            when it is the context.
     """
 
     devices: int = 1
@@ -147,6 +151,8 @@ class DeployOptions:
     serving_context: int | None = None
     mla: str | None = None
     prefix_caching: bool | None = None
+    config_positions: int | None = None
+    length_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -209,6 +215,7 @@ class Plan:
     # what bounds the running batch: "KV cache", "max_num_seqs" (vLLM runs at most that many) or "--concurrency"
     batch_bound: str = "KV cache"
     targets: dict = field(default_factory=dict)
+    defaults: list[str] = field(default_factory=list)  # each default the plan picked, with its source
     formulas: list[Formula] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
 
@@ -313,6 +320,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     if o.engine not in vp.ENGINES:
         raise InputError(f"--engine must be one of {', '.join(vp.ENGINES)}, not {str(o.engine)[:40]!r}")
     vllm = o.engine == "vllm"
+    asked = o  # the options as given: what the plan defaults is said with its source (_defaults)
     rules = vp.version(o.engine_version) if vllm else None
     o = replace(
         o,
@@ -353,13 +361,21 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
     values = dict(spec.values)
     if "L" not in values and "L_max" not in values:
         raise InputError("the model has no context length L; give --set L=N")
-    context = values.get("L_max", values.get("L"))  # the position table (max_position_embeddings), else L
+    # the position limit (max_position_embeddings) is vLLM's default max_model_len
+    # (vllm/config/model.py, _get_and_verify_max_len); else the config's own key; else the workload's L
+    if "L_max" in values:
+        context, context_source = values["L_max"], "the model's maximum positions L_max (max_position_embeddings)"
+    elif o.config_positions:
+        context, context_source = o.config_positions, "the config's max_position_embeddings"
+    else:
+        context, context_source = values["L"], f"L, {o.length_source or '--set L'}"
     if vllm and o.serving_context:
         notes.append(
             f"vLLM's max_model_len {o.serving_context:,}: the config's {context:,} positions times its rope-scaling "
             "factor (vllm/config.py, _get_and_verify_max_len)"
         )
         context = o.serving_context
+        context_source = "vLLM's derived max_model_len (rope scaling)"
     gen = o.generate
     if isinstance(gen, bool) or not isinstance(gen, int) or gen < 1:
         raise InputError(f"--generate must be a positive integer, not {gen!r}")
@@ -478,6 +494,14 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
         reserve += sum(engine_terms.values())
 
+    if spec.vision != "none" and o.activation_reserve is None:
+        # vLLM's profiling run also encodes dummy images of the processor's largest feature size
+        # (vllm/v1/worker/gpu_model_runner.py, profile_run: 'Encoder cache will be initialized with a budget of
+        # ... tokens, and profiled with N image items'); that size is the image processor's, not config.json's
+        notes.append(
+            "activation reserve: the language model's only; the vision encoder's profiling peak (vLLM encodes its "
+            "largest dummy images at start-up, gpu_model_runner.profile_run) is not included: give --activation-reserve"
+        )
     # a byte count is an integer: the usable memory is rounded down to a whole byte
     usable = sp.Integer(int(sp.floor(u * M)))
     stages = []
@@ -711,9 +735,64 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         batch_bound=bound,
     )
     p.targets = _targets(p, phases, max_conc if seqs is None else min(max_conc, seqs))
+    p.defaults = _defaults(asked, p, rules, context, context_source, mnbt if vllm else None, seqs, latent)
     p.formulas = _formulas(p, spec, kv_tok_expr, kv_total, mat, vec)
     p.assumptions = notes + _assumptions(p, spec)
     return p
+
+
+def _defaults(asked: DeployOptions, p: Plan, rules, context: int, context_source: str, mnbt, seqs, latent) -> list[str]:
+    """Each value the plan picked because ``asked`` left it out, with its source and the option
+    that sets it (one line each)."""
+    from symtrans.accounting import vllm_profile as vp
+
+    o, out = p.options, []
+    if asked.prompt is None and asked.max_model_len is None:
+        what = "max_model_len" if rules is not None else "request"
+        out.append(
+            f"{what} {p.prompt + p.generate:,} tokens = the context {context:,} ({context_source})"
+            + (f" less --generate {p.generate:,} for the prompt" if p.prompt + p.generate != context else "")
+            + "; set --max-model-len or --prompt"
+        )
+    if rules is not None and asked.engine_version is None:
+        out.append(f"vLLM release {vp.DEFAULT_VERSION}: the rules of vLLM main (set --engine-version)")
+    if asked.utilisation is None:
+        out.append(
+            f"gpu_memory_utilization {_g(o.utilisation)}: "
+            + (rules.utilisation_source if rules is not None else "vLLM's 0.90 before 0.19")
+            + " (set --gpu-memory-utilization)"
+        )
+    if asked.block_size is None:
+        out.append(
+            f"block size {o.block_size} tokens: "
+            + (
+                "vLLM's CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py)"
+                + (", raised to the hybrid page (vllm_hybrid)" if p.hybrid is not None else "")
+                if rules is not None
+                else "tokens counted one by one under --engine none"
+            )
+            + " (set --block-size)"
+        )
+    if asked.kv_dtype is None:
+        out.append(
+            f"KV cache {p.kv_dtype}: "
+            + (f"the weights' dtype {o.dtype}" if p.kv_dtype == o.dtype else f"bf16 beside {o.dtype} weights")
+            + " (vLLM's kv_cache_dtype auto; set --kv-cache-dtype)"
+        )
+    if rules is not None and asked.max_num_batched_tokens is None:
+        out.append(
+            f"max_num_batched_tokens {mnbt:,}: vLLM {rules.name}'s default for this device and length "
+            "(vllm/engine/arg_utils.py; set --max-num-batched-tokens)"
+        )
+    if rules is not None and asked.max_num_seqs is None:
+        out.append(f"max_num_seqs {seqs:,}: vLLM {rules.name}'s default for this device (set --max-num-seqs)")
+    if latent and asked.mla is None:
+        out.append(
+            f"MLA decode {p.mla}: "
+            + ("vLLM's (weights absorbed)" if rules is not None else "transformers' eager")
+            + " (set --mla)"
+        )
+    return out
 
 
 def _check_prefix_caching(o: DeployOptions, rules) -> None:

@@ -665,6 +665,9 @@ class Checkpoint:
         notes: what was read, for the output.
         serving_context: vLLM's default max_model_len where the config's rope scaling
             makes it differ from max_position_embeddings (``vllm_profile.derived_max_model_len``).
+        max_positions: the config's ``max_position_embeddings`` (a positive integer, else None):
+            vLLM's default max_model_len for a model whose Spec has no position limit ``L_max``
+            (Jamba, without positions).
     """
 
     dtype: str | None = None
@@ -673,6 +676,7 @@ class Checkpoint:
     quantization_problem: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     serving_context: int | None = None
+    max_positions: int | None = None
 
 
 def checkpoint_from_config(cfg: dict) -> Checkpoint:
@@ -699,7 +703,9 @@ def checkpoint_from_config(cfg: dict) -> Checkpoint:
             quant_problem = str(e)
     from symtrans.accounting.vllm_profile import derived_max_model_len
 
-    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes), derived_max_model_len(cfg))
+    pos = cfg.get("max_position_embeddings")
+    pos = pos if isinstance(pos, int) and not isinstance(pos, bool) and 0 < pos <= 10**8 else None
+    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes), derived_max_model_len(cfg), pos)
 
 
 def weight_format(checkpoint: Checkpoint | None, dtype: str | None, quantization: str | None):

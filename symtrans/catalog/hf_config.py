@@ -45,6 +45,8 @@ mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text confi
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
+qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
+qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
 mbart       MBartForConditionalGeneration       MBartConfig
 pegasus     PegasusForConditionalGeneration     PegasusConfig
 marian      MarianMTModel                       MarianConfig
@@ -152,6 +154,7 @@ from symtrans.catalog.models.vision import (
     mistral3_vision,
     qwen2_5_vl_vision,
     qwen2_vl_vision,
+    qwen3_5_vision,
     qwen3_vl_vision,
 )
 from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MAX_LAYERS, MAX_SIZE)
@@ -225,6 +228,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
+    "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
+    "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
     # --- seq2seq
     "mbart": ("MBartConfig", "MBartForConditionalGeneration"),
     "pegasus": ("PegasusConfig", "PegasusForConditionalGeneration"),
@@ -627,6 +632,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     "llama4": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
     "mbart": {**_BART_DEFAULTS, "pad_token_id": 1},
     "pegasus": {**_BART_DEFAULTS, "pad_token_id": 0},
@@ -929,6 +936,10 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
+        "qwen3_5": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
+        "qwen3_5_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "mistral3": "image_token_id image_token_index multimodal_projector_bias projector_hidden_act "
         "spatial_merge_size text_config tie_word_embeddings vision_config vision_feature_layer",
@@ -1244,6 +1255,12 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     "qwen2_5_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_5": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_5_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     "llava_next": _no_effect(
@@ -2982,6 +2999,22 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision tower (model.visual: Qwen2_5_VisionTransformerPretrainedModel, from vision_config, "
         "with its patch merger)",
     ),
+    "qwen3_5": Wrapper(
+        text_type="qwen3_5_text",
+        text_types=("qwen3_5_text",),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (Qwen3_5TextModel) and lm_head",
+        vision="the vision tower (model.visual: Qwen3_5VisionModel, from vision_config, with its patch merger)",
+    ),
+    "qwen3_5_moe": Wrapper(
+        text_type="qwen3_5_moe_text",
+        text_types=("qwen3_5_moe_text",),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (Qwen3_5MoeTextModel) and lm_head",
+        vision="the vision tower (model.visual: Qwen3_5MoeVisionModel, from vision_config, with its patch merger)",
+    ),
     "mistral3": Wrapper(
         text_type="mistral",
         text_types=_LLAVA_TEXT,
@@ -3134,6 +3167,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt == "llama4":
         sizes, opts, notes = llama4_vision(r)
+    elif r.mt in ("qwen3_5", "qwen3_5_moe"):
+        sizes, opts, notes = qwen3_5_vision(r, spec.size("d_model"))
     else:
         sizes, opts, notes = qwen2_vl_vision(r, spec.size("d_model"))
     r.notes += notes
@@ -3224,6 +3259,8 @@ _FAMILIES = {
     "qwen2_5_vl": _wrapped,
     "qwen3_vl": _wrapped,
     "llama4": _wrapped,
+    "qwen3_5": _wrapped,
+    "qwen3_5_moe": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)
     "mbart": _bart,
     "pegasus": _bart,

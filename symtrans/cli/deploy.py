@@ -230,7 +230,7 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
 VLLM_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 
 
-def _options(args, checkpoint):
+def _options(args, checkpoint, length_source: str = ""):
     from symtrans.accounting.deploy import DeployOptions
     from symtrans.accounting.hardware import fraction
     from symtrans.accounting.quantization import weight_format
@@ -288,6 +288,8 @@ def _options(args, checkpoint):
         shared_prefix=args.shared_prefix,
         prefix_caching=args.enable_prefix_caching,
         serving_context=getattr(checkpoint, "serving_context", None),
+        config_positions=getattr(checkpoint, "max_positions", None),
+        length_source=length_source,
         mla=args.mla,
         **given,
     )
@@ -350,7 +352,7 @@ def deploy_result(res, args) -> dict:
     from symtrans.accounting.hardware import parse_accelerator
 
     acc = parse_accelerator(args.accelerator)
-    opts, notes = _options(args, res.checkpoint)
+    opts, notes = _options(args, res.checkpoint, res.seq_len_source)
     p = plan(res.spec, acc, opts)
     o = p.options
     out = {
@@ -432,6 +434,7 @@ def deploy_result(res, args) -> dict:
             {"name": f.name, "formula": f.formula, "substituted": f.substituted, "value": _x(f.value), "unit": f.unit}
             for f in p.formulas
         ],
+        "defaults": p.defaults,
         "assumptions": p.assumptions,
         "notes": notes
         + list(res.notes)
@@ -599,6 +602,8 @@ def deploy_text(r: dict) -> str:
         f"  host memory {_bytes(r['host_bytes'])}; storage {_bytes(r['disk_bytes'])} "
         f"(checkpoint {_bytes(r['checkpoint_bytes'])})"
     )
+    for s in r["defaults"]:
+        lines.append(f"  default: {s}")
     for s in r["assumptions"]:
         lines.append(f"  assumption: {s}")
     for n in r["notes"]:

@@ -183,11 +183,10 @@ def params_result(res, generated: bool = True, part: str = "all") -> dict:
     if spec.vision != "none":  # a vision-language model: the text-only figure beside the whole class
         from symtrans.engine.architectures import build
         from symtrans.engine.evaluate import exact
-        from symtrans.engine.vision import vision_params
+        from symtrans.engine.vision import select_part
 
         model = build(spec)
-        whole, vision = exact(model.params, values), exact(vision_params(model), values)
-        out["parts"] = {"all": whole, "text": whole - vision, "vision": vision}
+        out["parts"] = {p: exact(select_part(model, p).params, values) for p in ("all", "text", "vision")}
         out["part"] = part
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     out["counted_class"] = res.counted_class
@@ -309,16 +308,27 @@ def _cmd_params(args) -> int:
     from symtrans.base.numbers import count, grouped
 
     headline = r["total"]  # of the chosen part (params_result)
+    from symtrans.engine.spec import DUAL_VISIONS
+
+    dual = res.spec.vision in DUAL_VISIONS  # CLIP / SigLIP: two towers and the logits' scale
+    text_part = "text tower and its projection" if dual else "language model and LM head"
+    vision_part = "image tower and its projection" if dual else "vision tower and projector"
     what = {
         "all": "parameters",
-        "text": "parameters of the language model (text only)",
-        "vision": "parameters of the vision tower and projector",
+        "text": f"parameters of the {'text tower' if dual else 'language model'} (text only)",
+        "vision": f"parameters of the {vision_part}",
     }[part]
     lines = [f"{r['model']}: {grouped(headline)} {what} ({count(headline)})"]
     if "parts" in r:
+        rest = r["parts"]["all"] - r["parts"]["text"] - r["parts"]["vision"]
         lines.append(
-            f"  text only (language model and LM head): {grouped(r['parts']['text'])}; "
-            f"vision tower and projector: {grouped(r['parts']['vision'])}; all: {grouped(r['parts']['all'])}"
+            f"  text only ({text_part}): {grouped(r['parts']['text'])}; "
+            f"{vision_part}: {grouped(r['parts']['vision'])}; all: {grouped(r['parts']['all'])}"
+            + (
+                f" (with the logits' learned scale{' and bias' if rest == 2 else ''}, {rest}, in neither tower)"
+                if dual
+                else ""
+            )
         )
     if peft:
         lines += _peft_lines(peft)
@@ -348,12 +358,13 @@ def _check_flops_options(args, res) -> None:
     """Refuse ``flops`` options that would change nothing (one sentence, exit 2).
 
     A causal-mask count on an encoder-only model (its self-attention is bidirectional:
-    there is no mask to count), and prompt/generation lengths outside the inference modes
+    there is no mask to count; ``--mask window`` counts the band of a masked window), and prompt/generation lengths outside the inference modes
     that read them (--prefill: prefill and decode; --generate: decode).
     """
     from symtrans.engine.conventions import MODES
 
-    if args.mask != "full" and res.spec.family == "encoder-only":
+    masked_window = args.mask == "window" and res.spec.window_mask  # the band of a bidirectional window (ModernBERT)
+    if args.mask != "full" and res.spec.family == "encoder-only" and not masked_window:
         raise UsageError(
             f"symtrans flops: --mask {args.mask} counts a causal mask, but {res.name} is encoder-only: "
             "its self-attention is bidirectional (every query meets every key), so there is no mask"
@@ -369,6 +380,10 @@ def _check_flops_options(args, res) -> None:
 
 def _cmd_flops(args) -> int:
     res = _resolve(args)
+    if getattr(args, "part", "all") == "vision":  # a dual encoder's image tower, per image
+        from symtrans.cli.image_flops import cmd_image_flops
+
+        return cmd_image_flops(args, res, _emit)
     _check_flops_options(args, res)  # modes, conventions, masks, recomputation, --compare: usage.py
     from symtrans.cli.usage import cmd_flops
 
@@ -688,6 +703,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         _common(p, ("text", "json"), "text")
         _workload(p)
         add_flops_options(p)
+        p.add_argument(
+            "--part",
+            choices=("all", "vision"),
+            default="all",
+            help="vision: a dual encoder's (clip, siglip) image tower, forward FLOPs per image and for --batch images",
+        )
         p.set_defaults(func=_cmd_flops)
         add_memory_parser(sub, _common, _workload, _emit)
         add_time_parser(sub, _common, _workload, _emit)

@@ -37,6 +37,7 @@ from symtrans.engine.components import (
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.disentangled import conv_layer, relative_table
+from symtrans.engine.dual import dual_parts
 from symtrans.engine.frontends import audio_conv, patch_embedding
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
@@ -146,27 +147,61 @@ def encoder_layer(
     multiplicity: sp.Expr = ONE,
     attention_norm: bool = True,
     name: str = "encoder layer",
+    window: bool | None = None,
+    mask: str = "full",
 ) -> Cost:
     """Self-attention + norm + FFN + norm (torch ``TransformerEncoderLayer``, HF ``BertLayer``);
-    ``attention_norm=False``: no norm before the attention (ModernBERT's first layer)."""
+    ``attention_norm=False``: no norm before the attention (ModernBERT's first layer); ``window``
+    and ``mask`` as ``components.attention``'s (the mask reaches a ``Spec.window_mask`` window only)."""
     t = batch * q
     return _layer(
         spec,
         name,
-        [attention(spec, "self", batch, q, q), _ffn(spec, t)],
+        [attention(spec, "self", batch, q, q, mask=mask, window=window), _ffn(spec, t)],
         ["attention norm" if attention_norm else None, "feed-forward norm"],
         t,
         multiplicity,
     )
 
 
-def _encoder_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, n: sp.Expr) -> list[Cost]:
+def _encoder_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, n: sp.Expr, mask: str = "full") -> list[Cost]:
     """The encoder's n layers: alike, or (``first_attention_norm`` false) the first without its
     attention norm and the other n - 1 with it (ModernBertEncoderLayer)."""
+    if spec.has("N_w"):
+        # N_w windowed layers and N − N_w global ones (ModernBERT); which layer is which changes no count,
+        # so the first layer (without its attention norm where first_attention_norm is false) is a global one
+        first = (
+            []
+            if spec.first_attention_norm
+            else [
+                encoder_layer(
+                    spec,
+                    batch,
+                    q,
+                    ONE,
+                    attention_norm=False,
+                    name="first encoder layer (no attention norm; global attention)",
+                    window=False,
+                    mask=mask,
+                )
+            ]
+        )
+        full = n - S.N_w - len(first)
+        windowed = encoder_layer(
+            spec, batch, q, S.N_w, name="encoder layers (sliding window w)", window=True, mask=mask
+        )
+        out = first + [windowed]
+        if full != 0:
+            out.append(
+                encoder_layer(spec, batch, q, full, name="encoder layers (global attention)", window=False, mask=mask)
+            )
+        return out
     if spec.first_attention_norm:
-        return [encoder_layer(spec, batch, q, n)]
-    first = encoder_layer(spec, batch, q, ONE, attention_norm=False, name="first encoder layer (no attention norm)")
-    return [first, encoder_layer(spec, batch, q, n - 1, name="encoder layers 2..N")]
+        return [encoder_layer(spec, batch, q, n, mask=mask)]
+    first = encoder_layer(
+        spec, batch, q, ONE, attention_norm=False, name="first encoder layer (no attention norm)", mask=mask
+    )
+    return [first, encoder_layer(spec, batch, q, n - 1, name="encoder layers 2..N", mask=mask)]
 
 
 def decoder_layer(
@@ -628,7 +663,9 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 front=tuple(patch_embedding(B, wl.seq)) if patches else (),
             )
         )
-        children.append(_stack(spec, "encoder", Block.ENCODER, _encoder_layers(spec, B, wl.seq, S.N), B * wl.seq))
+        children.append(
+            _stack(spec, "encoder", Block.ENCODER, _encoder_layers(spec, B, wl.seq, S.N, wl.mask), B * wl.seq)
+        )
         if spec.pooler:
             children.append(
                 Cost(
@@ -666,6 +703,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
                 role=Role.LM_HEAD,
             )
             children.append(Cost(name="MLM head", block=Block.MLM_HEAD, steps=tuple(steps)))
+        children += dual_parts(spec, B)  # a dual encoder's text head, image tower and logit scale
     else:
         ctx = wl.seq if wl.context is None else wl.context
         children.append(

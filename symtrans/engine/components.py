@@ -261,7 +261,9 @@ def attention(
         elif kind == "cross":  # the encoder output's keys and values, computed once at prefill, per source token
             steps[at] = replace(steps[at], source_cache=D.h_kv * width, cache_heads=D.h_kv)
     steps += qk_norms(spec, tq, tkv)
-    if windowed and kind != "cross":  # local / sliding-window self-attention
+    if windowed and kind == "self" and spec.window_mask and mask != "window":
+        pairs = q * kv  # the window masks the full square the eager forward computes (Spec.window_mask)
+    elif windowed and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)
     else:
         pairs = attention_pairs(q, kv, mask if kind == "causal" else "full")

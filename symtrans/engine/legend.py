@@ -100,7 +100,11 @@ _LEGEND = [
         "p_vis", r"p_{\mathrm{vis}}", "patch side of the vision tower: p_vis x p_vis pixels per patch", "pixels"
     ),
     SymbolInfo(
-        "P_vis", r"P_{\mathrm{vis}}", "patches per image: rows of CLIP's position table less its class token", "patches"
+        "P_vis",
+        r"P_{\mathrm{vis}}",
+        "rows of the ViT's learned position table: CLIP's less its class token (its patches per image); "
+        "Qwen3-VL and Qwen3.5 interpolate their P_vis rows to each image's grid",
+        "patches",
     ),
     SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
     SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),

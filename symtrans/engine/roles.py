@@ -77,6 +77,11 @@ class Role(str, Enum):
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
     VISION = "vision"  # a tensor of a vision-language model's image side (engine/vision.py)
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
+    # --- dual encoders (CLIP, SigLIP; engine/dual.py)
+    TEXT_PROJECTION = (
+        "text_projection"  # the pooled text's map into the joint space (CLIP text_projection, SigLIP head)
+    )
+    LOGIT_SCALE = "logit_scale"  # the learned temperature (and SigLIP's bias) of the image-text logits
     # --- layer kinds (issue 20): state-space and linear-attention mixers
     MIXER_IN_PROJ = "mixer_in_proj"  # Mamba in_proj (x, z [, B, C, dt]); Gated DeltaNet in_proj_qkvz
     MIXER_GATE_PROJ = "mixer_gate_proj"  # Gated DeltaNet in_proj_ba: beta and the decay input a, per value head
@@ -123,6 +128,9 @@ class Block(str, Enum):
     # --- vision-language wrappers: the image side beside the language model
     VISION_TOWER = "vision_tower"  # CLIP / Qwen2-VL vision encoder (engine/vision.py)
     PROJECTOR = "projector"  # the map from vision features into the language model's width
+    # --- dual encoders (engine/dual.py)
+    TEXT_HEAD = "text_head"  # the text tower's map of its pooled token into the joint space
+    CONTRASTIVE = "contrastive"  # the image-text logits' learned scale (and bias): neither tower's
     # --- layer kinds (issue 20)
     SSM_MIXER = "ssm_mixer"  # a Mamba 1 or Mamba 2 mixer
     LINEAR_ATTENTION = "linear_attention"  # a Gated DeltaNet mixer

@@ -129,7 +129,18 @@ MODEL_SIZES = (
     "L_chunk",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
-VISIONS = ("none", "clip", "qwen2_vl", "gemma3", "mistral3", "qwen2_5_vl", "qwen3_vl", "llama4")
+VISIONS = (
+    "none",
+    "clip",
+    "qwen2_vl",
+    "gemma3",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "llama4",
+    "clip_dual",
+    "siglip_dual",
+)
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
     "qwen2_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
@@ -138,6 +149,10 @@ VISION_SIZES = {
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
     "llama4": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_ad_in", "d_ad_out", "d_vout"),
+    # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
+    # mapped into a joint space d_proj wide
+    "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -149,7 +164,9 @@ _OPTIONAL_VISION_SIZES = {
     "llama4": (),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3",)
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual")
+# Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
+DUAL_VISIONS = ("clip_dual", "siglip_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -219,6 +236,11 @@ class Spec:
             of a bidirectional local window ``w``; 0 means none; at most the tokens of
             a sequence (L, or L_src for an encoder-decoder; checked again at every
             workload by ``check_sizes(..., workload=True)``).
+        window_mask: a bidirectional window ``w`` is a mask on the whole score matrix, as
+            ModernBERT's eager attention applies it (transformers'
+            ``create_bidirectional_sliding_window_mask``, |i − j| <= w // 2): ``--mask full``
+            counts the square and ``--mask window`` the band.  False: a banded kernel
+            (Longformer's sliding chunks) counts the band under every mask.
         layer_norms: the norms of a layer: ``sublayer`` (one per sublayer, before
             or after it by ``norm_position``), ``sandwich`` (one before and one after
             each sublayer: Gemma-2/3, four per decoder layer) or ``shared`` (one norm
@@ -266,10 +288,15 @@ class Spec:
             projector) | ``mistral3`` (Mistral 3: a Pixtral ViT, a patch merger and a two-layer
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
-            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers) |
-            ``llama4`` (Llama 4: a CLIP-like ViT with a bias-free unfold patch map, a
-            pixel-shuffle adapter MLP and a bias-free projector).  Its parameters are in the total; the text-only figure
-            leaves out the ``Block.VISION_TOWER`` and ``Block.PROJECTOR`` subtrees.
+            grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
+            Qwen3.5's tower is it without n_ds) | ``llama4`` (Llama 4: a CLIP-like ViT with a
+            bias-free unfold patch map, a pixel-shuffle adapter MLP and a bias-free projector) |
+            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
+            space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
+            the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
+            ``Block.PROJECTOR`` subtrees (and a dual encoder's ``Block.CONTRASTIVE``, which is
+            neither tower's).
         projector_bias: LLaVA's (Mistral 3's) projector maps have biases (``multimodal_projector_bias``).
         vision_head: a SigLIP tower keeps its attention-pooling head (``vision_use_head``).
         image_newline: LLaVA-NeXT's learned d_model vector appended after each row of image
@@ -388,6 +415,7 @@ class Spec:
     moe_every: int = 1
     share_layers: str = "none"
     global_tokens: int = 0
+    window_mask: bool = False
     # --- decoder types (types-dec)
     layer_norms: str = "sublayer"
     parallel_block: bool = False
@@ -586,6 +614,7 @@ OPTION_TYPES: dict[str, Any] = {
     "moe_every": int,
     "share_layers": SHARE_LAYERS,
     "global_tokens": int,
+    "window_mask": bool,
     # --- decoder types (types-dec)
     "layer_norms": LAYER_NORMS,
     "parallel_block": bool,
@@ -888,8 +917,14 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     if "N_w" in v:  # --- decoder types (types-dec): the per-layer attention pattern
         if "w" not in v:
             raise InputError("N_w (windowed layers) needs the window w")
-        if spec.family != "decoder-only":
-            raise InputError(f"N_w (windowed layers) applies to decoder-only models, not to a {spec.family} model")
+        if spec.family == "encoder-decoder":
+            raise InputError(
+                "N_w (windowed layers) applies to decoder-only and encoder-only models, not to an encoder-decoder"
+            )
+        if spec.family == "encoder-only" and "N" in v and v["N_w"] >= v["N"]:
+            raise InputError(f"N_w={v['N_w']} must be below N={v['N']} in an encoder (every layer windowed: w alone)")
+        if spec.family == "encoder-only" and not spec.window_mask:
+            raise InputError("N_w (windowed layers) in an encoder needs window_mask (a window masking the full square)")
         if "N" in v and v["N_w"] > v["N"]:
             raise InputError(f"N_w={v['N_w']} windowed layers exceed the N={v['N']} layers")
         if "E" in v and (spec.moe_first_dense or spec.moe_every != 1 or "N_moe" in v):
@@ -899,6 +934,8 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
             )
     if spec.token_projection and ("E_emb" not in v or spec.family != "decoder-only"):
         raise InputError("token_projection needs a decoder-only model with an embedding width E_emb")
+    if spec.window_mask and ("w" not in v or spec.family != "encoder-only" or spec.global_tokens):
+        raise InputError("window_mask needs an encoder-only model with a window w and no global tokens")
     if spec.global_tokens and "w" not in v:
         raise InputError("global_tokens need a local attention window w")
     if spec.global_tokens and spec.family == "decoder-only":
@@ -1054,7 +1091,12 @@ def _validate_vision(spec: Spec, v: dict[str, int]) -> None:
         if not spec.projector_bias:
             raise InputError("projector_bias applies to a vision-language model's projector; this model has none")
         return
-    if spec.family != "decoder-only":
+    if spec.vision in DUAL_VISIONS:
+        if spec.family != "encoder-only":
+            raise InputError(
+                f"vision={spec.vision} is a dual encoder: its text tower is encoder-only, not {spec.family}"
+            )
+    elif spec.family != "decoder-only":
         raise InputError(f"vision={spec.vision} wraps a decoder-only language model, not a {spec.family} model")
     missing = [n for n in VISION_SIZES[spec.vision] if n not in v]
     if missing:

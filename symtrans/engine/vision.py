@@ -23,7 +23,9 @@ Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling
 ``nn.MultiheadAttention`` (in_proj 3 d_vis x d_vis + 3 d_vis, out_proj biased), LayerNorm, MLP);
 Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
 and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
-d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights).
+d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights);
+HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5) is Qwen3-VL's vision model without
+its DeepStack mergers: ``qwen3_vl_tower`` without n_ds counts it.
 """
 
 from __future__ import annotations
@@ -87,6 +89,12 @@ def _positions_with_class(label: str, note: str, source: str) -> Step:
     return Step(label=label, role=Role.VISION, params=rows, weights=rows, note=note, source=source)
 
 
+def _positions(note: str, source: str) -> Step:
+    """A learned position table of P_vis rows of width d_vis."""
+    rows = S.P_vis * S.d_vis
+    return Step(label="position table", role=Role.VISION, params=rows, weights=rows, note=note, source=source)
+
+
 def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
     """One pre-norm ViT layer: LayerNorm, attention (q, k, v, out, all biased), LayerNorm,
     MLP d_vis -> d_ff_vis -> d_vis (biased).  4 d_vis^2 + 2 d_vis d_ff_vis + 9 d_vis + d_ff_vis."""
@@ -103,13 +111,11 @@ def _vit_layer(spec: Spec, qkv_fused: bool, source: str) -> Cost:
     return Cost(name="vision layer", block=Block.LAYER, steps=tuple(steps), multiplicity=S.N_vis, note=_NO_IMAGES)
 
 
-def clip_tower(spec: Spec) -> list[Cost]:
-    """LLaVA's CLIP vision tower and projector.
+def clip_vision_tower(spec: Spec) -> Cost:
+    """CLIP's vision transformer (``CLIPVisionTransformer``), as LLaVA and CLIPModel hold it.
 
-    Tower: d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis
-    (positions) + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).  Projector:
-    n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and LLaVA-NeXT's
-    image_newline, d_model, with ``image_newline``.
+    d_vis (class token) + C_vis p_vis^2 d_vis (patch conv) + (P_vis + 1) d_vis (positions)
+    + 2 d_vis (pre-LN) + N_vis layers + 2 d_vis (post-LN).
     """
     d = S.d_vis
     emb = [
@@ -118,7 +124,7 @@ def clip_tower(spec: Spec) -> list[Cost]:
         _positions_with_class("position table", "one learned row per patch and one for the class token", _CLIP),
     ]
     emb += _ln(spec, "pre_layrnorm", d)
-    tower = Cost(
+    return Cost(
         name="vision tower (CLIP)",
         block=Block.VISION_TOWER,
         steps=tuple(emb + _ln(spec, "post_layernorm", d)),
@@ -126,6 +132,16 @@ def clip_tower(spec: Spec) -> list[Cost]:
         note=_NO_IMAGES,
         source=_CLIP,
     )
+
+
+def clip_tower(spec: Spec) -> list[Cost]:
+    """LLaVA's CLIP vision tower (``clip_vision_tower``) and projector.
+
+    Projector: n_feat d_vis d_model + d_model^2 (+ 2 d_model with ``projector_bias``), and
+    LLaVA-NeXT's image_newline, d_model, with ``image_newline``.
+    """
+    d = S.d_vis
+    tower = clip_vision_tower(spec)
     b = spec.projector_bias
     proj = _lin("linear_1", S.n_feat * d, S.d_model, b, _LLAVA) + _lin("linear_2", S.d_model, S.d_model, b, _LLAVA)
     if spec.image_newline:
@@ -173,14 +189,7 @@ def siglip_tower(spec: Spec) -> Cost:
     d, f = S.d_vis, S.d_ff_vis
     emb = [
         _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis, biased)", S.C_vis * S.p_vis**2, _SIGLIP, True),
-        Step(
-            label="position table",
-            role=Role.VISION,
-            params=S.P_vis * d,
-            weights=S.P_vis * d,
-            note="one learned row per patch (no class token)",
-            source=_SIGLIP,
-        ),
+        _positions("one learned row per patch (no class token)", _SIGLIP),
     ]
     steps = emb + _ln(spec, "post_layernorm", d)
     if spec.vision_head:
@@ -386,9 +395,12 @@ def vision_parts(spec: Spec) -> list[Cost]:
 def select_part(cost: Cost, part: str) -> Cost:
     """The part of a vision-language model's Cost tree that ``params --part`` counts.
 
-    ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head);
+    ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head;
+    a dual encoder's text tower and its projection);
     ``"vision"``: only those children (vision tower, projector), without the top level's own
-    steps; ``"all"``: ``cost`` itself.  Selected by ``Block``, never by a component's name.
+    steps; ``"all"``: ``cost`` itself.  A dual encoder's ``Block.CONTRASTIVE`` (the logits'
+    scale and bias) is neither tower's: in ``"all"`` only.  Selected by ``Block``, never by a
+    component's name.
 
     Raises:
         InputError: ``part`` is none of those.
@@ -397,12 +409,15 @@ def select_part(cost: Cost, part: str) -> Cost:
         return cost
     if part not in ("text", "vision"):
         raise InputError(f"part must be all, text or vision, not {part!r}")
-    keep = tuple(c for c in cost.children if (c.block in VISION_BLOCKS) == (part == "vision"))
+    keep = tuple(
+        c for c in cost.children if c.block != Block.CONTRASTIVE and (c.block in VISION_BLOCKS) == (part == "vision")
+    )
     steps = cost.steps if part == "text" else ()
     return replace(cost, steps=steps, children=keep)
 
 
 def vision_params(cost: Cost) -> sp.Expr:
     """The parameters of the image side of a model's Cost tree (its ``VISION_BLOCKS``
-    subtrees); 0 for a model without one.  The text-only figure is ``cost.params`` less it."""
+    subtrees); 0 for a model without one.  The text-only figure is ``cost.params`` less it
+    (and, for a dual encoder, less its ``Block.CONTRASTIVE`` logit scale: ``select_part``)."""
     return sp.Add(*[c.params for c in cost.children if c.block in VISION_BLOCKS])

@@ -154,6 +154,7 @@ def report_section(r: dict) -> dict:
             f"(checkpoint {_bytes(r['checkpoint_bytes'])})"
         )
     )
+    items += [doc.runs(f"default: {s}") for s in r.get("defaults", ())]
     items += [doc.runs(f"assumption: {s}") for s in r["assumptions"]]
     items += [doc.runs(f"note: {s}") for s in r["notes"]]
     blocks.append(doc.Bullets(tuple(items)))

@@ -18,6 +18,7 @@ t5         T5ForConditionalGeneration
 bart       BartForConditionalGeneration
 opt        OPTForCausalLM
 gguf       llama.cpp's GGUF names (gguf.constants.TENSOR_NAMES)
+dual       CLIPModel, SiglipModel (text_model, vision_model, projections, logit_scale)
 =========  ===============================================================
 """
 
@@ -278,6 +279,42 @@ def _vision_rules() -> tuple[Rule, ...]:
         Rule(r"vision_model\..*", R.VISION, B.VISION_TOWER),
         Rule(r"multi_modal_projector\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual)(?:\..*)?", R.VISION, B.VISION_TOWER),
+    )
+
+
+def _dual_rules() -> tuple[Rule, ...]:
+    """CLIPModel and SiglipModel: ``text_model`` (an encoder: ``embeddings.token_embedding``,
+    ``embeddings.position_embedding``, ``encoder.layers.{L}`` with ``self_attn.{q,k,v,out}_proj``,
+    ``layer_norm1/2``, ``mlp.fc1/fc2``; ``final_layer_norm``; SigLIP's ``head``), CLIP's
+    ``text_projection``, the image side (``vision_model``, CLIP's ``visual_projection``), counted
+    by the engine as whole components of ``Role.VISION`` (engine/dual.py), and the logits'
+    ``logit_scale`` (and SigLIP's ``logit_bias``), parameters registered on the model itself.
+    SigLIP's pooling head holds torch ``nn.MultiheadAttention``'s ``in_proj_weight`` /
+    ``in_proj_bias`` and its ``probe``: leaves other than weight and bias."""
+    T = r"text_model\."
+    L = T + r"encoder\.layers\.{L}\."
+    S = B.SELF_ATTENTION
+    V = r"vision_model(?:\..*)?"
+    return (
+        Rule(T + r"embeddings\.token_embedding", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
+        Rule(T + r"embeddings\.position_embedding", R.POSITION_EMBEDDING, B.EMBEDDINGS, ROWS),
+        Rule(L + r"self_attn\.q_proj", R.Q_PROJ, S),
+        Rule(L + r"self_attn\.k_proj", R.K_PROJ, S),
+        Rule(L + r"self_attn\.v_proj", R.V_PROJ, S),
+        Rule(L + r"self_attn\.out_proj", R.O_PROJ, S),
+        Rule(L + r"layer_norm[12]", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"mlp\.fc1", R.FFN_UP, B.FFN),
+        Rule(L + r"mlp\.fc2", R.FFN_DOWN, B.FFN),
+        Rule(T + r"final_layer_norm", R.NORM, B.NORM, VECTOR),
+        Rule(r"(?:text_projection|text_model\.head)", R.TEXT_PROJECTION, B.TEXT_HEAD),
+        Rule(r"", R.LOGIT_SCALE, B.CONTRASTIVE, VECTOR, leaf="logit_scale"),
+        Rule(r"", R.LOGIT_SCALE, B.CONTRASTIVE, VECTOR, leaf="logit_bias"),
+        Rule(r"visual_projection", R.VISION, B.PROJECTOR),
+        Rule(V, R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),  # CLIP
+        Rule(V, R.VISION, B.VISION_TOWER, VECTOR, leaf="probe"),  # SigLIP's pooling query
+        Rule(V, R.VISION, B.VISION_TOWER, leaf="in_proj_weight"),  # (3 d_vis, d_vis): out x in
+        Rule(V, R.VISION, B.VISION_TOWER, VECTOR, leaf="in_proj_bias", bias=True),
+        Rule(V, R.VISION, B.VISION_TOWER),
     )
 
 
@@ -638,6 +675,7 @@ FAMILIES: dict[str, Family] = {
     "gpt_neox": Family("gpt_neox", _gpt_neox_rules(), "decoder-only", positional="rotary"),
     "bloom": Family("bloom", _bloom_rules(), "decoder-only"),
     "gpt_j_neo_mpt": Family("gpt_j_neo_mpt", _gpt_j_neo_mpt_rules(), "decoder-only"),
+    "dual": Family("dual", _dual_rules(), "encoder-only"),
 }
 
 # config.json model_type -> naming family: every type symtrans counts (hf_config.SUPPORTED)
@@ -649,7 +687,8 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl llama4".split(),
+        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
+        "qwen3_5_moe llama4".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -664,6 +703,7 @@ MODEL_TYPES = {
     "gpt_neox": "gpt_neox",
     **dict.fromkeys("bloom falcon".split(), "bloom"),
     **dict.fromkeys("gpt_neo gptj mpt dbrx".split(), "gpt_j_neo_mpt"),
+    **dict.fromkeys("clip siglip".split(), "dual"),
 }
 
 # GGUF general.architecture -> (Spec.family, norm, gated FFN flavour, positional when no table).

@@ -46,6 +46,7 @@ from __future__ import annotations
 from symtrans.catalog.models import (
     dbrx,
     dense,
+    dual,
     encoders,
     gpt2_like,
     hybrids,
@@ -60,7 +61,7 @@ from symtrans.catalog.models import (
 )
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx)
+_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx, dual)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}

@@ -16,10 +16,11 @@ tests/test_model_types.py.  ModernBertModel (no pooler, no task head):
 
 Windows: ``layer_types`` (or, missing, the legacy ``global_attn_every_n_layers``, default 3:
 layer i is global when i is a multiple of it) says which layers attend within ``local_attention``
-(a total window: local_attention // 2 each side).  Windows change no parameter; a stack with
-sliding layers is read with ``attention_pattern=per-layer`` (parameters exact; FLOPs, the KV
-cache and time are refused: a bidirectional per-layer window is not modelled yet); a stack of
-global layers only is counted in full.
+(a total window: |i − j| <= local_attention // 2, transformers'
+``sliding_window_bidirectional_overlay``).  Windows change no parameter.  They are sizes ``w``
+(local_attention) and ``N_w`` (the sliding layers; ``w`` alone when every layer slides) with
+``window_mask``: the eager forward masks the full L x L score square, which ``--mask full``
+counts (as FlopCounterMode does), and ``--mask window`` counts each sliding layer's band.
 """
 
 from __future__ import annotations
@@ -73,11 +74,15 @@ def read_modernbert(r: Reader) -> Spec:
         )
     sliding = types.count("sliding_attention")
     opts: dict[str, Any] = {}
+    windows: dict[str, int] = {}
     if sliding:
-        opts["attention_pattern"] = "per-layer"
+        local = r.cfg.get("local_attention", 128)
+        windows = {"w": local} if sliding == n else {"w": local, "N_w": sliding}
+        opts["window_mask"] = True
         r.notes.append(
-            f"{sliding} of {n} layers attend within a bidirectional window (local_attention), the others globally: "
-            "parameters are exact; FLOPs, memory and time of a per-layer window in an encoder are not modelled yet"
+            f"{sliding} of {n} layers attend within a bidirectional window of local_attention {local} "
+            f"(|i − j| <= {local // 2}), the others globally: --mask full counts the whole square the eager forward "
+            "computes, --mask window the band"
         )
     attention_bias = r.flag("attention_bias", note=False)
     r.notes.append(f"{r.model}: no pooler and no task head; layer 0 has no attention norm (nn.Identity)")
@@ -90,6 +95,7 @@ def read_modernbert(r: Reader) -> Spec:
             N=n,
             V=r.size("vocab_size"),
             L_max=r.size("max_position_embeddings"),
+            **windows,
         ),
         positional="rotary",
         embedding_norm=True,

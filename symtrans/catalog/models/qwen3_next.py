@@ -166,17 +166,9 @@ QWEN3_NEXT = ModelType(
 )
 
 
-def read_qwen3_5_text(r: Reader) -> Spec:
-    """The Spec of a Qwen3_5ForCausalLM config (Qwen3_5TextConfig, the text model of Qwen3.5):
-    Qwen3-Next's layer pair without experts, a SwiGLU MLP of ``intermediate_size`` on every
-    layer.  Its Gated DeltaNet splits the input maps differently (in_proj_qkv, in_proj_z,
-    in_proj_b, in_proj_a against Qwen3-Next's in_proj_qkvz and in_proj_ba): the same shapes in
-    total, so the same kind counts it.
-
-    Raises:
-        ConfigError: a malformed size or layer list; num_key_value_heads not dividing
-            num_attention_heads.
-    """
+def _qwen3_5_stack(r: Reader, d_ff: int) -> tuple[dict[str, int], str, int]:
+    """(sizes, mixers, full-attention layers) of a Qwen3.5 stack whose FFN width is ``d_ff``:
+    the layer pair of Qwen3-Next, read the same way by both Qwen3.5 text configs."""
     d = r.size("hidden_size")
     n = r.size("num_hidden_layers")
     types = _layer_types(r, n)
@@ -185,7 +177,7 @@ def read_qwen3_5_text(r: Reader) -> Spec:
     h_kv = r.size("num_key_value_heads")
     if h % h_kv:
         raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
-    sizes: dict[str, int] = dict(d_model=d, d_ff=r.size("intermediate_size"), h=h, h_kv=h_kv, d_k=r.size("head_dim"))
+    sizes: dict[str, int] = dict(d_model=d, d_ff=d_ff, h=h, h_kv=h_kv, d_k=r.size("head_dim"))
     sizes.update(V=r.size("vocab_size"), N=n, L_max=r.size("max_position_embeddings"))
     if n_attn == 0:
         mixers = "gated_deltanet"
@@ -204,6 +196,10 @@ def read_qwen3_5_text(r: Reader) -> Spec:
             d_lv=r.size("linear_value_head_dim"),
             d_conv=r.size("linear_conv_kernel_dim"),
         )
+    return sizes, mixers, n_attn
+
+
+def _qwen3_5_spec(r: Reader, sizes: dict[str, int], mixers: str, n_attn: int, **moe: Any) -> Spec:
     opts: dict[str, Any] = {}
     if n_attn and r.flag("attention_bias"):
         opts["attention_bias"] = True
@@ -220,9 +216,54 @@ def read_qwen3_5_text(r: Reader) -> Spec:
         qk_norm="head",
         attention_gate=n_attn > 0,
         tie_output=r.flag("tie_word_embeddings"),
+        **moe,
         **opts,
     )
 
+
+def read_qwen3_5_text(r: Reader) -> Spec:
+    """The Spec of a Qwen3_5ForCausalLM config (Qwen3_5TextConfig, the text model of Qwen3.5):
+    Qwen3-Next's layer pair without experts, a SwiGLU MLP of ``intermediate_size`` on every
+    layer.  Its Gated DeltaNet splits the input maps differently (in_proj_qkv, in_proj_z,
+    in_proj_b, in_proj_a against Qwen3-Next's in_proj_qkvz and in_proj_ba): the same shapes in
+    total, so the same kind counts it.
+
+    Raises:
+        ConfigError: a malformed size or layer list; num_key_value_heads not dividing
+            num_attention_heads.
+    """
+    sizes, mixers, n_attn = _qwen3_5_stack(r, r.size("intermediate_size"))
+    return _qwen3_5_spec(r, sizes, mixers, n_attn)
+
+
+def read_qwen3_5_moe_text(r: Reader) -> Spec:
+    """The Spec of a Qwen3_5MoeForCausalLM config (Qwen3_5MoeTextConfig, the text model of
+    Qwen3.5-MoE / Qwen3.6-35B-A3B): Qwen3.5's layer pair with Qwen3-Next's sparse MoE block on
+    every layer (Qwen3_5MoeDecoderLayer builds Qwen3_5MoeSparseMoeBlock unconditionally; the
+    config has no intermediate_size, decoder_sparse_step or mlp_only_layers): a router
+    d_model x E, E SwiGLU experts of ``moe_intermediate_size`` (the stack's d_ff), one SwiGLU
+    shared expert of ``shared_expert_intermediate_size`` and its sigmoid gate d_model x 1.
+
+    Raises:
+        ConfigError: as ``read_qwen3_5_text``; num_experts 0, or num_experts_per_tok above it.
+    """
+    sizes, mixers, n_attn = _qwen3_5_stack(r, r.size("moe_intermediate_size"))
+    experts, k = r.size("num_experts"), r.size("num_experts_per_tok")
+    if k > experts:
+        raise ConfigError(f"num_experts_per_tok ({k}) exceeds num_experts ({experts})")
+    sizes.update(E=experts, k=k, d_ff_s=r.size("shared_expert_intermediate_size"))
+    return _qwen3_5_spec(r, sizes, mixers, n_attn, n_shared_experts=1, shared_expert_gate=True)
+
+
+# Keys of published Qwen3.5 / Qwen3.6 config.json files that no 5.x config class holds and no
+# modeling code reads: the multi-token-prediction head (mtp_*: transformers builds none and
+# drops its weights on load), the state dtype of vLLM's kernels, the output gate (always
+# built), the MoE-layer list of Qwen3-Next's config (no experts to place) and
+# partial_rotary_factor (moved into rope_parameters by the config: no weights).
+_QWEN3_5_CHECKPOINT_KEYS = (
+    "mtp_num_hidden_layers mtp_use_dedicated_embeddings mamba_ssm_dtype attn_output_gate mlp_only_layers "
+    "partial_rotary_factor"
+)
 
 QWEN3_5_TEXT = ModelType(
     model_type="qwen3_5_text",
@@ -254,10 +295,53 @@ QWEN3_5_TEXT = ModelType(
         "tie_word_embeddings use_cache vocab_size"
     ),
     no_param_effect=no_effect(**DECODER_NO_EFFECT),
-    # popped by Qwen3_5TextConfig to write layer_types (read above)
-    legacy_keys=keys("full_attention_interval"),
+    # full_attention_interval: popped by Qwen3_5TextConfig to write layer_types (read above)
+    legacy_keys=keys("full_attention_interval " + _QWEN3_5_CHECKPOINT_KEYS),
     pad_default=None,
     family="hybrid",
 )
 
-RECORDS = (QWEN3_NEXT, QWEN3_5_TEXT)
+QWEN3_5_MOE_TEXT = ModelType(
+    model_type="qwen3_5_moe_text",
+    config_class="Qwen3_5MoeTextConfig",
+    model_class="Qwen3_5MoeForCausalLM",
+    read=read_qwen3_5_moe_text,
+    defaults={
+        "vocab_size": 248320,
+        "hidden_size": 2048,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "head_dim": 256,
+        "max_position_embeddings": 32768,
+        "tie_word_embeddings": False,
+        "attention_bias": False,
+        "linear_conv_kernel_dim": 4,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32,
+        "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512,
+        "num_experts_per_tok": 8,
+        "num_experts": 256,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id eos_token_id head_dim hidden_act hidden_size "
+        "initializer_range layer_types linear_conv_kernel_dim linear_key_head_dim linear_num_key_heads "
+        "linear_num_value_heads linear_value_head_dim max_position_embeddings moe_intermediate_size "
+        "num_attention_heads num_experts num_experts_per_tok num_hidden_layers num_key_value_heads "
+        "output_router_logits pad_token_id rms_norm_eps rope_parameters router_aux_loss_coef "
+        "shared_expert_intermediate_size tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        **{**DECODER_NO_EFFECT, "cache": "use_cache output_router_logits"},
+        loss="router_aux_loss_coef",
+    ),
+    # full_attention_interval: popped by Qwen3_5MoeTextConfig to write layer_types (read above)
+    legacy_keys=keys("full_attention_interval " + _QWEN3_5_CHECKPOINT_KEYS),
+    pad_default=None,
+    family="hybrid",
+)
+
+RECORDS = (QWEN3_NEXT, QWEN3_5_TEXT, QWEN3_5_MOE_TEXT)

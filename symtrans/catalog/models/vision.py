@@ -498,3 +498,37 @@ def llama4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]
         f"projector {sizes['d_vout']} -> d_model (multi_modal_projector_bias is never read)"
     )
     return sizes, {"vision": "llama4"}, notes
+
+
+def qwen3_5_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of the vision model of Qwen3.5 (``qwen3_5``) and Qwen3.5-MoE
+    (``qwen3_5_moe``): Qwen3-VL's tower and merger without DeepStack mergers (Qwen3_5VisionModel
+    deletes them; Qwen3_5MoeVisionModel is Qwen3_5VisionModel), so the engine's ``qwen3_vl``
+    tower without n_ds counts it.  Its config class has Qwen3VLVisionConfig's defaults.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) patch
+            sizes, or a malformed size.
+    """
+    cls = "Qwen3_5MoeVisionConfig" if r.mt == "qwen3_5_moe" else "Qwen3_5VisionConfig"
+    vcfg, vr = _qwen_vision_reader(
+        r, r.mt, (cls, cls.replace("Config", "Model")), QWEN3_VL_VISION_DEFAULTS, f"{r.mt}'s vision tower"
+    )
+    sizes = dict(_qwen_vision_sizes(vr), P_vis=vr.size("num_position_embeddings"))
+    out = vr.size("out_hidden_size")
+    if out != d_model:
+        sizes["d_proj"] = out
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    if vcfg.get("deepstack_visual_indexes"):
+        notes.append(
+            f"vision_config: deepstack_visual_indexes {show(vcfg['deepstack_visual_indexes'])} ignored "
+            f"({cls} has no such field: Qwen3.5's tower builds no DeepStack mergers)"
+        )
+    side = math.isqrt(sizes["P_vis"])
+    grid = f"{side} x {side}" if side * side == sizes["P_vis"] else str(sizes["P_vis"])
+    notes.append(
+        f"vision tower: Qwen3.5 ViT (Qwen3-VL's, no DeepStack), {sizes['N_vis']} layers of width {sizes['d_vis']}, "
+        f"a learned {grid} position table interpolated to each image; the merger joins {sizes['m_vis']} x "
+        f"{sizes['m_vis']} patches into one token of width {out}"
+    )
+    return sizes, {"vision": "qwen3_vl"}, notes
