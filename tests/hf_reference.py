@@ -122,9 +122,13 @@ HF_CLASSES = {
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
+    # --- audio encoders of catalog/models/audio.py (issue 21)
+    "wav2vec2": "Wav2Vec2Model",
+    "hubert": "HubertModel",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
+    "siglip2": "Siglip2Model",
     # --- Qwen3.5 and Gemma 4 (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
     "qwen3_5": "Qwen3_5ForConditionalGeneration",
@@ -543,6 +547,9 @@ CLIP_VISION = dict(
 )
 SIGLIP_TEXT = dict(CLIP_TEXT, model_type="siglip_text_model")  # the same sizes: SigLIP's own classes
 SIGLIP_DUAL_VISION = dict(CLIP_VISION, model_type="siglip_vision_model")
+SIGLIP2_TEXT = dict(CLIP_TEXT, model_type="siglip2_text_model")
+SIGLIP2_VISION = {k: v for k, v in CLIP_VISION.items() if k != "image_size"}  # no image_size: num_patches
+SIGLIP2_VISION.update(model_type="siglip2_vision_model", num_patches=4)
 
 
 @st.composite
@@ -695,6 +702,20 @@ def siglip(draw) -> dict:
     for sub, mt in ((text, "siglip_text_model"), (vision, "siglip_vision_model")):
         _maybe(draw, sub, "model_type", st.just(mt))
     return dict(model_type="siglip", text_config=text, vision_config=vision)
+
+
+@st.composite
+def siglip2(draw) -> dict:
+    """Siglip2Model: SigLIP's text tower; a NaFlex vision tower of num_patches learned positions
+    (no image_size), vision_use_head drawn or left to its default, true."""
+    text, vision = _tower(draw, False), _tower(draw, True)
+    del vision["image_size"]
+    vision["num_patches"] = draw(st.integers(1, 16))
+    _maybe(draw, text, "projection_size", st.one_of(st.none(), SIZE))
+    _maybe(draw, vision, "vision_use_head", st.booleans())
+    for sub, mt in ((text, "siglip2_text_model"), (vision, "siglip2_vision_model")):
+        _maybe(draw, sub, "model_type", st.just(mt))
+    return dict(model_type="siglip2", text_config=text, vision_config=vision)
 
 
 # --- decoder types (types-dec)
@@ -1116,6 +1137,41 @@ def vit(draw) -> dict:
     _maybe(draw, cfg, "qkv_bias", st.booleans())
     _maybe(draw, cfg, "pooler_output_size", st.one_of(st.none(), SIZE))
     _maybe(draw, cfg, "head_dim", st.integers(1, 6))  # read with getattr by ViTSelfAttention
+    return cfg
+
+
+@st.composite
+def wav2vec2(draw, mt: str) -> dict:
+    """Wav2Vec2Model / HubertModel: a feature encoder of 1 to 4 convolutions (channels, kernels,
+    strides drawn, biased or not, group or layer norms), heads and position-convolution groups
+    that divide hidden_size, masking on or off, post- or pre-norm (stable) layers."""
+    h = draw(st.integers(1, 3))
+    g = draw(st.integers(1, 3))
+    n_conv = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type=mt,
+        hidden_size=math.lcm(h, g) * draw(st.integers(1, 4)),
+        num_attention_heads=h,
+        num_conv_pos_embedding_groups=g,
+        num_conv_pos_embeddings=draw(st.integers(1, 6)),
+        num_hidden_layers=draw(LAYERS),
+        intermediate_size=draw(SIZE),
+        conv_dim=draw(st.lists(st.integers(1, 9), min_size=n_conv, max_size=n_conv)),
+        conv_kernel=draw(st.lists(st.integers(1, 5), min_size=n_conv, max_size=n_conv)),
+        conv_stride=draw(st.lists(st.integers(1, 5), min_size=n_conv, max_size=n_conv)),
+    )
+    _maybe(draw, cfg, "conv_bias", st.booleans())
+    _maybe(draw, cfg, "feat_extract_norm", st.sampled_from(["group", "layer"]))
+    _maybe(draw, cfg, "do_stable_layer_norm", st.booleans())
+    _maybe(draw, cfg, "mask_time_prob", st.sampled_from([0.0, 0, 0.05, 0.5]))
+    _maybe(draw, cfg, "mask_feature_prob", st.sampled_from([0.0, 0.1]))
+    if draw(st.booleans()):  # 4.x files repeat len(conv_dim)
+        cfg["num_feat_extract_layers"] = n_conv
+    if mt == "hubert":
+        _maybe(draw, cfg, "feat_proj_layer_norm", st.booleans())
+        _maybe(draw, cfg, "conv_pos_batch_norm", st.booleans())
+    if not cfg.get("do_stable_layer_norm"):  # adapters are built (and counted) only in stable layers
+        _maybe(draw, cfg, "adapter_attn_dim", st.one_of(st.none(), st.integers(1, 5)))
     return cfg
 
 
@@ -1835,6 +1891,9 @@ STRATEGIES = {
     "nomic_bert": nomic_bert(),
     "mt5": t5("mt5"),
     "umt5": t5("umt5"),
+    "wav2vec2": wav2vec2("wav2vec2"),
+    "hubert": wav2vec2("hubert"),
     "clip": clip(),
     "siglip": siglip(),
+    "siglip2": siglip2(),
 }

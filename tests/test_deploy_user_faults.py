@@ -305,3 +305,51 @@ def test_each_default_is_stated_and_a_given_option_is_not(capsys):
     assert code == 0, err
     # auto is vLLM's own default spelled out: still the weights' dtype, so still said
     assert [d.split(" ")[0] for d in json.loads(out)["defaults"]] == ["KV"]
+
+
+# ------------------------------------------------ 6. pipeline-parallel refusals in the user's terms
+
+
+DEEPSEEK_TINY = {  # DeepSeek-V3's layout (first_k_dense_replace dense layers, then MoE ones), tiny sizes
+    "model_type": "deepseek_v3",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "moe_intermediate_size": 32,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 4,
+    "n_routed_experts": 8,
+    "num_experts_per_tok": 2,
+    "n_shared_experts": 1,
+    "first_k_dense_replace": 1,
+    "kv_lora_rank": 16,
+    "q_lora_rank": 24,
+    "qk_rope_head_dim": 8,
+    "qk_nope_head_dim": 8,
+    "v_head_dim": 8,
+    "vocab_size": 1000,
+    "max_position_embeddings": 4096,
+    "n_group": 1,
+    "topk_group": 1,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_pipeline_refusals_name_the_part_and_what_to_do(capsys, tmp_path):
+    # DeepSeek-V3's first_k_dense_replace layers are dense and the rest MoE (DeepseekV3Config): 1 of 4 here
+    ds = tmp_path / "deepseek.json"
+    ds.write_text(json.dumps(DEEPSEEK_TINY))
+    cases = {
+        ds: "the model's 4 layers are not all alike (1 is a dense layer)",
+        "gpt2": "the learned position embeddings",  # GPT2Model.wpe beside wte
+        CONFIGS / "qwen2-vl-7b.json": "the vision encoder and its projector",
+        CONFIGS / "ai21-jamba-1.5-mini.json": "state-space (Mamba, linear-attention) layers",
+    }
+    for model, part in cases.items():
+        code, out, err = run(
+            capsys, "deploy", model, "--accelerator", "h100-sxm", "--devices", "2", "--pipeline-parallel-size", "2"
+        )
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert part in err and "plan it with --tensor-parallel-size instead" in err, err
+        # no internal step labels or symbols (W_Q, 'class token', N_vis ...)
+        assert "outside the layers" not in err and "W_" not in err and "token'" not in err

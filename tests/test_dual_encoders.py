@@ -29,6 +29,8 @@ require("transformers")
 from hf_reference import (  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
+    SIGLIP2_TEXT,
+    SIGLIP2_VISION,
     SIGLIP_DUAL_VISION,
     SIGLIP_TEXT,
     STRATEGIES,
@@ -41,6 +43,8 @@ from symtrans.catalog.models.dual import (  # noqa: E402
     CLIP_TEXT_NO_EFFECT,
     CLIP_VISION_KEYS,
     CLIP_VISION_NO_EFFECT,
+    SIGLIP2_VISION_KEYS,
+    SIGLIP2_VISION_NO_EFFECT,
     SIGLIP_TEXT_KEYS,
     SIGLIP_TEXT_NO_EFFECT,
 )
@@ -51,6 +55,7 @@ from symtrans.engine.vision import select_part  # noqa: E402
 
 CLIP_PATH = FIXTURES / "configs" / "clip-vit-base-patch32.json"
 SIGLIP_PATH = FIXTURES / "configs" / "siglip-base-patch16-224.json"
+SIGLIP2_PATH = FIXTURES / "configs" / "siglip2-base-patch16-naflex-shaped.json"
 _TEXT = ("text_model.", "text_projection.")
 _VISION = ("vision_model.", "visual_projection.")
 
@@ -93,8 +98,17 @@ def test_siglip_base_224_whole_and_parts(hf):
     assert _ours(cfg) == _theirs(hf, cfg) == (203_155_970, 110_271_744, 92_884_224)
 
 
+def test_siglip2_base_naflex_whole_and_parts(hf):
+    """SigLIP 2 base/16 NaFlex (the card's "375M"): the text tower of a 256,000-token vocabulary
+    with its head, 282,303,744; the vision tower 92,930,304: SigLIP's at 224 px (92,884,224 with
+    its 196 positions) + 60 more rows of the 256-row table (60 x 768 = 46,080)."""
+    cfg = json.loads(SIGLIP2_PATH.read_text(encoding="utf-8"))
+    assert 92_884_224 + 60 * 768 == 92_930_304
+    assert _ours(cfg) == _theirs(hf, cfg) == (375_234_050, 282_303_744, 92_930_304)
+
+
 # 50 draws a type under the CI profile (tests/test_model_types.py draws 200 more of the whole count)
-@pytest.mark.parametrize("model_type", ["clip", "siglip"])
+@pytest.mark.parametrize("model_type", ["clip", "siglip", "siglip2"])
 @settings(max_examples=min(50, settings.default.max_examples))
 @given(data=__import__("hypothesis").strategies.data())
 def test_random_dual_encoders_parts_match_transformers(hf, model_type, data):
@@ -147,19 +161,32 @@ _MUTATIONS = {
     "pad_token_id": [3],
     "bos_token_id": [4],
     "eos_token_id": [5],
+    "num_patches": [9, 5],  # 5: no square grid; transformers still builds it
+    "vision_use_head": [False],
 }
 _SUBS = [("clip", "text_config", CLIP_TEXT, key, key in CLIP_TEXT_NO_EFFECT) for key in sorted(CLIP_TEXT_KEYS)] + [
     ("clip", "vision_config", CLIP_VISION, key, key in CLIP_VISION_NO_EFFECT) for key in sorted(CLIP_VISION_KEYS)
 ]
 _SUBS += [("siglip", "text_config", SIGLIP_TEXT, key, key in SIGLIP_TEXT_NO_EFFECT) for key in sorted(SIGLIP_TEXT_KEYS)]
+_SUBS += [
+    ("siglip2", "text_config", SIGLIP2_TEXT, key, key in SIGLIP_TEXT_NO_EFFECT) for key in sorted(SIGLIP_TEXT_KEYS)
+]
+_SUBS += [
+    ("siglip2", "vision_config", SIGLIP2_VISION, key, key in SIGLIP2_VISION_NO_EFFECT)
+    for key in sorted(SIGLIP2_VISION_KEYS)
+]
+_BASES = {
+    "clip": (CLIP_TEXT, CLIP_VISION),
+    "siglip": (SIGLIP_TEXT, SIGLIP_DUAL_VISION),
+    "siglip2": (SIGLIP2_TEXT, SIGLIP2_VISION),
+}
 
 
 @pytest.mark.parametrize(("mt", "where", "base", "key", "quiet"), _SUBS, ids=[f"{s[0]}-{s[1]}-{s[3]}" for s in _SUBS])
 def test_sub_config_key_audit(hf, mt, where, base, key, quiet):
     """Each field of the sub-config changed in turn: both refuse, or both count alike; the keys
     declared without effect move nothing, the others move something."""
-    cfg0 = dict(model_type=mt, text_config=CLIP_TEXT if mt == "clip" else SIGLIP_TEXT)
-    cfg0["vision_config"] = CLIP_VISION if mt == "clip" else SIGLIP_DUAL_VISION
+    cfg0 = dict(model_type=mt, text_config=_BASES[mt][0], vision_config=_BASES[mt][1])
     theirs0, ours0 = _count(hf, cfg0)
     assert theirs0 == ours0
     moved = False
@@ -183,6 +210,8 @@ def test_sub_config_keys_are_the_class_fields(hf):
         (hf.transformers.CLIPTextConfig, CLIP_TEXT_KEYS),
         (hf.transformers.CLIPVisionConfig, CLIP_VISION_KEYS),
         (hf.transformers.SiglipTextConfig, SIGLIP_TEXT_KEYS),
+        (hf.transformers.Siglip2TextConfig, SIGLIP_TEXT_KEYS),
+        (hf.transformers.Siglip2VisionConfig, SIGLIP2_VISION_KEYS),
     ):
         assert {f.name for f in dataclasses.fields(cls)} - base == known, cls.__name__
 
@@ -238,21 +267,42 @@ FLOP_CASES = [
 ]
 
 
-@pytest.mark.parametrize("cfg", FLOP_CASES, ids=["clip", "siglip-head", "siglip-no-head"])
+FLOP_CASES += [
+    dict(model_type="siglip2", text_config=SIGLIP2_TEXT, vision_config=SIGLIP2_VISION),
+    dict(model_type="siglip2", text_config=SIGLIP2_TEXT, vision_config=dict(SIGLIP2_VISION, vision_use_head=False)),
+]
+
+
+def _pixels(torch, spec, mt: str) -> dict:
+    """B images of 8 x 8 px: CLIP and SigLIP a (B, C, 8, 8) tensor; SigLIP 2 its 2 x 2 grid of
+    flattened 4 x 4 px patches (B, 4, C 16), all valid, and their spatial shape."""
+    c = spec.size("C_vis")
+    if mt != "siglip2":
+        return {"pixel_values": torch.ones(B, c, 8, 8)}
+    return {
+        "pixel_values": torch.ones(B, 4, c * 16),
+        "pixel_attention_mask": torch.ones(B, 4, dtype=torch.long),
+        "spatial_shapes": torch.tensor([[2, 2]] * B),
+    }
+
+
+@pytest.mark.parametrize(
+    "cfg", FLOP_CASES, ids=["clip", "siglip-head", "siglip-no-head", "siglip2-head", "siglip2-no-head"]
+)
 def test_text_and_image_flops_match_flop_counter(hf, cfg):
     """The text forward (``flops``: B sequences of L tokens, the projection on one pooled token
     each) equals FlopCounterMode on ``get_text_features``; ``image_flops`` x B images equals it on
     ``get_image_features`` of B 8 x 8 px images (CLIP: 2^2 patches + the class token = 5 tokens,
-    SigLIP: 4)."""
+    SigLIP: 4; SigLIP 2: its num_patches 4, the table resized by a 4 x 4 matmul)."""
     from symtrans.accounting.flops import evaluate, flops_expr
 
     spec, _ = spec_from_config(cfg, "flops")
     model = _eager(hf, cfg)
     torch = hf.torch
     ids = torch.ones(B, L, dtype=torch.long)
-    pixels = torch.ones(B, spec.size("C_vis"), 8, 8)
+    pixels = _pixels(torch, spec, cfg["model_type"])
     text = _counted(lambda: model.get_text_features(input_ids=ids))
-    image = _counted(lambda: model.get_image_features(pixel_values=pixels))
+    image = _counted(lambda: model.get_image_features(**pixels))
     assert text == int(evaluate(flops_expr(spec, "forward"), {**spec.values, "B": B, "L": L}))
     assert exact(image_tokens(spec), spec.values) == (5 if cfg["model_type"] == "clip" else 4)
     assert image == B * exact(image_flops(spec), spec.values)

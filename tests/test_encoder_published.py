@@ -41,6 +41,10 @@ PUBLISHED = [
     # hand: 2 V d + 24 x (4 d^2 + 32 x 64 + d + 3 d x 10,240 + d) + d  (encoder)
     #          + 24 x (8 d^2 + 32 x 64 + 3 d + 3 d x 10,240) + d          (decoder: a bias table per layer)
     ("umt5-xxl-comfyui", 12_972_531_712),
+    # facebook/wav2vec2-base-960h: Wav2Vec2Model 94,371,712, written out in tests/test_audio_types.py (with
+    # masked_spec_embed); HuBERT-base as Higgs Audio v3's semantic model: the same less masked_spec_embed (768)
+    ("wav2vec2-base-960h", 94_371_712),
+    ("higgs-audio-v3-semantic-hubert", 94_370_944),
 ]
 
 

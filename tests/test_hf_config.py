@@ -102,6 +102,10 @@ REFERENCE = {
     "all-mpnet-base-v2": (109_486_464, "MPNetModel"),
     "modernbert-large-zeroshot-v2.0": (394_781_696, "ModernBertModel"),
     "umt5-xxl-comfyui": (12_972_531_712, "UMT5ForConditionalGeneration"),
+    # --- issue 21's audio encoders (tests/test_audio_types.py builds them on the meta device and writes
+    # the arithmetic out)
+    "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
+    "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),

@@ -453,8 +453,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         if window is not None:
             if pp > 1:
                 raise InputError(
-                    "--pipeline-parallel-size with sliding-window layers under --engine vllm is not modelled (vLLM "
-                    "splits each group of layers over the stages); give --engine none"
+                    "--pipeline-parallel-size: how vLLM splits sliding-window layers over the stages (each group of "
+                    "layers in turn) is not modelled; plan it with --tensor-parallel-size instead"
                 )
             kv_req = window.request_bytes(prompt + gen)
             tokens_per_request = -(-kv_req // kv_tok)
@@ -864,7 +864,10 @@ def _pipeline(spec, values, o, mat, vec, kv_tok, reserve, usable, engine_terms, 
     from symtrans.accounting.memory import get_dtype
 
     if o.quantization is not None:
-        raise InputError("--pipeline-parallel-size with a quantized checkpoint is not modelled yet")
+        raise InputError(
+            "--pipeline-parallel-size: splitting a quantized checkpoint's layers over stages is not modelled yet; "
+            "plan it with --tensor-parallel-size instead"
+        )
     st = vpp.stages(spec, values, get_dtype(o.dtype).bytes, mat, vec, o.tensor_parallel, o.pipeline_parallel, kv_tok)
     b = o.block_size
 

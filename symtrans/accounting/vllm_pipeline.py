@@ -25,6 +25,30 @@ import sympy as sp
 from symtrans.base.errors import InputError
 
 SOURCE = "vllm/distributed/utils.py (get_pp_indices), vllm/v1/core/kv_cache_utils.py (get_kv_cache_configs)"
+# what a refusal tells the user to do instead
+INSTEAD = "plan it with --tensor-parallel-size instead"
+
+
+def _part(node) -> str | None:
+    """The model part a Cost-tree node belongs to, in the user's words (for a refusal); None for a
+    step of the language model's layers."""
+    from symtrans.engine.roles import Block, Role
+
+    vision = {Block.VISION_TOWER, Block.PROJECTOR}
+    if vision & set(node.blocks) or node.step.role in (Role.VISION, Role.PATCH_EMBEDDING, Role.CLS_TOKEN):
+        return "the vision encoder and its projector (a vision-language model)"
+    words = {
+        Role.POSITION_EMBEDDING: "the learned position embeddings (a table beside the token embeddings)",
+        Role.TYPE_EMBEDDING: "the token-type embeddings",
+        Role.EMBEDDING_PROJECTION: "the projection between the embedding width and d_model",
+        Role.OUTPUT_PROJECTION: "the projection between d_model and the embedding width",
+    }
+    if node.step.role in words:
+        return words[node.step.role]
+    if Block.LAYER in node.blocks:
+        return None
+    inner = [b for b in node.blocks if b not in (Block.MODEL,)]
+    return f"a part outside the repeated layers ({(inner[-1] if inner else Block.OTHER).value.replace('_', ' ')})"
 
 
 def partition(layers: int, stages: int) -> list[int]:
@@ -66,25 +90,33 @@ def stages(spec, values: dict, fmt_bytes: sp.Rational, mat, vec, tp: int, pp: in
     """
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
-    from symtrans.engine.roles import Role
+    from symtrans.engine.roles import Block, Role
 
     if spec.family != "decoder-only":
-        raise InputError("--pipeline-parallel-size is planned for decoder-only models only")
+        raise InputError(f"--pipeline-parallel-size is planned for decoder-only models only; {INSTEAD}")
     N = values["N"]
     nodes = list(build(spec).nodes())
     if any(n.step.state != 0 for n in nodes) or any(n.step.cache_window is not None for n in nodes):
-        raise InputError("--pipeline-parallel-size beside windowed attention or state layers is not modelled")
+        raise InputError(
+            "--pipeline-parallel-size: how vLLM splits sliding-window or state-space (Mamba, linear-attention) "
+            f"layers over the stages is not modelled; {INSTEAD}"
+        )
     emb = head = final = 0
     for n in nodes:
         m = int(exact(n.multiplicity, values))
         params = int(exact(n.step.params, values))
         if m == N or params == 0:
             continue
-        if m != 1:
+        part = _part(n)
+        if part is None:  # a step of the language model's layers in fewer than all of them
+            kind = "mixture-of-experts" if Block.MOE in n.blocks or Block.SHARED_EXPERT in n.blocks else "dense"
+            some = f"{m} is a {kind} layer" if m == 1 else f"{m} are {kind} layers"
             raise InputError(
-                f"--pipeline-parallel-size: layers of different kinds ('{n.step.label}' in {m} of {N} layers) are "
-                "not modelled"
+                f"--pipeline-parallel-size: the model's {N} layers are not all alike ({some}), and symtrans "
+                f"splits only alike layers over pipeline stages; {INSTEAD}"
             )
+        if m != 1:
+            raise InputError(f"--pipeline-parallel-size: which stage holds {part} is not modelled; {INSTEAD}")
         if n.step.role == Role.TOKEN_EMBEDDING:
             emb += params
         elif n.step.role == Role.LM_HEAD:
@@ -92,11 +124,13 @@ def stages(spec, values: dict, fmt_bytes: sp.Rational, mat, vec, tp: int, pp: in
         elif n.step.role == Role.NORM:
             final += params
         else:
-            raise InputError(f"--pipeline-parallel-size: '{n.step.label}' outside the layers is not modelled")
+            raise InputError(f"--pipeline-parallel-size: which stage holds {part} is not modelled; {INSTEAD}")
     E, H, F = emb * fmt_bytes, head * fmt_bytes, final * fmt_bytes
     layer_mat, layer_vec = (sp.Rational(mat) - E - H) / N, (sp.Rational(vec) - F) / N
     if layer_mat < 0 or layer_vec < 0:
-        raise InputError("--pipeline-parallel-size: the model's weights do not split into alike layers")
+        raise InputError(
+            f"--pipeline-parallel-size: the model's weights do not split into alike layers over the stages; {INSTEAD}"
+        )
     head_copy = H if head else E  # a tied head: the last stage loads the embedding again
     out = []
     for i, n in enumerate(partition(N, pp)):

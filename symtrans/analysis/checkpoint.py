@@ -400,16 +400,18 @@ _COMPONENTS = (
     _Component(
         "MLM head", lambda e: e.block == Block.MLM_HEAD, lambda s: s.mlm_head, lambda s: s.replace(mlm_head=False)
     ),
+    # wav2vec 2.0's encoder.layer_norm is one tensor whether it runs before the layers (embedding_norm)
+    # or after them (do_stable_layer_norm: final_norm): its name cannot tell, so it is the final norm
     _Component(
         "final norm",
         lambda e: e.role == Role.NORM and e.layer is None and e.block == Block.NORM,
-        lambda s: s.final_norm and s.norm != "none",
-        lambda s: s.replace(final_norm=False),
+        lambda s: (s.final_norm or (s.embedding_norm and s.frontend == "wav2vec2")) and s.norm != "none",
+        lambda s: s.replace(final_norm=False, embedding_norm=s.embedding_norm and s.frontend != "wav2vec2"),
     ),
     _Component(
         "embedding norm",
         lambda e: e.role == Role.NORM and e.block == Block.EMBEDDINGS,
-        lambda s: s.embedding_norm and s.norm != "none",
+        lambda s: s.embedding_norm and s.norm != "none" and s.frontend != "wav2vec2",
         lambda s: s.replace(embedding_norm=False),
     ),
     _Component(

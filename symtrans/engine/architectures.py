@@ -38,7 +38,7 @@ from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.dual import dual_parts
-from symtrans.engine.frontends import audio_conv, patch_embedding
+from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_front
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
@@ -653,14 +653,14 @@ def _build(spec: Spec, wl: Workload) -> Cost:
         if spec.lm_head:
             children.append(substitute(_lm_head(spec, B * wl.tgt), dec))
     elif fam == "encoder-only":
-        patches = spec.frontend == "patch"
+        front = {"patch": patch_embedding, "wav2vec2": lambda b, q: wav2vec2_front(spec, b, q)}.get(spec.frontend)
         children.append(
             _embeddings(
                 spec,
                 "embeddings",
-                not patches,
+                spec.frontend == "tokens",
                 tokens=B * wl.seq,
-                front=tuple(patch_embedding(B, wl.seq)) if patches else (),
+                front=tuple(front(B, wl.seq)) if front else (),
             )
         )
         children.append(

@@ -4,8 +4,9 @@ A dual encoder is two towers that map a text and an image into one joint space, 
 that matching pairs score high.  Its text tower is an encoder-only stack (token and learned
 position tables, pre-norm layers with biased q, k, v, out and a biased two-layer MLP, a final
 LayerNorm), which ``architectures.build`` builds as any encoder; this module adds what sits
-beside that stack, placed in the model's Cost tree when ``Spec.vision`` is ``clip_dual`` or
-``siglip_dual``:
+beside that stack, placed in the model's Cost tree when ``Spec.vision`` is ``clip_dual``,
+``siglip_dual`` or ``siglip2_dual`` (SigLIP 2: SigLIP's weights, its patch embedding a Linear
+over flattened patches and its position table of num_patches rows resized to each image):
 
 - the text tower's map of its pooled token into the joint space (``Block.TEXT_HEAD``), run on
   one token per sequence: CLIP's bias-free ``text_projection`` d_model -> d_proj
@@ -33,6 +34,8 @@ loss with a learned temperature t and bias b; the MAP head) and HF ``SiglipModel
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from symtrans.base.errors import InputError
@@ -45,6 +48,7 @@ from symtrans.engine.vision import clip_vision_tower, siglip_tower
 
 _CLIP = "Radford et al. 2021 §2.5 (CLIP projections, temperature); HF CLIPModel"
 _SIGLIP = "Zhai et al. 2023 §3 (SigLIP: temperature t and bias b); HF SiglipModel, SiglipTextModel.head"
+_SIGLIP2 = "Tschannen et al. 2025 (SigLIP 2, NaFlex); HF Siglip2Model, Siglip2VisionEmbeddings"
 
 
 def _logits(names: tuple[str, ...], source: str) -> Cost:
@@ -65,7 +69,7 @@ def dual_parts(spec: Spec, batch: sp.Expr) -> list[Cost]:
     """The parts of a dual encoder beside its text stack (empty for any other model).
 
     Args:
-        spec: the model (``spec.vision`` ``clip_dual`` or ``siglip_dual``).
+        spec: the model (``spec.vision`` ``clip_dual``, ``siglip_dual`` or ``siglip2_dual``).
         batch: the text sequences of the forward pass: the text projection runs on one
             pooled token of each (FLOPs 2 batch d_model d_proj).
 
@@ -101,7 +105,8 @@ def dual_parts(spec: Spec, batch: sp.Expr) -> list[Cost]:
             Cost(name="visual projection", block=Block.PROJECTOR, steps=tuple(visual), source=_CLIP),
             _logits(("logit_scale",), _CLIP),
         ]
-    if spec.vision == "siglip_dual":
+    if spec.vision in ("siglip_dual", "siglip2_dual"):
+        source = _SIGLIP if spec.vision == "siglip_dual" else _SIGLIP2
         head = linear(
             "text head",
             S.d_model,
@@ -112,17 +117,30 @@ def dual_parts(spec: Spec, batch: sp.Expr) -> list[Cost]:
             "d_model x d_proj and its bias (projection_size, default hidden_size): the last token's state",
             role=Role.TEXT_PROJECTION,
         )
+        tower = siglip_tower(spec)
+        if spec.vision == "siglip2_dual":  # the same weights, a Linear over flattened patches
+            first = replace(
+                tower.steps[0],
+                label="patch embedding (Linear C_vis p_vis^2 -> d_vis, biased)",
+                note="biased linear map of each flattened patch of C_vis p_vis^2 pixels (NaFlex)",
+                source=_SIGLIP2,
+            )
+            table = replace(
+                tower.steps[1], note="num_patches learned rows, resized to each image's patch grid", source=_SIGLIP2
+            )
+            tower = replace(tower, name="vision tower (SigLIP 2)", steps=(first, table, *tower.steps[2:]))
         return [
-            Cost(name="text head", block=Block.TEXT_HEAD, steps=tuple(head), source=_SIGLIP),
-            siglip_tower(spec),
-            _logits(("logit_scale", "logit_bias"), _SIGLIP),
+            Cost(name="text head", block=Block.TEXT_HEAD, steps=tuple(head), source=source),
+            tower,
+            _logits(("logit_scale", "logit_bias"), source),
         ]
     return []
 
 
 def image_tokens(spec: Spec) -> sp.Expr:
     """Tokens the image tower's layers see per image: CLIP's P_vis patches + the class token,
-    SigLIP's P_vis patches (P_vis = (image_size // patch_size)^2, no merging in either)."""
+    SigLIP's P_vis patches (P_vis = (image_size // patch_size)^2, no merging in either);
+    SigLIP 2's num_patches (P_vis: the rows of its position table, which NaFlex resizes)."""
     return S.P_vis + 1 if spec.vision == "clip_dual" else S.P_vis
 
 
@@ -138,17 +156,25 @@ def image_flops(spec: Spec) -> sp.Expr:
       MLP 4 T d f;
     - CLIP: ``visual_projection`` of the pooled class token, 2 d d_proj;
     - SigLIP with its pooling head (``vision_head``): one learned query against the T tokens,
-      q 2 d^2, k and v 4 T d^2, scores and values 4 T d, out_proj 2 d^2, MLP 4 d f.
+      q 2 d^2, k and v 4 T d^2, scores and values 4 T d, out_proj 2 d^2, MLP 4 d f;
+    - SigLIP 2 (NaFlex): a Linear patch embedding (the same 2 P_vis C_vis p_vis^2 d), and the
+      position table of P_vis rows resized to each image's grid as one (T x P_vis)(P_vis x d)
+      matmul, 2 T P_vis d (``Siglip2VisionEmbeddings.resize_positional_embeddings``); T is the
+      patches per image, here P_vis (num_patches, the processor's max_num_patches by default).
 
     Raises:
         InputError: a model that is no dual encoder.
     """
-    if spec.vision not in ("clip_dual", "siglip_dual"):
-        raise InputError(f"image FLOPs are modelled for dual encoders (clip, siglip), not vision={spec.vision}")
+    if spec.vision not in ("clip_dual", "siglip_dual", "siglip2_dual"):
+        raise InputError(
+            f"image FLOPs are modelled for dual encoders (clip, siglip, siglip2), not vision={spec.vision}"
+        )
     d, f, T = S.d_vis, S.d_ff_vis, image_tokens(spec)
     total = 2 * S.P_vis * S.C_vis * S.p_vis**2 * d + S.N_vis * (8 * T * d**2 + 4 * T**2 * d + 4 * T * d * f)
     if spec.vision == "clip_dual":
         return total + 2 * d * S.d_proj
+    if spec.vision == "siglip2_dual":  # the num_patches table resized to the image: a T x P_vis matmul
+        total += 2 * T * S.P_vis * d
     if spec.vision_head:
         total += 4 * d**2 + 4 * T * d**2 + 4 * T * d + 4 * d * f
     return total

@@ -12,7 +12,13 @@ input gradient in the backward pass (``Step.input_grad``).
 Sources: Dosovitskiy et al. 2021 §3.1 (ViT: patches, class token, learned positions) and
 HF ``ViTEmbeddings``/``ViTPatchEmbeddings``; Radford et al. 2022 §2.2 (Whisper: two
 width-3 convolutions with GELU, the second with stride 2, then sinusoidal positions) and
-HF ``WhisperEncoder.conv1``/``conv2``.
+HF ``WhisperEncoder.conv1``/``conv2``; Baevski et al. 2020 §2 and §4.2 (wav2vec 2.0: a
+convolutional feature encoder over the raw 16 kHz waveform, seven layers of 512 channels with
+strides (5,2,2,2,2,2,2), 320 samples (20 ms) per frame, then a convolutional relative position
+embedding of kernel 128 in 16 groups) and HF ``Wav2Vec2FeatureEncoder``,
+``Wav2Vec2FeatureProjection``, ``Wav2Vec2PositionalConvEmbedding``, ``Wav2Vec2Model.masked_spec_embed``;
+Hsu et al. 2021 (HuBERT: the same front end) and HF ``HubertFeatureProjection``
+(``feat_proj_layer_norm``), ``HubertPositionalConvEmbedding`` (``conv_pos_batch_norm``).
 """
 
 from __future__ import annotations
@@ -22,10 +28,13 @@ import sympy as sp
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import DENSE, Step
+from symtrans.engine.primitives import linear, norm
 from symtrans.engine.roles import Role
+from symtrans.engine.spec import Spec
 
 _VIT = "Dosovitskiy et al. 2021 §3.1 (ViT); ViTPatchEmbeddings.projection"
 _WHISPER = "Radford et al. 2022 §2.2 (Whisper); WhisperEncoder.conv1, conv2"
+_WAV2VEC2 = "Baevski et al. 2020 §2, §4.2 (wav2vec 2.0); Hsu et al. 2021 (HuBERT)"
 
 
 def _fmt(e: sp.Expr) -> str:
@@ -141,4 +150,111 @@ def audio_conv(batch: sp.Expr, src: sp.Expr) -> list[Step]:
             source=_WHISPER,
         )
     )
+    return steps
+
+
+def wav2vec2_front(spec: Spec, batch: sp.Expr, seq: sp.Expr) -> list[Step]:
+    """wav2vec 2.0's and HuBERT's input side, up to the first encoder layer, for ``batch``
+    sequences of ``seq`` frames (d_model wide each).
+
+    * the convolutional feature encoder (``feature_extractor``): P_fe parameters, the
+      config reader's sum over its layers of C_(i-1) x C_i x k_i (+ C_i with conv_bias) and
+      the norms (a GroupNorm of C_0 channels after the first layer, or a LayerNorm after
+      each: 2 C_i); its FLOPs are refused (``Spec.check_workload``), 0 here;
+    * the feature projection: LayerNorm of C_in (2 C_in; optional in HuBERT), then
+      Linear C_in -> d_model with bias;
+    * ``masked_spec_embed``: a learned d_model vector, when the config masks in training;
+    * the position convolution: Conv1d(d_model, d_model, K_pos, groups G_pos) with bias,
+      d_model x (d_model / G_pos) x K_pos weights, with weight norm (g: K_pos elements, as
+      ``weight_norm(dim=2)`` keeps one magnitude per kernel tap) or a BatchNorm1d of d_model
+      (2 d_model).  FLOPs 2 x B x L x d_model x (d_model / G_pos) x K_pos.
+
+    Parameters P_fe + (2 C_in) + C_in d_model + d_model (+ d_model) + d_model^2 K_pos / G_pos
+    + d_model + (K_pos | 2 d_model).
+    """
+    frames = batch * seq
+    steps = [
+        Step(
+            label="convolutional feature encoder",
+            role=Role.AUDIO_CONV,
+            params=S.P_fe,
+            note="Conv1d layers over the raw waveform (conv_dim, conv_kernel, conv_stride), with their biases "
+            "and norms: P_fe parameters, summed layer by layer by the config reader (the notes show the sum)",
+            source=_WAV2VEC2 + "; Wav2Vec2FeatureEncoder",
+            input_grad=False,
+        )
+    ]
+    if spec.audio_feature_norm:
+        steps += norm(spec, "feature projection norm", S.C_in, frames)
+    steps += linear(
+        "feature projection",
+        S.C_in,
+        S.d_model,
+        frames,
+        True,
+        _WAV2VEC2 + "; Wav2Vec2FeatureProjection.projection",
+        "the C_in channels of the last convolution mapped to d_model per frame",
+        role=Role.EMBEDDING_PROJECTION,
+    )
+    if spec.audio_mask_embed:
+        steps.append(
+            Step(
+                label="masked_spec_embed",
+                role=Role.MASK_EMBEDDING,
+                params=S.d_model,
+                note="the learned vector that replaces masked frames in training (built when mask_time_prob "
+                "or mask_feature_prob is above 0)",
+                source=_WAV2VEC2 + "; Wav2Vec2Model.masked_spec_embed",
+            )
+        )
+    w = S.d_model * (S.d_model / S.G_pos) * S.K_pos
+    steps.append(
+        Step(
+            label="position convolution (K_pos taps, G_pos groups)",
+            role=Role.CONV,
+            params=w,
+            flops=2 * frames * w,
+            kind=DENSE,
+            weights=w,
+            shape=f"({_fmt(frames)} x {_fmt(S.d_model * S.K_pos / S.G_pos)}) . "
+            f"({_fmt(S.d_model * S.K_pos / S.G_pos)} x d_model)",
+            note="a grouped convolution over the frames: each of the G_pos groups maps d_model/G_pos channels "
+            "times K_pos taps to d_model/G_pos channels",
+            source=_WAV2VEC2 + "; Wav2Vec2PositionalConvEmbedding.conv",
+        )
+    )
+    steps.append(
+        Step(
+            label="bias of the position convolution",
+            role=Role.CONV,
+            bias=True,
+            params=S.d_model,
+            elementwise=per_element("bias") * frames * S.d_model,
+            note="one bias per output channel",
+            source=_WAV2VEC2 + "; Wav2Vec2PositionalConvEmbedding.conv",
+        )
+    )
+    if spec.pos_conv_norm == "weight":
+        steps.append(
+            Step(
+                label="weight norm g of the position convolution",
+                role=Role.CONV,
+                params=S.K_pos,
+                note="weight_norm(conv, dim=2) stores the direction v (the weights above) and a magnitude g of "
+                "shape (1, 1, K_pos): one per kernel tap",
+                source="Salimans & Kingma 2016 (weight normalisation); torch.nn.utils.parametrizations.weight_norm",
+            )
+        )
+    else:
+        steps.append(
+            Step(
+                label="BatchNorm1d of the position convolution",
+                role=Role.NORM,
+                params=2 * S.d_model,
+                elementwise=per_element("layernorm") * frames * S.d_model,
+                note="scale and shift per channel (its running mean and variance are buffers, not parameters); "
+                "no weight norm then",
+                source="Ioffe & Szegedy 2015; HubertPositionalConvEmbedding.batch_norm (conv_pos_batch_norm)",
+            )
+        )
     return steps

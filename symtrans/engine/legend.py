@@ -91,6 +91,26 @@ _LEGEND = [
     ),
     SymbolInfo("p", "p", "patch side of a vision front end (patch_size): p x p pixels per token", "pixels"),
     SymbolInfo("d_pool", r"d_{\mathrm{pool}}", "pooler output width, where it differs from d_model", "features"),
+    # --- audio encoders (wav2vec 2.0, HuBERT): engine/frontends.wav2vec2_front
+    SymbolInfo(
+        "P_fe",
+        r"P_{\mathrm{fe}}",
+        "parameters of an audio encoder's convolutional feature encoder (conv_dim / conv_kernel layers, "
+        "their biases and norms), summed by the config reader",
+        "parameters",
+    ),
+    SymbolInfo(
+        "K_pos",
+        r"K_{\mathrm{pos}}",
+        "kernel width of the convolutional position embedding (num_conv_pos_embeddings)",
+        "positions",
+    ),
+    SymbolInfo(
+        "G_pos",
+        r"G_{\mathrm{pos}}",
+        "groups of the convolutional position embedding (num_conv_pos_embedding_groups)",
+        "groups",
+    ),
     # --- vision-language wrappers: the vision tower's own sizes (engine/vision.py)
     SymbolInfo("d_vis", r"d_{\mathrm{vis}}", "vision tower width (vision_config hidden_size / embed_dim)", "features"),
     SymbolInfo("d_ff_vis", r"d_{\mathrm{ff,vis}}", "vision tower feed-forward width", "features"),

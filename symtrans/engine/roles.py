@@ -75,6 +75,7 @@ class Role(str, Enum):
     PATCH_EMBEDDING = "patch_embedding"  # ViT's p x p Conv2d from C_in channels to d_model
     CLS_TOKEN = "cls_token"  # a learned d_model vector prepended to the patches
     AUDIO_CONV = "audio_conv"  # Whisper's width-3 Conv1d front end over mel frames
+    MASK_EMBEDDING = "mask_embedding"  # wav2vec 2.0 / HuBERT masked_spec_embed: the d_model vector masked frames take
     VISION = "vision"  # a tensor of a vision-language model's image side (engine/vision.py)
     UNUSED_EMBEDDING = "unused_embedding"  # a stored table no forward pass reads (BART family's untied shared)
     # --- dual encoders (CLIP, SigLIP; engine/dual.py)

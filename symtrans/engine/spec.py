@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
+from symtrans.engine import audio_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -47,7 +48,7 @@ DISENTANGLED = ("none", "c2p", "p2c", "c2p|p2c")
 RELATIVE_BIASES = ("auto", "stack", "layer")
 # What the first stack reads: token ids through an embedding table, image patches (ViT's Conv2d
 # patch embedding), or mel frames (Whisper's two Conv1d layers).
-FRONTENDS = ("tokens", "patch", "conv1d")
+FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
@@ -96,6 +97,7 @@ MODEL_SIZES = (
     "C_in",
     "p",
     "d_pool",
+    *audio_rules.WAV2VEC2_SIZES,
     # --- vision-language wrappers (engine/vision.py)
     "d_vis",
     "d_ff_vis",
@@ -140,6 +142,7 @@ VISIONS = (
     "llama4",
     "clip_dual",
     "siglip_dual",
+    "siglip2_dual",
 )
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
@@ -153,6 +156,7 @@ VISION_SIZES = {
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "siglip2_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -164,9 +168,9 @@ _OPTIONAL_VISION_SIZES = {
     "llama4": (),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3", "siglip_dual")
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "siglip2_dual")
 # Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
-DUAL_VISIONS = ("clip_dual", "siglip_dual")
+DUAL_VISIONS = ("clip_dual", "siglip_dual", "siglip2_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
 # replaces its encoder symbol in the decoder's embeddings, stack and LM head.
 DECODER_SIZES = {"h_dec": "h", "d_ff_dec": "d_ff", "V_dec": "V", "L_tgt_max": "L_max"}
@@ -280,7 +284,9 @@ class Spec:
         frontend: ``tokens`` (an embedding table of V rows) | ``patch`` (ViT: a p x p
             Conv2d patch embedding of C_in channels, a CLS token and L_max = patches + 1
             learned positions; no vocabulary) | ``conv1d`` (Whisper's encoder: two width-3
-            Conv1d layers over C_in mel bins, the second with stride 2).
+            Conv1d layers over C_in mel bins, the second with stride 2) | ``wav2vec2`` (wav2vec 2.0 /
+            HuBERT, no vocabulary: ``frontends.wav2vec2_front``; its sizes P_fe, C_in, K_pos, G_pos and
+            options audio_feature_norm, audio_mask_embed, pos_conv_norm in ``engine/audio_rules.py``).
         vision: the image side of a vision-language wrapper beside its decoder-only language
             model (``engine/vision.py``): ``none`` | ``clip`` (LLaVA: a CLIP vision tower and a
             two-layer projector) | ``qwen2_vl`` (Qwen2-VL: a ViT with a 3-D patch embedding
@@ -291,7 +297,8 @@ class Spec:
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
             Qwen3.5's tower is it without n_ds) | ``llama4`` (Llama 4: a CLIP-like ViT with a
             bias-free unfold patch map, a pixel-shuffle adapter MLP and a bias-free projector) |
-            ``clip_dual`` / ``siglip_dual`` (CLIPModel / SiglipModel: a dual encoder, the image
+            ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
+            Siglip2Model: a dual encoder, the image
             tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
             space, and the logits' learned scale; ``engine/dual.py``).  Its parameters are in
             the total; the text-only figure leaves out the ``Block.VISION_TOWER`` and
@@ -442,6 +449,9 @@ class Spec:
     idle_shared_embedding: bool = False
     decoder_positional: str | None = None
     frontend: str = "tokens"
+    audio_feature_norm: bool = True
+    audio_mask_embed: bool = False
+    pos_conv_norm: str = "weight"
     vision: str = "none"
     projector_bias: bool = True
     vision_head: bool = False
@@ -561,6 +571,8 @@ class Spec:
         Raises:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
+        if self.frontend == "wav2vec2":
+            raise InputError(audio_rules.WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -641,6 +653,9 @@ OPTION_TYPES: dict[str, Any] = {
     "idle_shared_embedding": bool,
     "decoder_positional": POSITIONALS,
     "frontend": FRONTENDS,
+    "audio_feature_norm": bool,
+    "audio_mask_embed": bool,
+    "pos_conv_norm": audio_rules.POS_CONV_NORMS,
     "vision": VISIONS,
     "projector_bias": bool,
     "vision_head": bool,
@@ -803,6 +818,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             raise InputError("frontend=patch needs positional=learned (ViT's (patches + 1) x d_model table)")
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
+    audio_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")
@@ -884,9 +900,10 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     for name in _REQUIRED[spec.family]:
         if name in _mixer_free(spec):  # a stack without attention or FFN (Mamba) has no h or d_ff
             continue
-        if name == "V" and spec.frontend == "patch":
+        if name == "V" and spec.frontend in ("patch", "wav2vec2"):
             if "V" in v:
-                raise InputError("frontend=patch reads pixels, not tokens: drop V (there is no vocabulary)")
+                what = "pixels" if spec.frontend == "patch" else "a waveform"
+                raise InputError(f"frontend={spec.frontend} reads {what}, not tokens: drop V (there is no vocabulary)")
             continue
         if name not in v:
             raise InputError(f"{spec.family} model needs size {name}")
@@ -1109,7 +1126,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
     for name in ("L_src_max", *DECODER_SIZES):
         if name in v and not seq2seq:
             raise InputError(f"{name} is a size of an encoder-decoder's stack; this {spec.family} model has one stack")
-    for name, frontends in (("C_in", ("patch", "conv1d")), ("p", ("patch",))):
+    for name, frontends in (("C_in", ("patch", "conv1d", "wav2vec2")), ("p", ("patch",))):
         if name in v and spec.frontend not in frontends:
             raise InputError(
                 f"{name} is a size of the {' or '.join(frontends)} front end; this model's is {spec.frontend}"
@@ -1135,6 +1152,7 @@ def _validate_stack_sizes(spec: Spec, v: dict[str, int]) -> None:
         for name in needed:
             if name not in v:
                 raise InputError(f"frontend={spec.frontend} needs size {name}")
+    audio_rules.check_sizes(spec, v)
 
 
 def _validate_ranges(spec: Spec, v: dict[str, int]) -> None:

@@ -44,6 +44,7 @@ Nothing else changes: ``symtrans model-types``, the refusal message's list, typo
 from __future__ import annotations
 
 from symtrans.catalog.models import (
+    audio,
     dbrx,
     dense,
     dual,
@@ -61,7 +62,23 @@ from symtrans.catalog.models import (
 )
 from symtrans.catalog.models.record import ModelType
 
-_MODULES = (llama, gpt2_like, dense, ssm, jamba, qwen3_next, lfm2, encoders, t5, moe, modernbert, hybrids, dbrx, dual)
+_MODULES = (
+    llama,
+    gpt2_like,
+    dense,
+    ssm,
+    jamba,
+    qwen3_next,
+    lfm2,
+    encoders,
+    t5,
+    moe,
+    modernbert,
+    hybrids,
+    dbrx,
+    dual,
+    audio,
+)
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
 BY_TYPE: dict[str, ModelType] = {rec.model_type: rec for rec in RECORDS}

@@ -1,5 +1,6 @@
-"""Dual encoders (issue 21): ``clip`` (CLIPModel) and ``siglip`` (SiglipModel), each a text
-tower and an image tower mapped into one joint space (``engine/dual.py``).
+"""Dual encoders (issue 21): ``clip`` (CLIPModel), ``siglip`` (SiglipModel) and ``siglip2``
+(Siglip2Model), each a text tower and an image tower mapped into one joint space
+(``engine/dual.py``).
 
 Read off transformers 5.24's ``models/clip`` and ``models/siglip``:
 
@@ -25,6 +26,7 @@ by 4.x) replace the sub-config: ``CLIPConfig.__post_init__`` updates it with eve
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from symtrans.catalog.models.record import ModelType, keys, no_effect
@@ -205,6 +207,68 @@ def read_siglip(r: Reader) -> Spec:
     return _spec(sizes, "siglip_dual", vision_head=head)
 
 
+# Siglip2VisionConfig's defaults (transformers 5.24): no image_size; num_patches rows of positions.
+SIGLIP2_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 12,
+    "num_channels": 3,
+    "patch_size": 16,
+    "num_patches": 256,
+    "vision_use_head": True,
+}
+SIGLIP2_VISION_KEYS = frozenset(SIGLIP2_VISION_DEFAULTS) | keys("hidden_act layer_norm_eps attention_dropout")
+SIGLIP2_VISION_NO_EFFECT = no_effect(act="hidden_act", eps="layer_norm_eps", dropout="attention_dropout")
+
+
+def read_siglip2(r: Reader) -> Spec:
+    """The Spec of a Siglip2Model config: SigLIP's text tower (Siglip2TextConfig has
+    SiglipTextConfig's fields and defaults) and SigLIP 2's NaFlex vision tower (a biased Linear
+    over flattened patches, num_patches learned positions resized to each image, the pooling
+    head with ``vision_use_head``).
+
+    Raises:
+        ConfigError: a sub-config of another model_type or not an object; a hidden_size not a
+            multiple of its heads (Siglip2Attention refuses it); a malformed size.
+    """
+    tcfg = _sub(r, "text_config", "siglip2_text_model")
+    vcfg = _sub(r, "vision_config", "siglip2_vision_model")
+    tr, sizes = _text(r, tcfg, "siglip2_text_model", "Siglip2TextConfig", SIGLIP_TEXT_DEFAULTS)
+    proj = tr.size("projection_size", sizes["d_model"], f"hidden_size = {sizes['d_model']}", nullable=True)
+    vr = Reader(vcfg, "siglip2_vision_model", ("Siglip2VisionConfig", r.model), SIGLIP2_VISION_DEFAULTS, {})
+    dv, hv = vr.size("hidden_size"), vr.size("num_attention_heads")
+    check_divides("vision_config.hidden_size", dv, "num_attention_heads", hv, "Siglip2Attention")
+    head = vr.flag("vision_use_head")
+    patches = vr.size("num_patches")
+    sizes.update(
+        d_vis=dv,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=vr.size("patch_size"),
+        P_vis=patches,
+        d_proj=proj,
+    )
+    r.notes += [f"text_config: {n}" for n in tr.notes] + [f"vision_config: {n}" for n in vr.notes]
+    if math.isqrt(patches) ** 2 != patches:  # Siglip2VisionEmbeddings reshapes the table to a square grid
+        r.notes.append(
+            f"num_patches {patches} is not a square: transformers builds the model (counted), but its forward "
+            "cannot reshape the position table to a grid"
+        )
+    r.notes.insert(
+        0,
+        f"counted: transformers {r.model}: the text tower (text_model, bidirectional, {sizes['N']} layers of width "
+        f"{sizes['d_model']}, with its head into {proj} dimensions), the SigLIP 2 vision tower (vision_model, "
+        f"{sizes['N_vis']} layers of width {dv}, a Linear patch embedding of {sizes['p_vis']} x {sizes['p_vis']} px "
+        f"patches, {patches} learned positions resized to each image"
+        + (", with its attention-pooling head" if head else ", no pooling head (vision_use_head false)")
+        + "), logit_scale and logit_bias; --part text is text_model, --part vision is vision_model, the two "
+        "logit parameters are in neither",
+    )
+    return _spec(sizes, "siglip2_dual", vision_head=head)
+
+
 CLIP = ModelType(
     model_type="clip",
     config_class="CLIPConfig",
@@ -229,4 +293,15 @@ SIGLIP = ModelType(
     family="dual encoder",
 )
 
-RECORDS = (CLIP, SIGLIP)
+SIGLIP2 = ModelType(
+    model_type="siglip2",
+    config_class="Siglip2Config",
+    model_class="Siglip2Model",
+    read=read_siglip2,
+    defaults={},
+    config_keys=keys("text_config vision_config initializer_factor"),
+    no_param_effect=no_effect(init="initializer_factor"),
+    family="dual encoder",
+)
+
+RECORDS = (CLIP, SIGLIP, SIGLIP2)

@@ -71,6 +71,9 @@ WHY: dict[str, str] = {
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
+    # --- audio encoders (catalog/models/audio.py)
+    "norm place": "where the norms run (after each sublayer, or before it with the encoder's norm after the "
+    "last layer): the same norms, no weights added or removed",
 }
 
 
