@@ -121,6 +121,7 @@ HF_CLASSES = {
     "ministral3": "Ministral3ForCausalLM",
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
+    "nemotron_h": "NemotronHForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
@@ -1804,6 +1805,52 @@ def granitemoehybrid(draw) -> dict:
     return cfg
 
 
+@st.composite
+def nemotron_h(draw) -> dict:
+    """A small Nemotron-H config: 1 to 5 layers of Mamba 2, attention, MLP and MoE as the published
+    hybrid_override_pattern (M * - E) or as layers_block_type (5.x or 4.x names); GQA heads of any
+    head_dim (no rotary); Mamba 2 heads in groups (n_groups or its 4.x name mamba_n_groups); MLP
+    and expert widths, a shared expert 0 wide (then intermediate_size) or not; biases."""
+    n = draw(st.integers(1, 5))
+    pattern = "".join(draw(st.lists(st.sampled_from("M*-E"), min_size=n, max_size=n)))
+    if set(pattern) == {"*"}:  # attention alone is refused (symtrans models no FFN-less attention stack)
+        pattern = pattern[:-1] + draw(st.sampled_from("M-E"))
+    h_kv = draw(st.integers(1, 3))
+    groups = draw(st.integers(1, 2))
+    experts = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="nemotron_h",
+        hidden_size=draw(st.integers(1, 16)),
+        vocab_size=draw(VOCAB),
+        num_attention_heads=h_kv * draw(st.integers(1, 2)),
+        num_key_value_heads=h_kv,
+        head_dim=draw(st.integers(1, 8)),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        intermediate_size=draw(SIZE),
+        mamba_num_heads=groups * draw(st.integers(1, 3)),
+        mamba_head_dim=draw(st.integers(1, 4)),
+        ssm_state_size=draw(st.integers(1, 5)),
+        conv_kernel=draw(st.integers(1, 4)),
+        chunk_size=draw(st.integers(1, 16)),
+        n_routed_experts=experts,
+        num_experts_per_tok=draw(st.integers(1, experts)),
+        moe_intermediate_size=draw(SIZE),
+        moe_shared_expert_intermediate_size=draw(st.integers(0, 24)),
+    )
+    cfg["mamba_n_groups" if draw(st.booleans()) else "n_groups"] = groups
+    form = draw(st.sampled_from(["pattern", "types", "legacy"]))
+    if form == "pattern":
+        cfg["hybrid_override_pattern"] = pattern
+    else:
+        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+        if form == "legacy":
+            names |= {"M": "mamba", "*": "attention"}
+        cfg["layers_block_type"] = [names[c] for c in pattern]
+    for key in ("use_bias", "use_conv_bias", "mlp_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1872,6 +1919,7 @@ STRATEGIES = {
     "lfm2": lfm2(),
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),
+    "nemotron_h": nemotron_h(),
     "qwen3_5_text": qwen3_5_text(),
     "qwen3_5_moe_text": qwen3_5_moe_text(),
     "qwen3_5": qwen3_5(),

@@ -223,6 +223,11 @@ def test_sub_config_keys_are_the_class_fields(hf):
         (dict(model_type="siglip", vision_config={"model_type": "clip_vision_model"}), ("siglip_vision_model",)),
         (dict(model_type="clip", vision_config=dict(CLIP_VISION, image_size=[8, 16])), ("image_size is a list",)),
         (dict(model_type="clip", text_config=dict(CLIP_TEXT, hidden_size=7)), ("hidden_size",)),
+        # a misspelt size: transformers ignores it and builds the default, which would be a guess
+        (dict(model_type="clip", text_config={"num_hidden_layer": 3}), ("did you mean num_hidden_layers?",)),
+        (dict(model_type="siglip", vision_config={"patch_sise": 4}), ("did you mean patch_size?",)),
+        (dict(model_type="siglip2", vision_config={"num_patch": 4}), ("did you mean num_patches?",)),
+        (dict(model_type="siglip2", text_config={"projection_sizes": 4}), ("did you mean projection_size?",)),
     ],
 )
 def test_refusals_are_one_line(cfg, words):
@@ -331,3 +336,15 @@ def test_cli_parts_and_image_flops(capsys):
     r = json.loads(capsys.readouterr().out)
     assert (r["tokens_per_image"], r["per_image"], r["total"]) == (50, 8_817_623_040, 3 * 8_817_623_040)
     assert main(["flops", "gpt2", "--part", "vision"]) == 2
+
+
+@pytest.mark.parametrize("path", [CLIP_PATH, SIGLIP_PATH, SIGLIP2_PATH], ids=lambda p: p.stem)
+def test_shape_walk_sums_to_the_text_forward(path):
+    """The shape walk (its own matmul shapes, analysis/walk.py) of the text forward, with the
+    pooled token's projection, sums to the engine's forward FLOPs at B = 2, L = 8."""
+    from symtrans.accounting.flops import evaluate, flops_expr
+    from symtrans.analysis.walk import walk
+
+    spec, _ = spec_from_config(json.loads(path.read_text(encoding="utf-8")), "walk")
+    values = {**spec.values, "B": 2, "L": 8}
+    assert evaluate(walk(spec).flops, values) == evaluate(flops_expr(spec, "forward"), values)

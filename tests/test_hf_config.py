@@ -85,6 +85,7 @@ REFERENCE = {
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
+    "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
@@ -132,6 +133,8 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash-shaped": 3_896_763_136,
+    # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
+    "nemotron-3-nano-30b-a3b": 3_580_073_408,
 }
 
 

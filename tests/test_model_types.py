@@ -902,6 +902,29 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 5 layers M, E, *, -, M: Mamba 2 heads 4 of 3 in 2 groups, attention 4 heads of 5 (2 KV heads),
+    # an MLP 10 wide, 4 experts of 6 (top-2) and a shared expert 8 wide
+    "nemotron_h": dict(
+        hidden_size=12,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=5,
+        hybrid_override_pattern="ME*-M",
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        mamba_num_heads=4,
+        mamba_head_dim=3,
+        n_groups=2,
+        ssm_state_size=3,
+        conv_kernel=2,
+        chunk_size=5,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=6,
+        moe_shared_expert_intermediate_size=8,
+        time_step_limit=(0.0, 100.0),
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1585,6 +1608,24 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("granitemoehybrid", "mamba_n_groups"): [1, 3],
     ("granitemoehybrid", "position_embedding_type"): ["rope", "nope"],
     ("granitemoehybrid", "time_step_limit"): [(0.0, 50.0)],
+    # nemotron_h (base: hybrid_override_pattern "ME*-M"): a layer list wins over the pattern (5.x and
+    # 4.x names; attention alone is refused; an unknown type too), the 4.x key names it pops
+    ("nemotron_h", "layer_types"): [
+        ["linear_attention", "moe", "full_attention", "mlp", "mlp"],
+        ["mamba", "attention"],
+        ["full_attention"],
+        ["moe", "sliding_attention"],
+    ],
+    ("nemotron_h", "layers_block_type"): [["moe", "moe", "full_attention", "mlp", "linear_attention"]],
+    ("nemotron_h", "mamba_hidden_act"): ["relu"],
+    ("nemotron_h", "mlp_hidden_act"): ["silu"],
+    ("nemotron_h", "mamba_ssm_cache_dtype"): ["bfloat16"],
+    ("nemotron_h", "sliding_window"): [4],
+    ("nemotron_h", "time_step_limit"): [(0.0, 50.0)],
+    ("nemotron_h", "mtp_layers_block_type"): [["moe"]],
+    ("nemotron_h", "moe_latent_size"): [4],
+    ("nemotron_h", "moe_shared_expert_intermediate_size"): [0, 9],
+    ("nemotron_h", "num_experts_per_tok"): [1, 3, 5],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1662,6 +1703,13 @@ GAPS: dict[tuple[str, str], str] = {
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
+    ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
+    ("nemotron_h", "moe_latent_size"): "the latent projections around the experts (Nemotron 3 Super) are not "
+    "modelled yet: refused",
+    ("nemotron_h", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
+    "(torch.topk): refused",
     ("granitemoehybrid", "num_experts_per_tok"): "top-k above the experts builds, but no forward can pick them "
     "(torch.topk): refused",
     ("granitemoehybrid", "layer_types"): "a layer type other than Mamba or attention builds as attention, but the "
@@ -2054,7 +2102,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
 NO_FLOPS = ("wav2vec2", "hubert")
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid",)
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -3275,6 +3323,9 @@ SSM_FIXTURES = [
     # ibm-granite/granite-4.0-h-350m: 28 Mamba 2 + 4 attention layers, no experts (the shared MLP
     # 2,048 wide on every layer): 340,332,224 on the meta device
     ("granite-4.0-h-350m", 340_332_224),
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 23 Mamba 2, 6 attention and 23 MoE layers (128 experts
+    # top-6 and a shared expert), an untied head: 31,577,937,344 on the meta device
+    ("nemotron-3-nano-30b-a3b", 31_577_937_344),
 ]
 
 

@@ -430,6 +430,9 @@ def _mixer_stack_activations(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Exp
         if k.name == "attention":
             per_kind.append(_layer_activations(spec, b, s, a_bytes, False, scores, ffn=False))
             continue
+        if k.name in ("mlp", "moe"):  # a layer of one FFN (Nemotron-H): the FFN half alone, its k experts
+            per_kind.append(_layer_activations(spec, b, s, a_bytes, False, scores, moe=k.name == "moe", mixer=False))
+            continue
         cost = k.mixer(spec, b, s, s, "causal", False)
         outs = sp.Add(*[m.count * m.rows for _p, _n, st in cost.walk() for m in st.matrices if not m.lookup])
         per_kind.append(a_bytes * t * (norms * S.d_model + outs))

@@ -560,8 +560,9 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
                 continue
             if e.role == Role.NORM and not spec.first_attention_norm:
                 continue  # ModernBERT: layer 0 has no attention norm (an Identity), the others do
-            if spec.is_moe and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT):
-                continue  # dense and MoE layers differ by design
+            ffn_layers = {"mlp", "moe"} & set(spec.mixers.split("|"))  # Nemotron-H: layers of an FFN alone
+            if (spec.is_moe or ffn_layers) and e.block in (Block.FFN, Block.MOE, Block.SHARED_EXPERT):
+                continue  # dense and MoE layers (or layers with and without an FFN) differ by design
             if "|" in spec.mixers and (e.block in ATTENTION_BLOCKS or e.block in MIXER_BLOCKS):
                 continue  # a hybrid stack: attention layers and mixer layers differ by design
             per.setdefault(e.layer, {})[_layer_free(e)] = e

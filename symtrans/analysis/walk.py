@@ -32,7 +32,7 @@ from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import FORWARD, Workload, decoder_symbols
 from symtrans.engine.components import MASKS, dims
-from symtrans.engine.spec import Spec
+from symtrans.engine.spec import DUAL_VISIONS, Spec
 
 Shape = tuple  # of sympy expressions
 ZERO = sp.Integer(0)
@@ -262,6 +262,9 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             first = b.op("pooler", "x[:, 0, :] (first token)", [x], (B, S.d_model), kind="reshape")
             out = S.d_pool if spec.has("d_pool") else S.d_model
             b.mm("pooler", "x_0 W_pool", first, (S.d_model, out), note="dense + tanh (BertPooler)")
+        if spec.vision in DUAL_VISIONS:  # CLIP / SigLIP: the pooled token into the joint space (engine/dual.py)
+            pooled = b.op("text head", "x[:, eos, :] (one pooled token)", [x], (B, S.d_model), kind="reshape")
+            b.mm("text head", "x_pooled W_proj", pooled, (S.d_model, S.d_proj), note="text_projection / head")
         if spec.mlm_head:
             ew = S.E_emb if spec.has("E_emb") else S.d_model
             y = b.mm("MLM head", "x W_transform", x, (S.d_model, ew), note="dense + activation + norm")

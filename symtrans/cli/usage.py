@@ -331,8 +331,12 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
 
     out = with_numbers(spec, NB.flops_query(mode, conv.name, args.mask, args.recompute), v, assemble, generated)
     if spec.vision != "none":  # the Cost tree's vision subtrees count 0 FLOPs (engine/vision.py)
-        out["vision_note"] = (
-            "the workload has no images, so the vision tower's FLOPs are 0 (per-image FLOPs are not modelled yet)"
+        from symtrans.engine.spec import DUAL_VISIONS
+
+        out["vision_note"] = "the workload has no images, so the vision tower's FLOPs are 0 " + (
+            "(its forward FLOPs per image: flops --part vision)"
+            if spec.vision in DUAL_VISIONS
+            else "(per-image FLOPs are not modelled yet)"
         )
     if args.compare:
         import sympy as sp

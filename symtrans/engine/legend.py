@@ -156,6 +156,7 @@ _LEGEND = [
     SymbolInfo("N_ssm", r"N_{\mathrm{ssm}}", "state-space (Mamba) layers of a hybrid stack", "layers"),
     SymbolInfo("N_lin", r"N_{\mathrm{lin}}", "linear-attention (Gated DeltaNet) layers of a hybrid stack", "layers"),
     SymbolInfo("N_conv", r"N_{\mathrm{conv}}", "short-convolution (LFM2) layers of a hybrid stack", "layers"),
+    SymbolInfo("N_mlp", r"N_{\mathrm{mlp}}", "MLP-only layers (no token mixer) of a hybrid stack", "layers"),
     SymbolInfo("d_inner", r"d_{\mathrm{inner}}", "inner width of a Mamba mixer (expand x d_model)", "features"),
     SymbolInfo(
         "d_state",

@@ -52,7 +52,7 @@ FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -118,6 +118,7 @@ MODEL_SIZES = (
     "N_ssm",
     "N_lin",
     "N_conv",
+    "N_mlp",
     "d_inner",
     "d_state",
     "d_conv",
@@ -312,7 +313,9 @@ class Spec:
         mixers: the token mixers of a decoder-only stack, joined by ``|``, from
             ``MIXER_KINDS``: ``attention`` (the default), ``mamba`` (Gu & Dao 2023),
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
-            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution).  Each kind
+            Qwen3-Next), ``short_conv`` (LFM2's gated short convolution), ``mlp`` and
+            ``moe`` (a layer of one FFN or one mixture of experts and no token mixer:
+            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``).  Each kind
             after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
@@ -974,6 +977,8 @@ MIXER_COUNTS = {
     "mamba2": "N_ssm",
     "gated_deltanet": "N_lin",
     "short_conv": "N_conv",
+    "mlp": "N_mlp",
+    "moe": "N_moe",
 }
 _MIXER_SIZES = {
     "attention": (),
@@ -981,9 +986,11 @@ _MIXER_SIZES = {
     "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
     "short_conv": ("d_conv",),
+    "mlp": ("d_ff",),
+    "moe": ("d_ff", "E", "k"),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "d_inner", "d_state", "d_conv", "dt_rank", "h_ssm", "g_ssm")
-_LAYER_KIND_SIZES += ("h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
+_LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
@@ -1006,6 +1013,8 @@ def _validate_mixers(spec: Spec) -> None:
         raise InputError(f"mixers other than attention apply to decoder-only stacks, not to a {spec.family} model")
     if spec.mixer_only and names == ("attention",):
         raise InputError("mixer_only drops the feed-forward networks of a state-space stack: set mixers too")
+    if {"mlp", "moe"} & set(names) and not spec.mixer_only:
+        raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
     uses = set(names)
     for name in ("ssm_inner_norms", "ssm_bias"):
         if getattr(spec, name) and not uses & {"mamba", "mamba2"}:

@@ -162,7 +162,7 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
     (``operator_norm``, ``self_attn.out_proj``).
     """
     A = L + r"self_attn\."
-    moe = r"(?:mlp|feed_forward)\."
+    moe = r"(?:mlp|feed_forward|mixer)\."  # mixer: Nemotron-H's MoE layer (NemotronHMoE.shared_experts)
     stacked = [  # (E, d_in, d_out) tensors named by their leaf: nn.Parameter on the experts module
         Rule(L + moe + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_GATE, leaf="gate_up_proj"),
         Rule(L + moe + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_DOWN, leaf="down_proj"),
@@ -222,6 +222,17 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(L + r"mlp\.shared_mlp\.up_proj", R.FFN_UP, B.SHARED_EXPERT),
         Rule(L + r"mlp\.shared_mlp\.down_proj", R.FFN_DOWN, B.SHARED_EXPERT),
         Rule(L + r"mlp\.moe_statics", R.ROUTER, B.MOE, VECTOR, leaf="e_score_correction_bias", bias=True),
+        # Nemotron-H: each layer's one "mixer" is attention, an MLP or a MoE (NemotronHBlock); its experts
+        # are saved per expert, non-gated (up_proj, down_proj), its router is mixer.gate
+        Rule(L + r"mixer\.q_proj", R.Q_PROJ, _ATT),
+        Rule(L + r"mixer\.k_proj", R.K_PROJ, _ATT),
+        Rule(L + r"mixer\.v_proj", R.V_PROJ, _ATT),
+        Rule(L + r"mixer\.o_proj", R.O_PROJ, _ATT),
+        Rule(L + r"mixer\.up_proj", R.FFN_UP, B.FFN),
+        Rule(L + r"mixer\.down_proj", R.FFN_DOWN, B.FFN),
+        Rule(L + r"mixer\.gate", R.ROUTER, B.MOE),
+        Rule(L + r"mixer\.experts\.{E}\.up_proj", R.EXPERTS, B.MOE, part=R.FFN_UP),
+        Rule(L + r"mixer\.experts\.{E}\.down_proj", R.EXPERTS, B.MOE, part=R.FFN_DOWN),
         # HunYuan's per-head query/key norms
         Rule(A + r"query_layernorm", R.Q_NORM, _ATT, VECTOR),
         Rule(A + r"key_layernorm", R.K_NORM, _ATT, VECTOR),
@@ -725,7 +736,7 @@ MODEL_TYPES = {
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
-        "qwen3_5_moe llama4".split(),
+        "qwen3_5_moe nemotron_h llama4".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -56,6 +56,7 @@ from symtrans.catalog.models import (
     llama,
     modernbert,
     moe,
+    nemotron_h,
     qwen3_next,
     ssm,
     t5,
@@ -77,6 +78,7 @@ _MODULES = (
     hybrids,
     dbrx,
     dual,
+    nemotron_h,
     audio,
 )
 

@@ -26,11 +26,17 @@ by 4.x) replace the sub-config: ``CLIPConfig.__post_init__`` updates it with eve
 
 from __future__ import annotations
 
+import difflib
 import math
 from typing import Any
 
 from symtrans.catalog.models.record import ModelType, keys, no_effect
-from symtrans.catalog.models.vision import CLIP_VISION_DEFAULTS, siglip_vision
+from symtrans.catalog.models.vision import (
+    CLIP_VISION_DEFAULTS,
+    SIGLIP_VISION_DEFAULTS,
+    SIGLIP_VISION_KEYS,
+    siglip_vision,
+)
 from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
 from symtrans.engine.spec import Spec
 
@@ -108,6 +114,22 @@ def _sub(r: Reader, key: str, model_type: str) -> dict[str, Any]:
     return v
 
 
+def _check_typos(where: str, cfg: dict[str, Any], fields: frozenset[str], counted: Any) -> None:
+    """Refuse a sub-config key that is no field of its class but nearly spells a key that sets a
+    size (``text_config.num_hidden_layer``): transformers would build the class default there,
+    so counting it would be a guess.  Other unknown keys (4.x files carry PretrainedConfig's
+    old generation keys in each sub-config) change nothing and pass."""
+    for key in cfg:
+        if key in fields:
+            continue
+        close = difflib.get_close_matches(key, list(counted), n=1, cutoff=0.85)
+        if close:
+            raise ConfigError(
+                f"{where}.{key} is not a key of its config class (did you mean {close[0]}?): transformers would "
+                "ignore it and build the default; fix the spelling"
+            )
+
+
 def _text(r: Reader, cfg: dict[str, Any], mt: str, cls: str, defaults: dict[str, Any]) -> tuple[Reader, dict]:
     """The text tower's sizes (d_model, d_ff, h, N, V, L_max) from ``text_config``."""
     tr = Reader(cfg, mt, (cls, r.model), defaults, {})
@@ -151,6 +173,8 @@ def read_clip(r: Reader) -> Spec:
     """
     tcfg = _sub(r, "text_config", "clip_text_model")
     vcfg = _sub(r, "vision_config", "clip_vision_model")
+    _check_typos("text_config", tcfg, CLIP_TEXT_KEYS, CLIP_TEXT_DEFAULTS)
+    _check_typos("vision_config", vcfg, CLIP_VISION_KEYS, CLIP_VISION_DEFAULTS)
     tr, sizes = _text(r, tcfg, "clip_text_model", "CLIPTextConfig", CLIP_TEXT_DEFAULTS)
     for key in ("image_size", "patch_size"):
         if isinstance(vcfg.get(key), list):
@@ -191,6 +215,8 @@ def read_siglip(r: Reader) -> Spec:
     """
     tcfg = _sub(r, "text_config", "siglip_text_model")
     vcfg = _sub(r, "vision_config", "siglip_vision_model")
+    _check_typos("text_config", tcfg, SIGLIP_TEXT_KEYS, {**SIGLIP_TEXT_DEFAULTS, "projection_size": None})
+    _check_typos("vision_config", vcfg, SIGLIP_VISION_KEYS, SIGLIP_VISION_DEFAULTS)
     tr, sizes = _text(r, tcfg, "siglip_text_model", "SiglipTextConfig", SIGLIP_TEXT_DEFAULTS)
     proj = tr.size("projection_size", sizes["d_model"], f"hidden_size = {sizes['d_model']}", nullable=True)
     vsizes, head, vnotes = siglip_vision(vcfg, "siglip")
@@ -234,6 +260,8 @@ def read_siglip2(r: Reader) -> Spec:
     """
     tcfg = _sub(r, "text_config", "siglip2_text_model")
     vcfg = _sub(r, "vision_config", "siglip2_vision_model")
+    _check_typos("text_config", tcfg, SIGLIP_TEXT_KEYS, {**SIGLIP_TEXT_DEFAULTS, "projection_size": None})
+    _check_typos("vision_config", vcfg, SIGLIP2_VISION_KEYS, SIGLIP2_VISION_DEFAULTS)
     tr, sizes = _text(r, tcfg, "siglip2_text_model", "Siglip2TextConfig", SIGLIP_TEXT_DEFAULTS)
     proj = tr.size("projection_size", sizes["d_model"], f"hidden_size = {sizes['d_model']}", nullable=True)
     vr = Reader(vcfg, "siglip2_vision_model", ("Siglip2VisionConfig", r.model), SIGLIP2_VISION_DEFAULTS, {})
