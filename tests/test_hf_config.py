@@ -57,6 +57,9 @@ REFERENCE = {
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
+    # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
+    "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
+    "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
@@ -123,6 +126,8 @@ ACTIVE = {
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
     "qwen3-coder-next": 3_874_929_408,
+    # 8 of 256 experts a token (tests/test_published_qwen3_5.py): text 3,454,988,928 + visual 446,571,248
+    "qwen3.6-35b-a3b": 3_901_560_176,
     # the meta models' expert tensors (tests/test_moe_types.py): 56 of 64, 120 of 128, 122 of 128
     # and 248 of 256 experts idle per token
     "olmoe-1b-7b-0125-instruct": 1_282_017_280,
