@@ -54,6 +54,10 @@ REFERENCE = {
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
+    # t-vlm-a's wrappers, whole (tests/test_vision_paligemma.py, test_vision_idefics3.py: meta device)
+    "colpali-v1.2-merged-paligemma-448": (2_924_351_216, "PaliGemmaForConditionalGeneration"),
+    "smolvlm-256m-instruct": (256_484_928, "Idefics3ForConditionalGeneration"),
+    "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
@@ -110,6 +114,7 @@ REFERENCE = {
     # the arithmetic out)
     "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
     "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
+    "long-t5-tglobal-base-16384-book-summary": (247_587_456, "LongT5ForConditionalGeneration"),  # + untied lm_head
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),

@@ -43,6 +43,9 @@ gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig 
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
+paligemma   PaliGemmaForConditionalGeneration (*) PaliGemmaConfig + its text config + SiglipVisionConfig
+idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text config + Idefics3VisionConfig
+smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
@@ -148,10 +151,13 @@ from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, M
 from symtrans.catalog.models.t5 import read_t5 as _t5
 from symtrans.catalog.models.vision import (
     MISTRAL3_TEXT_DEFAULT,
+    PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
+    idefics3_vision,
     llama4_vision,
     llava_vision,
     mistral3_vision,
+    paligemma_vision,
     qwen2_5_vl_vision,
     qwen2_vl_vision,
     qwen3_5_vision,
@@ -226,6 +232,9 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
+    "paligemma": ("PaliGemmaConfig", "PaliGemmaForConditionalGeneration"),
+    "idefics3": ("Idefics3Config", "Idefics3ForConditionalGeneration"),
+    "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
@@ -630,6 +639,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
+    "paligemma": {"text_config": None, "tie_word_embeddings": True, "projection_dim": 2048},
+    "idefics3": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
+    "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     "llama4": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
@@ -937,6 +949,10 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
+        "paligemma": "hidden_size image_token_id image_token_index projection_dim text_config tie_word_embeddings "
+        "vision_config vocab_size",
+        "idefics3": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
+        "smolvlm": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
         "qwen3_5": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen3_5_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -1251,6 +1267,15 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
             "text ties": "tie_word_embeddings",
         },
     ),
+    # PaliGemmaModel reads text_config's hidden_size and vocab_size; the top-level copies are unread
+    "paligemma": _no_effect(
+        **{
+            "image tokens": "image_token_id image_token_index",
+            "unread copy": "hidden_size vocab_size",
+        },
+    ),
+    "idefics3": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
+    "smolvlm": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "qwen3_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
@@ -1370,6 +1395,15 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     # llava-hf/llava-v1.6-mistral-7b-hf: as llava's, and 4.x's use_image_newline_parameter (5.x always
     # builds image_newline; no modeling code reads the key)
     "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
+    # vidore/colpali-v1.2-merged (a PaliGemma 448 px checkpoint): 4.x's loss ignore_index
+    "paligemma": frozenset({"ignore_index"}),
+    # SmolVLM-256M-Instruct and SmolVLM2-500M: a top-level vocab_size (the head reads text_config's),
+    # the training switch use_reentrant_checkpointing and transformers.js's export settings; 5.x's
+    # save_pretrained writes the pad_token_id that Idefics3Config pops as _pad_token_id
+    **dict.fromkeys(
+        ("idefics3", "smolvlm"),
+        frozenset({"vocab_size", "use_reentrant_checkpointing", "transformers.js_config", "_pad_token_id"}),
+    ),
     # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
     "qwen2_vl_text": frozenset({"vision_token_id"}),
     # Qwen2.5-VL-7B-Instruct as 4.53 re-saves it: its text_config repeats the wrapper's token ids
@@ -2945,6 +2979,10 @@ class Wrapper:
             ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
         tie_text: the text config's tie_word_embeddings alone decides and the wrapper's is never
             read (Llama 4: its language model is a whole Llama4ForCausalLM, tied by its own config).
+        text_legacy: keys the wrapper's published text configs carry that neither the text
+            config class nor any transformers 5.x modeling code reads (checked by grepping
+            transformers 5.24's models/<type>/ and the text models'): left out before the text
+            config is read, neither noted nor taken for misspellings.
     """
 
     text_type: str
@@ -2955,6 +2993,15 @@ class Wrapper:
     vision: str
     text_default: dict[str, Any] | None = None
     tie_text: bool = False
+    text_legacy: frozenset[str] = frozenset()
+
+
+# Idefics3 / SmolVLM checkpoints' text_config keys from HuggingFaceM4's training code (its
+# VLlama3 model) and transformers.js's export settings (SmolVLM-256M-Instruct, SmolVLM2-500M).
+_IDEFICS3_TEXT_LEGACY = frozenset(
+    "_flash_attn_2_enabled is_llama_config neftune_noise_alpha perceiver_config pixel_shuffle_factor "
+    "qk_layer_norms rope_interleaved transformers.js_config use_resampler".split()
+)
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -3025,6 +3072,33 @@ WRAPPERS: dict[str, Wrapper] = {
         "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
         text_default=MISTRAL3_TEXT_DEFAULT,
     ),
+    "paligemma": Wrapper(
+        text_type="gemma",
+        # PaliGemmaConfig sets text_config.use_bidirectional_attention, a field of the Gemma configs
+        # only: transformers refuses any other text model
+        text_types=("gemma", "gemma2", "gemma3_text"),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
+        "multi-modal projector (model.multi_modal_projector: one biased map)",
+        text_default=PALIGEMMA_TEXT_DEFAULT,
+        # PaliGemmaConfig.__post_init__ writes num_image_tokens into the text config (no model reads it)
+        text_legacy=frozenset({"num_image_tokens"}),
+    ),
+    **{
+        mt: Wrapper(
+            text_type="llama",
+            text_types=_LLAVA_TEXT,
+            tie_or=False,
+            flat=False,
+            language_model="model.text_model (the text_config's base model) and lm_head",
+            vision=f"the vision tower (model.vision_model: {cls}VisionTransformer, from vision_config) and the "
+            "connector (model.connector: pixel shuffle and one bias-free map)",
+            text_legacy=_IDEFICS3_TEXT_LEGACY,
+        )
+        for mt, cls in (("idefics3", "Idefics3"), ("smolvlm", "SmolVLM"))
+    },
     "qwen3_vl": Wrapper(
         text_type="qwen3_vl_text",
         text_types=("qwen3_vl_text",),
@@ -3119,7 +3193,7 @@ def _wrapped(r: _Reader) -> Spec:
     elif not isinstance(text, dict):
         raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
     else:
-        text = dict(text)
+        text = {k: v for k, v in text.items() if k not in w.text_legacy}
     text_mt = text.get("model_type", w.text_type)
     if "model_type" not in text and r.cfg.get("text_config") is not None:
         r.notes.append(f"text_config has no model_type: {r.cls} reads it as {_show(w.text_type)}")
@@ -3163,6 +3237,10 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = mistral3_vision(r)
     elif r.mt == "qwen2_5_vl":
         sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "paligemma":
+        sizes, opts, notes = paligemma_vision(r, spec.size("d_model"))
+    elif r.mt in ("idefics3", "smolvlm"):
+        sizes, opts, notes = idefics3_vision(r)
     elif r.mt == "qwen3_vl":
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt == "llama4":
@@ -3257,6 +3335,9 @@ _FAMILIES = {
     "llava_next": _wrapped,
     "mistral3": _wrapped,
     "qwen2_5_vl": _wrapped,
+    "paligemma": _wrapped,
+    "idefics3": _wrapped,
+    "smolvlm": _wrapped,
     "qwen3_vl": _wrapped,
     "llama4": _wrapped,
     "qwen3_5": _wrapped,
