@@ -100,6 +100,28 @@ _BERT_BASE = dict(
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
+# The MLA family's base (catalog/models/dsa.py): 3 layers, the first dense (first_k_dense_replace 1, and
+# glm4_moe_lite's default mlp_layer_types), then two MoE layers; MLA sizes as DeepSeek-V3's
+_MLA_BASE = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=4,
+    num_hidden_layers=3,
+    intermediate_size=10,
+    moe_intermediate_size=6,
+    n_routed_experts=3,
+    n_shared_experts=2,
+    num_experts_per_tok=2,
+    q_lora_rank=7,
+    kv_lora_rank=5,
+    qk_rope_head_dim=4,
+    qk_nope_head_dim=3,
+    v_head_dim=9,
+    vocab_size=23,
+    max_position_embeddings=17,
+    first_k_dense_replace=1,
+)
+
 # The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
 _VL_TEXT = dict(
     hidden_size=16,
@@ -1091,24 +1113,16 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
     ),
     # 3 layers: dense, then two MoE layers (the class's default mlp_layer_types); MLA sizes as DeepSeek-V3's
-    "glm4_moe_lite": dict(
-        hidden_size=16,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        num_hidden_layers=3,
-        intermediate_size=10,
-        moe_intermediate_size=6,
-        n_routed_experts=3,
-        n_shared_experts=2,
-        num_experts_per_tok=2,
-        q_lora_rank=7,
-        kv_lora_rank=5,
-        qk_rope_head_dim=4,
-        qk_nope_head_dim=3,
-        v_head_dim=9,
-        vocab_size=23,
-        max_position_embeddings=17,
+    # (Glm4MoeLiteConfig has no first_k_dense_replace)
+    "glm4_moe_lite": {k: v for k, v in _MLA_BASE.items() if k != "first_k_dense_replace"},
+    # --- the MLA family (catalog/models/dsa.py): 3 layers, the first dense, MLA sizes as glm4_moe_lite's;
+    # the DSA types with an indexer of 3 heads of 6 (top 5 keys); GLM's last layer shares layer 1's top-k
+    # n_group 1: DeepseekV32Config's 8 groups need E divisible by 8 in a forward
+    "deepseek_v32": dict(_MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, n_group=1, topk_group=1),
+    "glm_moe_dsa": dict(
+        _MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, indexer_types=["full", "full", "shared"]
     ),
+    "mistral4": dict(_MLA_BASE),
 }
 # Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
 _LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
@@ -1774,6 +1788,16 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("glm4_moe_lite", "num_local_experts"): [4],
     ("glm4_moe_lite", "head_dim"): [6],
     ("glm4_moe_lite", "num_key_value_heads"): [2, None],
+    ("deepseek_v32", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "indexer_types"): [["full"] * 3, ["full", "shared", "shared"]],
+    ("deepseek_v32", "layer_types"): [["indexed_attention"] * 3],
+    ("glm_moe_dsa", "layer_types"): [["indexed_attention"] * 3],
+    ("mistral4", "q_lora_rank"): [None, 8],
+    **{(mt, "num_local_experts"): [4] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "head_dim"): [6] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "num_key_value_heads"): [2] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.

@@ -52,7 +52,7 @@ FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -130,6 +130,11 @@ MODEL_SIZES = (
     "d_lk",
     "d_lv",
     "L_chunk",
+    # --- DeepSeek Sparse Attention (engine/dsa.py)
+    "N_dsa",
+    "h_idx",
+    "d_idx",
+    "k_idx",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -331,7 +336,9 @@ class Spec:
             which kind changes no count, only how many).  Mamba layers need d_inner,
             d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
             L_chunk for its chunked scan); Gated DeltaNet needs h_lk, h_lv, d_lk, d_lv,
-            d_conv.
+            d_conv.  ``dsa`` (DeepSeek Sparse Attention, ``engine/dsa.py``) is multi-head
+            latent attention with its lightning indexer (h_idx heads of d_idx, top k_idx
+            keys; count symbol N_dsa); it needs mla and r_q.
         mixer_only: each layer is a norm and its mixer, without a feed-forward network
             (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
         ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
@@ -992,6 +999,7 @@ MIXER_COUNTS = {
     "short_conv": "N_conv",
     "mlp": "N_mlp",
     "moe": "N_moe",
+    "dsa": "N_dsa",
 }
 _MIXER_SIZES = {
     "attention": (),
@@ -1001,14 +1009,18 @@ _MIXER_SIZES = {
     "short_conv": ("d_conv",),
     "mlp": ("d_ff",),
     "moe": ("d_ff", "E", "k"),
+    "dsa": ("h_idx", "d_idx", "k_idx"),
 }
 _LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
 _LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+_LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
+# Kinds whose layers are attention (they need h): plain attention and DeepSeek Sparse Attention.
+ATTENTION_KINDS = ("attention", "dsa")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
     free = ("d_ff",) if spec.mixer_only else ()
-    return free + (("h",) if "attention" not in mixer_kinds(spec) else ())
+    return free + (("h",) if not set(ATTENTION_KINDS) & set(mixer_kinds(spec)) else ())
 
 
 def _validate_mixers(spec: Spec) -> None:
@@ -1039,6 +1051,8 @@ def _validate_mixers(spec: Spec) -> None:
             "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
             "share_layers are not modelled for it): give N_moe"
         )
+    if "dsa" in uses and not spec.mla:
+        raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
     if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
@@ -1063,6 +1077,10 @@ def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
                 f"the {' + '.join(MIXER_COUNTS[n] for n in names[1:])} = {rest} layers of {', '.join(names[1:])} "
                 f"leave no {names[0]} layer of the N = {v['N']}"
             )
+    if "dsa" in names and "r_q" not in v:  # DeepseekV32Indexer.wq_b reads the query latent (q_lora_rank)
+        raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
+    if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
+        raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
     if "mamba2" in names and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
     if "mamba2" in names and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:

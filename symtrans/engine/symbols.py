@@ -93,6 +93,11 @@ h_lv = SYMBOLS["h_lv"]
 d_lk = SYMBOLS["d_lk"]
 d_lv = SYMBOLS["d_lv"]
 L_chunk = SYMBOLS["L_chunk"]
+# --- DeepSeek Sparse Attention (engine/dsa.py)
+N_dsa = SYMBOLS["N_dsa"]
+h_idx = SYMBOLS["h_idx"]
+d_idx = SYMBOLS["d_idx"]
+k_idx = SYMBOLS["k_idx"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

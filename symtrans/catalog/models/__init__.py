@@ -47,6 +47,7 @@ from symtrans.catalog.models import (
     audio,
     dbrx,
     dense,
+    dsa,
     dual,
     encoders,
     gpt2_like,
@@ -79,6 +80,7 @@ _MODULES = (
     dbrx,
     dual,
     nemotron_h,
+    dsa,
     audio,
 )
 

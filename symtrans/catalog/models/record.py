@@ -50,6 +50,8 @@ WHY: dict[str, str] = {
     "kv heads": "multi-head latent attention expands keys and values for all h heads: num_key_value_heads sets no shape",
     "l2 norm": "Llama 4's QK norm is an L2 norm without weights",
     "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
+    # --- DeepSeek Sparse Attention (catalog/models/dsa.py)
+    "topk": "DeepSeek Sparse Attention's top-k: how many keys each query reads (FLOPs, read as k_idx), no weights",
     # --- encoders (types-enc)
     "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
     "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
