@@ -71,6 +71,7 @@ HF_CLASSES = {
     "idefics3": "Idefics3ForConditionalGeneration",
     "smolvlm": "SmolVLMForConditionalGeneration",
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
+    "llama4": "Llama4ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -159,6 +160,7 @@ WRAPPED = (
     "qwen3_vl",
     "qwen3_5",
     "qwen3_5_moe",
+    "llama4",
     "paligemma",
     "idefics3",
     "smolvlm",
@@ -181,7 +183,14 @@ def language_model_count(hf, model) -> int:
     config's base model; Idefics3's and SmolVLM's ``model.model.text_model``) plus
     ``model.lm_head``'s weight unless it is the token embedding (tied); ``model.model.vision_tower`` /
     ``model.model.visual`` / ``model.model.vision_model`` and ``model.model.multi_modal_projector``
-    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
+    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out.
+    Llama4ForConditionalGeneration keeps a whole Llama4ForCausalLM as ``model.language_model`` (lm_head
+    inside) beside ``model.vision_model`` and ``model.multi_modal_projector``: that submodule's count."""
+    if type(model).__name__ == "Llama4ForConditionalGeneration":
+        tops = {name.split(".")[0] for name, _ in model.named_parameters()}
+        assert tops <= {"vision_model", "multi_modal_projector", "language_model"}, tops
+        assert model.language_model.lm_head.bias is None
+        return hf.count(model.language_model)
     lm = getattr(model.model, "language_model", None) or model.model.text_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
@@ -522,6 +531,14 @@ PIXTRAL_VISION = dict(
     image_size=16,
     patch_size=4,
 )
+# Llama4VisionConfig: CLIP's tower keys and the adapter's and projector's widths
+LLAMA4_VISION = dict(
+    LLAVA_VISION,
+    model_type="llama4_vision_model",
+    projector_input_dim=6,
+    projector_output_dim=6,
+    vision_output_dim=6,
+)
 # Qwen3VLVisionConfig's keys are Qwen2.5-VL's (less window attention) plus the position grid and DeepStack
 QWEN3_VL_VISION = dict(QWEN2_5_VL_VISION, num_position_embeddings=4, deepstack_visual_indexes=[0])
 SIGLIP_VISION = dict(
@@ -639,6 +656,18 @@ def qwen3_vl(draw) -> dict:
     moves no top-level keys) beside a small Qwen3-VL vision model (tests/test_vision_qwen3_vl.py
     draws the tower's keys); the wrapper's tie alone decides (a text_config tie is ignored)."""
     cfg = dict(model_type="qwen3_vl", vision_config=QWEN3_VL_VISION, text_config=qwen3_vl_text(draw))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llama4(draw) -> dict:
+    """Llama4ForConditionalGeneration: a drawn llama4_text language model beside a small Llama 4 vision
+    model (tests/test_vision_llama4.py draws the tower's keys); the text config's tie alone decides."""
+    text = draw(llama4_text())
+    if draw(st.booleans()):
+        del text["model_type"]  # Llama4Config's default text model is llama4_text
+    cfg = dict(model_type="llama4", text_config=text, vision_config=LLAMA4_VISION)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -1962,6 +1991,7 @@ STRATEGIES = {
     "idefics3": idefics3(),
     "smolvlm": idefics3("smolvlm"),
     "qwen3_vl": qwen3_vl(),
+    "llama4": llama4(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),

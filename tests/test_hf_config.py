@@ -60,6 +60,7 @@ REFERENCE = {
     "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
     # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
     "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
     "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
@@ -129,6 +130,9 @@ REFERENCE = {
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
 ACTIVE = {
     "mixtral-8x7b-v0.1": 12_879_925_248,
+    # Llama4ForConditionalGeneration on the meta device: 48 x 16 experts of 3 x 5120 x 8192 weights
+    # (96,636,764,160), 15 of 16 idle per token; vision model and projector counted as used
+    "llama-4-scout-17b-16e": 108_641_793_536 - 48 * 15 * 3 * 5120 * 8192,
     # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token

@@ -39,6 +39,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
     IDEFICS3_VISION,
+    LLAMA4_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
@@ -1123,6 +1124,9 @@ AUDIT_BASE: dict[str, dict] = {
     ),
     "mistral4": dict(_MLA_BASE),
 }
+# Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
+_LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
+AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
 AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
@@ -1433,6 +1437,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("llama4", "text_config"): [
+        None,  # Llama4Config's default: Llama4TextConfig() (Scout-shaped: 48 MoE layers of 16 experts)
+        dict(_LLAMA4_TEXT, hidden_size=24, num_local_experts=2),
+        dict(_LLAMA4_TEXT, tie_word_embeddings=True),  # the text config's flag ties lm_head
+        dict(_LLAMA4_TEXT, head_dim=5),  # an odd rotary head above 4: refused by both
+    ],
+    ("llama4", "vision_config"): [
+        dict(LLAMA4_VISION, hidden_size=12, num_hidden_layers=2, intermediate_size=10),
+        dict(LLAMA4_VISION, image_size=12, patch_size=3, num_channels=1),
+        dict(LLAMA4_VISION, projector_input_dim=4, projector_output_dim=5, vision_output_dim=7),
+        None,  # Llama4Config's default: Llama4VisionConfig() (768 wide, 34 layers, 448 px tiles)
+    ],
     ("qwen3_vl", "text_config"): [
         None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
         {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
@@ -2097,6 +2113,7 @@ VISION_WRAPPERS = (
     "paligemma",
     "idefics3",
     "smolvlm",
+    "llama4",
 )
 # Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
 # draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
@@ -2174,12 +2191,19 @@ def test_gaps_and_mutations_name_real_keys():
 B, T, P = 2, 8, 5  # batch, tokens per sequence (source and target), prefill before one decode step
 
 
+# Llama4ForConditionalGeneration.forward of transformers 5.24 raises on every call (it returns
+# ``outputs.image_outputs`` of its language model's output, which has none); a text-only forward is its
+# ``language_model`` (Llama4ForCausalLM) on the same token embeddings, so that submodule is counted.
+FORWARD_SUBMODULE = {"llama4": "language_model"}
+
+
 def _flop_model(hf, mt: str, cfg: dict):
     """The transformers model of ``cfg`` on the CPU with eager attention and eager experts."""
     torch = hf.torch
     torch.manual_seed(0)
     config = hf.config(mt, {**cfg, "attn_implementation": "eager", "experts_implementation": "eager"})
-    return hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    model = hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    return getattr(model, FORWARD_SUBMODULE[mt]) if mt in FORWARD_SUBMODULE else model
 
 
 def _counted(hf, run) -> int:
@@ -2266,7 +2290,7 @@ def test_forward_and_training_flops(hf, model_type):
 # model's arithmetic needs k; symtrans counts the k experts a token uses.  The idle experts'
 # FLOPs, read from the model's own expert tensors: 2 per weight per token for each of the
 # E - k unpicked experts (x 3 for forward + backward).
-DENSE_EXPERTS = ("llama4_text",)
+DENSE_EXPERTS = ("llama4_text", "llama4")
 
 
 def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:

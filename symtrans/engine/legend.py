@@ -141,6 +141,21 @@ _LEGEND = [
         "DeepStack mergers: vision layers whose merged features are added to the first language layers (Qwen3-VL)",
         "layers",
     ),
+    SymbolInfo(
+        "d_ad_in",
+        r"d_{\mathrm{ad,in}}",
+        "vision adapter hidden width after the pixel shuffle (Llama 4 projector_input_dim)",
+        "features",
+    ),
+    SymbolInfo(
+        "d_ad_out", r"d_{\mathrm{ad,out}}", "vision adapter output width (Llama 4 projector_output_dim)", "features"
+    ),
+    SymbolInfo(
+        "d_vout",
+        r"d_{\mathrm{vout}}",
+        "vision model output width the projector reads (Llama 4 vision_output_dim)",
+        "features",
+    ),
     # --- layer kinds (issue 20): count symbols of a hybrid stack and the sizes of its mixers
     SymbolInfo("N_attn", r"N_{\mathrm{attn}}", "attention layers of a hybrid stack", "layers"),
     SymbolInfo("N_ssm", r"N_{\mathrm{ssm}}", "state-space (Mamba) layers of a hybrid stack", "layers"),

@@ -110,6 +110,9 @@ MODEL_SIZES = (
     "n_feat",
     "d_proj",
     "n_ds",
+    "d_ad_in",
+    "d_ad_out",
+    "d_vout",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -142,6 +145,7 @@ VISIONS = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "llama4",
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
@@ -155,6 +159,7 @@ VISION_SIZES = {
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    "llama4": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_ad_in", "d_ad_out", "d_vout"),
     # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
@@ -170,6 +175,7 @@ _OPTIONAL_VISION_SIZES = {
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
+    "llama4": (),
     "paligemma": ("d_proj",),
     "idefics3": (),
 }
@@ -302,7 +308,9 @@ class Spec:
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
-            Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
+            Qwen3.5's tower is it without n_ds) | ``llama4`` (Llama 4: a CLIP-like ViT with a
+            bias-free unfold patch map, a pixel-shuffle adapter MLP and a bias-free projector) |
+            ``paligemma`` (PaliGemma: a SigLIP ViT and
             one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
             ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
             ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /

@@ -62,6 +62,8 @@ WHY: dict[str, str] = {
     "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
     "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
     "which is what the model reads",
+    "text ties": "the wrapper's own tie flag, which its language model never reads: that model ties lm_head by "
+    "the text config's tie_word_embeddings alone",
     "image tokens": "which token ids stand for images or videos, how many per image, and which image "
     "features are kept: the placement of the vision tower's output, no weights",
     "unread copy": "a top-level copy of a text model size that the wrapper's modeling code never reads "
