@@ -731,7 +731,7 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
+        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 falcon_h1 "
         "qwen3_5_moe nemotron_h".split(),
         "llama",
     ),

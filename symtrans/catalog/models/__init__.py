@@ -49,6 +49,7 @@ from symtrans.catalog.models import (
     dense,
     dual,
     encoders,
+    falcon_h1,
     gpt2_like,
     hybrids,
     jamba,
@@ -80,6 +81,7 @@ _MODULES = (
     dual,
     nemotron_h,
     audio,
+    falcon_h1,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
