@@ -67,6 +67,9 @@ HF_CLASSES = {
     "llava_next": "LlavaNextForConditionalGeneration",
     "mistral3": "Mistral3ForConditionalGeneration",
     "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "paligemma": "PaliGemmaForConditionalGeneration",
+    "idefics3": "Idefics3ForConditionalGeneration",
+    "smolvlm": "SmolVLMForConditionalGeneration",
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
@@ -126,11 +129,12 @@ HF_CLASSES = {
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
+    "longt5": "LongT5ForConditionalGeneration",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
     "siglip2": "Siglip2Model",
-    # --- Qwen3.5 and Gemma 4 (issue 21)
+    # --- Qwen3.5 and Qwen3.5-MoE, text models and multimodal wrappers (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
     "qwen3_5": "Qwen3_5ForConditionalGeneration",
     "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
@@ -138,11 +142,24 @@ HF_CLASSES = {
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
 # tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
-T5_FAMILY = ("t5", "mt5", "umt5")
+T5_FAMILY = ("t5", "mt5", "umt5", "longt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
-# language_model_count (model.model.language_model and lm_head).
-WRAPPED = ("llava", "qwen2_vl", "gemma3", "llava_next", "mistral3", "qwen2_5_vl", "qwen3_vl", "qwen3_5", "qwen3_5_moe")
+# language_model_count (model.model.language_model, or Idefics3's model.model.text_model, and lm_head).
+WRAPPED = (
+    "llava",
+    "qwen2_vl",
+    "gemma3",
+    "llava_next",
+    "mistral3",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "paligemma",
+    "idefics3",
+    "smolvlm",
+)
 
 
 def reference_total(hf, model_type: str, cfg: dict, model) -> int:
@@ -158,16 +175,26 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
 
 def language_model_count(hf, model) -> int:
     """A multimodal wrapper's language model: ``model.model.language_model`` (the text
-    config's base model) plus ``model.lm_head``'s weight unless it is the token embedding
-    (tied); ``model.model.vision_tower`` / ``model.model.visual`` and
-    ``model.model.multi_modal_projector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
-    lm = model.model.language_model
+    config's base model; Idefics3's and SmolVLM's ``model.model.text_model``) plus
+    ``model.lm_head``'s weight unless it is the token embedding (tied); ``model.model.vision_tower`` /
+    ``model.model.visual`` / ``model.model.vision_model`` and ``model.model.multi_modal_projector``
+    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
+    lm = getattr(model.model, "language_model", None) or model.model.text_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
     if model.lm_head.weight is not lm.embed_tokens.weight:
         n += model.lm_head.weight.numel()
     others = {name.split(".")[1] for name, _ in model.named_parameters() if name.startswith("model.")}
-    assert others <= {"language_model", "vision_tower", "visual", "multi_modal_projector", "image_newline"}, others
+    assert others <= {
+        "language_model",
+        "text_model",
+        "vision_tower",
+        "visual",
+        "vision_model",
+        "multi_modal_projector",
+        "connector",
+        "image_newline",
+    }, others
     return n
 
 
@@ -335,6 +362,10 @@ def t5(draw, mt: str = "t5") -> dict:
     _maybe(draw, cfg, "num_decoder_layers", st.one_of(st.none(), st.integers(1, 3)))
     _maybe(draw, cfg, "feed_forward_proj", st.sampled_from(["relu", "gelu", "gated-gelu", "gated-silu"]))
     _maybe(draw, cfg, "is_gated_act", st.booleans())  # overrides feed_forward_proj in T5Config
+    if mt == "longt5":  # local or transient-global encoder attention; the block sizes shape no weight
+        _maybe(draw, cfg, "encoder_attention_type", st.sampled_from(["local", "transient-global"]))
+        _maybe(draw, cfg, "local_radius", st.integers(1, 9))
+        _maybe(draw, cfg, "global_block_size", st.integers(1, 9))
     if "num_decoder_layers" not in cfg and draw(st.booleans()):  # the alias: decoder keeps the class default 6
         cfg["num_hidden_layers"] = cfg.pop("num_layers")
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
@@ -500,6 +531,9 @@ SIGLIP_VISION = dict(
     patch_size=4,
     vision_use_head=False,
 )
+# Idefics3VisionConfig's (and SmolVLMVisionConfig's) keys, small: SigLIP's sizes without its
+# model_type and head switch (2 x 2 patches of 4 px).
+IDEFICS3_VISION = {k: v for k, v in SIGLIP_VISION.items() if k not in ("model_type", "vision_use_head")}
 
 # Dual encoders' base towers (tests/test_model_types.AUDIT_BASE, tests/test_dual_encoders.py)
 CLIP_TEXT = dict(
@@ -619,6 +653,22 @@ def mistral3(draw) -> dict:
     return cfg
 
 
+@st.composite
+def paligemma(draw) -> dict:
+    """PaliGemmaForConditionalGeneration: a Gemma, Gemma 2 (PaliGemma 1 and 2) or Gemma 3 language model (
+    sometimes without model_type: PaliGemmaConfig's default is gemma) beside a small SigLIP tower
+    (tests/test_vision_paligemma.py draws the tower's keys); projection_dim is the text width or
+    not (transformers builds either); the wrapper's tie alone decides."""
+    mt = draw(st.sampled_from(["gemma", "gemma2", "gemma3_text"]))
+    text = draw(llama_like("gemma")) if mt == "gemma" else draw(decoder_types(mt))
+    if mt == "gemma" and draw(st.booleans()):
+        del text["model_type"]
+    cfg = dict(model_type="paligemma", vision_config=SIGLIP_VISION, text_config=text)
+    cfg["projection_dim"] = text["hidden_size"] if draw(st.booleans()) else draw(SIZE)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 # --- dual encoders (issue 21): tiny towers, every size drawn (a tower builds in ~0.01 s on meta)
 def _tower(draw, image: bool) -> dict:
     """A text or vision sub-config: hidden_size a multiple of the heads (CLIPTextConfig,
@@ -638,6 +688,21 @@ def _tower(draw, image: bool) -> dict:
     else:
         cfg["vocab_size"] = draw(VOCAB)
         cfg["max_position_embeddings"] = draw(st.integers(1, 20))
+    return cfg
+
+
+@st.composite
+def idefics3(draw, mt: str = "idefics3") -> dict:
+    """Idefics3ForConditionalGeneration (and SmolVLMForConditionalGeneration, the same layout
+    with its own config class): llava's text models (sometimes without model_type: the default
+    is llama) beside a small SigLIP-shaped tower and a pixel-shuffle connector of scale_factor s
+    (tests/test_vision_idefics3.py draws the tower's keys); the wrapper's tie alone decides."""
+    text = draw(llama_like(draw(st.sampled_from(["llama", "mistral", "qwen2", "qwen3", "gemma"]))))
+    if text["model_type"] == "llama" and draw(st.booleans()):
+        del text["model_type"]
+    cfg = dict(model_type=mt, vision_config=IDEFICS3_VISION, text_config=text)
+    _maybe(draw, cfg, "scale_factor", st.integers(1, 3))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
 
@@ -1910,6 +1975,9 @@ STRATEGIES = {
     "llava_next": llava_next(),
     "mistral3": mistral3(),
     "qwen2_5_vl": qwen2_5_vl(),
+    "paligemma": paligemma(),
+    "idefics3": idefics3(),
+    "smolvlm": idefics3("smolvlm"),
     "qwen3_vl": qwen3_vl(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
@@ -1949,6 +2017,7 @@ STRATEGIES = {
     "umt5": t5("umt5"),
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
+    "longt5": t5("longt5"),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),

@@ -45,6 +45,11 @@ PUBLISHED = [
     # masked_spec_embed); HuBERT-base as Higgs Audio v3's semantic model: the same less masked_spec_embed (768)
     ("wav2vec2-base-960h", 94_371_712),
     ("higgs-audio-v3-semantic-hubert", 94_370_944),
+    # long-t5-tglobal-base's shape (pszemraj's book-summary fine-tune, reconstructed, SOURCES.md):
+    # LongT5ForConditionalGeneration 222,913,152 on the meta device (head tied in a fresh 5.x model) + its
+    # own lm_head 32,128 x 768 = 247,587,456 = google/t5-v1_1-base's 247,577,856 + the transient-global
+    # weights: 32 buckets x 12 heads (global bias table) + 12 x 768 (a global-input RMSNorm per encoder layer)
+    ("long-t5-tglobal-base-16384-book-summary", 247_587_456),
 ]
 
 

@@ -54,8 +54,15 @@ REFERENCE = {
     "llava-v1.6-mistral-7b": (7_566_747_648, "LlavaNextForConditionalGeneration"),
     "mistral-small-3.1-24b": (23_340_272_640, "Mistral3ForConditionalGeneration"),
     "qwen2.5-vl-7b": (8_292_166_656, "Qwen2_5_VLForConditionalGeneration"),
+    # t-vlm-a's wrappers, whole (tests/test_vision_paligemma.py, test_vision_idefics3.py: meta device)
+    "colpali-v1.2-merged-paligemma-448": (2_924_351_216, "PaliGemmaForConditionalGeneration"),
+    "smolvlm-256m-instruct": (256_484_928, "Idefics3ForConditionalGeneration"),
+    "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
+    "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
+    "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
     # dec21's fixture (its figure in SOURCES.md and tests/test_published_dec21.py)
     "command-r7b-12-2024": (8_028_033_024, "Cohere2ForCausalLM"),
     "apertus-8b": (8_053_338_176, "ApertusForCausalLM"),
@@ -107,6 +114,7 @@ REFERENCE = {
     # the arithmetic out)
     "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
     "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
+    "long-t5-tglobal-base-16384-book-summary": (247_587_456, "LongT5ForConditionalGeneration"),  # + untied lm_head
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
@@ -120,6 +128,8 @@ ACTIVE = {
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
     "qwen3-coder-next": 3_874_929_408,
+    # 8 of 256 experts a token (tests/test_published_qwen3_5.py): text 3,454,988,928 + visual 446,571,248
+    "qwen3.6-35b-a3b": 3_901_560_176,
     # the meta models' expert tensors (tests/test_moe_types.py): 56 of 64, 120 of 128, 122 of 128
     # and 248 of 256 experts idle per token
     "olmoe-1b-7b-0125-instruct": 1_282_017_280,

@@ -1068,10 +1068,11 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
         )
         if worst is None
         else Formula(
-            f"weights per device (pipeline stage {worst.index})",
+            "weights per device (the pipeline stage with the fewest KV blocks)",
             "W = ceil((n · layer matrices + embedding on the first stage + head on the last) / tp + n · layer "
             "vectors + final norm on the last)",
-            f"n = {worst.layers} of {n_layers} layers (stages {', '.join(str(s.layers) for s in p.stages)})",
+            f"n = {worst.layers} of {n_layers} layers on stage {worst.index} (stages "
+            f"{', '.join(str(s.layers) for s in p.stages)})",
             sp.Integer(p.weights_per_device),
             "bytes",
         ),

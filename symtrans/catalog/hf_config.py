@@ -43,6 +43,9 @@ gemma3      Gemma3ForConditionalGeneration (*)  Gemma3Config + Gemma3TextConfig 
 llava_next  LlavaNextForConditionalGeneration (*) LlavaNextConfig + its text config
 mistral3    Mistral3ForConditionalGeneration (*) Mistral3Config + its text config + PixtralVisionConfig
 qwen2_5_vl  Qwen2_5_VLForConditionalGeneration (*) Qwen2_5_VLConfig + Qwen2_5_VLTextConfig
+paligemma   PaliGemmaForConditionalGeneration (*) PaliGemmaConfig + its text config + SiglipVisionConfig
+idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text config + Idefics3VisionConfig
+smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
@@ -147,9 +150,12 @@ from symtrans.catalog.models.record import DECODER_NO_EFFECT, NO_PADDING, WHY, M
 from symtrans.catalog.models.t5 import read_t5 as _t5
 from symtrans.catalog.models.vision import (
     MISTRAL3_TEXT_DEFAULT,
+    PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
+    idefics3_vision,
     llava_vision,
     mistral3_vision,
+    paligemma_vision,
     qwen2_5_vl_vision,
     qwen2_vl_vision,
     qwen3_5_vision,
@@ -224,6 +230,9 @@ CLASSES: dict[str, tuple[str, str]] = {
     "llava_next": ("LlavaNextConfig", "LlavaNextForConditionalGeneration"),
     "mistral3": ("Mistral3Config", "Mistral3ForConditionalGeneration"),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration"),
+    "paligemma": ("PaliGemmaConfig", "PaliGemmaForConditionalGeneration"),
+    "idefics3": ("Idefics3Config", "Idefics3ForConditionalGeneration"),
+    "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
     "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
@@ -627,6 +636,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "llava_next": {"text_config": None, "tie_word_embeddings": False},
     "mistral3": {"text_config": None, "tie_word_embeddings": True, "spatial_merge_size": 2},
     "qwen2_5_vl": {"text_config": None, "tie_word_embeddings": False},
+    "paligemma": {"text_config": None, "tie_word_embeddings": True, "projection_dim": 2048},
+    "idefics3": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
+    "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
@@ -925,6 +937,10 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
+        "paligemma": "hidden_size image_token_id image_token_index projection_dim text_config tie_word_embeddings "
+        "vision_config vocab_size",
+        "idefics3": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
+        "smolvlm": "image_token_id scale_factor text_config tie_word_embeddings use_cache vision_config",
         "qwen3_5": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen3_5_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -1232,6 +1248,15 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    # PaliGemmaModel reads text_config's hidden_size and vocab_size; the top-level copies are unread
+    "paligemma": _no_effect(
+        **{
+            "image tokens": "image_token_id image_token_index",
+            "unread copy": "hidden_size vocab_size",
+        },
+    ),
+    "idefics3": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
+    "smolvlm": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "qwen3_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
@@ -1351,6 +1376,15 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     # llava-hf/llava-v1.6-mistral-7b-hf: as llava's, and 4.x's use_image_newline_parameter (5.x always
     # builds image_newline; no modeling code reads the key)
     "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
+    # vidore/colpali-v1.2-merged (a PaliGemma 448 px checkpoint): 4.x's loss ignore_index
+    "paligemma": frozenset({"ignore_index"}),
+    # SmolVLM-256M-Instruct and SmolVLM2-500M: a top-level vocab_size (the head reads text_config's),
+    # the training switch use_reentrant_checkpointing and transformers.js's export settings; 5.x's
+    # save_pretrained writes the pad_token_id that Idefics3Config pops as _pad_token_id
+    **dict.fromkeys(
+        ("idefics3", "smolvlm"),
+        frozenset({"vocab_size", "use_reentrant_checkpointing", "transformers.js_config", "_pad_token_id"}),
+    ),
     # Qwen/Qwen2-VL-7B-Instruct's text_config repeats the wrapper's vision_token_id
     "qwen2_vl_text": frozenset({"vision_token_id"}),
     # Qwen2.5-VL-7B-Instruct as 4.53 re-saves it: its text_config repeats the wrapper's token ids
@@ -2924,6 +2958,10 @@ class Wrapper:
             (``catalog/models/vision.py``, ``engine/vision.py``).
         text_default: the text config the wrapper builds without a text_config, where its
             ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
+        text_legacy: keys the wrapper's published text configs carry that neither the text
+            config class nor any transformers 5.x modeling code reads (checked by grepping
+            transformers 5.24's models/<type>/ and the text models'): left out before the text
+            config is read, neither noted nor taken for misspellings.
     """
 
     text_type: str
@@ -2933,6 +2971,15 @@ class Wrapper:
     language_model: str
     vision: str
     text_default: dict[str, Any] | None = None
+    text_legacy: frozenset[str] = frozenset()
+
+
+# Idefics3 / SmolVLM checkpoints' text_config keys from HuggingFaceM4's training code (its
+# VLlama3 model) and transformers.js's export settings (SmolVLM-256M-Instruct, SmolVLM2-500M).
+_IDEFICS3_TEXT_LEGACY = frozenset(
+    "_flash_attn_2_enabled is_llama_config neftune_noise_alpha perceiver_config pixel_shuffle_factor "
+    "qk_layer_norms rope_interleaved transformers.js_config use_resampler".split()
+)
 
 
 # Text models a Llava wraps with AutoModel: types whose base model holds ``embed_tokens`` at its
@@ -3003,6 +3050,33 @@ WRAPPERS: dict[str, Wrapper] = {
         "multi-modal projector (model.multi_modal_projector: RMSNorm, patch merger, two linear maps)",
         text_default=MISTRAL3_TEXT_DEFAULT,
     ),
+    "paligemma": Wrapper(
+        text_type="gemma",
+        # PaliGemmaConfig sets text_config.use_bidirectional_attention, a field of the Gemma configs
+        # only: transformers refuses any other text model
+        text_types=("gemma", "gemma2", "gemma3_text"),
+        tie_or=False,
+        flat=False,
+        language_model="model.language_model (the text_config's base model) and lm_head",
+        vision="the SigLIP vision tower (model.vision_tower: SiglipVisionModel, from vision_config) and the "
+        "multi-modal projector (model.multi_modal_projector: one biased map)",
+        text_default=PALIGEMMA_TEXT_DEFAULT,
+        # PaliGemmaConfig.__post_init__ writes num_image_tokens into the text config (no model reads it)
+        text_legacy=frozenset({"num_image_tokens"}),
+    ),
+    **{
+        mt: Wrapper(
+            text_type="llama",
+            text_types=_LLAVA_TEXT,
+            tie_or=False,
+            flat=False,
+            language_model="model.text_model (the text_config's base model) and lm_head",
+            vision=f"the vision tower (model.vision_model: {cls}VisionTransformer, from vision_config) and the "
+            "connector (model.connector: pixel shuffle and one bias-free map)",
+            text_legacy=_IDEFICS3_TEXT_LEGACY,
+        )
+        for mt, cls in (("idefics3", "Idefics3"), ("smolvlm", "SmolVLM"))
+    },
     "qwen3_vl": Wrapper(
         text_type="qwen3_vl_text",
         text_types=("qwen3_vl_text",),
@@ -3087,7 +3161,7 @@ def _wrapped(r: _Reader) -> Spec:
     elif not isinstance(text, dict):
         raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
     else:
-        text = dict(text)
+        text = {k: v for k, v in text.items() if k not in w.text_legacy}
     text_mt = text.get("model_type", w.text_type)
     if "model_type" not in text and r.cfg.get("text_config") is not None:
         r.notes.append(f"text_config has no model_type: {r.cls} reads it as {_show(w.text_type)}")
@@ -3129,6 +3203,10 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = mistral3_vision(r)
     elif r.mt == "qwen2_5_vl":
         sizes, opts, notes = qwen2_5_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "paligemma":
+        sizes, opts, notes = paligemma_vision(r, spec.size("d_model"))
+    elif r.mt in ("idefics3", "smolvlm"):
+        sizes, opts, notes = idefics3_vision(r)
     elif r.mt == "qwen3_vl":
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):
@@ -3221,6 +3299,9 @@ _FAMILIES = {
     "llava_next": _wrapped,
     "mistral3": _wrapped,
     "qwen2_5_vl": _wrapped,
+    "paligemma": _wrapped,
+    "idefics3": _wrapped,
+    "smolvlm": _wrapped,
     "qwen3_vl": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,
@@ -3258,13 +3339,31 @@ def spec_from_config(cfg: dict[str, Any], name: str = "config") -> tuple[Spec, t
         raise ConfigError(f"{name}: {e}") from None
 
 
+# How much of a refusal line the list of supported types may take: every error line is capped
+# at escape.MESSAGE_CAP (1,000 characters), and 97 types already took 1,075 (issue 21 asks for 110).
+SUPPORTED_LIST_CAP = 700
+
+
+def supported_list() -> str:
+    """The supported model types for a refusal line: as many as fit in SUPPORTED_LIST_CAP
+    characters, in the table's order, then how many more there are and where all are listed."""
+    shown: list[str] = []
+    for mt in SUPPORTED:
+        if len(", ".join([*shown, mt])) > SUPPORTED_LIST_CAP:
+            break
+        shown.append(mt)
+    rest = len(SUPPORTED) - len(shown)
+    more = f" and {rest} more ('symtrans model-types' lists all {len(SUPPORTED)})" if rest else ""
+    return ", ".join(shown) + more
+
+
 def _spec_from_config(cfg: Any) -> tuple[Spec, tuple[str, ...]]:
     if not isinstance(cfg, dict):
         raise ConfigError(f"the top level must be a JSON object, not {_show(cfg)}")
     bad_key = next((k for k in cfg if not isinstance(k, str)), None)
     if bad_key is not None:  # a dict from Python code; JSON keys are always strings
         raise ConfigError(f"config keys must be strings, as in JSON, not {bad_key!r} ({type(bad_key).__name__})")
-    supported = ", ".join(SUPPORTED)
+    supported = supported_list()
     if "model_type" not in cfg:
         raise ConfigError(f"model_type is missing; supported model types: {supported}")
     mt = cfg["model_type"]

@@ -42,6 +42,7 @@ from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_fron
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
+from symtrans.engine.transient_global import transient_global
 from symtrans.engine.vision import vision_parts
 
 
@@ -480,6 +481,8 @@ def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.E
         children.append(relative_bias(spec))
     elif where == "layer":  # UMT5: every self-attention layer has its own table
         children.append(relative_bias(spec, multiplicity=sum(layer.multiplicity for layer in layers)))
+    if spec.encoder_attention == "transient-global" and block == Block.ENCODER:  # LongT5 TGlobal
+        children.append(transient_global(spec, sum(layer.multiplicity for layer in layers)))
     if spec.has("L_rel") or spec.rel_norm:  # DeBERTa's relative table and its norm (types-enc)
         children.append(relative_table(spec))
     children += _share_layers(spec, layers)

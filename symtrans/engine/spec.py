@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from symtrans.base.errors import InputError
-from symtrans.engine import audio_rules
+from symtrans.engine import audio_rules, long_rules
 from symtrans.engine.legend import LEGEND as SYMBOLS
 
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
@@ -141,6 +141,8 @@ VISIONS = (
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
+    "paligemma",
+    "idefics3",
 )
 VISION_SIZES = {
     "clip": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "n_feat"),
@@ -154,6 +156,8 @@ VISION_SIZES = {
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "siglip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "siglip2_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
+    "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
+    "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -162,9 +166,12 @@ _OPTIONAL_VISION_SIZES = {
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
+    "paligemma": ("d_proj",),
+    "idefics3": (),
 }
-# Towers that are SigLIP's (engine/vision.siglip_tower): the only ones with a ``vision_head``.
-_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "siglip2_dual")
+# Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
+# head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).
+_SIGLIP_VISIONS = ("gemma3", "siglip_dual", "siglip2_dual", "paligemma")
 # Dual encoders: their text tower is an encoder-only stack (engine/dual.py), not a decoder.
 DUAL_VISIONS = ("clip_dual", "siglip_dual", "siglip2_dual")
 # The decoder's own sizes of an encoder-decoder, where they differ from the encoder's: each
@@ -291,7 +298,9 @@ class Spec:
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
-            Qwen3.5's tower is it without n_ds) |
+            Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
+            one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
+            ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
             ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
             Siglip2Model: a dual encoder, the image
             tower beside an encoder-only text tower, each mapped into a d_proj-wide joint
@@ -367,6 +376,9 @@ class Spec:
             (no pos_key_proj / pos_query_proj parameters; both projections still run).
         rel_norm: a LayerNorm over the relative table (DeBERTa's ``norm_rel_ebd``); without
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
+        encoder_attention: an encoder-decoder's encoder self-attention: ``full``, or LongT5's
+            ``local`` blocks or ``transient-global`` (``engine/transient_global.py``: a global bias
+            table and a global-input RMSNorm per layer); FLOPs refused for these two.
         relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
             ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
             §2.1), ``stack`` (once per stack beside any positions: MPNet's
@@ -380,15 +392,11 @@ class Spec:
         conv_kernel, conv_groups: DeBERTa-v2's ConvLayer after the first layer (Conv1d
             d_model -> d_model, kernel conv_kernel, conv_groups groups, with bias, and a
             LayerNorm); 0 means none.
-    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
-    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``L_rel``: DeBERTa's relative span (position_buckets, else max_relative_positions).
         token_projection: with ``E_emb``, only the token embedding (and the LM head tied to
             it) is E_emb wide, with a bias-free E_emb -> d_model map after the lookup and
             d_model -> E_emb after the last layer (OPT-350m's project_in / project_out);
             without it, E_emb factorizes every embedding as ALBERT does.
-    Variant sizes: ``E_emb`` (ALBERT's factorized embedding width), ``r`` (rank of a
-    low-rank FFN), ``w`` (local / sliding-window attention); see ``variants.py``.
     ``N_w`` (with ``w``, below N): only N_w of the N decoder layers use the window, the
     others attend fully (GPT-Neo's alternating local and global layers).  Parameters do not
     depend on it; FLOPs, the KV cache and time do, and per-layer windows are not modelled
@@ -443,6 +451,7 @@ class Spec:
     share_att_key: bool = False
     rel_norm: bool = False
     relative_bias: str = "auto"
+    encoder_attention: str = "full"
     first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
@@ -578,6 +587,7 @@ class Spec:
         """
         if self.frontend == "wav2vec2":
             raise InputError(audio_rules.WORKLOAD_REFUSAL)
+        long_rules.check_workload(self)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -649,6 +659,7 @@ OPTION_TYPES: dict[str, Any] = {
     "share_att_key": bool,
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
+    "encoder_attention": long_rules.ENCODER_ATTENTIONS,
     "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
@@ -827,6 +838,7 @@ def _validate_seq2seq_options(spec: Spec) -> None:
         if spec.mlm_head or spec.token_types:
             raise InputError("frontend=patch reads pixels: a model without a vocabulary has no MLM head or token types")
     audio_rules.check_options(spec)
+    long_rules.check_options(spec)
     if spec.frontend == "conv1d":
         if spec.family != "encoder-decoder":
             raise InputError(f"frontend=conv1d is an audio encoder's (Whisper); a {spec.family} model reads tokens")

@@ -24,6 +24,12 @@ Zhai et al. 2023 §2 (SigLIP: a ViT without class token, a MAP attention-pooling
 Gemma Team 2025 §2.1 (Gemma 3: a 400M SigLIP encoder, its 4096 patch tokens average-pooled to 256
 and projected) and HF ``Gemma3MultiModalProjector`` (``mm_soft_emb_norm`` a Gemma RMSNorm of
 d_vis, ``mm_input_projection_weight`` d_vis x d_model, bias-free; the pooling has no weights);
+Beyer et al. 2024 §3 (PaliGemma: SigLIP So400m and Gemma joined by one linear projection) and HF
+``PaliGemmaMultiModalProjector`` (``linear``: d_vis -> projection_dim, biased); Laurençon et al.
+2024 §3 (Idefics3: SigLIP, a pixel shuffle of ratio r, one linear map into Llama 3) and HF
+``Idefics3VisionTransformer`` (SigLIP's embeddings and encoder, ``post_layernorm``, no head) with
+``Idefics3Connector`` (``modality_projection.proj``: scale_factor^2 d_vis -> d_model, bias-free;
+the pixel shuffle has no weights), which ``SmolVLMForConditionalGeneration`` copies.
 HF ``Qwen3_5VisionModel`` (transformers 5.24 models/qwen3_5) is Qwen3-VL's vision model without
 its DeepStack mergers: ``qwen3_vl_tower`` without n_ds counts it.
 """
@@ -50,6 +56,10 @@ _GEMMA3 = "Gemma Team 2025 §2.1 (Gemma 3 projector); HF Gemma3MultiModalProject
 _QWEN2_5_VL = "Bai et al. 2025 §2.1 (Qwen2.5-VL ViT: RMSNorm, SwiGLU); HF Qwen2_5_VisionTransformerPretrainedModel"
 _PIXTRAL = "Mistral AI 2024 (Pixtral 12B: a ViT with RoPE-2D, gated FFN, RMSNorm); HF PixtralVisionModel"
 _MISTRAL3 = "HF Mistral3MultiModalProjector (RMSNorm, patch merger, two-layer MLP)"
+_PALIGEMMA = "Beyer et al. 2024 §3 (PaliGemma linear projection); HF PaliGemmaMultiModalProjector"
+_IDEFICS3 = (
+    "Laurençon et al. 2024 §3 (Idefics3 pixel shuffle + linear); HF Idefics3Connector, Idefics3VisionTransformer"
+)
 _QWEN3_VL = (
     "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
     "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
@@ -175,8 +185,9 @@ def qwen2_vl_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="patch merger", block=Block.PROJECTOR, steps=tuple(merger), source=_QWEN2_VL)]
 
 
-def siglip_tower(spec: Spec) -> Cost:
-    """SigLIP's vision transformer (``SiglipVisionModel``), as Gemma 3 wraps it.
+def siglip_tower(spec: Spec, name: str = "vision tower (SigLIP)", source: str = _SIGLIP) -> Cost:
+    """SigLIP's vision transformer (``SiglipVisionModel``), as Gemma 3 and PaliGemma wrap it,
+    and Idefics3's copy of it (``Idefics3VisionTransformer``, never with a head).
 
     C_vis p_vis^2 d_vis + d_vis (biased patch conv) + P_vis d_vis (positions, no class token)
     + N_vis layers + 2 d_vis (post_layernorm); with ``vision_head`` the MAP head adds
@@ -195,12 +206,12 @@ def siglip_tower(spec: Spec) -> Cost:
         steps += _ln(spec, "head layernorm", d)
         steps += _lin("head fc1", d, f, True, _SIGLIP) + _lin("head fc2", f, d, True, _SIGLIP)
     return Cost(
-        name="vision tower (SigLIP)",
+        name=name,
         block=Block.VISION_TOWER,
         steps=tuple(steps),
-        children=(_vit_layer(spec, False, _SIGLIP),),
+        children=(_vit_layer(spec, False, source),),
         note=_NO_IMAGES,
-        source=_SIGLIP,
+        source=source,
     )
 
 
@@ -211,6 +222,28 @@ def gemma3_tower(spec: Spec) -> list[Cost]:
     return [
         siglip_tower(spec),
         Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_GEMMA3),
+    ]
+
+
+def paligemma_tower(spec: Spec) -> list[Cost]:
+    """PaliGemma's SigLIP tower and its projector: d_vis d_proj + d_proj (one biased map to
+    projection_dim, d_proj where it differs from d_model)."""
+    out = S.d_proj if spec.has("d_proj") else S.d_model
+    proj = _lin("linear", S.d_vis, out, True, _PALIGEMMA)
+    return [
+        siglip_tower(spec),
+        Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_PALIGEMMA),
+    ]
+
+
+def idefics3_tower(spec: Spec) -> list[Cost]:
+    """Idefics3's (and SmolVLM's) SigLIP-shaped tower and its connector: the pixel shuffle
+    stacks m_vis x m_vis neighbouring patches into one m_vis^2 d_vis vector (no weights), then
+    one bias-free map m_vis^2 d_vis -> d_model."""
+    proj = _lin("modality_projection (after the pixel shuffle)", S.m_vis**2 * S.d_vis, S.d_model, False, _IDEFICS3)
+    return [
+        siglip_tower(spec, "vision tower (Idefics3 SigLIP)", _IDEFICS3),
+        Cost(name="connector", block=Block.PROJECTOR, steps=tuple(proj), source=_IDEFICS3),
     ]
 
 
@@ -349,6 +382,10 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return pixtral_tower(spec)
     if spec.vision == "qwen2_5_vl":
         return qwen2_5_vl_tower(spec)
+    if spec.vision == "paligemma":
+        return paligemma_tower(spec)
+    if spec.vision == "idefics3":
+        return idefics3_tower(spec)
     if spec.vision == "qwen3_vl":
         return qwen3_vl_tower(spec)
     return []

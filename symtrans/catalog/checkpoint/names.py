@@ -274,7 +274,8 @@ def _mixer_rules(L: str) -> tuple[Rule, ...]:
 
 def _vision_rules() -> tuple[Rule, ...]:
     """A vision-language model's image side (LlavaForConditionalGeneration's and Gemma 3's
-    ``vision_tower`` and ``multi_modal_projector``; Qwen2-VL's ``visual`` and ``visual.merger``), counted
+    ``vision_tower`` and ``multi_modal_projector``; Qwen2-VL's ``visual`` and ``visual.merger``;
+    Idefics3's and SmolVLM's ``vision_model`` and ``connector``), counted
     by the engine as whole components of ``Role.VISION`` (engine/vision.py): every tensor
     under them is that role, the rest of the name is the vision encoder's own naming."""
     return (
@@ -284,8 +285,8 @@ def _vision_rules() -> tuple[Rule, ...]:
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
         Rule(r"visual\.deepstack_merger_list\..*", R.VISION, B.PROJECTOR),  # Qwen3-VL's DeepStack mergers
-        Rule(r"multi_modal_projector\..*", R.VISION, B.PROJECTOR),
-        Rule(r"(?:vision_tower|visual)(?:\..*)?", R.VISION, B.VISION_TOWER),
+        Rule(r"(?:multi_modal_projector|connector)\..*", R.VISION, B.PROJECTOR),
+        Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
 
 
@@ -564,19 +565,22 @@ def _t5_rules() -> tuple[Rule, ...]:
         P = stack + r"\.block\.{L}\.layer\."
         self_att = B.SELF_ATTENTION if st == B.ENCODER else B.CAUSAL_SELF_ATTENTION
         ffn = "1" if st == B.ENCODER else "2"
+        # LongT5's encoder names its self-attention LocalSelfAttention or TransientGlobalSelfAttention
+        A = r"0\.(?:SelfAttention|LocalSelfAttention|TransientGlobalSelfAttention)\."
         rules += [
-            Rule(P + r"0\.SelfAttention\.q", R.Q_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.k", R.K_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.v", R.V_PROJ, self_att, stack=st),
-            Rule(P + r"0\.SelfAttention\.o", R.O_PROJ, self_att, stack=st),
+            Rule(P + A + r"q", R.Q_PROJ, self_att, stack=st),
+            Rule(P + A + r"k", R.K_PROJ, self_att, stack=st),
+            Rule(P + A + r"v", R.V_PROJ, self_att, stack=st),
+            Rule(P + A + r"o", R.O_PROJ, self_att, stack=st),
             Rule(
-                P + r"0\.SelfAttention\.relative_attention_bias",
+                P + A + r"(?:global_)?relative_attention_bias",
                 R.RELATIVE_BIAS,
                 B.RELATIVE_POSITION_BIAS,
                 ROWS,
                 stack=st,
             ),
             Rule(P + r"\d\.layer_norm", R.NORM, B.NORM, VECTOR, stack=st),
+            Rule(P + A + r"global_input_layer_norm", R.NORM, B.NORM, VECTOR, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi", R.FFN_UP, B.FFN, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi_0", R.FFN_GATE, B.FFN, stack=st),
             Rule(P + ffn + r"\.DenseReluDense\.wi_1", R.FFN_UP, B.FFN, stack=st),
@@ -731,8 +735,8 @@ MODEL_TYPES = {
         "helium arcee seed_oss ernie4_5 glm glm4 nemotron mamba falcon_mamba mamba2 jamba qwen3_next lfm2 "
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
-        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 falcon_h1 "
-        "qwen3_5_moe nemotron_h".split(),
+        "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
+        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm falcon_h1".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -741,7 +745,7 @@ MODEL_TYPES = {
         "modernbert nomic_bert".split(),
         "bert",
     ),
-    **dict.fromkeys("t5 mt5 umt5".split(), "t5"),
+    **dict.fromkeys("t5 mt5 umt5 longt5".split(), "t5"),
     **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
     "opt": "opt",
     **dict.fromkeys("wav2vec2 hubert".split(), "wav2vec2"),
@@ -793,8 +797,8 @@ BUFFER_LEAVES = (
 BNB_META = re.compile(r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_map|quant_state\..*)$")
 
 _PREFIX = (
-    r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|gpt_neox|backbone"
-    r"|distilbert|albert|electra|deberta|vit|wav2vec2|hubert)\.)*"
+    r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|text_model|gpt_neox"
+    r"|backbone|distilbert|albert|electra|deberta|vit|wav2vec2|hubert)\.)*"
 )
 
 

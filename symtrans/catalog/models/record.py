@@ -62,6 +62,8 @@ WHY: dict[str, str] = {
     "which is what the model reads",
     "image tokens": "which token ids stand for images or videos, how many per image, and which image "
     "features are kept: the placement of the vision tower's output, no weights",
+    "unread copy": "a top-level copy of a text model size that the wrapper's modeling code never reads "
+    "(it builds from text_config's)",
     # --- state-space models (catalog/models/ssm.py)
     "kernel": "which implementation of the same scan runs (CUDA kernels, mamba.py, associative scan, the chunk "
     "length of Mamba 2's chunked scan: FLOPs, read as L_chunk): no weights",
@@ -71,6 +73,7 @@ WHY: dict[str, str] = {
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
+    "blocks": "LongT5's local radius and global block size: which tokens attend to which, no weights",
     # --- audio encoders (catalog/models/audio.py)
     "norm place": "where the norms run (after each sublayer, or before it with the encoder's norm after the "
     "last layer): the same norms, no weights added or removed",

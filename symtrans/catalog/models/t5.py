@@ -12,6 +12,11 @@ audit and against FlopCounterMode in tests/test_model_types.py:
   relative_attention_num_buckets x h relative bias (``UMT5Attention(config,
   has_relative_attention_bias=True)`` in every ``UMT5LayerSelfAttention``), where T5 keeps one
   per stack in its first layer; cross-attention has none.
+* ``longt5``: LongT5ForConditionalGeneration (Guo et al. 2022 §3.1) is T5 v1.1 with the encoder's
+  self-attention replaced: ``encoder_attention_type`` "local" (LongT5LocalAttention: T5's weights
+  exactly) or "transient-global" (LongT5TransientGlobalAttention: also a global relative bias table in
+  the first encoder layer and a global-input RMSNorm in every encoder layer, engine/transient_global.py).
+  ``local_radius`` and ``global_block_size`` shape no weight; FLOPs are refused.
 
 The LM head: transformers 5.x ties a freshly built model's head to the shared table whatever
 ``tie_word_embeddings`` says, but ``from_pretrained`` of a checkpoint saved untied (the published
@@ -88,6 +93,20 @@ def read_t5(r: Reader) -> Spec:
     if "n_positions" in r.cfg and r.cfg["n_positions"] is not None:
         sizes["L_max"] = check_size("n_positions", r.cfg["n_positions"])
     per_layer = r.mt in PER_LAYER_BIAS
+    attention = "full"
+    if r.mt == "longt5":
+        attention = r.text("encoder_attention_type")
+        if attention not in ("local", "transient-global"):
+            raise ConfigError(f'encoder_attention_type must be "local" or "transient-global", not {show(attention)}')
+        r.notes.append(
+            f"{r.model}: {attention} encoder self-attention"
+            + (
+                ": a global relative bias table (relative_attention_num_buckets x h) and a global-input RMSNorm "
+                "per encoder layer beside T5's weights"
+                if attention == "transient-global"
+                else ": T5's weights exactly"
+            )
+        )
     if per_layer:
         r.notes.append(
             f"{r.model}: every self-attention layer has its own relative_attention_num_buckets x h relative bias"
@@ -97,6 +116,7 @@ def read_t5(r: Reader) -> Spec:
         sizes=sizes,
         positional="relative",
         relative_bias="layer" if per_layer else "auto",
+        encoder_attention=attention,
         relative_buckets=r.size("relative_attention_num_buckets"),
         norm="rmsnorm",
         bias=False,
@@ -171,4 +191,45 @@ UMT5 = ModelType(
     family="encoder-decoder",
 )
 
-RECORDS = (MT5, UMT5)
+LONGT5 = ModelType(
+    model_type="longt5",
+    config_class="LongT5Config",
+    model_class="LongT5ForConditionalGeneration",
+    read=read_t5,
+    defaults={
+        "vocab_size": 32128,
+        "d_model": 512,
+        "d_kv": 64,
+        "d_ff": 2048,
+        "num_layers": 6,
+        "num_decoder_layers": None,
+        "num_heads": 8,
+        "relative_attention_num_buckets": 32,
+        "feed_forward_proj": "relu",
+        "tie_word_embeddings": True,
+        "encoder_attention_type": "local",
+    },
+    config_keys=keys(
+        "bos_token_id d_ff d_kv d_model dropout_rate encoder_attention_type eos_token_id feed_forward_proj "
+        "global_block_size head_dim hidden_size initializer_factor is_decoder layer_norm_epsilon local_radius "
+        "num_attention_heads num_decoder_layers num_heads num_hidden_layers num_layers pad_token_id "
+        "relative_attention_max_distance relative_attention_num_buckets tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(
+        dropout="dropout_rate",
+        init="initializer_factor",
+        eps="layer_norm_epsilon",
+        buckets="relative_attention_max_distance",
+        cache="use_cache",
+        mask="is_decoder",
+        token="bos_token_id eos_token_id pad_token_id",
+        blocks="global_block_size local_radius",
+    ),
+    aliases=_T5_ALIASES,
+    # LongT5Config derives it in __post_init__ (no field); a file's value is set after and wins, as in T5
+    getattr_keys=("is_gated_act",),
+    getattr_quiet=("dense_act_fn",),  # derived from feed_forward_proj the same way; an activation, no weights
+    family="encoder-decoder",
+)
+
+RECORDS = (MT5, UMT5, LONGT5)

@@ -1,10 +1,13 @@
-"""The vision side of the vision-language wrappers (llava, qwen2_vl, gemma3): their
+"""The vision side of the vision-language wrappers (llava, qwen2_vl, gemma3, paligemma, idefics3): their
 ``vision_config`` read into the Spec's ``vision`` option and sizes (``engine/vision.py`` counts them).
 
 Defaults are transformers 5.x's: a LlavaConfig without vision_config builds LLaVA-1.5's CLIP
 ViT-L/14 at 336 px (LlavaConfig.sub_configs_defaults); a vision_config dict takes the defaults
 of CLIPVisionConfig; Qwen2VLConfig's vision_config takes Qwen2VLVisionConfig's; Gemma3Config's
-takes SiglipVisionConfig's (also without one: its sub_configs_defaults name siglip_vision_model).
+takes SiglipVisionConfig's (also without one: its sub_configs_defaults name siglip_vision_model);
+PaliGemmaConfig's a SiglipVisionConfig dict's defaults, and without one its sub_configs_defaults'
+So400m/14 at 224 px; Idefics3Config's and SmolVLMConfig's Idefics3VisionConfig's (SmolVLMVisionConfig
+has the same fields and defaults).
 """
 
 from __future__ import annotations
@@ -107,6 +110,55 @@ SIGLIP_VISION_NO_EFFECT = {
 }
 
 
+# PaliGemmaConfig.sub_configs_defaults (no vision_config / text_config in the file).
+PALIGEMMA_VISION_DEFAULT = {
+    "model_type": "siglip_vision_model",
+    "intermediate_size": 4096,
+    "hidden_size": 1152,
+    "patch_size": 14,
+    "image_size": 224,
+    "num_hidden_layers": 27,
+    "num_attention_heads": 16,
+    "vision_use_head": False,
+}
+PALIGEMMA_TEXT_DEFAULT = {
+    "model_type": "gemma",
+    "hidden_size": 2048,
+    "num_hidden_layers": 18,
+    "intermediate_size": 16384,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 1,
+    "vocab_size": 257152,
+}
+# Idefics3VisionConfig's defaults (SmolVLMVisionConfig's are the same), transformers 5.x.
+IDEFICS3_VISION_DEFAULTS = {
+    "hidden_size": 1152,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "image_size": 224,
+    "patch_size": 32,
+}
+# Idefics3VisionConfig's fields and those that change no parameter.
+IDEFICS3_VISION_KEYS = frozenset(IDEFICS3_VISION_DEFAULTS) | {
+    "hidden_act",
+    "layer_norm_eps",
+    "attention_dropout",
+    "initializer_range",
+}
+IDEFICS3_VISION_NO_EFFECT = {
+    "hidden_act": "act",
+    "layer_norm_eps": "eps",
+    "attention_dropout": "dropout",
+    "initializer_range": "init",
+}
+# The vision_config model_types of published Idefics3 / SmolVLM checkpoints: both config classes
+# read vision_config with their own fixed class (not AutoConfig), whatever model_type it names;
+# SmolVLM-256M-Instruct (an idefics3 checkpoint) names "idefics3", SmolVLM2 "smolvlm_vision".
+IDEFICS3_VISION_TYPES = ("idefics3_vision", "idefics3", "smolvlm_vision", "smolvlm")
+
+
 def _sub(r: Reader, key: str) -> dict[str, Any] | None:
     v = r.cfg.get(key)
     if v is not None and not isinstance(v, dict):
@@ -152,24 +204,11 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
                 "CLIP vision tower (clip_vision_model) only"
             )
         vr = Reader(vcfg, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), CLIP_VISION_DEFAULTS, {})
-    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
-    check_divides("hidden_size", d, "num_attention_heads", h, "CLIPVisionConfig")
-    side, patch = vr.size("image_size"), vr.size("patch_size")
+    sizes, side = _square_vit(vr, vcfg or {}, "CLIPVisionConfig")
     n_feat, bias = _feature_layers(r, -2), _projector_bias(r, True)
-    sizes = dict(
-        d_vis=d,
-        d_ff_vis=vr.size("intermediate_size"),
-        N_vis=vr.size("num_hidden_layers"),
-        C_vis=vr.size("num_channels"),
-        p_vis=patch,
-        P_vis=(side // patch) ** 2,
-        n_feat=n_feat,
-    )
+    sizes["n_feat"] = n_feat
     notes = [f"vision_config: {n}" for n in vr.notes]
-    notes.append(
-        f"vision tower: CLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} patches "
-        f"of {patch} x {patch} px per {side} px image; projector {n_feat * d} -> d_model -> d_model"
-    )
+    notes.append(_vit_note("CLIP ViT", sizes, side) + f"; projector {n_feat * sizes['d_vis']} -> d_model -> d_model")
     return sizes, {"vision": "clip", "projector_bias": bias}, notes
 
 
@@ -217,6 +256,40 @@ def qwen2_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
     return sizes, {"vision": "qwen2_vl"}, notes
 
 
+def _square_vit(vr: Reader, vcfg: dict[str, Any], attention: str) -> tuple[dict[str, int], int]:
+    """The sizes of a ViT of square images and patches (CLIP's, SigLIP's and its Idefics3 copy):
+    d_vis, d_ff_vis, N_vis, C_vis, p_vis and P_vis = (image_size // patch_size)^2; and the
+    image side in pixels.
+
+    Raises:
+        ConfigError: list-valued image or patch sizes, a malformed size, or hidden_size not
+            divisible by the heads (``attention`` refuses it).
+    """
+    for key in ("image_size", "patch_size"):
+        if isinstance(vcfg.get(key), list):
+            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square images and patches of one size")
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    check_divides("hidden_size", d, "num_attention_heads", h, attention)
+    side, patch = vr.size("image_size"), vr.size("patch_size")
+    sizes = dict(
+        d_vis=d,
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=vr.size("num_channels"),
+        p_vis=patch,
+        P_vis=(side // patch) ** 2,
+    )
+    return sizes, side
+
+
+def _vit_note(kind: str, sizes: dict[str, int], side: int) -> str:
+    patch = sizes["p_vis"]
+    return (
+        f"vision tower: {kind}, {sizes['N_vis']} layers of width {sizes['d_vis']}, {side // patch}^2 = "
+        f"{sizes['P_vis']} patches of {patch} x {patch} px per {side} px image"
+    )
+
+
 def siglip_vision(vcfg: dict[str, Any] | None, wrapper: str) -> tuple[dict[str, int], bool, list[str]]:
     """(sizes, vision_use_head, notes) of a SigLIP vision tower (SiglipVisionConfig's keys).
 
@@ -231,28 +304,14 @@ def siglip_vision(vcfg: dict[str, Any] | None, wrapper: str) -> tuple[dict[str, 
             f"vision_config model_type {show(vmt)} is not supported inside {wrapper}: symtrans counts a SigLIP "
             "vision tower (siglip_vision_model) only"
         )
-    for key in ("image_size", "patch_size"):
-        if isinstance((vcfg or {}).get(key), list):
-            raise ConfigError(f"vision_config.{key} is a list: symtrans counts square images and patches of one size")
     vr = Reader(
         vcfg or {}, "siglip_vision_model", ("SiglipVisionConfig", "SiglipVisionModel"), SIGLIP_VISION_DEFAULTS, {}
     )
-    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
-    check_divides("hidden_size", d, "num_attention_heads", h, "SiglipAttention")
-    side, patch = vr.size("image_size"), vr.size("patch_size")
+    sizes, side = _square_vit(vr, vcfg or {}, "SiglipAttention")
     head = vr.flag("vision_use_head")
-    sizes = dict(
-        d_vis=d,
-        d_ff_vis=vr.size("intermediate_size"),
-        N_vis=vr.size("num_hidden_layers"),
-        C_vis=vr.size("num_channels"),
-        p_vis=patch,
-        P_vis=(side // patch) ** 2,
-    )
     notes = [f"vision_config: {n}" for n in vr.notes]
     notes.append(
-        f"vision tower: SigLIP ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} "
-        f"patches of {patch} x {patch} px per {side} px image"
+        _vit_note("SigLIP ViT", sizes, side)
         + (
             "; with its attention-pooling head (vision_use_head)"
             if head
@@ -386,6 +445,62 @@ def qwen2_5_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str
         f"width {out}; window attention (window_size, fullatt_block_indexes) changes no weight"
     )
     return sizes, {"vision": "qwen2_5_vl"}, notes
+
+
+def paligemma_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of PaliGemma's SigLIP tower and its one-map projector.
+
+    The projector maps d_vis to ``projection_dim`` (PaliGemmaConfig writes it into the vision
+    config, over any value there); where that differs from the text model's d_model it is the
+    size d_proj (transformers builds it; an image forward could not place the features).
+
+    Raises:
+        ConfigError: as ``siglip_vision``; projection_dim not a positive integer.
+    """
+    vcfg = _sub(r, "vision_config")
+    notes_first = []
+    if vcfg is None:
+        vcfg = PALIGEMMA_VISION_DEFAULT
+        notes_first.append(f"no vision_config: {r.cls}'s default SigLIP So400m/14 at 224 px, no pooling head")
+    sizes, head, notes = siglip_vision(vcfg, "paligemma")
+    out = r.size("projection_dim")
+    if out != d_model:
+        sizes["d_proj"] = out
+        notes.append(
+            f"projection_dim {out} differs from the text model's hidden_size {d_model}: transformers builds the "
+            "projector so, but its image features would not fit the token embeddings"
+        )
+    notes.append(f"projector: one biased {sizes['d_vis']} -> {out} map (PaliGemmaMultiModalProjector.linear)")
+    return sizes, {"vision": "paligemma", "vision_head": head}, notes_first + notes
+
+
+def idefics3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Idefics3's (and SmolVLM's) SigLIP-shaped tower and its
+    pixel-shuffle connector (scale_factor s: s x s patches stacked into one token, then one
+    bias-free s^2 d_vis -> d_model map).
+
+    Raises:
+        ConfigError: a vision_config naming a model_type outside the Idefics3 / SmolVLM
+            family, list-valued (non-square) image or patch sizes, a malformed size, or
+            hidden_size not divisible by the heads (Idefics3VisionAttention refuses it).
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vmt = vcfg.get("model_type", "idefics3_vision")
+    if vmt not in IDEFICS3_VISION_TYPES:
+        raise ConfigError(
+            f"vision_config model_type {show(vmt)} is not supported inside {r.mt}: symtrans counts its own "
+            f"SigLIP-shaped tower ({', '.join(IDEFICS3_VISION_TYPES)})"
+        )
+    cls = "SmolVLMVisionConfig" if r.mt == "smolvlm" else "Idefics3VisionConfig"
+    vr = Reader(vcfg, vmt, (cls, cls.replace("Config", "Transformer")), IDEFICS3_VISION_DEFAULTS, {})
+    sizes, side = _square_vit(vr, vcfg, "Idefics3VisionAttention")
+    s = sizes["m_vis"] = r.size("scale_factor")
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        _vit_note("SigLIP-shaped ViT", sizes, side) + f", no pooling head; the connector's pixel shuffle "
+        f"stacks {s} x {s} patches into one token and maps {s * s * sizes['d_vis']} -> d_model (no bias)"
+    )
+    return sizes, {"vision": "idefics3"}, notes
 
 
 # Qwen3VLVisionConfig's defaults (transformers 5.x); deepstack_visual_indexes (8, 16, 24).

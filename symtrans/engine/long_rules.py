@@ -1,0 +1,32 @@
+"""What ``spec.Spec`` checks of LongT5's encoder attention (``Spec.encoder_attention``): the
+kinds, where they apply, and why their FLOPs are refused.  Plain checks importing nothing of the
+engine, so ``spec.py`` calls them without a cycle; ``engine/transient_global.py`` builds the
+weights (Guo et al. 2022 §3.1, HF ``LongT5LocalAttention`` / ``LongT5TransientGlobalAttention``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtrans.base.errors import InputError
+
+ENCODER_ATTENTIONS = ("full", "local", "transient-global")
+
+
+def check_options(spec: Any) -> None:
+    """Raises InputError (one sentence) for local or transient-global attention outside an
+    encoder-decoder with T5's relative positions."""
+    if spec.encoder_attention != "full" and (spec.family != "encoder-decoder" or spec.positional != "relative"):
+        raise InputError(
+            "encoder_attention local or transient-global is LongT5's: an encoder-decoder with relative positions"
+        )
+
+
+def check_workload(spec: Any) -> None:
+    """Raises InputError (one sentence): LongT5's encoder attends in blocks of local_radius + 1 tokens
+    (and, transient-global, to one summary per global_block_size tokens), which symtrans does not model."""
+    if spec.encoder_attention != "full":
+        raise InputError(
+            f"FLOPs, memory and time of LongT5's {spec.encoder_attention} encoder attention (blocks of "
+            "local_radius + 1 tokens, global_block_size summaries) are not modelled; parameters are exact"
+        )
