@@ -47,6 +47,7 @@ from symtrans.catalog.models import (
     audio,
     dbrx,
     dense,
+    dsa,
     dual,
     encoders,
     falcon_h1,
@@ -80,6 +81,7 @@ _MODULES = (
     dbrx,
     dual,
     nemotron_h,
+    dsa,
     audio,
     falcon_h1,
 )
