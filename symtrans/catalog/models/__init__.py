@@ -52,6 +52,7 @@ from symtrans.catalog.models import (
     gpt2_like,
     hybrids,
     jamba,
+    led,
     lfm2,
     llama,
     modernbert,
@@ -80,6 +81,7 @@ _MODULES = (
     dual,
     nemotron_h,
     audio,
+    led,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)
