@@ -60,6 +60,7 @@ REFERENCE = {
     "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
     # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
     "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
     "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
@@ -119,11 +120,20 @@ REFERENCE = {
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
     "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
+    # --- issue 21's MLA family (catalog/models/dsa.py; tests/test_mla_family.py builds them on the meta
+    # device from the same files)
+    "deepseek-v3.2-exp-shaped": (671_877_929_216, "DeepseekV32ForCausalLM"),
+    "glm-5-fp8-aiconfigurator": (743_911_199_232, "GlmMoeDsaForCausalLM"),
+    "glm-5.3-shaped": (743_377_000_704, "GlmMoeDsaForCausalLM"),
+    "mistral-small-4-shaped": (118_972_826_624, "Mistral4ForCausalLM"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
 ACTIVE = {
     "mixtral-8x7b-v0.1": 12_879_925_248,
+    # Llama4ForConditionalGeneration on the meta device: 48 x 16 experts of 3 x 5120 x 8192 weights
+    # (96,636,764,160), 15 of 16 idle per token; vision model and projector counted as used
+    "llama-4-scout-17b-16e": 108_641_793_536 - 48 * 15 * 3 * 5120 * 8192,
     # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
@@ -140,6 +150,12 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash-shaped": 3_896_763_136,
+    # the meta models' expert tensors: 653,908,770,816 (V3.2), 724,775,731,200 (GLM-5 and 5.3),
+    # 115,964,116,992 (Mistral Small 4) expert weights, 248 of 256 and 124 of 128 experts idle per token
+    "deepseek-v3.2-exp-shaped": 38_403_807_488,
+    "glm-5-fp8-aiconfigurator": 41_784_709_632,
+    "glm-5.3-shaped": 41_250_511_104,
+    "mistral-small-4-shaped": 6_632_588_288,
     # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
     "nemotron-3-nano-30b-a3b": 3_580_073_408,
 }

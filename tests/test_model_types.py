@@ -39,6 +39,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
     IDEFICS3_VISION,
+    LLAMA4_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
@@ -98,6 +99,28 @@ _BERT_BASE = dict(
     type_vocab_size=3,
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
+
+# The MLA family's base (catalog/models/dsa.py): 3 layers, the first dense (first_k_dense_replace 1, and
+# glm4_moe_lite's default mlp_layer_types), then two MoE layers; MLA sizes as DeepSeek-V3's
+_MLA_BASE = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=4,
+    num_hidden_layers=3,
+    intermediate_size=10,
+    moe_intermediate_size=6,
+    n_routed_experts=3,
+    n_shared_experts=2,
+    num_experts_per_tok=2,
+    q_lora_rank=7,
+    kv_lora_rank=5,
+    qk_rope_head_dim=4,
+    qk_nope_head_dim=3,
+    v_head_dim=9,
+    vocab_size=23,
+    max_position_embeddings=17,
+    first_k_dense_replace=1,
+)
 
 # The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
 _VL_TEXT = dict(
@@ -1097,25 +1120,20 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
     ),
     # 3 layers: dense, then two MoE layers (the class's default mlp_layer_types); MLA sizes as DeepSeek-V3's
-    "glm4_moe_lite": dict(
-        hidden_size=16,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        num_hidden_layers=3,
-        intermediate_size=10,
-        moe_intermediate_size=6,
-        n_routed_experts=3,
-        n_shared_experts=2,
-        num_experts_per_tok=2,
-        q_lora_rank=7,
-        kv_lora_rank=5,
-        qk_rope_head_dim=4,
-        qk_nope_head_dim=3,
-        v_head_dim=9,
-        vocab_size=23,
-        max_position_embeddings=17,
+    # (Glm4MoeLiteConfig has no first_k_dense_replace)
+    "glm4_moe_lite": {k: v for k, v in _MLA_BASE.items() if k != "first_k_dense_replace"},
+    # --- the MLA family (catalog/models/dsa.py): 3 layers, the first dense, MLA sizes as glm4_moe_lite's;
+    # the DSA types with an indexer of 3 heads of 6 (top 5 keys); GLM's last layer shares layer 1's top-k
+    # n_group 1: DeepseekV32Config's 8 groups need E divisible by 8 in a forward
+    "deepseek_v32": dict(_MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, n_group=1, topk_group=1),
+    "glm_moe_dsa": dict(
+        _MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, indexer_types=["full", "full", "shared"]
     ),
+    "mistral4": dict(_MLA_BASE),
 }
+# Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
+_LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
+AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
 AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
@@ -1428,6 +1446,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("llama4", "text_config"): [
+        None,  # Llama4Config's default: Llama4TextConfig() (Scout-shaped: 48 MoE layers of 16 experts)
+        dict(_LLAMA4_TEXT, hidden_size=24, num_local_experts=2),
+        dict(_LLAMA4_TEXT, tie_word_embeddings=True),  # the text config's flag ties lm_head
+        dict(_LLAMA4_TEXT, head_dim=5),  # an odd rotary head above 4: refused by both
+    ],
+    ("llama4", "vision_config"): [
+        dict(LLAMA4_VISION, hidden_size=12, num_hidden_layers=2, intermediate_size=10),
+        dict(LLAMA4_VISION, image_size=12, patch_size=3, num_channels=1),
+        dict(LLAMA4_VISION, projector_input_dim=4, projector_output_dim=5, vision_output_dim=7),
+        None,  # Llama4Config's default: Llama4VisionConfig() (768 wide, 34 layers, 448 px tiles)
+    ],
     ("qwen3_vl", "text_config"): [
         None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
         {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
@@ -1767,6 +1797,16 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("glm4_moe_lite", "num_local_experts"): [4],
     ("glm4_moe_lite", "head_dim"): [6],
     ("glm4_moe_lite", "num_key_value_heads"): [2, None],
+    ("deepseek_v32", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "indexer_types"): [["full"] * 3, ["full", "shared", "shared"]],
+    ("deepseek_v32", "layer_types"): [["indexed_attention"] * 3],
+    ("glm_moe_dsa", "layer_types"): [["indexed_attention"] * 3],
+    ("mistral4", "q_lora_rank"): [None, 8],
+    **{(mt, "num_local_experts"): [4] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "head_dim"): [6] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "num_key_value_heads"): [2] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
@@ -2083,6 +2123,7 @@ VISION_WRAPPERS = (
     "paligemma",
     "idefics3",
     "smolvlm",
+    "llama4",
 )
 # Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
 # draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
@@ -2160,12 +2201,19 @@ def test_gaps_and_mutations_name_real_keys():
 B, T, P = 2, 8, 5  # batch, tokens per sequence (source and target), prefill before one decode step
 
 
+# Llama4ForConditionalGeneration.forward of transformers 5.24 raises on every call (it returns
+# ``outputs.image_outputs`` of its language model's output, which has none); a text-only forward is its
+# ``language_model`` (Llama4ForCausalLM) on the same token embeddings, so that submodule is counted.
+FORWARD_SUBMODULE = {"llama4": "language_model"}
+
+
 def _flop_model(hf, mt: str, cfg: dict):
     """The transformers model of ``cfg`` on the CPU with eager attention and eager experts."""
     torch = hf.torch
     torch.manual_seed(0)
     config = hf.config(mt, {**cfg, "attn_implementation": "eager", "experts_implementation": "eager"})
-    return hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    model = hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    return getattr(model, FORWARD_SUBMODULE[mt]) if mt in FORWARD_SUBMODULE else model
 
 
 def _counted(hf, run) -> int:
@@ -2252,7 +2300,7 @@ def test_forward_and_training_flops(hf, model_type):
 # model's arithmetic needs k; symtrans counts the k experts a token uses.  The idle experts'
 # FLOPs, read from the model's own expert tensors: 2 per weight per token for each of the
 # E - k unpicked experts (x 3 for forward + backward).
-DENSE_EXPERTS = ("llama4_text",)
+DENSE_EXPERTS = ("llama4_text", "llama4")
 
 
 def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:

@@ -52,7 +52,7 @@ FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -110,6 +110,9 @@ MODEL_SIZES = (
     "n_feat",
     "d_proj",
     "n_ds",
+    "d_ad_in",
+    "d_ad_out",
+    "d_vout",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
@@ -127,6 +130,11 @@ MODEL_SIZES = (
     "d_lk",
     "d_lv",
     "L_chunk",
+    # --- DeepSeek Sparse Attention (engine/dsa.py)
+    "N_dsa",
+    "h_idx",
+    "d_idx",
+    "k_idx",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -137,6 +145,7 @@ VISIONS = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "llama4",
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
@@ -150,6 +159,7 @@ VISION_SIZES = {
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    "llama4": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_ad_in", "d_ad_out", "d_vout"),
     # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
@@ -165,6 +175,7 @@ _OPTIONAL_VISION_SIZES = {
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
+    "llama4": (),
     "paligemma": ("d_proj",),
     "idefics3": (),
 }
@@ -297,7 +308,9 @@ class Spec:
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
-            Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
+            Qwen3.5's tower is it without n_ds) | ``llama4`` (Llama 4: a CLIP-like ViT with a
+            bias-free unfold patch map, a pixel-shuffle adapter MLP and a bias-free projector) |
+            ``paligemma`` (PaliGemma: a SigLIP ViT and
             one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
             ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
             ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
@@ -323,7 +336,9 @@ class Spec:
             which kind changes no count, only how many).  Mamba layers need d_inner,
             d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
             L_chunk for its chunked scan); Gated DeltaNet needs h_lk, h_lv, d_lk, d_lv,
-            d_conv.
+            d_conv.  ``dsa`` (DeepSeek Sparse Attention, ``engine/dsa.py``) is multi-head
+            latent attention with its lightning indexer (h_idx heads of d_idx, top k_idx
+            keys; count symbol N_dsa); it needs mla and r_q.
         mixer_only: each layer is a norm and its mixer, without a feed-forward network
             (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
         ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
@@ -984,6 +999,7 @@ MIXER_COUNTS = {
     "short_conv": "N_conv",
     "mlp": "N_mlp",
     "moe": "N_moe",
+    "dsa": "N_dsa",
 }
 _MIXER_SIZES = {
     "attention": (),
@@ -993,14 +1009,18 @@ _MIXER_SIZES = {
     "short_conv": ("d_conv",),
     "mlp": ("d_ff",),
     "moe": ("d_ff", "E", "k"),
+    "dsa": ("h_idx", "d_idx", "k_idx"),
 }
 _LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
 _LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+_LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
+# Kinds whose layers are attention (they need h): plain attention and DeepSeek Sparse Attention.
+ATTENTION_KINDS = ("attention", "dsa")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
     free = ("d_ff",) if spec.mixer_only else ()
-    return free + (("h",) if "attention" not in mixer_kinds(spec) else ())
+    return free + (("h",) if not set(ATTENTION_KINDS) & set(mixer_kinds(spec)) else ())
 
 
 def _validate_mixers(spec: Spec) -> None:
@@ -1031,6 +1051,8 @@ def _validate_mixers(spec: Spec) -> None:
             "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
             "share_layers are not modelled for it): give N_moe"
         )
+    if "dsa" in uses and not spec.mla:
+        raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
     if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
@@ -1055,6 +1077,10 @@ def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
                 f"the {' + '.join(MIXER_COUNTS[n] for n in names[1:])} = {rest} layers of {', '.join(names[1:])} "
                 f"leave no {names[0]} layer of the N = {v['N']}"
             )
+    if "dsa" in names and "r_q" not in v:  # DeepseekV32Indexer.wq_b reads the query latent (q_lora_rank)
+        raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
+    if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
+        raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
     if "mamba2" in names and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
     if "mamba2" in names and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:

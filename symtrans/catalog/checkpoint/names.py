@@ -183,6 +183,11 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(A + r"kv_a_proj_with_mqa", R.KV_DOWN, _ATT),
         Rule(A + r"kv_b_proj", R.KV_UP, _ATT),
         Rule(A + r"(?:q_a_layernorm|kv_a_layernorm)", R.LATENT_NORM, _ATT, VECTOR),
+        # DeepSeek Sparse Attention's lightning indexer (DeepseekV32Indexer; GLM-5 reuses it)
+        Rule(A + r"indexer\.wq_b", R.INDEXER_Q, _ATT),
+        Rule(A + r"indexer\.wk", R.INDEXER_K, _ATT),
+        Rule(A + r"indexer\.k_norm", R.INDEXER_NORM, _ATT, VECTOR),
+        Rule(A + r"indexer\.weights_proj", R.INDEXER_WEIGHTS, _ATT),
         Rule(L + r"mlp\.(?:fc1|c_fc)", R.FFN_UP, B.FFN),
         Rule(L + r"mlp\.(?:fc2|c_proj)", R.FFN_DOWN, B.FFN),
         Rule(L + r"feed_forward\.gate_proj", R.FFN_GATE, B.FFN),
@@ -285,6 +290,9 @@ def _vision_rules() -> tuple[Rule, ...]:
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
         Rule(r"visual\.deepstack_merger_list\..*", R.VISION, B.PROJECTOR),  # Qwen3-VL's DeepStack mergers
+        # Llama 4's vision_model: two bare parameters beside its children (its own naming below)
+        Rule(r"vision_model", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),
+        Rule(r"vision_model", R.VISION, B.VISION_TOWER, ROWS, leaf="positional_embedding_vlm"),
         Rule(r"(?:multi_modal_projector|connector)\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
@@ -741,7 +749,7 @@ MODEL_TYPES = {
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
-        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm".split(),
+        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -47,6 +47,7 @@ from symtrans.catalog.models import (
     audio,
     dbrx,
     dense,
+    dsa,
     dual,
     encoders,
     gpt2_like,
@@ -80,6 +81,7 @@ _MODULES = (
     dbrx,
     dual,
     nemotron_h,
+    dsa,
     audio,
     led,
 )
