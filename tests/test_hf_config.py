@@ -126,6 +126,11 @@ REFERENCE = {
     "glm-5-fp8-aiconfigurator": (743_911_199_232, "GlmMoeDsaForCausalLM"),
     "glm-5.3-shaped": (743_377_000_704, "GlmMoeDsaForCausalLM"),
     "mistral-small-4-shaped": (118_972_826_624, "Mistral4ForCausalLM"),
+    # --- issue 21's dual encoders (catalog/models/dual.py): CLIPModel / SiglipModel / Siglip2Model built
+    # on the meta device from the fixture (text + vision towers, their projections, logit scale and bias)
+    "clip-vit-base-patch32": (151_277_313, "CLIPModel"),
+    "siglip-base-patch16-224": (203_155_970, "SiglipModel"),
+    "siglip2-base-patch16-naflex-shaped": (375_234_050, "Siglip2Model"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
@@ -432,6 +437,10 @@ def test_bare_model_type_uses_class_defaults(model_type):
         # 131072 rows); test_crosscheck_hf checks the bare type against transformers on meta
         own = WRAPPERS[model_type].text_default or {}
         assert spec.size("V") == own.get("vocab_size", {**DEFAULTS, **TEXT_ONLY_DEFAULTS}[text_type]["vocab_size"])
+        return
+    if model_type in ("clip", "siglip", "siglip2"):  # a dual encoder: the text tower's config class's vocabulary
+        # CLIPTextConfig().vocab_size = 49,408; SiglipTextConfig / Siglip2TextConfig: 32,000 (transformers 5.24)
+        assert spec.size("V") == {"clip": 49_408}.get(model_type, 32_000)
         return
     if "vocab_size" not in DEFAULTS[model_type]:  # a vision encoder (ViT) reads pixels: no vocabulary
         assert not spec.has("V") and "key hidden_size missing: used the transformers default" in text
