@@ -135,6 +135,7 @@ HF_CLASSES = {
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
     "longt5": "LongT5ForConditionalGeneration",
+    "led": "LEDForConditionalGeneration",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
@@ -1182,6 +1183,26 @@ def whisper(draw) -> dict:
 
 
 @st.composite
+def led(draw) -> dict:
+    """LEDForConditionalGeneration: BART's stacks, two position tables, even attention windows
+    (one, or one per encoder layer)."""
+    cfg = _stacks(draw, "led")
+    cfg.update(
+        max_encoder_position_embeddings=draw(st.integers(1, 40)),
+        max_decoder_position_embeddings=draw(st.integers(1, 40)),
+        pad_token_id=draw(st.integers(0, cfg["vocab_size"] - 1)),
+    )
+    window = st.integers(1, 8).map(lambda n: 2 * n)
+    _maybe(
+        draw,
+        cfg,
+        "attention_window",
+        st.one_of(window, st.lists(window, min_size=cfg["encoder_layers"], max_size=cfg["encoder_layers"])),
+    )
+    return cfg
+
+
+@st.composite
 def vit(draw) -> dict:
     h = draw(st.integers(1, 4))
     patch = draw(st.integers(1, 5))
@@ -2078,6 +2099,7 @@ STRATEGIES = {
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
     "longt5": t5("longt5"),
+    "led": led(),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),

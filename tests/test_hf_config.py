@@ -116,6 +116,7 @@ REFERENCE = {
     "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
     "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
     "long-t5-tglobal-base-16384-book-summary": (247_587_456, "LongT5ForConditionalGeneration"),  # + untied lm_head
+    "led-16384-converted": (214_195_200, "LEDForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),

@@ -133,6 +133,13 @@ _VL_TEXT = dict(
     max_position_embeddings=17,
 )
 AUDIT_BASE: dict[str, dict] = {
+    # LED: BART's stacks (each size distinct), two position tables, a window per encoder layer
+    "led": dict(
+        _SEQ2SEQ_BASE,
+        max_encoder_position_embeddings=17,
+        max_decoder_position_embeddings=19,
+        attention_window=[4, 6],
+    ),
     # LongT5 with transient-global attention: its global bias table and global-input norms in the base
     "longt5": dict(_T5_BASE, encoder_attention_type="transient-global"),
     # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
@@ -1171,6 +1178,8 @@ _TEXT_MISTRAL = {
 }
 _TEXT_GPT2 = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23}  # refused: not read inside
 MUTATIONS: dict[tuple[str, str], list] = {
+    ("led", "attention_window"): [8, 3, [4, 4], [4], [4, 5]],  # odd, or a list of the wrong length: refused
+    **{("led", key): [4, 5] for key in ("encoder_attention_heads", "decoder_attention_heads", "num_attention_heads")},
     ("longt5", "encoder_attention_type"): ["local", "transient-global", "global"],
     # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
     **{
@@ -1834,6 +1843,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("led", "tie_word_embeddings"): "untied LED token tables and LM head are not modelled: refused",
     # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
     # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
     # which only the Gemma configs have, and symtrans reads gemma, gemma2 and gemma3_text)
@@ -2281,7 +2291,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 # Audio encoders over the raw waveform (catalog/models/audio.py): their convolutional feature encoder's
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
-NO_FLOPS = ("wav2vec2", "hubert", "longt5")  # and LongT5's block-local encoder attention
+NO_FLOPS = ("wav2vec2", "hubert", "longt5", "led")  # and LongT5's block-local encoder attention
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")

@@ -54,6 +54,7 @@ from symtrans.catalog.models import (
     gpt2_like,
     hybrids,
     jamba,
+    led,
     lfm2,
     llama,
     modernbert,
@@ -84,6 +85,7 @@ _MODULES = (
     dsa,
     audio,
     falcon_h1,
+    led,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)

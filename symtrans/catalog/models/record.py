@@ -78,6 +78,7 @@ WHY: dict[str, str] = {
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
     "blocks": "LongT5's local radius and global block size: which tokens attend to which, no weights",
+    "longformer window": "Longformer's attention window per layer (LED): which tokens attend to which, no weights",
     # --- audio encoders (catalog/models/audio.py)
     "norm place": "where the norms run (after each sublayer, or before it with the encoder's norm after the "
     "last layer): the same norms, no weights added or removed",
