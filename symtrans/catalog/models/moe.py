@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtrans.catalog.models.dense import DenseLayout
+from symtrans.catalog.models.dsa import read_mla_moe
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, check_size, show, window_size
+from symtrans.catalog.reader import ConfigError, Reader, check_size, show, window_size
 from symtrans.engine.spec import Spec
 
 
@@ -644,83 +645,11 @@ HUNYUAN_V1_MOE = ModelType(
 )
 
 
-def read_glm4_moe_lite(r: Reader) -> Spec:
-    """GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's multi-head latent attention (engine/mla.py;
-    q_lora_rank null: one q_proj) and GLM's MoE layers where ``mlp_layer_types`` says "sparse"
-    (default: every layer but the first), each with n_routed_experts of moe_intermediate_size and
-    a shared MLP n_shared_experts x that wide; the router's e_score_correction_bias is a buffer.
-
-    Raises:
-        ConfigError: a malformed size or mlp_layer_types; top-k above E.
-    """
-    n = r.size("num_hidden_layers")
-    h = r.size("num_attention_heads")
-    if "num_key_value_heads" in r.cfg:  # a strict int field that MLA never reads
-        check_size("num_key_value_heads", r.cfg["num_key_value_heads"])
-    sizes: dict[str, int] = dict(
-        d_model=r.size("hidden_size"),
-        d_ff=r.size("intermediate_size"),
-        h=h,
-        N=n,
-        V=r.size("vocab_size"),
-        L_max=r.size("max_position_embeddings"),
-        r_kv=r.size("kv_lora_rank"),
-        d_nope=r.size("qk_nope_head_dim"),
-        d_rope=r.size("qk_rope_head_dim"),
-        d_v=r.size("v_head_dim"),
-    )
-    check_rotary_head(r, "qk_rope_head_dim", sizes["d_rope"])  # transformers validates it as head_dim
-    if r.given("q_lora_rank") or "q_lora_rank" not in r.cfg:
-        sizes["r_q"] = r.size("q_lora_rank")
-    else:
-        r.notes.append("q_lora_rank is null: queries use one q_proj (d_model x h*(d_nope + d_rope)), no compression")
-    types = r.cfg.get("mlp_layer_types")
-    if types is None:
-        types = ["dense"] + ["sparse"] * (n - 1)
-    elif not isinstance(types, list) or any(t not in ("dense", "sparse") for t in types):
-        raise ConfigError(f'mlp_layer_types must be a list of "dense" and "sparse", not {show(types)}')
-    elif len(types) < n:
-        raise ConfigError(f"mlp_layer_types has {len(types)} entries for num_hidden_layers {n}")
-    n_moe = types[:n].count("sparse")
-    opts: dict[str, Any] = {"mla": True}
-    if r.flag("attention_bias"):
-        opts["attention_bias"] = True
-    if n_moe:
-        E, k, expert_ff = r.size("n_routed_experts"), r.size("num_experts_per_tok"), r.size("moe_intermediate_size")
-        if k > E:
-            raise ConfigError(f"num_experts_per_tok ({k}) exceeds the {E} experts (n_routed_experts)")
-        sizes.update(E=E, k=k)
-        if n_moe == n:
-            sizes["d_ff"] = expert_ff
-        else:
-            sizes["N_moe"] = n_moe
-            if expert_ff != sizes["d_ff"]:
-                sizes["d_ff_e"] = expert_ff
-        shared = r.size("n_shared_experts", zero_ok=True) * expert_ff
-        if shared:
-            opts["n_shared_experts"] = 1
-            if shared != expert_ff:
-                sizes["d_ff_s"] = shared
-    r.notes.append("multi-head latent attention: the KV cache holds r_kv + d_rope elements per token and layer")
-    return Spec(
-        family="decoder-only",
-        sizes=sizes,
-        positional="rotary",
-        norm="rmsnorm",
-        bias=False,
-        ffn="swiglu",
-        final_norm=True,
-        norm_position="pre",
-        tie_output=r.flag("tie_word_embeddings"),
-        **opts,
-    )
-
-
 GLM4_MOE_LITE = ModelType(
     model_type="glm4_moe_lite",
     config_class="Glm4MoeLiteConfig",
     model_class="Glm4MoeLiteForCausalLM",
-    read=read_glm4_moe_lite,
+    read=read_mla_moe,  # catalog/models/dsa.py: DeepSeek-V3's MLA and MoE, no indexer
     defaults={
         "vocab_size": 154880,
         "hidden_size": 2048,
