@@ -72,6 +72,7 @@ HF_CLASSES = {
     "smolvlm": "SmolVLMForConditionalGeneration",
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
     "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+    "kimi_k25": "Kimi_K25ForConditionalGeneration",
     "llama4": "Llama4ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
@@ -162,6 +163,7 @@ WRAPPED = (
     "qwen2_5_vl",
     "qwen3_vl",
     "qwen3_vl_moe",
+    "kimi_k25",
     "qwen3_5",
     "qwen3_5_moe",
     "llama4",
@@ -894,6 +896,32 @@ def qwen3_vl_moe(draw) -> dict:
         del text["model_type"]  # Qwen3VLMoeConfig's text_config default
     vision = dict(QWEN3_VL_VISION, model_type=draw(st.sampled_from(["qwen3_vl_moe", "qwen3_vl_moe_vision"])))
     cfg = dict(model_type="qwen3_vl_moe", vision_config=vision, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+# A small Kimi_K25VisionConfig (the tower's keys drawn by the kimi_k25 strategy)
+KIMI_K25_VISION = dict(
+    hidden_size=8, intermediate_size=6, num_hidden_layers=1, num_attention_heads=2, patch_size=2, pos_emb_height=3
+)
+
+
+@st.composite
+def kimi_k25(draw) -> dict:
+    """Kimi_K25ForConditionalGeneration: a drawn DeepSeek-V3 text model (as Moonshot's kimi_k2 or as
+    deepseek_v3) beside a drawn small Kimi K2.5 tower; the wrapper's tie alone decides (default true)."""
+    text = draw(deepseek("deepseek_v3"))
+    text["model_type"] = draw(st.sampled_from(["deepseek_v3", "kimi_k2"]))
+    d = draw(st.integers(1, 3)) * 4
+    vision = dict(
+        KIMI_K25_VISION,
+        hidden_size=d,
+        num_hidden_layers=draw(st.integers(1, 2)),
+        patch_size=draw(st.integers(1, 3)),
+        pos_emb_width=draw(st.integers(1, 4)),
+        merge_kernel_size=[draw(st.integers(1, 3))] * 2,
+    )
+    cfg = dict(model_type="kimi_k25", vision_config=vision, text_config=text, projection_hidden_size=d)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -2079,6 +2107,7 @@ STRATEGIES = {
     "smolvlm": idefics3("smolvlm"),
     "qwen3_vl": qwen3_vl(),
     "qwen3_vl_moe": qwen3_vl_moe(),
+    "kimi_k25": kimi_k25(),
     "llama4": llama4(),
     # --- seq2seq
     "mbart": bart_family("mbart"),

@@ -62,6 +62,9 @@ REFERENCE = {
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     # t-kimi's fixture (Qwen3VLMoeForConditionalGeneration built on the meta device, transformers 5.24)
     "qwen3-vl-30b-a3b": (31_070_754_032, "Qwen3VLMoeForConditionalGeneration"),
+    # Kimi_K25ForConditionalGeneration on the meta device (transformers 5.24): vision_tower 416,866,032,
+    # mm_projector 54,277,888, language model and untied lm_head 1,026,408,209,408
+    "kimi-k2.5": (1_026_879_353_328, "Kimi_K25ForConditionalGeneration"),
     "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
     # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
     "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
@@ -169,6 +172,8 @@ ACTIVE = {
     # Qwen3VLMoeForConditionalGeneration on the meta device: 48 layers of experts gate_up_proj
     # (128, 2 x 768, 2048) and down_proj (128, 2048, 768), 120 of 128 idle per token; model.visual used
     "qwen3-vl-30b-a3b": 31_070_754_032 - 48 * 120 * 3 * 768 * 2048,
+    # 60 MoE layers of 384 experts (gate, up, down: 3 x 7168 x 2048 each), 376 idle per token
+    "kimi-k2.5": 1_026_879_353_328 - 60 * 376 * 3 * 7168 * 2048,
 }
 
 

@@ -39,6 +39,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
     IDEFICS3_VISION,
+    KIMI_K25_VISION,
     LLAMA4_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
@@ -1164,6 +1165,12 @@ _LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
 AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
+# Kimi K2.5 wraps a DeepSeek-V3 text model (Kimi_K25Config's text_config default)
+AUDIT_BASE["kimi_k25"] = dict(
+    text_config=dict(AUDIT_BASE["deepseek_v3"], model_type="deepseek_v3"),
+    vision_config=KIMI_K25_VISION,
+    projection_hidden_size=8,
+)
 AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
 AUDIT_BASE["qwen3_5_moe_text"].update(
     num_experts=3, num_experts_per_tok=2, moe_intermediate_size=7, shared_expert_intermediate_size=9
@@ -1511,6 +1518,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], head_dim=None, num_experts_per_tok=3),
         dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], num_experts_per_tok=4),  # k above E: refused (GAPS)
     ],
+    ("kimi_k25", "text_config"): [
+        dict(AUDIT_BASE["kimi_k25"]["text_config"], model_type="kimi_k2"),  # Kimi_K25Config renames it
+        dict(AUDIT_BASE["kimi_k25"]["text_config"], hidden_size=24, tie_word_embeddings=True),
+    ],
+    ("kimi_k25", "vision_config"): [
+        dict(KIMI_K25_VISION, num_hidden_layers=2, intermediate_size=10, pos_emb_width=5),
+        dict(KIMI_K25_VISION, merge_kernel_size=[1, 1], patch_size=3),
+        dict(KIMI_K25_VISION, vt_hidden_size=8, init_pos_emb_height=3),  # Moonshot's names, equal: counted
+        dict(KIMI_K25_VISION, vt_num_hidden_layers=4),  # ignored by transformers, differs: refused (GAPS)
+    ],
+    ("kimi_k25", "projection_hidden_size"): [12],  # not d_vis: the pre_norm cannot run, refused (GAPS)
+    ("kimi_k25", "tie_word_embeddings"): [False],
     ("qwen3_vl_moe", "vision_config"): [
         dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1]),
         dict(QWEN3_VL_VISION, model_type="qwen3_vl_moe", deepstack_visual_indexes=[]),
@@ -1921,6 +1940,10 @@ GAPS: dict[tuple[str, str], str] = {
     # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
     ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
     ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
+    ("kimi_k25", "vision_config"): "a remote-code size key (vt_num_hidden_layers) that transformers ignores and "
+    "that differs from what it builds: refused",
+    ("kimi_k25", "projection_hidden_size"): "a pre_norm wider or narrower than the tower's features builds, but no "
+    "forward can apply it: refused",
     ("qwen3_vl_moe", "text_config"): "top-k above the experts builds, but no forward can pick them (torch.topk): "
     "refused",
     ("qwen3_vl_moe", "vision_config"): "a vision_config naming another tower (qwen3_vl): refused, not read as "
@@ -2176,6 +2199,7 @@ VISION_WRAPPERS = (
     "qwen2_5_vl",
     "qwen3_vl",
     "qwen3_vl_moe",
+    "kimi_k25",
     "qwen3_5",
     "qwen3_5_moe",
     "paligemma",

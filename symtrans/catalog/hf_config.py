@@ -48,6 +48,7 @@ idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text confi
 smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 qwen3_vl_moe Qwen3VLMoeForConditionalGeneration (*) Qwen3VLMoeConfig + Qwen3VLMoeTextConfig + its vision config
+kimi_k25    Kimi_K25ForConditionalGeneration (*) Kimi_K25Config + DeepseekV3Config + Kimi_K25VisionConfig
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
@@ -155,6 +156,7 @@ from symtrans.catalog.models.vision import (
     PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
     idefics3_vision,
+    kimi_k25_vision,
     llama4_vision,
     llava_vision,
     mistral3_vision,
@@ -238,6 +240,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
     "qwen3_vl_moe": ("Qwen3VLMoeConfig", "Qwen3VLMoeForConditionalGeneration"),
+    "kimi_k25": ("Kimi_K25Config", "Kimi_K25ForConditionalGeneration"),
     "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
     "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
@@ -646,6 +649,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_vl_moe": {"text_config": None, "tie_word_embeddings": False},
+    "kimi_k25": {"text_config": None, "tie_word_embeddings": True},
     "llama4": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
@@ -952,6 +956,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "qwen3_vl_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
+        "kimi_k25": "image_token_id projection_hidden_size projection_layer_norm_eps text_config "
+        "tie_word_embeddings video_token_id vision_config vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "paligemma": "hidden_size image_token_id image_token_index projection_dim text_config tie_word_embeddings "
@@ -1286,6 +1292,10 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     ),
     "qwen3_vl_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "kimi_k25": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+        eps="projection_layer_norm_eps",
     ),
     "qwen2_5_vl": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
@@ -3125,6 +3135,15 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision model (model.visual: Qwen3VLMoeVisionModel, from vision_config, with its patch merger "
         "and DeepStack mergers)",
     ),
+    "kimi_k25": Wrapper(
+        text_type="deepseek_v3",
+        text_types=("deepseek_v3",),
+        tie_or=False,  # Kimi_K25Config's own tie_word_embeddings (default true) alone ties, meta-checked
+        flat=False,
+        language_model="model.language_model (DeepseekV3Model) and lm_head",
+        vision="the vision tower (model.vision_tower: Kimi_K25VisionModel, from vision_config) and the "
+        "multi-modal projector (model.mm_projector: LayerNorm, two biased maps over merged patches)",
+    ),
     "llama4": Wrapper(
         text_type="llama4_text",
         text_types=("llama4_text",),
@@ -3211,6 +3230,9 @@ def _wrapped(r: _Reader) -> Spec:
         raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
     else:
         text = {k: v for k, v in text.items() if k not in w.text_legacy}
+    if r.mt == "kimi_k25" and text.get("model_type") == "kimi_k2":  # Kimi_K25Config.__post_init__ renames it
+        text["model_type"] = "deepseek_v3"
+        r.notes.append('text_config model_type "kimi_k2": Kimi_K25Config reads it as "deepseek_v3"')
     text_mt = text.get("model_type", w.text_type)
     if "model_type" not in text and r.cfg.get("text_config") is not None:
         r.notes.append(f"text_config has no model_type: {r.cls} reads it as {_show(w.text_type)}")
@@ -3260,6 +3282,8 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = idefics3_vision(r)
     elif r.mt in ("qwen3_vl", "qwen3_vl_moe"):
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "kimi_k25":
+        sizes, opts, notes = kimi_k25_vision(r, spec.size("d_model"))
     elif r.mt == "llama4":
         sizes, opts, notes = llama4_vision(r)
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):
@@ -3357,6 +3381,7 @@ _FAMILIES = {
     "smolvlm": _wrapped,
     "qwen3_vl": _wrapped,
     "qwen3_vl_moe": _wrapped,
+    "kimi_k25": _wrapped,
     "llama4": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,

@@ -147,6 +147,7 @@ VISIONS = (
     "qwen2_5_vl",
     "qwen3_vl",
     "llama4",
+    "kimi_k25",
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
@@ -168,6 +169,7 @@ VISION_SIZES = {
     "siglip2_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
     "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
+    "kimi_k25": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -179,6 +181,7 @@ _OPTIONAL_VISION_SIZES = {
     "llama4": (),
     "paligemma": ("d_proj",),
     "idefics3": (),
+    "kimi_k25": (),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
 # head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).

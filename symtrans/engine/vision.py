@@ -64,6 +64,10 @@ _QWEN3_VL = (
     "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
     "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
 )
+_KIMI_K25 = (
+    "Kimi Team 2026 (Kimi K2.5: a MoonViT tower, 2 x 2 patch merging into an MLP projector); HF Kimi_K25VisionModel "
+    "(Kimi_K25VisionPatchEmbed, Kimi_K25VisionEncoderLayer, final_layernorm) and Kimi_K25MultimodalProjection"
+)
 _LLAMA4 = (
     "Meta 2025 (Llama 4: early-fusion MetaCLIP-based vision encoder); HF Llama4VisionModel "
     "(Llama4UnfoldConvolution, Llama4VisionEncoderLayer, Llama4VisionPixelShuffleMLP) and Llama4MultiModalProjector"
@@ -406,6 +410,39 @@ def llama4_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_LLAMA4)]
 
 
+def kimi_k25_tower(spec: Spec) -> list[Cost]:
+    """Kimi K2.5's vision tower (``model.vision_tower``: Kimi_K25VisionModel) and
+    ``Kimi_K25MultimodalProjection`` (``model.mm_projector``), transformers 5.24 models/kimi_k25.
+
+    Tower: C_vis p_vis^2 d_vis + d_vis (biased Conv2d; C_vis is 3, fixed by the module) +
+    P_vis d_vis (position_embeddings, pos_emb_height x pos_emb_width rows, resampled to each
+    image's grid; the time axis is a sinusoidal table, no weights) + N_vis layers (two
+    LayerNorms, biased q, k, v, proj and fc1/fc2; 2-D rotary positions have no weights) +
+    2 d_vis (final_layernorm).  Projector: 2 d_vis (pre_norm, a LayerNorm of
+    projection_hidden_size = d_vis) + (m_vis^2 d_vis)^2 + m_vis^2 d_vis (in_proj) +
+    m_vis^2 d_vis d_model + d_model (out_proj) over each m_vis x m_vis merged patch group.
+    """
+    conv = _conv("patch embedding (Conv2d p_vis x p_vis, biased)", S.C_vis * S.p_vis**2, _KIMI_K25, True)
+    pos = replace(
+        _positions(
+            "pos_emb_height x pos_emb_width learned rows, resampled (bicubic) to each image's patch grid", _KIMI_K25
+        ),
+        label="position table (position_embeddings)",
+    )
+    tower = Cost(
+        name="vision tower (Kimi K2.5)",
+        block=Block.VISION_TOWER,
+        steps=(conv, pos, *_ln(spec, "final_layernorm", S.d_vis)),
+        children=(_vit_layer(spec, False, _KIMI_K25),),
+        note=_NO_IMAGES,
+        source=_KIMI_K25,
+    )
+    m2d = S.m_vis**2 * S.d_vis
+    proj = _ln(spec, "pre_norm", S.d_vis) + _lin("in_proj", m2d, m2d, True, _KIMI_K25)
+    proj += _lin("out_proj", m2d, S.d_model, True, _KIMI_K25)
+    return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_KIMI_K25)]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -426,6 +463,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return qwen3_vl_tower(spec)
     if spec.vision == "llama4":
         return llama4_tower(spec)
+    if spec.vision == "kimi_k25":
+        return kimi_k25_tower(spec)
     return []
 
 

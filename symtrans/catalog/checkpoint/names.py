@@ -102,7 +102,9 @@ _ATT = B.CAUSAL_SELF_ATTENTION
 
 
 def _llama_rules() -> tuple[Rule, ...]:
-    L = r"layers\.{L}\."
+    # blocks: Kimi K2.5's language model as transformers 5.24 saves it (its checkpoint conversion
+    # writes Moonshot's names back: language_model.model.blocks.{L}.self_attn...)
+    L = r"(?:layers|blocks)\.{L}\."
     return (
         Rule(r"embed_tokens", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
         Rule(r"tok_embeddings", R.TOKEN_EMBEDDING, B.EMBEDDINGS, ROWS),
@@ -293,7 +295,9 @@ def _vision_rules() -> tuple[Rule, ...]:
         # Llama 4's vision_model: two bare parameters beside its children (its own naming below)
         Rule(r"vision_model", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),
         Rule(r"vision_model", R.VISION, B.VISION_TOWER, ROWS, leaf="positional_embedding_vlm"),
-        Rule(r"(?:multi_modal_projector|connector)\..*", R.VISION, B.PROJECTOR),
+        Rule(
+            r"(?:multi_modal_projector|connector|mm_projector)\..*", R.VISION, B.PROJECTOR
+        ),  # Kimi K2.5's mm_projector
         Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
 
@@ -750,7 +754,7 @@ MODEL_TYPES = {
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
         "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
-        "qwen3_vl_moe".split(),
+        "qwen3_vl_moe kimi_k25".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -650,3 +650,99 @@ def qwen3_5_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, A
         f"{sizes['m_vis']} patches into one token of width {out}"
     )
     return sizes, {"vision": "qwen3_vl"}, notes
+
+
+# Kimi_K25VisionConfig's defaults (transformers 5.24 models/kimi_k25).
+KIMI_K25_VISION_DEFAULTS = {
+    "hidden_size": 1152,
+    "intermediate_size": 4304,
+    "num_hidden_layers": 27,
+    "num_attention_heads": 16,
+    "patch_size": 14,
+    "pos_emb_height": 64,
+    "pos_emb_width": 64,
+}
+# Moonshot's published vision_config names its sizes for its own remote code; transformers
+# 5.24's Kimi_K25VisionConfig has none of these fields and builds its own (the default) instead.
+# Equal to what transformers builds, they are harmless; different, the model built is not the
+# published one, so symtrans refuses (name in the file -> the field transformers reads).
+KIMI_K25_REMOTE_SIZES = {
+    "vt_hidden_size": "hidden_size",
+    "vt_intermediate_size": "intermediate_size",
+    "vt_num_hidden_layers": "num_hidden_layers",
+    "vt_num_attention_heads": "num_attention_heads",
+    "init_pos_emb_height": "pos_emb_height",
+    "init_pos_emb_width": "pos_emb_width",
+}
+# Moonshot's projector (mm_projector_type) and position table kinds that transformers 5.24 builds.
+KIMI_K25_REMOTE_KINDS = {"mm_projector_type": "patchmerger", "pos_emb_type": "divided_fixed"}
+
+
+def kimi_k25_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Kimi K2.5's vision tower and its patch-merging projector.
+
+    Raises:
+        ConfigError: a malformed size, list-valued patch_size, a non-square merge_kernel_size,
+            projection_hidden_size other than the tower's width (the projector's pre_norm would
+            not fit its features), or a remote-code size key (``vt_hidden_size``, ...) that
+            differs from what transformers 5.24 builds (it ignores that key).
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vr = Reader(vcfg, "kimi_k25_vision", ("Kimi_K25VisionConfig", "Kimi_K25VisionModel"), KIMI_K25_VISION_DEFAULTS, {})
+    if isinstance(vcfg.get("patch_size"), list):
+        raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
+    sizes = dict(
+        d_vis=vr.size("hidden_size"),
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=3,  # Kimi_K25VisionPatchEmbed: nn.Conv2d(3, ...), no channel field
+        p_vis=vr.size("patch_size"),
+        P_vis=vr.size("pos_emb_height") * vr.size("pos_emb_width"),
+    )
+    built = {"hidden_size": sizes["d_vis"], "intermediate_size": sizes["d_ff_vis"], "num_hidden_layers": sizes["N_vis"]}
+    built.update(
+        num_attention_heads=vr.size("num_attention_heads"),
+        pos_emb_height=vr.size("pos_emb_height"),
+        pos_emb_width=vr.size("pos_emb_width"),
+    )
+    for key, field in KIMI_K25_REMOTE_SIZES.items():
+        if key in vcfg and vcfg[key] != built[field]:
+            raise ConfigError(
+                f"vision_config.{key} {show(vcfg[key])} is ignored by transformers 5.x, which builds {field} "
+                f"{built[field]}: the model it builds is not this one (give {field})"
+            )
+    for key, kind in KIMI_K25_REMOTE_KINDS.items():
+        if key in vcfg and vcfg[key] != kind:
+            raise ConfigError(
+                f"vision_config.{key} {show(vcfg[key])} is not modelled: transformers 5.x builds only the {kind} kind"
+            )
+    merge = vcfg.get("merge_kernel_size", [2, 2])
+    if (
+        not isinstance(merge, list)
+        or len(merge) != 2
+        or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in merge)
+    ):
+        raise ConfigError(f"vision_config.merge_kernel_size must be two positive integers, not {show(merge)}")
+    if merge[0] != merge[1]:
+        raise ConfigError(f"vision_config.merge_kernel_size {show(merge)} is not square: symtrans counts m x m merging")
+    sizes["m_vis"] = merge[0]
+    proj = r.cfg.get("projection_hidden_size", 1152)
+    if proj != sizes["d_vis"]:
+        raise ConfigError(
+            f"projection_hidden_size {show(proj)} is not the vision hidden_size {sizes['d_vis']}: the projector's "
+            "pre_norm would not fit the tower's features"
+        )
+    for key, width in (("mm_hidden_size", sizes["d_vis"]), ("text_hidden_size", d_model)):
+        if key in vcfg and vcfg[key] != width:
+            raise ConfigError(
+                f"vision_config.{key} {show(vcfg[key])} is ignored by transformers 5.x, which builds the projector "
+                f"{width} wide there: the model it builds is not this one"
+            )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    m = sizes["m_vis"]
+    notes.append(
+        f"vision tower: Kimi K2.5 MoonViT, {sizes['N_vis']} layers of width {sizes['d_vis']}, a learned grid of "
+        f"{sizes['P_vis']} positions; the projector merges {m} x {m} patches ({m * m * sizes['d_vis']} wide) and "
+        f"maps them to the text model's {d_model}"
+    )
+    return sizes, {"vision": "kimi_k25"}, notes
