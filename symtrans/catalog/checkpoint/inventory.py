@@ -26,7 +26,7 @@ from symtrans.catalog.checkpoint.quant import Scheme, unpack
 from symtrans.engine.roles import Block, Role
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One stored tensor, classified.
 
