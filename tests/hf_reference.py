@@ -129,11 +129,13 @@ HF_CLASSES = {
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "nemotron_h": "NemotronHForCausalLM",
+    "falcon_h1": "FalconH1ForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
     "longt5": "LongT5ForConditionalGeneration",
+    "led": "LEDForConditionalGeneration",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
@@ -1181,6 +1183,26 @@ def whisper(draw) -> dict:
 
 
 @st.composite
+def led(draw) -> dict:
+    """LEDForConditionalGeneration: BART's stacks, two position tables, even attention windows
+    (one, or one per encoder layer)."""
+    cfg = _stacks(draw, "led")
+    cfg.update(
+        max_encoder_position_embeddings=draw(st.integers(1, 40)),
+        max_decoder_position_embeddings=draw(st.integers(1, 40)),
+        pad_token_id=draw(st.integers(0, cfg["vocab_size"] - 1)),
+    )
+    window = st.integers(1, 8).map(lambda n: 2 * n)
+    _maybe(
+        draw,
+        cfg,
+        "attention_window",
+        st.one_of(window, st.lists(window, min_size=cfg["encoder_layers"], max_size=cfg["encoder_layers"])),
+    )
+    return cfg
+
+
+@st.composite
 def vit(draw) -> dict:
     h = draw(st.integers(1, 4))
     patch = draw(st.integers(1, 5))
@@ -1936,6 +1958,52 @@ def nemotron_h(draw) -> dict:
     return cfg
 
 
+@st.composite
+def falcon_h1(draw) -> dict:
+    """A small Falcon-H1 config: GQA heads (head_dim given even, or hidden_size // heads made even),
+    a Mamba 2 width given (mamba_d_ssm = heads x head width, the head width given or "auto") or
+    null (mamba_expand x hidden_size), groups dividing the heads, every bias switch, the gated
+    norm on or off, drawn muP multipliers (no count changes), a tied head or not."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    groups = draw(st.integers(1, 2))
+    heads = groups * draw(st.integers(1, 3))
+    d = 2 * h * draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="falcon_h1",
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=draw(st.integers(1, 3)),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        mamba_n_heads=heads,
+        mamba_n_groups=groups,
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_chunk_size=draw(st.integers(1, 16)),
+        time_step_limit=(0.0, 100.0),
+        ssm_in_multiplier=draw(st.sampled_from([0.5, 1.0, 1.25])),
+        mlp_multipliers=[draw(st.sampled_from([0.5, 1.0])), 1.0],
+    )
+    if draw(st.booleans()):
+        width = draw(st.integers(1, 4))
+        cfg["mamba_d_ssm"] = heads * width
+        cfg["mamba_d_head"] = width if draw(st.booleans()) else "auto"
+    else:  # null: the width is mamba_expand x hidden_size, a multiple of the heads
+        cfg.update(mamba_d_ssm=None, mamba_expand=heads * draw(st.integers(1, 2)))
+    if draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+    for key in (
+        "attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "projectors_bias", "mamba_rms_norm",
+        "mamba_norm_before_gate", "tie_word_embeddings",
+    ):  # fmt: skip
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -2008,6 +2076,7 @@ STRATEGIES = {
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),
     "nemotron_h": nemotron_h(),
+    "falcon_h1": falcon_h1(),
     "qwen3_5_text": qwen3_5_text(),
     "qwen3_5_moe_text": qwen3_5_moe_text(),
     "qwen3_5": qwen3_5(),
@@ -2030,6 +2099,7 @@ STRATEGIES = {
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
     "longt5": t5("longt5"),
+    "led": led(),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),

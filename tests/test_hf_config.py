@@ -93,6 +93,7 @@ REFERENCE = {
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
+    "falcon-h1-tiny-90m-instruct": (91_131_072, "FalconH1ForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
@@ -115,6 +116,7 @@ REFERENCE = {
     "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
     "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
     "long-t5-tglobal-base-16384-book-summary": (247_587_456, "LongT5ForConditionalGeneration"),  # + untied lm_head
+    "led-16384-converted": (214_195_200, "LEDForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),

@@ -133,6 +133,13 @@ _VL_TEXT = dict(
     max_position_embeddings=17,
 )
 AUDIT_BASE: dict[str, dict] = {
+    # LED: BART's stacks (each size distinct), two position tables, a window per encoder layer
+    "led": dict(
+        _SEQ2SEQ_BASE,
+        max_encoder_position_embeddings=17,
+        max_decoder_position_embeddings=19,
+        attention_window=[4, 6],
+    ),
     # LongT5 with transient-global attention: its global bias table and global-input norms in the base
     "longt5": dict(_T5_BASE, encoder_attention_type="transient-global"),
     # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
@@ -978,6 +985,28 @@ AUDIT_BASE: dict[str, dict] = {
         moe_shared_expert_intermediate_size=8,
         time_step_limit=(0.0, 100.0),
     ),
+    # 2 layers of attention (4 heads of 4, 2 KV heads) beside Mamba 2 (4 heads of 3 in 2 groups, a
+    # width of 12 given by mamba_d_ssm), an MLP 10 wide; gated norm on, out_proj biased
+    "falcon_h1": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        mamba_d_ssm=12,
+        mamba_n_heads=4,
+        mamba_d_head=3,
+        mamba_n_groups=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_chunk_size=5,
+        mamba_rms_norm=True,
+        projectors_bias=True,
+        time_step_limit=(0.0, 100.0),
+        pad_token_id=0,
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1149,6 +1178,8 @@ _TEXT_MISTRAL = {
 }
 _TEXT_GPT2 = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23}  # refused: not read inside
 MUTATIONS: dict[tuple[str, str], list] = {
+    ("led", "attention_window"): [8, 3, [4, 4], [4], [4, 5]],  # odd, or a list of the wrong length: refused
+    **{("led", key): [4, 5] for key in ("encoder_attention_heads", "decoder_attention_heads", "num_attention_heads")},
     ("longt5", "encoder_attention_type"): ["local", "transient-global", "global"],
     # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
     **{
@@ -1735,6 +1766,16 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("nemotron_h", "moe_latent_size"): [4],
     ("nemotron_h", "moe_shared_expert_intermediate_size"): [0, 9],
     ("nemotron_h", "num_experts_per_tok"): [1, 3, 5],
+    # falcon_h1: the read-only layer_types; the width from mamba_expand when mamba_d_ssm is null
+    ("falcon_h1", "layer_types"): [["mamba", "mamba"]],
+    ("falcon_h1", "mamba_d_ssm"): [None, 16, 8],
+    ("falcon_h1", "mamba_d_head"): ["auto", 4, 6],
+    ("falcon_h1", "mamba_n_heads"): [6, 2, 5],
+    ("falcon_h1", "mamba_n_groups"): [1, 3],
+    ("falcon_h1", "mamba_norm_before_gate"): [False],
+    ("falcon_h1", "time_step_limit"): [(0.0, 50.0)],
+    ("falcon_h1", "mlp_multipliers"): [[0.5, 2.0]],
+    ("falcon_h1", "ssm_multipliers"): [[0.5, 1.0, 1.0, 1.0, 2.0]],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1802,6 +1843,7 @@ MUTATIONS: dict[tuple[str, str], list] = {
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("led", "tie_word_embeddings"): "untied LED token tables and LM head are not modelled: refused",
     # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
     # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
     # which only the Gemma configs have, and symtrans reads gemma, gemma2 and gemma3_text)
@@ -1831,6 +1873,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
+    ("falcon_h1", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
@@ -1910,6 +1953,8 @@ GAPS: dict[tuple[str, str], str] = {
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
+    ("falcon_h1", "mamba_expand"): "the base gives mamba_d_ssm, which wins; with it null the width is mamba_expand x "
+    "hidden_size (the strategy draws that)",
     # --- audio encoders: the adapter's sizes shape nothing while add_adapter is false (true is refused), and
     # wav2vec2's base layers are post-norm, which build no attention adapter (HuBERT's stable base refuses it)
     **{
@@ -2246,9 +2291,9 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 # Audio encoders over the raw waveform (catalog/models/audio.py): their convolutional feature encoder's
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
-NO_FLOPS = ("wav2vec2", "hubert", "longt5")  # and LongT5's block-local encoder attention
+NO_FLOPS = ("wav2vec2", "hubert", "longt5", "led")  # and LongT5's block-local encoder attention
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid", "nemotron_h")
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -3472,6 +3517,9 @@ SSM_FIXTURES = [
     # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 23 Mamba 2, 6 attention and 23 MoE layers (128 experts
     # top-6 and a shared expert), an untied head: 31,577,937,344 on the meta device
     ("nemotron-3-nano-30b-a3b", 31_577_937_344),
+    # tiiuae/Falcon-H1-Tiny-90M-Instruct: 24 layers of attention beside Mamba 2 (width 768 = 24 x 32,
+    # no gated norm), a tied head: 91,131,072 on the meta device
+    ("falcon-h1-tiny-90m-instruct", 91_131_072),
 ]
 
 

@@ -162,6 +162,12 @@ _LEGEND = [
     SymbolInfo("N_lin", r"N_{\mathrm{lin}}", "linear-attention (Gated DeltaNet) layers of a hybrid stack", "layers"),
     SymbolInfo("N_conv", r"N_{\mathrm{conv}}", "short-convolution (LFM2) layers of a hybrid stack", "layers"),
     SymbolInfo("N_mlp", r"N_{\mathrm{mlp}}", "MLP-only layers (no token mixer) of a hybrid stack", "layers"),
+    SymbolInfo(
+        "N_par",
+        r"N_{\mathrm{par}}",
+        "layers of attention and Mamba 2 in parallel (Falcon-H1) of a hybrid stack",
+        "layers",
+    ),
     SymbolInfo("d_inner", r"d_{\mathrm{inner}}", "inner width of a Mamba mixer (expand x d_model)", "features"),
     SymbolInfo(
         "d_state",

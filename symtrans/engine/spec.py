@@ -52,7 +52,7 @@ FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa", "attention_mamba2")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -119,6 +119,7 @@ MODEL_SIZES = (
     "N_lin",
     "N_conv",
     "N_mlp",
+    "N_par",
     "d_inner",
     "d_state",
     "d_conv",
@@ -330,7 +331,9 @@ class Spec:
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
             Qwen3-Next), ``short_conv`` (LFM2's gated short convolution), ``mlp`` and
             ``moe`` (a layer of one FFN or one mixture of experts and no token mixer:
-            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``).  Each kind
+            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``),
+            ``attention_mamba2`` (attention and a Mamba 2 mixer side by side on the same normed
+            input, their outputs summed: Falcon-H1; count ``N_par``).  Each kind
             after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
@@ -345,6 +348,10 @@ class Spec:
             ``mamba_proj_bias``); ssm_conv_bias: the mixer's conv1d has one
             (``use_conv_bias``, ``mamba_conv_bias``); for a short convolution, its
             in_proj, conv and out_proj all have one (LFM2's ``conv_bias``).
+        ssm_out_bias: the Mamba 2 out_proj's bias where it differs from in_proj's (Falcon-H1's
+            ``projectors_bias``); None: as ``ssm_bias``.
+        ssm_gated_norm: the Mamba 2 mixer's gated RMSNorm (d_inner weights) is built (false:
+            Falcon-H1's ``mamba_rms_norm`` off, an nn.Identity).
         ssm_inner_norms: Jamba's RMSNorms on dt (dt_rank), B and C (d_state each) inside
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
@@ -482,6 +489,8 @@ class Spec:
     ssm_bias: bool = False
     ssm_conv_bias: bool = True
     ssm_inner_norms: bool = False
+    ssm_out_bias: bool | None = None
+    ssm_gated_norm: bool = True
     attention_gate: bool = False
     ffn_act_params: int = 0
 
@@ -688,6 +697,8 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_bias": bool,
     "ssm_conv_bias": bool,
     "ssm_inner_norms": bool,
+    "ssm_out_bias": bool,
+    "ssm_gated_norm": bool,
     "attention_gate": bool,
     "ffn_act_params": int,
 }
@@ -702,6 +713,7 @@ _NONNEGATIVE_INTS = (
 )
 _NULLABLE = (
     "attention_bias",
+    "ssm_out_bias",
     "qkv_bias",
     "out_bias",
     "ffn_bias",
@@ -999,6 +1011,7 @@ MIXER_COUNTS = {
     "short_conv": "N_conv",
     "mlp": "N_mlp",
     "moe": "N_moe",
+    "attention_mamba2": "N_par",
     "dsa": "N_dsa",
 }
 _MIXER_SIZES = {
@@ -1009,13 +1022,15 @@ _MIXER_SIZES = {
     "short_conv": ("d_conv",),
     "mlp": ("d_ff",),
     "moe": ("d_ff", "E", "k"),
+    "attention_mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "dsa": ("h_idx", "d_idx", "k_idx"),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
 _LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 _LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
-# Kinds whose layers are attention (they need h): plain attention and DeepSeek Sparse Attention.
-ATTENTION_KINDS = ("attention", "dsa")
+# Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention and
+# Falcon-H1's attention beside Mamba 2.
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
@@ -1042,8 +1057,10 @@ def _validate_mixers(spec: Spec) -> None:
         raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
     uses = set(names)
     for name in ("ssm_inner_norms", "ssm_bias"):
-        if getattr(spec, name) and not uses & {"mamba", "mamba2"}:
+        if getattr(spec, name) and not uses & {"mamba", "mamba2", "attention_mamba2"}:
             raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
+    if (spec.ssm_out_bias is not None or not spec.ssm_gated_norm) and not uses & {"mamba2", "attention_mamba2"}:
+        raise InputError("ssm_out_bias and ssm_gated_norm apply to Mamba 2 mixers; mixers is " + spec.mixers)
     if spec.ssm_inner_norms and "mamba" not in uses:
         raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
     if names != ("attention",) and (spec.moe_first_dense or spec.moe_every != 1 or spec.share_layers != "none"):
@@ -1081,9 +1098,10 @@ def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
         raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
     if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
         raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
-    if "mamba2" in names and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
+    mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
+    if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
-    if "mamba2" in names and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
+    if mamba2 and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
         raise InputError(f"g_ssm={v['g_ssm']} must divide h_ssm={v['h_ssm']} (heads share B and C by group)")
     if "gated_deltanet" in names and "h_lk" in v and "h_lv" in v and v["h_lv"] % v["h_lk"]:
         raise InputError(f"h_lk={v['h_lk']} must divide h_lv={v['h_lv']} (value heads share key heads)")

@@ -619,6 +619,11 @@ def _bart_like(stacks: tuple[str, ...]) -> list[Rule]:
             Rule(P + r"self_attn\.k_proj", R.K_PROJ, self_att, stack=st),
             Rule(P + r"self_attn\.v_proj", R.V_PROJ, self_att, stack=st),
             Rule(P + r"self_attn\.out_proj", R.O_PROJ, self_att, stack=st),
+            # LED's encoder: Longformer self-attention (the global tokens' own maps too) and its output map
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:query|query_global)", R.Q_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:key|key_global)", R.K_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:value|value_global)", R.V_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.output", R.O_PROJ, self_att, stack=st),
             Rule(P + r"encoder_attn\.q_proj", R.Q_PROJ, B.CROSS_ATTENTION, stack=st),
             Rule(P + r"encoder_attn\.k_proj", R.K_PROJ, B.CROSS_ATTENTION, stack=st),
             Rule(P + r"encoder_attn\.v_proj", R.V_PROJ, B.CROSS_ATTENTION, stack=st),
@@ -744,7 +749,7 @@ MODEL_TYPES = {
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
-        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4".split(),
+        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -754,7 +759,7 @@ MODEL_TYPES = {
         "bert",
     ),
     **dict.fromkeys("t5 mt5 umt5 longt5".split(), "t5"),
-    **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
+    **dict.fromkeys("bart mbart pegasus marian whisper led".split(), "bart"),
     "opt": "opt",
     **dict.fromkeys("wav2vec2 hubert".split(), "wav2vec2"),
     "gpt_neox": "gpt_neox",
@@ -806,7 +811,7 @@ BNB_META = re.compile(r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_m
 
 _PREFIX = (
     r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|text_model|gpt_neox"
-    r"|backbone|distilbert|albert|electra|deberta|vit|wav2vec2|hubert)\.)*"
+    r"|backbone|distilbert|albert|electra|deberta|vit|wav2vec2|hubert|led)\.)*"
 )
 
 

@@ -50,9 +50,11 @@ from symtrans.catalog.models import (
     dsa,
     dual,
     encoders,
+    falcon_h1,
     gpt2_like,
     hybrids,
     jamba,
+    led,
     lfm2,
     llama,
     modernbert,
@@ -82,6 +84,8 @@ _MODULES = (
     nemotron_h,
     dsa,
     audio,
+    falcon_h1,
+    led,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)

@@ -72,11 +72,13 @@ WHY: dict[str, str] = {
     "kernel": "which implementation of the same scan runs (CUDA kernels, mamba.py, associative scan, the chunk "
     "length of Mamba 2's chunked scan: FLOPs, read as L_chunk): no weights",
     "no dt_proj": "Mamba 2 has no dt_proj: the time-step rank is stored but shapes no weight",
+    "norm order": "whether a norm runs before or after its gate: the same weights",
     "unread": "read by no module transformers 5.x builds for this type (the layers are built without it)",
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
     "blocks": "LongT5's local radius and global block size: which tokens attend to which, no weights",
+    "longformer window": "Longformer's attention window per layer (LED): which tokens attend to which, no weights",
     # --- audio encoders (catalog/models/audio.py)
     "norm place": "where the norms run (after each sublayer, or before it with the encoder's norm after the "
     "last layer): the same norms, no weights added or removed",
