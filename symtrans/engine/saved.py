@@ -104,7 +104,7 @@ def stack_layer_saved_bytes(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Expr
 
     Per layer kind, for b·s tokens at ``a_bytes`` per element:
 
-    * attention: the attention half of ``_layer_activations`` (Q, K, V, W_O's input, its
+    * attention: the attention half of ``layer_saved_bytes`` (Q, K, V, W_O's input, its
       norm input; the scores only with eager attention);
     * any other kind: the layer's input (its norm's input, d_model) plus the output of
       every linear map of the kind's mixer, read from the tree (``Step.matrices``: an
@@ -117,7 +117,7 @@ def stack_layer_saved_bytes(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Expr
       (``state_bytes_per_sequence``), not an activation.
 
     The layer's activation is the largest kind's (Max over the kinds of the stack), plus
-    the FFN half of ``_layer_activations`` (routed-expert width for an MoE stack) unless
+    the FFN half of ``layer_saved_bytes`` (routed-expert width for an MoE stack) unless
     the stack has no FFN (``mixer_only``: Mamba, Mamba 2).  An estimate of the transient
     working set, like the attention-only one; counted in bytes.
     """
