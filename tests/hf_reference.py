@@ -71,6 +71,7 @@ HF_CLASSES = {
     "idefics3": "Idefics3ForConditionalGeneration",
     "smolvlm": "SmolVLMForConditionalGeneration",
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
+    "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
     "llama4": "Llama4ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
@@ -160,6 +161,7 @@ WRAPPED = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "qwen3_vl_moe",
     "qwen3_5",
     "qwen3_5_moe",
     "llama4",
@@ -877,6 +879,23 @@ def _heads(draw, cfg: dict, head_dim_key: str = "head_dim") -> None:
     cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1))
     if draw(st.booleans()):  # hidden_size // h is even too: rotary rotates pairs
         cfg[head_dim_key] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def qwen3_vl_moe(draw) -> dict:
+    """Qwen3VLMoeForConditionalGeneration: a drawn Qwen3-MoE-shaped text model (E >= 1; no sliding
+    window fields in Qwen3VLMoeTextConfig) beside the small Qwen3-VL vision model; the wrapper's tie
+    alone decides, so a drawn text_config tie must not matter."""
+    text = draw(qwen_moe("qwen3_moe"))
+    for key in ("use_sliding_window", "sliding_window"):
+        text.pop(key, None)
+    text["model_type"] = "qwen3_vl_moe_text"
+    if draw(st.booleans()):
+        del text["model_type"]  # Qwen3VLMoeConfig's text_config default
+    vision = dict(QWEN3_VL_VISION, model_type=draw(st.sampled_from(["qwen3_vl_moe", "qwen3_vl_moe_vision"])))
+    cfg = dict(model_type="qwen3_vl_moe", vision_config=vision, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
 
 
 def _pad(draw, cfg: dict) -> None:
@@ -2059,6 +2078,7 @@ STRATEGIES = {
     "idefics3": idefics3(),
     "smolvlm": idefics3("smolvlm"),
     "qwen3_vl": qwen3_vl(),
+    "qwen3_vl_moe": qwen3_vl_moe(),
     "llama4": llama4(),
     # --- seq2seq
     "mbart": bart_family("mbart"),

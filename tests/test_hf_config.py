@@ -60,6 +60,8 @@ REFERENCE = {
     "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    # t-kimi's fixture (Qwen3VLMoeForConditionalGeneration built on the meta device, transformers 5.24)
+    "qwen3-vl-30b-a3b": (31_070_754_032, "Qwen3VLMoeForConditionalGeneration"),
     "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
     # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
     "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
@@ -164,6 +166,9 @@ ACTIVE = {
     "mistral-small-4-shaped": 6_632_588_288,
     # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
     "nemotron-3-nano-30b-a3b": 3_580_073_408,
+    # Qwen3VLMoeForConditionalGeneration on the meta device: 48 layers of experts gate_up_proj
+    # (128, 2 x 768, 2048) and down_proj (128, 2048, 768), 120 of 128 idle per token; model.visual used
+    "qwen3-vl-30b-a3b": 31_070_754_032 - 48 * 120 * 3 * 768 * 2048,
 }
 
 

@@ -570,6 +570,12 @@ AUDIT_BASE: dict[str, dict] = {
         vision_config=QWEN2_VL_VISION,
     ),
     "qwen3_vl": dict(text_config=dict(_VL_TEXT, head_dim=4), vision_config=QWEN3_VL_VISION),
+    "qwen3_vl_moe": dict(
+        text_config=dict(
+            _VL_TEXT, head_dim=4, num_hidden_layers=3, moe_intermediate_size=6, num_experts=3, num_experts_per_tok=2
+        ),
+        vision_config=QWEN3_VL_VISION,
+    ),
     "qwen2_5_vl": dict(
         text_config=dict(
             hidden_size=16,
@@ -1498,6 +1504,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
             "head_dim": 5,
         },  # odd rotary head: refused by both
     ],
+    ("qwen3_vl_moe", "text_config"): [
+        None,  # Qwen3VLMoeConfig's default: Qwen3VLMoeTextConfig() (2048 wide, 24 layers, 60 experts)
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], tie_word_embeddings=True),  # the wrapper's flag alone ties
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], decoder_sparse_step=2, mlp_only_layers=[1, 7]),
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], head_dim=None, num_experts_per_tok=3),
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], num_experts_per_tok=4),  # k above E: refused (GAPS)
+    ],
+    ("qwen3_vl_moe", "vision_config"): [
+        dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1]),
+        dict(QWEN3_VL_VISION, model_type="qwen3_vl_moe", deepstack_visual_indexes=[]),
+        dict(QWEN3_VL_VISION, model_type="qwen3_vl", out_hidden_size=16),  # another tower type: refused (GAPS)
+    ],
     ("qwen3_vl", "vision_config"): [
         dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1, 1]),
         dict(QWEN3_VL_VISION, deepstack_visual_indexes=[]),
@@ -1903,6 +1921,10 @@ GAPS: dict[tuple[str, str], str] = {
     # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
     ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
     ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
+    ("qwen3_vl_moe", "text_config"): "top-k above the experts builds, but no forward can pick them (torch.topk): "
+    "refused",
+    ("qwen3_vl_moe", "vision_config"): "a vision_config naming another tower (qwen3_vl): refused, not read as "
+    "Qwen3-VL-MoE's",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     (
@@ -2153,6 +2175,7 @@ VISION_WRAPPERS = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "qwen3_vl_moe",
     "qwen3_5",
     "qwen3_5_moe",
     "paligemma",

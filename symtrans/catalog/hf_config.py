@@ -47,6 +47,7 @@ paligemma   PaliGemmaForConditionalGeneration (*) PaliGemmaConfig + its text con
 idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text config + Idefics3VisionConfig
 smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
+qwen3_vl_moe Qwen3VLMoeForConditionalGeneration (*) Qwen3VLMoeConfig + Qwen3VLMoeTextConfig + its vision config
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
@@ -236,6 +237,7 @@ CLASSES: dict[str, tuple[str, str]] = {
     "idefics3": ("Idefics3Config", "Idefics3ForConditionalGeneration"),
     "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
+    "qwen3_vl_moe": ("Qwen3VLMoeConfig", "Qwen3VLMoeForConditionalGeneration"),
     "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
     "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
@@ -643,6 +645,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "idefics3": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_vl_moe": {"text_config": None, "tie_word_embeddings": False},
     "llama4": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
@@ -946,6 +949,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "llama4": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "text_config tie_word_embeddings vision_config",
         "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
+        "qwen3_vl_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
@@ -1277,6 +1282,9 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "idefics3": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "smolvlm": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "qwen3_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_vl_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     "qwen2_5_vl": _no_effect(
@@ -3108,6 +3116,15 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
         "and DeepStack mergers)",
     ),
+    "qwen3_vl_moe": Wrapper(
+        text_type="qwen3_vl_moe_text",
+        text_types=("qwen3_vl_moe_text",),
+        tie_or=False,  # Qwen3VLMoeConfig's own tie_word_embeddings alone ties (a text_config true is ignored)
+        flat=False,
+        language_model="model.language_model (Qwen3VLMoeTextModel) and lm_head",
+        vision="the vision model (model.visual: Qwen3VLMoeVisionModel, from vision_config, with its patch merger "
+        "and DeepStack mergers)",
+    ),
     "llama4": Wrapper(
         text_type="llama4_text",
         text_types=("llama4_text",),
@@ -3241,7 +3258,7 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = paligemma_vision(r, spec.size("d_model"))
     elif r.mt in ("idefics3", "smolvlm"):
         sizes, opts, notes = idefics3_vision(r)
-    elif r.mt == "qwen3_vl":
+    elif r.mt in ("qwen3_vl", "qwen3_vl_moe"):
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt == "llama4":
         sizes, opts, notes = llama4_vision(r)
@@ -3339,6 +3356,7 @@ _FAMILIES = {
     "idefics3": _wrapped,
     "smolvlm": _wrapped,
     "qwen3_vl": _wrapped,
+    "qwen3_vl_moe": _wrapped,
     "llama4": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,

@@ -693,6 +693,68 @@ GLM4_MOE_LITE = ModelType(
 )
 
 
+def qwen_sparse_layers(r: Reader, n: int) -> int:
+    """Qwen3VLMoeTextDecoderLayer: a MoE layer where i is not in ``mlp_only_layers`` and
+    (i + 1) % ``decoder_sparse_step`` == 0 (the others are dense of ``intermediate_size``)."""
+    step = r.size("decoder_sparse_step")
+    k, only = r._lookup("mlp_only_layers")
+    only = [] if k is None or only is None else only  # missing or null: [] (Qwen3VLMoeTextConfig)
+    if not isinstance(only, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in only):
+        raise ConfigError(f"{k} must be a list of layer indices or null, not {show(only)}")
+    dense = set(only)
+    return sum(1 for i in range(n) if (i + 1) % step == 0 and i not in dense)
+
+
+# Qwen3-VL-MoE's language model (Qwen3VLMoeTextModel, transformers 5.24
+# models/qwen3_vl_moe/modeling_qwen3_vl_moe.py): Qwen3-MoE's layers (per-head q/k RMSNorms,
+# attention_bias on q, k, v and o, num_experts stacked SwiGLU experts of moe_intermediate_size,
+# a router E x d_model, no shared expert) without a sliding window; multimodal rotary
+# positions have no weights.  Only inside qwen3_vl_moe's text_config, whose own
+# tie_word_embeddings alone ties lm_head.
+QWEN3_VL_MOE_TEXT = ModelType(
+    model_type="qwen3_vl_moe_text",
+    config_class="Qwen3VLMoeTextConfig",
+    model_class="Qwen3VLMoeTextModel",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", options=(("qk_norm", "head"),), kv_null=False),
+        expert_ff_key="moe_intermediate_size",
+        moe_layers=qwen_sparse_layers,
+    ).read,
+    defaults={
+        "vocab_size": 151936,
+        "hidden_size": 2048,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": None,
+        "max_position_embeddings": 128000,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "decoder_sparse_step": 1,
+        "moe_intermediate_size": 1408,
+        "num_experts_per_tok": 4,
+        "num_experts": 60,
+        "mlp_only_layers": None,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id decoder_sparse_step eos_token_id head_dim hidden_act "
+        "hidden_size initializer_range intermediate_size max_position_embeddings mlp_only_layers "
+        "moe_intermediate_size num_attention_heads num_experts num_experts_per_tok num_hidden_layers "
+        "num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps rope_parameters "
+        "router_aux_loss_coef tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, loss="router_aux_loss_coef"),
+    aliases={"num_local_experts": "num_experts"},
+    # Qwen/Qwen3-VL-30B-A3B-Instruct's text_config writes norm_topk_prob; Qwen3VLMoeTextConfig has
+    # no such field (Qwen3VLMoeTextTopKRouter always renormalises the top-k weights)
+    legacy_keys=keys("norm_topk_prob"),
+    pad_default=None,
+    text_only=True,
+    family="moe",
+)
+
+
 RECORDS = (
     OLMOE,
     GLM4_MOE,
@@ -704,4 +766,5 @@ RECORDS = (
     ERNIE4_5_MOE,
     HUNYUAN_V1_MOE,
     GLM4_MOE_LITE,
+    QWEN3_VL_MOE_TEXT,
 )

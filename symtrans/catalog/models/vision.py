@@ -520,16 +520,19 @@ QWEN3_VL_DEEPSTACK_DEFAULT = (8, 16, 24)
 
 
 def qwen3_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
-    """(sizes, Spec options, notes) of Qwen3-VL's vision model: tower, merger, DeepStack mergers.
+    """(sizes, Spec options, notes) of Qwen3-VL's vision model: tower, merger, DeepStack mergers
+    (``qwen3_vl`` and ``qwen3_vl_moe``, whose vision config and model are the same).
 
     Raises:
         ConfigError: a vision_config of another model_type, list-valued (non-square) patch
             sizes, a malformed size, or deepstack_visual_indexes that is not a list of integers.
     """
+    # Qwen3VLMoeVisionConfig / Qwen3VLMoeVisionModel (qwen3_vl_moe) are Qwen3-VL's, field for field
+    cls = "Qwen3VLMoeVision" if r.mt == "qwen3_vl_moe" else "Qwen3VLVision"
     vcfg, vr = _qwen_vision_reader(
         r,
-        "qwen3_vl",
-        ("Qwen3VLVisionConfig", "Qwen3VLVisionModel"),
+        r.mt if r.mt == "qwen3_vl_moe" else "qwen3_vl",
+        (f"{cls}Config", f"{cls}Model"),
         QWEN3_VL_VISION_DEFAULTS,
         "Qwen3-VL's vision model",
     )
