@@ -71,6 +71,8 @@ HF_CLASSES = {
     "idefics3": "Idefics3ForConditionalGeneration",
     "smolvlm": "SmolVLMForConditionalGeneration",
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
+    "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+    "llama4": "Llama4ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
     "pegasus": "PegasusForConditionalGeneration",
@@ -104,6 +106,10 @@ HF_CLASSES = {
     "ernie4_5_moe": "Ernie4_5_MoeForCausalLM",
     "hunyuan_v1_moe": "HunYuanMoEV1ForCausalLM",
     "glm4_moe_lite": "Glm4MoeLiteForCausalLM",
+    # --- the MLA family of issue 21 (catalog/models/dsa.py)
+    "deepseek_v32": "DeepseekV32ForCausalLM",
+    "glm_moe_dsa": "GlmMoeDsaForCausalLM",
+    "mistral4": "Mistral4ForCausalLM",
     "dbrx": "DbrxForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
@@ -124,16 +130,18 @@ HF_CLASSES = {
     "bamba": "BambaForCausalLM",
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "nemotron_h": "NemotronHForCausalLM",
+    "falcon_h1": "FalconH1ForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
     "hubert": "HubertModel",
     "longt5": "LongT5ForConditionalGeneration",
+    "led": "LEDForConditionalGeneration",
     # --- dual encoders of catalog/models/dual.py (issue 21)
     "clip": "CLIPModel",
     "siglip": "SiglipModel",
     "siglip2": "Siglip2Model",
-    # --- Qwen3.5 and Gemma 4 (issue 21)
+    # --- Qwen3.5 and Qwen3.5-MoE, text models and multimodal wrappers (issue 21)
     "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
     "qwen3_5": "Qwen3_5ForConditionalGeneration",
     "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
@@ -153,8 +161,10 @@ WRAPPED = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "qwen3_vl_moe",
     "qwen3_5",
     "qwen3_5_moe",
+    "llama4",
     "paligemma",
     "idefics3",
     "smolvlm",
@@ -177,7 +187,14 @@ def language_model_count(hf, model) -> int:
     config's base model; Idefics3's and SmolVLM's ``model.model.text_model``) plus
     ``model.lm_head``'s weight unless it is the token embedding (tied); ``model.model.vision_tower`` /
     ``model.model.visual`` / ``model.model.vision_model`` and ``model.model.multi_modal_projector``
-    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out."""
+    / ``model.model.connector`` (and LLaVA-NeXT's ``model.model.image_newline``) are left out.
+    Llama4ForConditionalGeneration keeps a whole Llama4ForCausalLM as ``model.language_model`` (lm_head
+    inside) beside ``model.vision_model`` and ``model.multi_modal_projector``: that submodule's count."""
+    if type(model).__name__ == "Llama4ForConditionalGeneration":
+        tops = {name.split(".")[0] for name, _ in model.named_parameters()}
+        assert tops <= {"vision_model", "multi_modal_projector", "language_model"}, tops
+        assert model.language_model.lm_head.bias is None
+        return hf.count(model.language_model)
     lm = getattr(model.model, "language_model", None) or model.model.text_model
     n = hf.count(lm)
     assert model.lm_head.bias is None
@@ -518,6 +535,14 @@ PIXTRAL_VISION = dict(
     image_size=16,
     patch_size=4,
 )
+# Llama4VisionConfig: CLIP's tower keys and the adapter's and projector's widths
+LLAMA4_VISION = dict(
+    LLAVA_VISION,
+    model_type="llama4_vision_model",
+    projector_input_dim=6,
+    projector_output_dim=6,
+    vision_output_dim=6,
+)
 # Qwen3VLVisionConfig's keys are Qwen2.5-VL's (less window attention) plus the position grid and DeepStack
 QWEN3_VL_VISION = dict(QWEN2_5_VL_VISION, num_position_embeddings=4, deepstack_visual_indexes=[0])
 SIGLIP_VISION = dict(
@@ -635,6 +660,18 @@ def qwen3_vl(draw) -> dict:
     moves no top-level keys) beside a small Qwen3-VL vision model (tests/test_vision_qwen3_vl.py
     draws the tower's keys); the wrapper's tie alone decides (a text_config tie is ignored)."""
     cfg = dict(model_type="qwen3_vl", vision_config=QWEN3_VL_VISION, text_config=qwen3_vl_text(draw))
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def llama4(draw) -> dict:
+    """Llama4ForConditionalGeneration: a drawn llama4_text language model beside a small Llama 4 vision
+    model (tests/test_vision_llama4.py draws the tower's keys); the text config's tie alone decides."""
+    text = draw(llama4_text())
+    if draw(st.booleans()):
+        del text["model_type"]  # Llama4Config's default text model is llama4_text
+    cfg = dict(model_type="llama4", text_config=text, vision_config=LLAMA4_VISION)
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg
 
@@ -842,6 +879,23 @@ def _heads(draw, cfg: dict, head_dim_key: str = "head_dim") -> None:
     cfg["hidden_size"] = h * 2 * draw(st.integers(1, 3)) + draw(st.integers(0, h - 1))
     if draw(st.booleans()):  # hidden_size // h is even too: rotary rotates pairs
         cfg[head_dim_key] = 2 * draw(st.integers(1, 4))
+
+
+@st.composite
+def qwen3_vl_moe(draw) -> dict:
+    """Qwen3VLMoeForConditionalGeneration: a drawn Qwen3-MoE-shaped text model (E >= 1; no sliding
+    window fields in Qwen3VLMoeTextConfig) beside the small Qwen3-VL vision model; the wrapper's tie
+    alone decides, so a drawn text_config tie must not matter."""
+    text = draw(qwen_moe("qwen3_moe"))
+    for key in ("use_sliding_window", "sliding_window"):
+        text.pop(key, None)
+    text["model_type"] = "qwen3_vl_moe_text"
+    if draw(st.booleans()):
+        del text["model_type"]  # Qwen3VLMoeConfig's text_config default
+    vision = dict(QWEN3_VL_VISION, model_type=draw(st.sampled_from(["qwen3_vl_moe", "qwen3_vl_moe_vision"])))
+    cfg = dict(model_type="qwen3_vl_moe", vision_config=vision, text_config=text)
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
 
 
 def _pad(draw, cfg: dict) -> None:
@@ -1144,6 +1198,26 @@ def whisper(draw) -> dict:
         decoder_start_token_id=0,
     )
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
+@st.composite
+def led(draw) -> dict:
+    """LEDForConditionalGeneration: BART's stacks, two position tables, even attention windows
+    (one, or one per encoder layer)."""
+    cfg = _stacks(draw, "led")
+    cfg.update(
+        max_encoder_position_embeddings=draw(st.integers(1, 40)),
+        max_decoder_position_embeddings=draw(st.integers(1, 40)),
+        pad_token_id=draw(st.integers(0, cfg["vocab_size"] - 1)),
+    )
+    window = st.integers(1, 8).map(lambda n: 2 * n)
+    _maybe(
+        draw,
+        cfg,
+        "attention_window",
+        st.one_of(window, st.lists(window, min_size=cfg["encoder_layers"], max_size=cfg["encoder_layers"])),
+    )
     return cfg
 
 
@@ -1665,15 +1739,23 @@ def ernie4_5_moe(draw) -> dict:
     return cfg
 
 
+_NULL_Q = ("mistral4", "glm4_moe_lite")  # their attention builds one q_proj when q_lora_rank is null
+
+
 @st.composite
-def glm4_moe_lite(draw) -> dict:
-    """A small GLM-4.7-Flash: DeepSeek-V3's latent attention (q_lora_rank or null), MoE layers where
-    mlp_layer_types says sparse (or the default: all but the first), shared MLPs of 0-2 x the width."""
+def mla_moe(draw, mt: str) -> dict:
+    """A small DeepSeek-V3.2 (deepseek_v32), GLM-5 (glm_moe_dsa), Mistral 4 or GLM-4.7-Flash
+    (glm4_moe_lite): DeepSeek-V3's latent attention (q_lora_rank may be null but in the DSA types),
+    MoE layers by mlp_layer_types or first_k_dense_replace (GLM-4.7-Flash has none: its first
+    layer is dense), shared MLPs of 0-2 x the expert width; the DSA types draw the lightning
+    indexer (index_head_dim at least qk_rope_head_dim, which it rotates) and GLM its indexer_types
+    (layer 0 full: a shared layer reuses an earlier full layer's top-k)."""
     n = draw(st.integers(1, 3))
     h = draw(st.integers(1, 4))
     E = draw(st.integers(1, 4))
+    rope = 2 * draw(st.integers(1, 3))
     cfg = dict(
-        model_type="glm4_moe_lite",
+        model_type=mt,
         num_attention_heads=h,
         num_key_value_heads=h,
         hidden_size=h * draw(st.integers(1, 6)) + draw(st.integers(0, h - 1)),
@@ -1683,18 +1765,36 @@ def glm4_moe_lite(draw) -> dict:
         vocab_size=draw(VOCAB),
         max_position_embeddings=draw(st.integers(1, 64)),
         kv_lora_rank=draw(st.integers(1, 8)),
-        q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 8))),
-        qk_rope_head_dim=2 * draw(st.integers(1, 3)),
+        q_lora_rank=draw(st.one_of(st.none(), st.integers(1, 8)) if mt in _NULL_Q else st.integers(1, 8)),
+        qk_rope_head_dim=rope,
         qk_nope_head_dim=draw(st.integers(1, 6)),
         v_head_dim=draw(st.integers(1, 6)),
         n_routed_experts=E,
         num_experts_per_tok=draw(st.integers(1, E)),
         n_shared_experts=draw(st.integers(0, 2)),
     )
-    _maybe(draw, cfg, "mlp_layer_types", st.lists(st.sampled_from(["dense", "sparse"]), min_size=n, max_size=n))
+    if mt != "glm4_moe_lite":
+        cfg["first_k_dense_replace"] = draw(st.integers(0, n + 1))
+    if mt != "mistral4":
+        _maybe(draw, cfg, "mlp_layer_types", st.lists(st.sampled_from(["dense", "sparse"]), min_size=n, max_size=n))
+    if mt in ("deepseek_v32", "glm_moe_dsa"):
+        cfg.update(
+            index_n_heads=draw(st.integers(1, 4)),
+            index_head_dim=rope + draw(st.integers(0, 4)),
+            index_topk=draw(st.integers(1, 64)),
+        )
+    if mt == "glm_moe_dsa" and draw(st.booleans()):
+        rest = draw(st.lists(st.sampled_from(["full", "shared"]), min_size=n - 1, max_size=n - 1))
+        cfg["indexer_types"] = ["full", *rest]
+    elif mt == "glm_moe_dsa":
+        _maybe(draw, cfg, "index_topk_freq", st.integers(1, 3))
+        _maybe(draw, cfg, "index_skip_topk_offset", st.integers(1, 3))
     for key in ("attention_bias", "tie_word_embeddings"):
         _maybe(draw, cfg, key, st.booleans())
-    _pad(draw, cfg)
+    if mt == "mistral4":  # Mistral4Config's pad_token_id 11 is a row only of a vocabulary above 11
+        cfg["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, cfg["vocab_size"] - 1)))
+    else:
+        _pad(draw, cfg)
     return cfg
 
 
@@ -1877,6 +1977,52 @@ def nemotron_h(draw) -> dict:
     return cfg
 
 
+@st.composite
+def falcon_h1(draw) -> dict:
+    """A small Falcon-H1 config: GQA heads (head_dim given even, or hidden_size // heads made even),
+    a Mamba 2 width given (mamba_d_ssm = heads x head width, the head width given or "auto") or
+    null (mamba_expand x hidden_size), groups dividing the heads, every bias switch, the gated
+    norm on or off, drawn muP multipliers (no count changes), a tied head or not."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    groups = draw(st.integers(1, 2))
+    heads = groups * draw(st.integers(1, 3))
+    d = 2 * h * draw(st.integers(1, 3))
+    cfg = dict(
+        model_type="falcon_h1",
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        num_hidden_layers=draw(st.integers(1, 3)),
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        mamba_n_heads=heads,
+        mamba_n_groups=groups,
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        mamba_chunk_size=draw(st.integers(1, 16)),
+        time_step_limit=(0.0, 100.0),
+        ssm_in_multiplier=draw(st.sampled_from([0.5, 1.0, 1.25])),
+        mlp_multipliers=[draw(st.sampled_from([0.5, 1.0])), 1.0],
+    )
+    if draw(st.booleans()):
+        width = draw(st.integers(1, 4))
+        cfg["mamba_d_ssm"] = heads * width
+        cfg["mamba_d_head"] = width if draw(st.booleans()) else "auto"
+    else:  # null: the width is mamba_expand x hidden_size, a multiple of the heads
+        cfg.update(mamba_d_ssm=None, mamba_expand=heads * draw(st.integers(1, 2)))
+    if draw(st.booleans()):
+        cfg["head_dim"] = 2 * draw(st.integers(1, 4))
+    for key in (
+        "attention_bias", "mlp_bias", "mamba_conv_bias", "mamba_proj_bias", "projectors_bias", "mamba_rms_norm",
+        "mamba_norm_before_gate", "tie_word_embeddings",
+    ):  # fmt: skip
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -1932,6 +2078,8 @@ STRATEGIES = {
     "idefics3": idefics3(),
     "smolvlm": idefics3("smolvlm"),
     "qwen3_vl": qwen3_vl(),
+    "qwen3_vl_moe": qwen3_vl_moe(),
+    "llama4": llama4(),
     # --- seq2seq
     "mbart": bart_family("mbart"),
     "pegasus": bart_family("pegasus"),
@@ -1948,6 +2096,7 @@ STRATEGIES = {
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),
     "nemotron_h": nemotron_h(),
+    "falcon_h1": falcon_h1(),
     "qwen3_5_text": qwen3_5_text(),
     "qwen3_5_moe_text": qwen3_5_moe_text(),
     "qwen3_5": qwen3_5(),
@@ -1958,7 +2107,7 @@ STRATEGIES = {
     "minimax_m2": minimax_m2(),
     **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
     "ernie4_5_moe": ernie4_5_moe(),
-    "glm4_moe_lite": glm4_moe_lite(),
+    **{mt: mla_moe(mt) for mt in ("glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "mistral4")},
     "dbrx": dbrx(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),
@@ -1970,6 +2119,7 @@ STRATEGIES = {
     "wav2vec2": wav2vec2("wav2vec2"),
     "hubert": wav2vec2("hubert"),
     "longt5": t5("longt5"),
+    "led": led(),
     "clip": clip(),
     "siglip": siglip(),
     "siglip2": siglip2(),

@@ -81,3 +81,23 @@ def test_refusals_name_the_field(read_fixture, change, field):
     with pytest.raises(ConfigError) as e:
         spec_from_config({**read_fixture("wav2vec2-base-960h"), **change}, "x")
     assert field in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "buffer"),
+    [
+        # the names older checkpoints (torch.nn.utils.weight_norm, Wav2Vec2ForCTC) store, beside the
+        # parametrization names 5.x saves (tests/test_inspect_every_type.py)
+        ("wav2vec2.encoder.pos_conv_embed.conv.weight_g", "conv", False),
+        ("wav2vec2.encoder.pos_conv_embed.conv.weight_v", "conv", False),
+        ("hubert.encoder.pos_conv_embed.batch_norm.running_var", None, True),
+        ("hubert.feature_extractor.conv_layers.6.conv.weight", "audio_conv", False),
+        ("wav2vec2.masked_spec_embed", "mask_embedding", False),
+    ],
+)
+def test_checkpoint_names_of_older_files(name, role, buffer):
+    from symtrans.catalog.checkpoint.names import FAMILIES, match
+
+    m = match(name, FAMILIES["wav2vec2"])
+    assert m.rule is not None, name
+    assert (m.rule.role.value if m.rule.role else None) == role and m.rule.buffer == buffer

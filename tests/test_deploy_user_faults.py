@@ -353,3 +353,82 @@ def test_pipeline_refusals_name_the_part_and_what_to_do(capsys, tmp_path):
         assert part in err and "plan it with --tensor-parallel-size instead" in err, err
         # no internal step labels or symbols (W_Q, 'class token', N_vis ...)
         assert "outside the layers" not in err and "W_" not in err and "token'" not in err
+
+
+# ------------------------------------------------ 7. the deploy sections in Chinese
+
+
+def _section(md: str, title: str) -> str:
+    start = md.index(title)
+    nxt = md.find("\n## ", start + len(title))
+    return md[start : nxt if nxt >= 0 else len(md)]
+
+
+def _report(capsys, tmp_path, lang: str, *argv) -> str:
+    path = tmp_path / f"r-{lang}.md"
+    code, _, err = run(capsys, "report", *argv, "--no-charts", "--lang", lang, "-o", path)
+    assert code == 0, err
+    return path.read_text(encoding="utf-8")
+
+
+def test_zh_deploy_section_is_translated_with_the_same_numbers(capsys, tmp_path):
+    from report_outputs import markdown_numbers
+
+    argv = ("llama-3-8b", "--deploy", "h100-sxm", "--max-model-len", "4096", "--enable-prefix-caching")
+    en = _section(_report(capsys, tmp_path, "en", *argv), "## Deployment plan")
+    zh = _section(_report(capsys, tmp_path, "zh", *argv), "## 部署方案")
+    # K and V x 32 layers x 8 KV heads x head 128 x 2 bytes = 131,072 (LlamaConfig of Llama-3-8B)
+    assert 2 * 32 * 8 * 128 * 2 == 131_072
+    assert "| KV cache per token | 131,072 B = 128.00 KiB |" in en
+    assert "| 每个 token 的 KV 缓存 | 131,072 B = 128.00 KiB |" in zh
+    for english in ("memory per device", "derivation: formula = substitution = value", "- assumption: ", "| term |"):
+        assert english in en and english not in zh, english
+    # field terms and vLLM's own log lines stay as they are; every number is the English one
+    assert "TTFT" in zh and "TPOT" in zh and "KV" in zh and "'GPU KV cache size: " in zh
+    assert markdown_numbers(en) == markdown_numbers(zh)
+
+
+def test_zh_article_deployment_section_is_translated(capsys, tmp_path):
+    from report_outputs import markdown_numbers
+
+    en = _section(_report(capsys, tmp_path, "en", "handcount-001-deployment"), "## Article 001's deployment section")
+    zh = _section(_report(capsys, tmp_path, "zh", "handcount-001-deployment"), "## 文章 001 的部署一节")
+    assert "the article's inputs" in en and "the article's inputs" not in zh and "文章的输入" in zh
+    assert markdown_numbers(en) == markdown_numbers(zh)
+
+
+def test_every_message_of_the_deploy_sections_has_a_translation(capsys, tmp_path):
+    from test_report_i18n import _messages as messages  # every Msg id of a section, recursively
+
+    from symtrans.render.deploy_handcount_section import report_section as article_section
+    from symtrans.render.deploy_section import report_section
+    from symtrans.render.report import i18n
+
+    ds = tmp_path / "deepseek.json"
+    ds.write_text(json.dumps(DEEPSEEK_TINY))
+    used: set = set()
+    for argv in (
+        (
+            "llama-3-8b",
+            "--accelerator",
+            "h100-sxm",
+            "--engine",
+            "none",
+            "--enable-prefix-caching",
+            "--shared-prefix",
+            "64",
+        ),
+        (ds, "--accelerator", "h100-sxm"),  # multi-head latent attention
+        (CONFIGS / "ai21-jamba-1.5-mini.json", "--accelerator", "h100-sxm", "--devices", "2", "--tensor-parallel", "2"),
+        (CONFIGS / "gemma-2-9b.json", "--accelerator", "h100-sxm", "--max-model-len", "8192"),
+        ("llama-2-7b", "--accelerator", "a100-80gb", "--devices", "2", "--pipeline-parallel-size", "2"),
+    ):
+        code, out, err = run(capsys, "deploy", *argv, "--format", "json")
+        assert code == 0, err
+        s = report_section(json.loads(out))["section"]
+        messages([s.title, s.blocks], used)
+    s = article_section()["section"]
+    messages([s.title, s.blocks], used)
+    zh = i18n.translations("zh")
+    assert len(used) > 50
+    assert sorted(m for m in used if zh.gettext(m) == m and m != "CUDA graphs") == []

@@ -50,6 +50,11 @@ PUBLISHED = [
     # own lm_head 32,128 x 768 = 247,587,456 = google/t5-v1_1-base's 247,577,856 + the transient-global
     # weights: 32 buckets x 12 heads (global bias table) + 12 x 768 (a global-input RMSNorm per encoder layer)
     ("long-t5-tglobal-base-16384-book-summary", 247_587_456),
+    # an LED config as a public conversion script writes it (SOURCES.md): LEDForConditionalGeneration 214,195,200
+    # on the meta device = V d (shared, tied) + (16,384 + 1,024) d (two position tables) + 2 x 2 d (embedding
+    # norms) + 6 x (7 (d^2 + d) + 2 d f + f + d + 4 d) (encoder: q, k, v, their global copies, output)
+    # + 6 x (8 (d^2 + d) + 2 d f + f + d + 6 d) (decoder), d = 1,024, f = 2,048, V = 50,265
+    ("led-16384-converted", 214_195_200),
 ]
 
 

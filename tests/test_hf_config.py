@@ -60,6 +60,9 @@ REFERENCE = {
     "smolvlm2-500m-video-instruct": (507_482_304, "SmolVLMForConditionalGeneration"),
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
+    # t-kimi's fixture (Qwen3VLMoeForConditionalGeneration built on the meta device, transformers 5.24)
+    "qwen3-vl-30b-a3b": (31_070_754_032, "Qwen3VLMoeForConditionalGeneration"),
+    "llama-4-scout-17b-16e": (108_641_793_536, "Llama4ForConditionalGeneration"),
     # t-qwen-gemma's fixtures (written out by hand in tests/test_published_qwen3_5.py)
     "qwen3.5-0.8b": (852_985_920, "Qwen3_5ForConditionalGeneration"),
     "qwen3.6-35b-a3b": (35_107_181_936, "Qwen3_5MoeForConditionalGeneration"),
@@ -92,6 +95,7 @@ REFERENCE = {
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
+    "falcon-h1-tiny-90m-instruct": (91_131_072, "FalconH1ForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
@@ -114,15 +118,30 @@ REFERENCE = {
     "wav2vec2-base-960h": (94_371_712, "Wav2Vec2Model"),
     "higgs-audio-v3-semantic-hubert": (94_370_944, "HubertModel"),
     "long-t5-tglobal-base-16384-book-summary": (247_587_456, "LongT5ForConditionalGeneration"),  # + untied lm_head
+    "led-16384-converted": (214_195_200, "LEDForConditionalGeneration"),
     # --- issue 21's dense decoders (dec21; SOURCES.md gives the figures, tests/test_published_dec21.py
     # builds them on the meta device)
     "smollm3-3b-base": (3_075_098_624, "SmolLM3ForCausalLM"),
     "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
+    # --- issue 21's MLA family (catalog/models/dsa.py; tests/test_mla_family.py builds them on the meta
+    # device from the same files)
+    "deepseek-v3.2-exp-shaped": (671_877_929_216, "DeepseekV32ForCausalLM"),
+    "glm-5-fp8-aiconfigurator": (743_911_199_232, "GlmMoeDsaForCausalLM"),
+    "glm-5.3-shaped": (743_377_000_704, "GlmMoeDsaForCausalLM"),
+    "mistral-small-4-shaped": (118_972_826_624, "Mistral4ForCausalLM"),
+    # --- issue 21's dual encoders (catalog/models/dual.py): CLIPModel / SiglipModel / Siglip2Model built
+    # on the meta device from the fixture (text + vision towers, their projections, logit scale and bias)
+    "clip-vit-base-patch32": (151_277_313, "CLIPModel"),
+    "siglip-base-patch16-224": (203_155_970, "SiglipModel"),
+    "siglip2-base-patch16-naflex-shaped": (375_234_050, "Siglip2Model"),
 }
 # Active parameters per token: total - (E - k)/E x expert weights, same source (expert
 # tensors are those named ".experts."; 45,097,156,608 of them in Mixtral-8x7B).
 ACTIVE = {
     "mixtral-8x7b-v0.1": 12_879_925_248,
+    # Llama4ForConditionalGeneration on the meta device: 48 x 16 experts of 3 x 5120 x 8192 weights
+    # (96,636,764,160), 15 of 16 idle per token; vision model and projector counted as used
+    "llama-4-scout-17b-16e": 108_641_793_536 - 48 * 15 * 3 * 5120 * 8192,
     # JambaForCausalLM on the meta device: 45,097,156,608 expert weights, 14 of 16 idle per token
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
@@ -139,8 +158,17 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash-shaped": 3_896_763_136,
+    # the meta models' expert tensors: 653,908,770,816 (V3.2), 724,775,731,200 (GLM-5 and 5.3),
+    # 115,964,116,992 (Mistral Small 4) expert weights, 248 of 256 and 124 of 128 experts idle per token
+    "deepseek-v3.2-exp-shaped": 38_403_807_488,
+    "glm-5-fp8-aiconfigurator": 41_784_709_632,
+    "glm-5.3-shaped": 41_250_511_104,
+    "mistral-small-4-shaped": 6_632_588_288,
     # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
     "nemotron-3-nano-30b-a3b": 3_580_073_408,
+    # Qwen3VLMoeForConditionalGeneration on the meta device: 48 layers of experts gate_up_proj
+    # (128, 2 x 768, 2048) and down_proj (128, 2048, 768), 120 of 128 idle per token; model.visual used
+    "qwen3-vl-30b-a3b": 31_070_754_032 - 48 * 120 * 3 * 768 * 2048,
 }
 
 
@@ -415,6 +443,10 @@ def test_bare_model_type_uses_class_defaults(model_type):
         # 131072 rows); test_crosscheck_hf checks the bare type against transformers on meta
         own = WRAPPERS[model_type].text_default or {}
         assert spec.size("V") == own.get("vocab_size", {**DEFAULTS, **TEXT_ONLY_DEFAULTS}[text_type]["vocab_size"])
+        return
+    if model_type in ("clip", "siglip", "siglip2"):  # a dual encoder: the text tower's config class's vocabulary
+        # CLIPTextConfig().vocab_size = 49,408; SiglipTextConfig / Siglip2TextConfig: 32,000 (transformers 5.24)
+        assert spec.size("V") == {"clip": 49_408}.get(model_type, 32_000)
         return
     if "vocab_size" not in DEFAULTS[model_type]:  # a vision encoder (ViT) reads pixels: no vocabulary
         assert not spec.has("V") and "key hidden_size missing: used the transformers default" in text

@@ -52,7 +52,9 @@ def _tensors(cache, state: bool = False):
             for states in (getattr(layer, "conv_states", {}), getattr(layer, "recurrent_states", {})):
                 yield from (t for t in states.values() if t is not None and t.numel())
             continue
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+        # DeepSeek Sparse Attention's DynamicIndexedLayer (cache_utils.py) also keeps the lightning
+        # indexer's keys, one d_idx-wide row per token beside the MLA latent
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None), getattr(layer, "indexer_keys", None)):
             if t is not None and t.numel():
                 yield t
 

@@ -24,11 +24,21 @@ def test_registry_is_the_one_home_of_its_types():
     """Every record's facts reach hf_config's tables unchanged, and no type has both."""
     for rec in RECORDS:
         mt = rec.model_type
-        assert hf_config.CLASSES[mt] == (rec.config_class, rec.model_class)
-        assert hf_config.DEFAULTS[mt] == dict(rec.defaults)
-        assert hf_config.CONFIG_KEYS[mt] == rec.config_keys
-        assert hf_config.NO_PARAM_EFFECT[mt] == dict(rec.no_param_effect)
-        assert hf_config._FAMILIES[mt] == rec.read
+        h = hf_config
+        # a text-only record (a wrapper's language model, read only inside its text_config) fills the
+        # TEXT_ONLY tables, every other record the top-level ones; never both
+        classes, defaults, keys, quiet = (
+            (h.TEXT_ONLY, h.TEXT_ONLY_DEFAULTS, h.TEXT_ONLY_CONFIG_KEYS, h.TEXT_ONLY_NO_PARAM_EFFECT)
+            if rec.text_only
+            else (h.CLASSES, h.DEFAULTS, h.CONFIG_KEYS, h.NO_PARAM_EFFECT)
+        )
+        assert (mt in h.CLASSES) != (mt in h.TEXT_ONLY)
+        assert classes[mt] == (rec.config_class, rec.model_class)
+        assert defaults[mt] == dict(rec.defaults)
+        assert keys[mt] == rec.config_keys
+        assert quiet[mt] == dict(rec.no_param_effect)
+        # a text-only record is read through its wrapper's text_config, never as a top-level family
+        assert hf_config._FAMILIES.get(mt) == (None if rec.text_only else rec.read)
         assert set(rec.no_param_effect.values()) <= set(WHY.values())
     assert len(BY_TYPE) == len(RECORDS)
 

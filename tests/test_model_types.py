@@ -39,6 +39,7 @@ from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
     IDEFICS3_VISION,
+    LLAMA4_VISION,
     LLAVA_VISION,
     PIXTRAL_VISION,
     QWEN2_5_VL_VISION,
@@ -99,6 +100,28 @@ _BERT_BASE = dict(
 )
 _T5_BASE = dict(d_model=12, d_kv=3, num_heads=2, num_layers=2, d_ff=10, vocab_size=23, relative_attention_num_buckets=5)
 
+# The MLA family's base (catalog/models/dsa.py): 3 layers, the first dense (first_k_dense_replace 1, and
+# glm4_moe_lite's default mlp_layer_types), then two MoE layers; MLA sizes as DeepSeek-V3's
+_MLA_BASE = dict(
+    hidden_size=16,
+    num_attention_heads=4,
+    num_key_value_heads=4,
+    num_hidden_layers=3,
+    intermediate_size=10,
+    moe_intermediate_size=6,
+    n_routed_experts=3,
+    n_shared_experts=2,
+    num_experts_per_tok=2,
+    q_lora_rank=7,
+    kv_lora_rank=5,
+    qk_rope_head_dim=4,
+    qk_nope_head_dim=3,
+    v_head_dim=9,
+    vocab_size=23,
+    max_position_embeddings=17,
+    first_k_dense_replace=1,
+)
+
 # The language model of the vision-language wrappers' audit bases (t-vlm-b's types).
 _VL_TEXT = dict(
     hidden_size=16,
@@ -110,6 +133,13 @@ _VL_TEXT = dict(
     max_position_embeddings=17,
 )
 AUDIT_BASE: dict[str, dict] = {
+    # LED: BART's stacks (each size distinct), two position tables, a window per encoder layer
+    "led": dict(
+        _SEQ2SEQ_BASE,
+        max_encoder_position_embeddings=17,
+        max_decoder_position_embeddings=19,
+        attention_window=[4, 6],
+    ),
     # LongT5 with transient-global attention: its global bias table and global-input norms in the base
     "longt5": dict(_T5_BASE, encoder_attention_type="transient-global"),
     # --- audio encoders (catalog/models/audio.py): three convolutions of distinct sizes; no masking in the
@@ -540,6 +570,12 @@ AUDIT_BASE: dict[str, dict] = {
         vision_config=QWEN2_VL_VISION,
     ),
     "qwen3_vl": dict(text_config=dict(_VL_TEXT, head_dim=4), vision_config=QWEN3_VL_VISION),
+    "qwen3_vl_moe": dict(
+        text_config=dict(
+            _VL_TEXT, head_dim=4, num_hidden_layers=3, moe_intermediate_size=6, num_experts=3, num_experts_per_tok=2
+        ),
+        vision_config=QWEN3_VL_VISION,
+    ),
     "qwen2_5_vl": dict(
         text_config=dict(
             hidden_size=16,
@@ -955,6 +991,28 @@ AUDIT_BASE: dict[str, dict] = {
         moe_shared_expert_intermediate_size=8,
         time_step_limit=(0.0, 100.0),
     ),
+    # 2 layers of attention (4 heads of 4, 2 KV heads) beside Mamba 2 (4 heads of 3 in 2 groups, a
+    # width of 12 given by mamba_d_ssm), an MLP 10 wide; gated norm on, out_proj biased
+    "falcon_h1": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        mamba_d_ssm=12,
+        mamba_n_heads=4,
+        mamba_d_head=3,
+        mamba_n_groups=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        mamba_chunk_size=5,
+        mamba_rms_norm=True,
+        projectors_bias=True,
+        time_step_limit=(0.0, 100.0),
+        pad_token_id=0,
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1090,25 +1148,20 @@ AUDIT_BASE: dict[str, dict] = {
         max_position_embeddings=17,
     ),
     # 3 layers: dense, then two MoE layers (the class's default mlp_layer_types); MLA sizes as DeepSeek-V3's
-    "glm4_moe_lite": dict(
-        hidden_size=16,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        num_hidden_layers=3,
-        intermediate_size=10,
-        moe_intermediate_size=6,
-        n_routed_experts=3,
-        n_shared_experts=2,
-        num_experts_per_tok=2,
-        q_lora_rank=7,
-        kv_lora_rank=5,
-        qk_rope_head_dim=4,
-        qk_nope_head_dim=3,
-        v_head_dim=9,
-        vocab_size=23,
-        max_position_embeddings=17,
+    # (Glm4MoeLiteConfig has no first_k_dense_replace)
+    "glm4_moe_lite": {k: v for k, v in _MLA_BASE.items() if k != "first_k_dense_replace"},
+    # --- the MLA family (catalog/models/dsa.py): 3 layers, the first dense, MLA sizes as glm4_moe_lite's;
+    # the DSA types with an indexer of 3 heads of 6 (top 5 keys); GLM's last layer shares layer 1's top-k
+    # n_group 1: DeepseekV32Config's 8 groups need E divisible by 8 in a forward
+    "deepseek_v32": dict(_MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, n_group=1, topk_group=1),
+    "glm_moe_dsa": dict(
+        _MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, indexer_types=["full", "full", "shared"]
     ),
+    "mistral4": dict(_MLA_BASE),
 }
+# Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
+_LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
+AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
 AUDIT_BASE["qwen3_5_moe_text"] = {k: v for k, v in AUDIT_BASE["qwen3_5_text"].items() if k != "intermediate_size"}
@@ -1131,6 +1184,8 @@ _TEXT_MISTRAL = {
 }
 _TEXT_GPT2 = {"model_type": "gpt2", "n_embd": 16, "n_head": 4, "vocab_size": 23}  # refused: not read inside
 MUTATIONS: dict[tuple[str, str], list] = {
+    ("led", "attention_window"): [8, 3, [4, 4], [4], [4, 5]],  # odd, or a list of the wrong length: refused
+    **{("led", key): [4, 5] for key in ("encoder_attention_heads", "decoder_attention_heads", "num_attention_heads")},
     ("longt5", "encoder_attention_type"): ["local", "transient-global", "global"],
     # --- audio encoders: list sizes (one more convolution, other channels), the norms, the masking switch
     **{
@@ -1419,6 +1474,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
         None,  # Gemma3Config's default: SiglipVisionConfig() (ViT-B/16 at 224 px, with its head)
     ],
     ("gemma3", "mm_tokens_per_image"): [1, 16],
+    ("llama4", "text_config"): [
+        None,  # Llama4Config's default: Llama4TextConfig() (Scout-shaped: 48 MoE layers of 16 experts)
+        dict(_LLAMA4_TEXT, hidden_size=24, num_local_experts=2),
+        dict(_LLAMA4_TEXT, tie_word_embeddings=True),  # the text config's flag ties lm_head
+        dict(_LLAMA4_TEXT, head_dim=5),  # an odd rotary head above 4: refused by both
+    ],
+    ("llama4", "vision_config"): [
+        dict(LLAMA4_VISION, hidden_size=12, num_hidden_layers=2, intermediate_size=10),
+        dict(LLAMA4_VISION, image_size=12, patch_size=3, num_channels=1),
+        dict(LLAMA4_VISION, projector_input_dim=4, projector_output_dim=5, vision_output_dim=7),
+        None,  # Llama4Config's default: Llama4VisionConfig() (768 wide, 34 layers, 448 px tiles)
+    ],
     ("qwen3_vl", "text_config"): [
         None,  # Qwen3VLConfig's default: Qwen3VLTextConfig() (4096 wide, 32 layers, head_dim 128)
         {"hidden_size": 24, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 6, "vocab_size": 23},
@@ -1436,6 +1503,18 @@ MUTATIONS: dict[tuple[str, str], list] = {
             "num_key_value_heads": 2,
             "head_dim": 5,
         },  # odd rotary head: refused by both
+    ],
+    ("qwen3_vl_moe", "text_config"): [
+        None,  # Qwen3VLMoeConfig's default: Qwen3VLMoeTextConfig() (2048 wide, 24 layers, 60 experts)
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], tie_word_embeddings=True),  # the wrapper's flag alone ties
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], decoder_sparse_step=2, mlp_only_layers=[1, 7]),
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], head_dim=None, num_experts_per_tok=3),
+        dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], num_experts_per_tok=4),  # k above E: refused (GAPS)
+    ],
+    ("qwen3_vl_moe", "vision_config"): [
+        dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1]),
+        dict(QWEN3_VL_VISION, model_type="qwen3_vl_moe", deepstack_visual_indexes=[]),
+        dict(QWEN3_VL_VISION, model_type="qwen3_vl", out_hidden_size=16),  # another tower type: refused (GAPS)
     ],
     ("qwen3_vl", "vision_config"): [
         dict(QWEN3_VL_VISION, hidden_size=12, depth=2, deepstack_visual_indexes=[0, 1, 1]),
@@ -1705,6 +1784,16 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("nemotron_h", "moe_latent_size"): [4],
     ("nemotron_h", "moe_shared_expert_intermediate_size"): [0, 9],
     ("nemotron_h", "num_experts_per_tok"): [1, 3, 5],
+    # falcon_h1: the read-only layer_types; the width from mamba_expand when mamba_d_ssm is null
+    ("falcon_h1", "layer_types"): [["mamba", "mamba"]],
+    ("falcon_h1", "mamba_d_ssm"): [None, 16, 8],
+    ("falcon_h1", "mamba_d_head"): ["auto", 4, 6],
+    ("falcon_h1", "mamba_n_heads"): [6, 2, 5],
+    ("falcon_h1", "mamba_n_groups"): [1, 3],
+    ("falcon_h1", "mamba_norm_before_gate"): [False],
+    ("falcon_h1", "time_step_limit"): [(0.0, 50.0)],
+    ("falcon_h1", "mlp_multipliers"): [[0.5, 2.0]],
+    ("falcon_h1", "ssm_multipliers"): [[0.5, 1.0, 1.0, 1.0, 2.0]],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -1758,10 +1847,21 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("glm4_moe_lite", "num_local_experts"): [4],
     ("glm4_moe_lite", "head_dim"): [6],
     ("glm4_moe_lite", "num_key_value_heads"): [2, None],
+    ("deepseek_v32", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "mlp_layer_types"): [["sparse"] * 3, ["dense"] * 3, ["sparse", "dense", "dense"]],
+    ("glm_moe_dsa", "indexer_types"): [["full"] * 3, ["full", "shared", "shared"]],
+    ("deepseek_v32", "layer_types"): [["indexed_attention"] * 3],
+    ("glm_moe_dsa", "layer_types"): [["indexed_attention"] * 3],
+    ("mistral4", "q_lora_rank"): [None, 8],
+    **{(mt, "num_local_experts"): [4] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "head_dim"): [6] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "num_key_value_heads"): [2] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    ("led", "tie_word_embeddings"): "untied LED token tables and LM head are not modelled: refused",
     # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
     # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
     # which only the Gemma configs have, and symtrans reads gemma, gemma2 and gemma3_text)
@@ -1791,6 +1891,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
+    ("falcon_h1", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
@@ -1820,6 +1921,10 @@ GAPS: dict[tuple[str, str], str] = {
     # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
     ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
     ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
+    ("qwen3_vl_moe", "text_config"): "top-k above the experts builds, but no forward can pick them (torch.topk): "
+    "refused",
+    ("qwen3_vl_moe", "vision_config"): "a vision_config naming another tower (qwen3_vl): refused, not read as "
+    "Qwen3-VL-MoE's",
     ("helium", "head_dim"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     ("helium", "hidden_size"): "HeliumAttention's o_proj is hidden_size x hidden_size: h x head_dim != d is refused",
     (
@@ -1870,6 +1975,8 @@ GAPS: dict[tuple[str, str], str] = {
 # Keys with a parameter effect that the audit's base config cannot show: with AUDIT_BASE's
 # values a change moves neither count, for the reason given (elsewhere it does).
 NO_EFFECT_FROM_BASE: dict[tuple[str, str], str] = {
+    ("falcon_h1", "mamba_expand"): "the base gives mamba_d_ssm, which wins; with it null the width is mamba_expand x "
+    "hidden_size (the strategy draws that)",
     # --- audio encoders: the adapter's sizes shape nothing while add_adapter is false (true is refused), and
     # wav2vec2's base layers are post-norm, which build no attention adapter (HuBERT's stable base refuses it)
     **{
@@ -2068,11 +2175,13 @@ VISION_WRAPPERS = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "qwen3_vl_moe",
     "qwen3_5",
     "qwen3_5_moe",
     "paligemma",
     "idefics3",
     "smolvlm",
+    "llama4",
 )
 # Types whose every draw runs longer than most (Qwen3.5-MoE: experts and Gated DeltaNet, ~0.05 s a
 # draw): 50 draws as the vision wrappers, within the ~15 s a type may add under the CI profile.
@@ -2150,12 +2259,19 @@ def test_gaps_and_mutations_name_real_keys():
 B, T, P = 2, 8, 5  # batch, tokens per sequence (source and target), prefill before one decode step
 
 
+# Llama4ForConditionalGeneration.forward of transformers 5.24 raises on every call (it returns
+# ``outputs.image_outputs`` of its language model's output, which has none); a text-only forward is its
+# ``language_model`` (Llama4ForCausalLM) on the same token embeddings, so that submodule is counted.
+FORWARD_SUBMODULE = {"llama4": "language_model"}
+
+
 def _flop_model(hf, mt: str, cfg: dict):
     """The transformers model of ``cfg`` on the CPU with eager attention and eager experts."""
     torch = hf.torch
     torch.manual_seed(0)
     config = hf.config(mt, {**cfg, "attn_implementation": "eager", "experts_implementation": "eager"})
-    return hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    model = hf.model_class(mt)(config).eval()  # nn.Module.eval(): inference mode
+    return getattr(model, FORWARD_SUBMODULE[mt]) if mt in FORWARD_SUBMODULE else model
 
 
 def _counted(hf, run) -> int:
@@ -2198,9 +2314,9 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # (a different einsum path from the prefill's) are not modelled yet: an open gap of issue 21.
 # Audio encoders over the raw waveform (catalog/models/audio.py): their convolutional feature encoder's
 # FLOPs follow the waveform's length layer by layer, which symtrans does not model: FLOPs are refused.
-NO_FLOPS = ("wav2vec2", "hubert", "longt5")  # and LongT5's block-local encoder attention
+NO_FLOPS = ("wav2vec2", "hubert", "longt5", "led")  # and LongT5's block-local encoder attention
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid", "nemotron_h")
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -2242,7 +2358,7 @@ def test_forward_and_training_flops(hf, model_type):
 # model's arithmetic needs k; symtrans counts the k experts a token uses.  The idle experts'
 # FLOPs, read from the model's own expert tensors: 2 per weight per token for each of the
 # E - k unpicked experts (x 3 for forward + backward).
-DENSE_EXPERTS = ("llama4_text",)
+DENSE_EXPERTS = ("llama4_text", "llama4")
 
 
 def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
@@ -3424,6 +3540,9 @@ SSM_FIXTURES = [
     # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: 23 Mamba 2, 6 attention and 23 MoE layers (128 experts
     # top-6 and a shared expert), an untied head: 31,577,937,344 on the meta device
     ("nemotron-3-nano-30b-a3b", 31_577_937_344),
+    # tiiuae/Falcon-H1-Tiny-90M-Instruct: 24 layers of attention beside Mamba 2 (width 768 = 24 x 32,
+    # no gated norm), a tied head: 91,131,072 on the meta device
+    ("falcon-h1-tiny-90m-instruct", 91_131_072),
 ]
 
 

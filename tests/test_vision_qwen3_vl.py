@@ -60,36 +60,49 @@ def test_qwen3_vl_4b_matches_transformers(hf):
     assert _ours(cfg) == _theirs(hf, cfg) == (4_437_815_808, 4_022_468_096)
 
 
-def test_tie_is_the_wrappers_flag_alone(hf):
-    """Qwen3VLTextConfig has no tie_word_embeddings: the published text_config's true is ignored and
-    the wrapper's own flag (default false) alone ties lm_head."""
+def tie_cases(base: dict):
+    """(own, inner, cfg): ``base`` with the wrapper's and the text config's tie_word_embeddings each
+    absent, false or true."""
     for own in (None, False, True):
         for inner in (None, False, True):
-            cfg = _published()
-            cfg.pop("tie_word_embeddings")
-            cfg["text_config"].pop("tie_word_embeddings")
+            cfg = copy.deepcopy(base)
+            cfg.pop("tie_word_embeddings", None)
+            cfg["text_config"].pop("tie_word_embeddings", None)
             if own is not None:
                 cfg["tie_word_embeddings"] = own
             if inner is not None:
                 cfg["text_config"]["tie_word_embeddings"] = inner
-            spec, _ = spec_from_config(cfg, "qwen3_vl")
-            assert spec.tie_output is bool(own), (own, inner)
-            assert _ours(cfg) == _theirs(hf, cfg), (own, inner)
+            yield own, inner, cfg
 
 
-def test_cli_part_text_vision_all(capsys):
+def check_cli_parts(capsys, path, total: int, text: int) -> None:
+    """``params --part all|text|vision`` print the whole class, the language model and the rest; the
+    JSON output's ``parts`` holds the three figures."""
     from symtrans.cli.main import main
 
     figures = {}
     for part in ("all", "text", "vision"):
-        assert main(["params", str(PATH), "--part", part]) == 0
+        assert main(["params", str(path), "--part", part]) == 0
         figures[part] = capsys.readouterr().out.splitlines()[0]
-    assert "4,437,815,808 parameters" in figures["all"]
-    assert "4,022,468,096 parameters of the language model" in figures["text"]
-    assert "415,347,712 parameters of the vision tower and projector" in figures["vision"]
-    assert main(["params", str(PATH), "--format", "json"]) == 0
+    assert f"{total:,} parameters" in figures["all"]
+    assert f"{text:,} parameters of the language model" in figures["text"]
+    assert f"{total - text:,} parameters of the vision tower and projector" in figures["vision"]
+    assert main(["params", str(path), "--format", "json"]) == 0
     parts = json.loads(capsys.readouterr().out)["parts"]
-    assert parts == {"all": 4_437_815_808, "text": 4_022_468_096, "vision": 415_347_712}
+    assert parts == {"all": total, "text": text, "vision": total - text}
+
+
+def test_tie_is_the_wrappers_flag_alone(hf):
+    """Qwen3VLTextConfig has no tie_word_embeddings: the published text_config's true is ignored and
+    the wrapper's own flag (default false) alone ties lm_head."""
+    for own, inner, cfg in tie_cases(_published()):
+        spec, _ = spec_from_config(cfg, "qwen3_vl")
+        assert spec.tie_output is bool(own), (own, inner)
+        assert _ours(cfg) == _theirs(hf, cfg), (own, inner)
+
+
+def test_cli_part_text_vision_all(capsys):
+    check_cli_parts(capsys, PATH, 4_437_815_808, 4_022_468_096)
 
 
 @st.composite

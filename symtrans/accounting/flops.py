@@ -45,7 +45,7 @@ from symtrans.engine.conventions import (  # noqa: F401 (TRAINING_MODES re-expor
 )
 from symtrans.engine.conventions import convention as get_convention
 from symtrans.engine.cost import ATTENTION, DENSE, Cost, Node, Step
-from symtrans.engine.roles import FRONT_END_ROLES, HEADS, STACKS, Block, Role
+from symtrans.engine.roles import FRONT_END_ROLES, HEADS, NO_GRAD_ROLES, STACKS, Block, Role
 from symtrans.engine.spec import Spec
 
 
@@ -223,7 +223,7 @@ def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute:
     # projects the relative table with both W_Q and W_K even when one term is off).  A map of
     # the raw input (a convolutional front end on pixels or mel frames) has no input gradient
     # to compute: its backward is the weight gradient alone, 1 x its forward.
-    dead = _sum_steps(walked, conv, lambda n: n.step.role == Role.UNUSED_OUTPUT)
+    dead = _sum_steps(walked, conv, lambda n: n.step.role in NO_GRAD_ROLES)  # and the DSA indexer (no_grad)
     bwd = BACKWARD_MULTIPLIER * (fwd - dead) - _sum_steps(walked, conv, lambda n: not n.step.input_grad)
     if mode == "backward":
         return bwd

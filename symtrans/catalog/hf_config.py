@@ -47,6 +47,8 @@ paligemma   PaliGemmaForConditionalGeneration (*) PaliGemmaConfig + its text con
 idefics3    Idefics3ForConditionalGeneration (*) Idefics3Config + its text config + Idefics3VisionConfig
 smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config + SmolVLMVisionConfig
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
+qwen3_vl_moe Qwen3VLMoeForConditionalGeneration (*) Qwen3VLMoeConfig + Qwen3VLMoeTextConfig + its vision config
+llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
 mbart       MBartForConditionalGeneration       MBartConfig
@@ -153,6 +155,7 @@ from symtrans.catalog.models.vision import (
     PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
     idefics3_vision,
+    llama4_vision,
     llava_vision,
     mistral3_vision,
     paligemma_vision,
@@ -234,6 +237,8 @@ CLASSES: dict[str, tuple[str, str]] = {
     "idefics3": ("Idefics3Config", "Idefics3ForConditionalGeneration"),
     "smolvlm": ("SmolVLMConfig", "SmolVLMForConditionalGeneration"),
     "qwen3_vl": ("Qwen3VLConfig", "Qwen3VLForConditionalGeneration"),
+    "qwen3_vl_moe": ("Qwen3VLMoeConfig", "Qwen3VLMoeForConditionalGeneration"),
+    "llama4": ("Llama4Config", "Llama4ForConditionalGeneration"),
     "qwen3_5": ("Qwen3_5Config", "Qwen3_5ForConditionalGeneration"),
     "qwen3_5_moe": ("Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration"),
     # --- seq2seq
@@ -640,6 +645,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "idefics3": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "smolvlm": {"text_config": None, "tie_word_embeddings": False, "scale_factor": 2},
     "qwen3_vl": {"text_config": None, "tie_word_embeddings": False},
+    "qwen3_vl_moe": {"text_config": None, "tie_word_embeddings": False},
+    "llama4": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5": {"text_config": None, "tie_word_embeddings": False},
     "qwen3_5_moe": {"text_config": None, "tie_word_embeddings": False},
     # --- seq2seq
@@ -684,6 +691,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 ALIASES: dict[str, dict[str, str]] = {
     # Gemma3Config.attribute_map
     "gemma3": {
+        "image_token_id": "image_token_index",
+        "boi_token_id": "boi_token_index",
+        "eoi_token_id": "eoi_token_index",
+    },
+    # Llama4Config.attribute_map
+    "llama4": {
         "image_token_id": "image_token_index",
         "boi_token_id": "boi_token_index",
         "eoi_token_id": "eoi_token_index",
@@ -933,7 +946,11 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "gemma3": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
         "initializer_range mm_tokens_per_image text_config tie_word_embeddings vision_config",
+        "llama4": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id image_token_index "
+        "text_config tie_word_embeddings vision_config",
         "qwen3_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
+        "vision_end_token_id vision_start_token_id",
+        "qwen3_vl_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
@@ -1248,6 +1265,13 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
         init="initializer_range",
     ),
     "mistral3": _no_effect(**{"image tokens": "image_token_id image_token_index"}, act="projector_hidden_act"),
+    "llama4": _no_effect(
+        **{
+            "image tokens": "boi_token_id boi_token_index eoi_token_id eoi_token_index image_token_id "
+            "image_token_index",
+            "text ties": "tie_word_embeddings",
+        },
+    ),
     # PaliGemmaModel reads text_config's hidden_size and vocab_size; the top-level copies are unread
     "paligemma": _no_effect(
         **{
@@ -1258,6 +1282,9 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "idefics3": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "smolvlm": _no_effect(**{"image tokens": "image_token_id"}, cache="use_cache"),
     "qwen3_vl": _no_effect(
+        **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
+    ),
+    "qwen3_vl_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
     "qwen2_5_vl": _no_effect(
@@ -2958,6 +2985,8 @@ class Wrapper:
             (``catalog/models/vision.py``, ``engine/vision.py``).
         text_default: the text config the wrapper builds without a text_config, where its
             ``sub_configs_defaults`` give one other than the text class's defaults (Mistral 3).
+        tie_text: the text config's tie_word_embeddings alone decides and the wrapper's is never
+            read (Llama 4: its language model is a whole Llama4ForCausalLM, tied by its own config).
         text_legacy: keys the wrapper's published text configs carry that neither the text
             config class nor any transformers 5.x modeling code reads (checked by grepping
             transformers 5.24's models/<type>/ and the text models'): left out before the text
@@ -2971,6 +3000,7 @@ class Wrapper:
     language_model: str
     vision: str
     text_default: dict[str, Any] | None = None
+    tie_text: bool = False
     text_legacy: frozenset[str] = frozenset()
 
 
@@ -3086,6 +3116,25 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision model (model.visual: Qwen3VLVisionModel, from vision_config, with its patch merger "
         "and DeepStack mergers)",
     ),
+    "qwen3_vl_moe": Wrapper(
+        text_type="qwen3_vl_moe_text",
+        text_types=("qwen3_vl_moe_text",),
+        tie_or=False,  # Qwen3VLMoeConfig's own tie_word_embeddings alone ties (a text_config true is ignored)
+        flat=False,
+        language_model="model.language_model (Qwen3VLMoeTextModel) and lm_head",
+        vision="the vision model (model.visual: Qwen3VLMoeVisionModel, from vision_config, with its patch merger "
+        "and DeepStack mergers)",
+    ),
+    "llama4": Wrapper(
+        text_type="llama4_text",
+        text_types=("llama4_text",),
+        tie_or=False,
+        flat=False,
+        language_model="language_model (Llama4ForCausalLM: its model and lm_head)",
+        vision="the vision model (vision_model: Llama4VisionModel, from vision_config, with its pixel-shuffle "
+        "adapter) and the multi-modal projector (multi_modal_projector: one bias-free map)",
+        tie_text=True,
+    ),
     "llava_next": Wrapper(
         text_type="llama",
         text_types=_LLAVA_TEXT,
@@ -3174,7 +3223,9 @@ def _wrapped(r: _Reader) -> Spec:
     text_tie = text.get("tie_word_embeddings", _of(DEFAULTS, TEXT_ONLY_DEFAULTS, text_mt).get("tie_word_embeddings"))
     if not isinstance(text_tie, bool):
         raise ConfigError(f"text_config.tie_word_embeddings must be true or false, not {_show(text_tie)}")
-    tied = own or text_tie if w.tie_or else own
+    tied = text_tie if w.tie_text else own or text_tie if w.tie_or else own
+    if w.tie_text and own and not text_tie:
+        r.notes.append(f"tie_word_embeddings true ignored: {r.cls}'s language model ties by its text_config alone")
     if tied != text_tie:
         why = "the wrapper's tie_word_embeddings" if not w.tie_or or own else "the text config's"
         r.notes.append(f"lm_head {'tied to' if tied else 'separate from'} the token embedding ({r.cls} follows {why})")
@@ -3207,8 +3258,10 @@ def _wrapped(r: _Reader) -> Spec:
         sizes, opts, notes = paligemma_vision(r, spec.size("d_model"))
     elif r.mt in ("idefics3", "smolvlm"):
         sizes, opts, notes = idefics3_vision(r)
-    elif r.mt == "qwen3_vl":
+    elif r.mt in ("qwen3_vl", "qwen3_vl_moe"):
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
+    elif r.mt == "llama4":
+        sizes, opts, notes = llama4_vision(r)
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):
         sizes, opts, notes = qwen3_5_vision(r, spec.size("d_model"))
     else:
@@ -3303,6 +3356,8 @@ _FAMILIES = {
     "idefics3": _wrapped,
     "smolvlm": _wrapped,
     "qwen3_vl": _wrapped,
+    "qwen3_vl_moe": _wrapped,
+    "llama4": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,
     # --- seq2seq (mbart, pegasus, marian, whisper, vit)

@@ -42,7 +42,7 @@ from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_fron
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
-from symtrans.engine.transient_global import transient_global
+from symtrans.engine.transient_global import longformer_global_maps, transient_global
 from symtrans.engine.vision import vision_parts
 
 
@@ -155,10 +155,13 @@ def encoder_layer(
     ``attention_norm=False``: no norm before the attention (ModernBERT's first layer); ``window``
     and ``mask`` as ``components.attention``'s (the mask reaches a ``Spec.window_mask`` window only)."""
     t = batch * q
+    att = attention(spec, "self", batch, q, q, mask=mask, window=window)
+    if spec.encoder_attention == "longformer":  # LED: the global tokens' own Q, K, V maps
+        att = replace(att, steps=att.steps + tuple(longformer_global_maps()))
     return _layer(
         spec,
         name,
-        [attention(spec, "self", batch, q, q, mask=mask, window=window), _ffn(spec, t)],
+        [att, _ffn(spec, t)],
         ["attention norm" if attention_norm else None, "feed-forward norm"],
         t,
         multiplicity,

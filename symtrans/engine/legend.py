@@ -129,12 +129,32 @@ _LEGEND = [
     SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
     SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
     SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
-    SymbolInfo("d_proj", r"d_{\mathrm{proj}}", "patch merger output width, where it differs from d_model", "features"),
+    SymbolInfo(
+        "d_proj",
+        r"d_{\mathrm{proj}}",
+        "patch merger output width, where it differs from d_model; a dual encoder's joint embedding width",
+        "features",
+    ),
     SymbolInfo(
         "n_ds",
         r"n_{\mathrm{ds}}",
         "DeepStack mergers: vision layers whose merged features are added to the first language layers (Qwen3-VL)",
         "layers",
+    ),
+    SymbolInfo(
+        "d_ad_in",
+        r"d_{\mathrm{ad,in}}",
+        "vision adapter hidden width after the pixel shuffle (Llama 4 projector_input_dim)",
+        "features",
+    ),
+    SymbolInfo(
+        "d_ad_out", r"d_{\mathrm{ad,out}}", "vision adapter output width (Llama 4 projector_output_dim)", "features"
+    ),
+    SymbolInfo(
+        "d_vout",
+        r"d_{\mathrm{vout}}",
+        "vision model output width the projector reads (Llama 4 vision_output_dim)",
+        "features",
     ),
     # --- layer kinds (issue 20): count symbols of a hybrid stack and the sizes of its mixers
     SymbolInfo("N_attn", r"N_{\mathrm{attn}}", "attention layers of a hybrid stack", "layers"),
@@ -142,6 +162,12 @@ _LEGEND = [
     SymbolInfo("N_lin", r"N_{\mathrm{lin}}", "linear-attention (Gated DeltaNet) layers of a hybrid stack", "layers"),
     SymbolInfo("N_conv", r"N_{\mathrm{conv}}", "short-convolution (LFM2) layers of a hybrid stack", "layers"),
     SymbolInfo("N_mlp", r"N_{\mathrm{mlp}}", "MLP-only layers (no token mixer) of a hybrid stack", "layers"),
+    SymbolInfo(
+        "N_par",
+        r"N_{\mathrm{par}}",
+        "layers of attention and Mamba 2 in parallel (Falcon-H1) of a hybrid stack",
+        "layers",
+    ),
     SymbolInfo("d_inner", r"d_{\mathrm{inner}}", "inner width of a Mamba mixer (expand x d_model)", "features"),
     SymbolInfo(
         "d_state",
@@ -171,6 +197,13 @@ _LEGEND = [
         r"L_{\mathrm{chunk}}",
         "chunk length of a chunked scan (Mamba 2 chunk_size; Gated DeltaNet 64)",
         "tokens",
+    ),
+    # --- DeepSeek Sparse Attention (engine/dsa.py): the lightning indexer's sizes
+    SymbolInfo("N_dsa", r"N_{\mathrm{dsa}}", "layers whose MLA runs its own lightning indexer (DSA)", "layers"),
+    SymbolInfo("h_idx", r"h_{\mathrm{idx}}", "heads of the lightning indexer (index_n_heads)", "heads"),
+    SymbolInfo("d_idx", r"d_{\mathrm{idx}}", "head width of the lightning indexer (index_head_dim)", "features"),
+    SymbolInfo(
+        "k_idx", r"k_{\mathrm{idx}}", "keys each query attends to in sparse attention (index_topk)", "positions"
     ),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),

@@ -41,7 +41,9 @@ from symtrans.engine.spec import Spec
 SOURCE = "DeepSeek-AI 2024 (DeepSeek-V2) §2.1; DeepseekV3Attention (transformers 5.x)"
 
 
-def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full") -> Cost:
+def mla_attention(
+    spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr, mask: str = "full", keys: sp.Expr | None = None
+) -> Cost:
     """Causal multi-head latent attention of B sequences, q new positions against kv positions.
 
     Args:
@@ -49,6 +51,11 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
         batch, q, kv: B sequences, q query positions, kv key positions (q = kv in a forward
             pass; 1 and the context in a decode step).
         mask: how the causal mask counts (``components.attention_pairs``).
+        keys: at most this many keys per query (DeepSeek Sparse Attention's top-k,
+            ``engine/dsa.py``): under ``causal`` and ``half`` the pairs are counted as a
+            window of ``keys`` keys (``components.windowed_pairs``); under ``full`` and
+            ``window`` as the dense square (the top-k is a mask: every key stays cached);
+            None reads every causal key.
 
     Returns:
         The Cost of one layer's attention: parameters (module docstring) and forward FLOPs.
@@ -115,7 +122,11 @@ def mla_attention(spec: Spec, kind: str, batch: sp.Expr, q: sp.Expr, kv: sp.Expr
         "transformers re-expands the whole cache at each step",
         role=Role.KV_UP,
     )
-    if spec.has("w"):
+    if keys is not None and mask in ("causal", "half"):  # position p reads min(p, keys) of its p keys
+        pairs = windowed_pairs(q, kv, mask, w=keys)
+    elif keys is not None:  # full, window: the dense square with the top-k as a mask (every key cached)
+        pairs = attention_pairs(q, kv, mask)
+    elif spec.has("w"):
         pairs = windowed_pairs(q, kv, mask)
     else:
         pairs = attention_pairs(q, kv, mask)

@@ -95,6 +95,12 @@ class Role(str, Enum):
     MIXER_NORM = "mixer_norm"  # a norm inside a mixer (gated RMSNorm; Jamba's dt/B/C norms)
     MIXER_OUT_PROJ = "mixer_out_proj"  # out_proj of a Mamba or Gated DeltaNet mixer
     SCAN = "scan"  # the products of the recurrence (selective scan, chunked SSD, chunked delta rule)
+    # --- DeepSeek Sparse Attention (engine/dsa.py): the lightning indexer of each DSA layer
+    INDEXER_Q = "indexer_q"  # wq_b: r_q -> h_idx*d_idx, the indexer's queries from the query latent
+    INDEXER_K = "indexer_k"  # wk: d_model -> d_idx, the indexer's one shared key (cached per token)
+    INDEXER_NORM = "indexer_norm"  # k_norm: a LayerNorm (γ and β) over the indexer key
+    INDEXER_WEIGHTS = "indexer_weights"  # weights_proj: d_model -> h_idx, a weight per indexer head
+    INDEXER_SCORES = "indexer_scores"  # ReLU(q k^T) per head, then the head-weighted sum
     # --- the generic path (catalog/generic): a tensor whose module's class and name do not
     # make its role certain; its label is the module path
     GENERIC = "generic"
@@ -154,3 +160,14 @@ FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)
 # --- layer kinds: the weight matrices of state-space and linear-attention mixers
 MIXER_PROJECTIONS = (Role.MIXER_IN_PROJ, Role.MIXER_GATE_PROJ, Role.SSM_X_PROJ, Role.SSM_DT_PROJ, Role.MIXER_OUT_PROJ)
 MIXER_BLOCKS = (Block.SSM_MIXER, Block.LINEAR_ATTENTION, Block.SHORT_CONV)
+# --- DeepSeek Sparse Attention: products no gradient flows back through (forward FLOPs only in
+# training).  The lightning indexer runs under torch.no_grad in transformers (DeepseekV32Indexer);
+# DeepSeek-V3.2 §2.1.1 trains it with its own KL loss on a detached input, apart from the model's.
+NO_GRAD_ROLES = (
+    Role.UNUSED_OUTPUT,
+    Role.INDEXER_Q,
+    Role.INDEXER_K,
+    Role.INDEXER_NORM,
+    Role.INDEXER_WEIGHTS,
+    Role.INDEXER_SCORES,
+)

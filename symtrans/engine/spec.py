@@ -52,7 +52,7 @@ FRONTENDS = ("tokens", "patch", "conv1d", "wav2vec2")
 # --- layer kinds (issue 20): the token mixers a stack's layers may use, one registered class
 # each (``symtrans.engine.kinds``; tests/test_layer_kinds.py checks this list against the
 # registry).  ``Spec.mixers`` names the kinds of a stack, joined by "|".
-MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe")
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa", "attention_mamba2")
 
 # Sizes that every model needs, per family.
 _REQUIRED = {
@@ -110,12 +110,16 @@ MODEL_SIZES = (
     "n_feat",
     "d_proj",
     "n_ds",
+    "d_ad_in",
+    "d_ad_out",
+    "d_vout",
     # --- layer kinds (issue 20, ``symtrans.engine.kinds``)
     "N_attn",
     "N_ssm",
     "N_lin",
     "N_conv",
     "N_mlp",
+    "N_par",
     "d_inner",
     "d_state",
     "d_conv",
@@ -127,6 +131,11 @@ MODEL_SIZES = (
     "d_lk",
     "d_lv",
     "L_chunk",
+    # --- DeepSeek Sparse Attention (engine/dsa.py)
+    "N_dsa",
+    "h_idx",
+    "d_idx",
+    "k_idx",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -137,6 +146,7 @@ VISIONS = (
     "mistral3",
     "qwen2_5_vl",
     "qwen3_vl",
+    "llama4",
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
@@ -150,6 +160,7 @@ VISION_SIZES = {
     "mistral3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "m_vis", "n_feat"),
     "qwen2_5_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "t_vis", "m_vis"),
     "qwen3_vl": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "t_vis", "m_vis"),
+    "llama4": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_ad_in", "d_ad_out", "d_vout"),
     # dual encoders (engine/dual.py): the image tower beside an encoder-only text tower, both
     # mapped into a joint space d_proj wide
     "clip_dual": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "d_proj"),
@@ -165,6 +176,7 @@ _OPTIONAL_VISION_SIZES = {
     "mistral3": (),
     "qwen2_5_vl": ("d_proj",),
     "qwen3_vl": ("d_proj", "n_ds"),  # n_ds absent: no DeepStack mergers (deepstack_visual_indexes [])
+    "llama4": (),
     "paligemma": ("d_proj",),
     "idefics3": (),
 }
@@ -297,7 +309,9 @@ class Spec:
             projector) | ``qwen2_5_vl`` (Qwen2.5-VL: Qwen2-VL's layout with RMSNorms and a
             biased SwiGLU MLP) | ``qwen3_vl`` (Qwen3-VL: biased Conv3d, a learned position
             grid of P_vis rows, Qwen2-VL's blocks, a merger and n_ds DeepStack mergers;
-            Qwen3.5's tower is it without n_ds) | ``paligemma`` (PaliGemma: a SigLIP ViT and
+            Qwen3.5's tower is it without n_ds) | ``llama4`` (Llama 4: a CLIP-like ViT with a
+            bias-free unfold patch map, a pixel-shuffle adapter MLP and a bias-free projector) |
+            ``paligemma`` (PaliGemma: a SigLIP ViT and
             one biased linear projector) | ``idefics3`` (Idefics3 and SmolVLM: a SigLIP-shaped
             ViT without head and a pixel-shuffle connector, m_vis^2 d_vis -> d_model) |
             ``clip_dual`` / ``siglip_dual`` / ``siglip2_dual`` (CLIPModel / SiglipModel /
@@ -317,19 +331,27 @@ class Spec:
             ``mamba2`` (Dao & Gu 2024), ``gated_deltanet`` (Yang et al. 2024, as in
             Qwen3-Next), ``short_conv`` (LFM2's gated short convolution), ``mlp`` and
             ``moe`` (a layer of one FFN or one mixture of experts and no token mixer:
-            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``).  Each kind
+            Nemotron-H's "-" and "E" layers, with ``mixer_only``; counts ``N_mlp``, ``N_moe``),
+            ``attention_mamba2`` (attention and a Mamba 2 mixer side by side on the same normed
+            input, their outputs summed: Falcon-H1; count ``N_par``).  Each kind
             after the first has a count symbol (``N_attn``, ``N_ssm``, ``N_lin``, ``N_conv``); the first kind has the rest, N minus them, so any
             ``layer_types`` pattern closes with one count per kind (which layers are of
             which kind changes no count, only how many).  Mamba layers need d_inner,
             d_state, d_conv and dt_rank (Mamba 1) or h_ssm, g_ssm (Mamba 2, with
             L_chunk for its chunked scan); Gated DeltaNet needs h_lk, h_lv, d_lk, d_lv,
-            d_conv.
+            d_conv.  ``dsa`` (DeepSeek Sparse Attention, ``engine/dsa.py``) is multi-head
+            latent attention with its lightning indexer (h_idx heads of d_idx, top k_idx
+            keys; count symbol N_dsa); it needs mla and r_q.
         mixer_only: each layer is a norm and its mixer, without a feed-forward network
             (MambaForCausalLM, Mamba2ForCausalLM); d_ff and h are then not needed.
         ssm_bias: the Mamba in_proj and out_proj have biases (``use_bias``,
             ``mamba_proj_bias``); ssm_conv_bias: the mixer's conv1d has one
             (``use_conv_bias``, ``mamba_conv_bias``); for a short convolution, its
             in_proj, conv and out_proj all have one (LFM2's ``conv_bias``).
+        ssm_out_bias: the Mamba 2 out_proj's bias where it differs from in_proj's (Falcon-H1's
+            ``projectors_bias``); None: as ``ssm_bias``.
+        ssm_gated_norm: the Mamba 2 mixer's gated RMSNorm (d_inner weights) is built (false:
+            Falcon-H1's ``mamba_rms_norm`` off, an nn.Identity).
         ssm_inner_norms: Jamba's RMSNorms on dt (dt_rank), B and C (d_state each) inside
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
@@ -467,6 +489,8 @@ class Spec:
     ssm_bias: bool = False
     ssm_conv_bias: bool = True
     ssm_inner_norms: bool = False
+    ssm_out_bias: bool | None = None
+    ssm_gated_norm: bool = True
     attention_gate: bool = False
     ffn_act_params: int = 0
 
@@ -673,6 +697,8 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_bias": bool,
     "ssm_conv_bias": bool,
     "ssm_inner_norms": bool,
+    "ssm_out_bias": bool,
+    "ssm_gated_norm": bool,
     "attention_gate": bool,
     "ffn_act_params": int,
 }
@@ -687,6 +713,7 @@ _NONNEGATIVE_INTS = (
 )
 _NULLABLE = (
     "attention_bias",
+    "ssm_out_bias",
     "qkv_bias",
     "out_bias",
     "ffn_bias",
@@ -984,6 +1011,8 @@ MIXER_COUNTS = {
     "short_conv": "N_conv",
     "mlp": "N_mlp",
     "moe": "N_moe",
+    "attention_mamba2": "N_par",
+    "dsa": "N_dsa",
 }
 _MIXER_SIZES = {
     "attention": (),
@@ -993,14 +1022,20 @@ _MIXER_SIZES = {
     "short_conv": ("d_conv",),
     "mlp": ("d_ff",),
     "moe": ("d_ff", "E", "k"),
+    "attention_mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
+    "dsa": ("h_idx", "d_idx", "k_idx"),
 }
-_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "d_inner", "d_state", "d_conv", "dt_rank")
+_LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
 _LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+_LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
+# Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention and
+# Falcon-H1's attention beside Mamba 2.
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2")
 
 
 def _mixer_free(spec: Spec) -> tuple[str, ...]:
     free = ("d_ff",) if spec.mixer_only else ()
-    return free + (("h",) if "attention" not in mixer_kinds(spec) else ())
+    return free + (("h",) if not set(ATTENTION_KINDS) & set(mixer_kinds(spec)) else ())
 
 
 def _validate_mixers(spec: Spec) -> None:
@@ -1022,8 +1057,10 @@ def _validate_mixers(spec: Spec) -> None:
         raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
     uses = set(names)
     for name in ("ssm_inner_norms", "ssm_bias"):
-        if getattr(spec, name) and not uses & {"mamba", "mamba2"}:
+        if getattr(spec, name) and not uses & {"mamba", "mamba2", "attention_mamba2"}:
             raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
+    if (spec.ssm_out_bias is not None or not spec.ssm_gated_norm) and not uses & {"mamba2", "attention_mamba2"}:
+        raise InputError("ssm_out_bias and ssm_gated_norm apply to Mamba 2 mixers; mixers is " + spec.mixers)
     if spec.ssm_inner_norms and "mamba" not in uses:
         raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
     if names != ("attention",) and (spec.moe_first_dense or spec.moe_every != 1 or spec.share_layers != "none"):
@@ -1031,6 +1068,8 @@ def _validate_mixers(spec: Spec) -> None:
             "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
             "share_layers are not modelled for it): give N_moe"
         )
+    if "dsa" in uses and not spec.mla:
+        raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
     if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
@@ -1055,9 +1094,14 @@ def _validate_mixer_sizes(spec: Spec, v: dict[str, int]) -> None:
                 f"the {' + '.join(MIXER_COUNTS[n] for n in names[1:])} = {rest} layers of {', '.join(names[1:])} "
                 f"leave no {names[0]} layer of the N = {v['N']}"
             )
-    if "mamba2" in names and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
+    if "dsa" in names and "r_q" not in v:  # DeepseekV32Indexer.wq_b reads the query latent (q_lora_rank)
+        raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
+    if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
+        raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
+    mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
+    if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
-    if "mamba2" in names and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
+    if mamba2 and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
         raise InputError(f"g_ssm={v['g_ssm']} must divide h_ssm={v['h_ssm']} (heads share B and C by group)")
     if "gated_deltanet" in names and "h_lk" in v and "h_lv" in v and v["h_lv"] % v["h_lk"]:
         raise InputError(f"h_lk={v['h_lk']} must divide h_lv={v['h_lv']} (value heads share key heads)")

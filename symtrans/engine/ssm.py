@@ -139,8 +139,8 @@ class Mamba(LayerKind):
 
 class Mamba2(LayerKind):
     """Mamba 2: in_proj (d_model → 2·d_inner + 2·g_ssm·d_state + h_ssm: z, x, B, C, Δ),
-    conv1d over x, B, C, dt_bias, A_log and D (h_ssm each), the gated RMSNorm (d_inner),
-    out_proj (d_inner → d_model)."""
+    conv1d over x, B, C, dt_bias, A_log and D (h_ssm each), the gated RMSNorm (d_inner;
+    ``ssm_gated_norm``), out_proj (d_inner → d_model; its bias ``ssm_out_bias``, else ``ssm_bias``)."""
 
     name = "mamba2"
     title = "Mamba 2"
@@ -184,6 +184,8 @@ class Mamba2(LayerKind):
                 source=MAMBA2 + " (§6, SSD algorithm; mamba2_chunk_scan)",
             )
         )
-        steps += norm(spec, "gated RMSNorm", di, t, Role.MIXER_NORM, kind="rmsnorm")
-        steps += linear("out_proj", di, S.d_model, t, spec.ssm_bias, MAMBA2, role=Role.MIXER_OUT_PROJ)
+        if spec.ssm_gated_norm:  # Falcon-H1 may build an nn.Identity instead (mamba_rms_norm false)
+            steps += norm(spec, "gated RMSNorm", di, t, Role.MIXER_NORM, kind="rmsnorm")
+        out_bias = spec.ssm_bias if spec.ssm_out_bias is None else spec.ssm_out_bias
+        steps += linear("out_proj", di, S.d_model, t, out_bias, MAMBA2, role=Role.MIXER_OUT_PROJ)
         return Cost(name="Mamba 2 mixer", block=cls.block, steps=tuple(steps), source=MAMBA2)

@@ -24,7 +24,9 @@ from __future__ import annotations
 import sympy as sp
 
 from symtrans.engine import deltanet as _deltanet  # noqa: F401  (registers GatedDeltaNet)
+from symtrans.engine import dsa as _dsa  # noqa: F401  (registers SparseAttention)
 from symtrans.engine import ffn_layers as _ffn_layers  # noqa: F401  (registers MlpLayer, MoeLayer)
+from symtrans.engine import parallel as _parallel  # noqa: F401  (registers ParallelAttentionMamba2)
 from symtrans.engine import shortconv as _shortconv  # noqa: F401  (registers ShortConv)
 from symtrans.engine import ssm as _ssm  # noqa: F401  (registers Mamba, Mamba2)
 from symtrans.engine import symbols as S

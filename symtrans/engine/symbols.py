@@ -73,12 +73,16 @@ m_vis = SYMBOLS["m_vis"]
 n_feat = SYMBOLS["n_feat"]
 d_proj = SYMBOLS["d_proj"]
 n_ds = SYMBOLS["n_ds"]
+d_ad_in = SYMBOLS["d_ad_in"]
+d_ad_out = SYMBOLS["d_ad_out"]
+d_vout = SYMBOLS["d_vout"]
 # --- layer kinds (issue 20)
 N_attn = SYMBOLS["N_attn"]
 N_ssm = SYMBOLS["N_ssm"]
 N_lin = SYMBOLS["N_lin"]
 N_conv = SYMBOLS["N_conv"]
 N_mlp = SYMBOLS["N_mlp"]
+N_par = SYMBOLS["N_par"]
 d_inner = SYMBOLS["d_inner"]
 d_state = SYMBOLS["d_state"]
 d_conv = SYMBOLS["d_conv"]
@@ -90,6 +94,11 @@ h_lv = SYMBOLS["h_lv"]
 d_lk = SYMBOLS["d_lk"]
 d_lv = SYMBOLS["d_lv"]
 L_chunk = SYMBOLS["L_chunk"]
+# --- DeepSeek Sparse Attention (engine/dsa.py)
+N_dsa = SYMBOLS["N_dsa"]
+h_idx = SYMBOLS["h_idx"]
+d_idx = SYMBOLS["d_idx"]
+k_idx = SYMBOLS["k_idx"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

@@ -7,7 +7,12 @@ scores to them with a second bucketed table, stored once per encoder like T5's r
 ``has_relative_attention_bias``).  Local attention (§3.1.1, ``LongT5LocalAttention``) has exactly
 T5's weights.  Source: HF ``models/longt5/modeling_longt5.py`` (transformers 5.24).
 
-Units: parameters.  FLOPs are refused for both kinds (``long_rules.check_workload``).
+LED's Longformer encoder attention (Beltagy et al. 2020 §3.1: "we use two sets of projections,
+Q_s, K_s, V_s for sliding window attention, and Q_g, K_g, V_g for global attention") adds three
+biased d_model x d_model maps to every encoder self-attention layer (HF ``LEDEncoderSelfAttention``
+``query_global``, ``key_global``, ``value_global``): ``longformer_global_maps``.
+
+Units: parameters.  FLOPs are refused for these kinds (``long_rules.check_workload``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sympy as sp
 
 from symtrans.engine import symbols as S
 from symtrans.engine.cost import ONE, Cost, Matrix, Step
-from symtrans.engine.primitives import norm
+from symtrans.engine.primitives import linear, norm
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
@@ -51,3 +56,14 @@ def transient_global(spec: Spec, layers: sp.Expr) -> Cost:
         steps=(table,),
         children=(norms,),
     )
+
+
+def longformer_global_maps() -> list[Step]:
+    """The global-attention projections of one Longformer encoder layer: W_Q, W_K, W_V for the
+    global tokens, d_model -> d_model with bias each (3 d_model^2 + 3 d_model parameters); their
+    FLOPs depend on the global tokens and are refused (0 here)."""
+    source = "Beltagy et al. 2020 §3.1 (Longformer: Q_g, K_g, V_g); LEDEncoderSelfAttention"
+    steps: list[Step] = []
+    for label, role in (("query_global", Role.Q_PROJ), ("key_global", Role.K_PROJ), ("value_global", Role.V_PROJ)):
+        steps += linear(label, S.d_model, S.d_model, sp.Integer(0), True, source, role=role)
+    return steps

@@ -64,6 +64,10 @@ _QWEN3_VL = (
     "Qwen Team 2025 (Qwen3-VL: learned positions interpolated per image, DeepStack); HF Qwen3VLVisionModel "
     "(Qwen3VLVisionPatchEmbed, pos_embed, Qwen3VLVisionBlock, Qwen3VLVisionPatchMerger)"
 )
+_LLAMA4 = (
+    "Meta 2025 (Llama 4: early-fusion MetaCLIP-based vision encoder); HF Llama4VisionModel "
+    "(Llama4UnfoldConvolution, Llama4VisionEncoderLayer, Llama4VisionPixelShuffleMLP) and Llama4MultiModalProjector"
+)
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -87,6 +91,12 @@ def _conv(label: str, taps: sp.Expr, source: str, bias: bool = False) -> Step:
         source=source,
         input_grad=False,
     )
+
+
+def _positions_with_class(label: str, note: str, source: str) -> Step:
+    """A learned position table of P_vis + 1 rows of d_vis: one per patch and the class token's."""
+    rows = (S.P_vis + 1) * S.d_vis
+    return Step(label=label, role=Role.VISION, params=rows, weights=rows, note=note, source=source)
 
 
 def _positions(note: str, source: str) -> Step:
@@ -121,14 +131,7 @@ def clip_vision_tower(spec: Spec) -> Cost:
     emb = [
         Step(label="class token", role=Role.VISION, params=d, note="one learned d_vis vector", source=_CLIP),
         _conv("patch embedding (Conv2d p_vis x p_vis, stride p_vis)", S.C_vis * S.p_vis**2, _CLIP),
-        Step(
-            label="position table",
-            role=Role.VISION,
-            params=(S.P_vis + 1) * d,
-            weights=(S.P_vis + 1) * d,
-            note="one learned row per patch and one for the class token",
-            source=_CLIP,
-        ),
+        _positions_with_class("position table", "one learned row per patch and one for the class token", _CLIP),
     ]
     emb += _ln(spec, "pre_layrnorm", d)
     return Cost(
@@ -370,6 +373,39 @@ def qwen3_vl_tower(spec: Spec) -> list[Cost]:
     return [tower, merger]
 
 
+def llama4_tower(spec: Spec) -> list[Cost]:
+    """Llama 4's vision model (``vision_model``) and ``Llama4MultiModalProjector``.
+
+    Tower: C_vis p_vis^2 d_vis (Unfold + bias-free linear) + d_vis (class token) + (P_vis + 1)
+    d_vis (positional_embedding_vlm) + 4 d_vis (layernorm_pre, layernorm_post) + N_vis CLIP-style
+    layers (LayerNorms, biased q, k, v, o and fc1/fc2) + the pixel-shuffle adapter's bias-free
+    fc1 d_ff_vis x d_ad_in and fc2 d_ad_out x d_ad_out.  Projector: d_vout x d_model, bias-free.
+    """
+    d = S.d_vis
+    steps = [
+        _conv("patch embedding (Unfold p_vis x p_vis, bias-free linear)", S.C_vis * S.p_vis**2, _LLAMA4),
+        Step(label="class token", role=Role.VISION, params=d, note="one learned d_vis vector", source=_LLAMA4),
+        _positions_with_class(
+            "position table (positional_embedding_vlm)",
+            "one learned row per patch of the image_size x image_size tile and one for the class token",
+            _LLAMA4,
+        ),
+    ]
+    steps += _ln(spec, "layernorm_pre", d) + _ln(spec, "layernorm_post", d)
+    steps += _lin("adapter fc1 (after the pixel shuffle)", S.d_ff_vis, S.d_ad_in, False, _LLAMA4)
+    steps += _lin("adapter fc2", S.d_ad_out, S.d_ad_out, False, _LLAMA4)
+    tower = Cost(
+        name="vision tower (Llama 4)",
+        block=Block.VISION_TOWER,
+        steps=tuple(steps),
+        children=(_vit_layer(spec, False, _LLAMA4),),
+        note=_NO_IMAGES,
+        source=_LLAMA4,
+    )
+    proj = _lin("linear_1", S.d_vout, S.d_model, False, _LLAMA4)
+    return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_LLAMA4)]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -388,6 +424,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return idefics3_tower(spec)
     if spec.vision == "qwen3_vl":
         return qwen3_vl_tower(spec)
+    if spec.vision == "llama4":
+        return llama4_tower(spec)
     return []
 
 

@@ -183,6 +183,11 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(A + r"kv_a_proj_with_mqa", R.KV_DOWN, _ATT),
         Rule(A + r"kv_b_proj", R.KV_UP, _ATT),
         Rule(A + r"(?:q_a_layernorm|kv_a_layernorm)", R.LATENT_NORM, _ATT, VECTOR),
+        # DeepSeek Sparse Attention's lightning indexer (DeepseekV32Indexer; GLM-5 reuses it)
+        Rule(A + r"indexer\.wq_b", R.INDEXER_Q, _ATT),
+        Rule(A + r"indexer\.wk", R.INDEXER_K, _ATT),
+        Rule(A + r"indexer\.k_norm", R.INDEXER_NORM, _ATT, VECTOR),
+        Rule(A + r"indexer\.weights_proj", R.INDEXER_WEIGHTS, _ATT),
         Rule(L + r"mlp\.(?:fc1|c_fc)", R.FFN_UP, B.FFN),
         Rule(L + r"mlp\.(?:fc2|c_proj)", R.FFN_DOWN, B.FFN),
         Rule(L + r"feed_forward\.gate_proj", R.FFN_GATE, B.FFN),
@@ -285,6 +290,9 @@ def _vision_rules() -> tuple[Rule, ...]:
         Rule(r"multi_modal_projector", R.VISION, B.PROJECTOR, IN_OUT, leaf="mm_input_projection_weight"),
         Rule(r"visual\.merger\..*", R.VISION, B.PROJECTOR),
         Rule(r"visual\.deepstack_merger_list\..*", R.VISION, B.PROJECTOR),  # Qwen3-VL's DeepStack mergers
+        # Llama 4's vision_model: two bare parameters beside its children (its own naming below)
+        Rule(r"vision_model", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),
+        Rule(r"vision_model", R.VISION, B.VISION_TOWER, ROWS, leaf="positional_embedding_vlm"),
         Rule(r"(?:multi_modal_projector|connector)\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
@@ -611,6 +619,11 @@ def _bart_like(stacks: tuple[str, ...]) -> list[Rule]:
             Rule(P + r"self_attn\.k_proj", R.K_PROJ, self_att, stack=st),
             Rule(P + r"self_attn\.v_proj", R.V_PROJ, self_att, stack=st),
             Rule(P + r"self_attn\.out_proj", R.O_PROJ, self_att, stack=st),
+            # LED's encoder: Longformer self-attention (the global tokens' own maps too) and its output map
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:query|query_global)", R.Q_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:key|key_global)", R.K_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.longformer_self_attn\.(?:value|value_global)", R.V_PROJ, self_att, stack=st),
+            Rule(P + r"self_attn\.output", R.O_PROJ, self_att, stack=st),
             Rule(P + r"encoder_attn\.q_proj", R.Q_PROJ, B.CROSS_ATTENTION, stack=st),
             Rule(P + r"encoder_attn\.k_proj", R.K_PROJ, B.CROSS_ATTENTION, stack=st),
             Rule(P + r"encoder_attn\.v_proj", R.V_PROJ, B.CROSS_ATTENTION, stack=st),
@@ -736,7 +749,8 @@ MODEL_TYPES = {
         "llava qwen2_vl smollm3 olmo3 exaone4 gemma3 apertus cohere2 dots1 glm4_moe hunyuan_v1_dense minimax_m2 "
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
-        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm".split(),
+        "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
+        "qwen3_vl_moe".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),
@@ -746,7 +760,7 @@ MODEL_TYPES = {
         "bert",
     ),
     **dict.fromkeys("t5 mt5 umt5 longt5".split(), "t5"),
-    **dict.fromkeys("bart mbart pegasus marian whisper".split(), "bart"),
+    **dict.fromkeys("bart mbart pegasus marian whisper led".split(), "bart"),
     "opt": "opt",
     **dict.fromkeys("wav2vec2 hubert".split(), "wav2vec2"),
     "gpt_neox": "gpt_neox",
@@ -798,7 +812,7 @@ BNB_META = re.compile(r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_m
 
 _PREFIX = (
     r"(?:(?:model|transformer|bert|roberta|base_model\.model|_orig_mod|module|language_model|text_model|gpt_neox"
-    r"|backbone|distilbert|albert|electra|deberta|vit|wav2vec2|hubert)\.)*"
+    r"|backbone|distilbert|albert|electra|deberta|vit|wav2vec2|hubert|led)\.)*"
 )
 
 

@@ -11,6 +11,7 @@ Counts themselves never come from the forms: they are the real config's meta bui
 from __future__ import annotations
 
 import copy
+import json
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -126,10 +127,10 @@ def infer(
             modeling code refuses the config).
         key_symbols: key paths -> symbols (``symbols.key_symbols``).
     """
+    measure = _memo(measure)
     values = flatten(real_cfg)
     counts = {v for q, v in real_quantities.items() if q.startswith(("count:", "total:"))}
     layer_keys = _layer_keys(values, counts)
-    builds = 0
     # The baseline: few layers, as long as every quantity of the real build is still there.
     base_cfg, base_q = real_cfg, real_quantities
     if layer_keys:
@@ -140,7 +141,6 @@ def infer(
             for k in layer_keys:
                 trial = with_value(trial, k, min(values[k], r), True)
             try:
-                builds += 1
                 q = measure(trial)
             except InputError:
                 continue
@@ -164,7 +164,6 @@ def infer(
             if nv <= 0 or nv == v:
                 continue
             try:
-                builds += 1
                 q = measure(with_value(base_cfg, k, nv, k in layer_keys))
             except InputError:
                 continue
@@ -198,7 +197,6 @@ def infer(
         for k in pick:
             trial = with_value(trial, k, changed[k][0], k in layer_keys)
         try:
-            builds += 1
             checks.append((flatten(trial), measure(trial)))
         except InputError:
             continue
@@ -211,7 +209,6 @@ def infer(
         real_cfg, base_cfg, real_quantities, base_q, values, forms, symbols, layer_keys, measure, rng
     )
     checks += extra
-    builds += len(extra) + jointly["failed"]
     done = len(checks) - 1
     # A probe where some form is not a whole number (d_model*h_kv/h with h = 3*32 and
     # d_model = 4096) lies outside the forms' own domain (d_k = d_model/h assumes h | d_model,
@@ -236,7 +233,30 @@ def infer(
             forms[name] = None
     numeric = sorted(n for n, f in forms.items() if f is None)
     numeric += [f"structure:{k}" for k in jointly["structural"]]
-    return Inference(forms, symbols, values, done, builds, numeric)
+    return Inference(forms, symbols, values, done, measure.builds, numeric)
+
+
+def _memo(measure):
+    """``measure`` that builds each distinct config once (``.builds`` counts the builds):
+    probes of the key sets can name the same config (a layer key doubled with and without
+    per-layer lists, when it has none).  A refusal is remembered too."""
+    seen: dict[str, dict[str, int] | InputError] = {}
+
+    def once(cfg):
+        key = json.dumps(cfg, sort_keys=True, default=str)
+        if key not in seen:
+            once.builds += 1
+            try:
+                seen[key] = measure(cfg)
+            except InputError as e:
+                seen[key] = e
+        out = seen[key]
+        if isinstance(out, InputError):
+            raise out
+        return out
+
+    once.builds = 0
+    return once
 
 
 def _form_keys(form: sp.Expr, symbols: dict[str, sp.Symbol]) -> list[str]:
@@ -301,8 +321,21 @@ def _verify_real(real_cfg, base_cfg, real_q, base_q, values, forms, symbols, lay
     failed = 0
     ok_sets: list[set[str]] = []
     structural: set[str] = set()
+    real, base = (real_cfg, real_q), (base_cfg, base_q)
+    # Keys that decide how many modules of a kind there are: a layer count, or a key a
+    # count's form uses (first_k_dense_replace: doubled on a 4-layer copy, it leaves no MoE
+    # layer).  A probe that changes one runs at the real depth (a form fitted on the
+    # few-layer copy can miss what only a deeper stack has); any other runs on the
+    # few-layer copy, whose other keys are the real config's, so its tensors have the
+    # real shapes, and whose build costs a fraction of the real one (DeepSeek-V3: 4
+    # layers against 61).  The other config is the fallback when one refuses.
+    depth_keys = set(layer_keys)
+    for name, f in forms.items():
+        if f is not None and name.startswith(("count:", "total:")):
+            depth_keys.update(_form_keys(f, symbols))
     for keys, factor, cycle in key_sets[:cap]:
-        for cfg, ref in ((real_cfg, real_q), (base_cfg, base_q)) if base_cfg is not real_cfg else ((real_cfg, real_q),):
+        order = (real, base) if depth_keys & set(keys) else (base, real)
+        for cfg, ref in order if base_cfg is not real_cfg else (real,):
             cur = flatten(cfg)
             trial = cfg
             for k in keys:

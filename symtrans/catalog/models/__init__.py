@@ -47,11 +47,14 @@ from symtrans.catalog.models import (
     audio,
     dbrx,
     dense,
+    dsa,
     dual,
     encoders,
+    falcon_h1,
     gpt2_like,
     hybrids,
     jamba,
+    led,
     lfm2,
     llama,
     modernbert,
@@ -79,7 +82,10 @@ _MODULES = (
     dbrx,
     dual,
     nemotron_h,
+    dsa,
     audio,
+    falcon_h1,
+    led,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)

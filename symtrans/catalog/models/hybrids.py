@@ -40,8 +40,8 @@ def _attention_layers(r: Reader, n: int) -> int:
     return len({i for i in idx if 0 <= i < n})
 
 
-# The class defaults of the Mamba 2 keys, equal in BambaConfig and GraniteMoeHybridConfig.
-_MAMBA2_DEFAULTS: dict[str, Any] = {
+# The class defaults of the Mamba 2 keys, equal in BambaConfig, GraniteMoeHybridConfig and FalconH1Config.
+MAMBA2_DEFAULTS: dict[str, Any] = {
     "mamba_n_heads": 128,
     "mamba_n_groups": 1,
     "mamba_d_state": 256,
@@ -96,9 +96,10 @@ def _stack(r: Reader, d: int, n: int, n_attn: int) -> tuple[dict[str, int], str]
     return sizes, "mamba2|attention"
 
 
-def _mamba2(r: Reader, d: int, used: bool, sizes: dict[str, int]) -> dict[str, Any]:
-    """The Mamba 2 sizes of a BambaMixer (Bamba, GraniteMoeHybrid), added to ``sizes`` when
-    ``used`` (some layer is Mamba); the mixer's options (its biases).
+def mamba2_sizes(r: Reader, d_inner: int, used: bool, sizes: dict[str, int]) -> dict[str, Any]:
+    """The Mamba 2 sizes of a mixer ``d_inner`` wide (BambaMixer of Bamba and GraniteMoeHybrid:
+    mamba_expand x hidden_size; FalconH1Mixer: mamba_d_ssm), added to ``sizes`` when ``used``
+    (some layer is Mamba); the mixer's options (its in_proj / out_proj and conv biases).
 
     The config classes check mamba_n_heads x mamba_d_head = mamba_expand x hidden_size for
     every config (validate_architecture), so these are checked whatever the stack.
@@ -107,18 +108,14 @@ def _mamba2(r: Reader, d: int, used: bool, sizes: dict[str, int]) -> dict[str, A
         ConfigError: the heads do not divide d_inner, the head width disagrees, or the groups
             do not divide the heads (with a Mamba layer).
     """
-    d_inner = r.size("mamba_expand") * d
     heads = r.size("mamba_n_heads")
     if d_inner % heads:
-        raise ConfigError(
-            f"mamba_n_heads ({heads}) must divide mamba_expand x hidden_size ({d_inner}), as {r.cls} requires"
-        )
+        raise ConfigError(f"mamba_n_heads ({heads}) must divide the Mamba 2 width ({d_inner}), as {r.cls} requires")
     head = r.cfg.get("mamba_d_head", "auto")  # the config classes: "auto" is d_inner // mamba_n_heads
     head = d_inner // heads if head == "auto" else r.size("mamba_d_head")
     if head * heads != d_inner:
         raise ConfigError(
-            f"mamba_d_head x mamba_n_heads = {head} x {heads} must equal mamba_expand x hidden_size = {d_inner} "
-            f"({r.cls} requires it)"
+            f"mamba_d_head x mamba_n_heads = {head} x {heads} must equal the Mamba 2 width {d_inner} ({r.cls} requires it)"
         )
     groups = r.size("mamba_n_groups")
     if not used:
@@ -152,7 +149,7 @@ def read_bamba(r: Reader) -> Spec:
     n_attn = _attention_layers(r, n)
     sizes, mixers = _stack(r, d, n, n_attn)
     sizes["d_ff"] = r.size("intermediate_size")
-    opts = _mamba2(r, d, n_attn < n, sizes)
+    opts = mamba2_sizes(r, r.size("mamba_expand") * d, n_attn < n, sizes)
     if n_attn and r.flag("attention_bias"):
         opts["attention_bias"] = True
     if r.flag("mlp_bias"):
@@ -177,7 +174,7 @@ BAMBA = ModelType(
         "max_position_embeddings": 262144,
         "attention_bias": False,
         "mlp_bias": False,
-        **_MAMBA2_DEFAULTS,
+        **MAMBA2_DEFAULTS,
     },
     config_keys=keys(
         "attention_bias attention_dropout attn_layer_indices bos_token_id eos_token_id hidden_act hidden_size "
@@ -238,7 +235,7 @@ def read_granitemoehybrid(r: Reader) -> Spec:
     MLP alone.  The four muP multipliers scale activations only.
 
     Raises:
-        ConfigError: a malformed size or layer list; the Mamba 2 checks of ``_mamba2``;
+        ConfigError: a malformed size or layer list; the Mamba 2 checks of ``mamba2_sizes``;
             num_key_value_heads not dividing num_attention_heads; top-k above the experts; an
             FFN of no width (no experts and shared_intermediate_size 0).
     """
@@ -248,7 +245,7 @@ def read_granitemoehybrid(r: Reader) -> Spec:
     sizes, mixers = _stack(r, d, n, n_attn)
     experts = r.size("num_local_experts", zero_ok=True)
     shared = r.size("shared_intermediate_size", zero_ok=True)
-    opts = _mamba2(r, d, n_attn < n, sizes)
+    opts = mamba2_sizes(r, r.size("mamba_expand") * d, n_attn < n, sizes)
     if experts:
         k = r.size("num_experts_per_tok")
         if k > experts:
@@ -287,7 +284,7 @@ GRANITEMOEHYBRID = ModelType(
         "num_local_experts": 8,
         "num_experts_per_tok": 2,
         "shared_intermediate_size": 1024,
-        **_MAMBA2_DEFAULTS,
+        **MAMBA2_DEFAULTS,
     },
     config_keys=keys(
         "attention_bias attention_dropout attention_multiplier bos_token_id embedding_multiplier eos_token_id "

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from symtrans.catalog.models.dense import DenseLayout
+from symtrans.catalog.models.dsa import read_mla_moe
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_rotary_head, check_size, show, window_size
+from symtrans.catalog.reader import ConfigError, Reader, check_size, show, window_size
 from symtrans.engine.spec import Spec
 
 
@@ -644,83 +645,11 @@ HUNYUAN_V1_MOE = ModelType(
 )
 
 
-def read_glm4_moe_lite(r: Reader) -> Spec:
-    """GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's multi-head latent attention (engine/mla.py;
-    q_lora_rank null: one q_proj) and GLM's MoE layers where ``mlp_layer_types`` says "sparse"
-    (default: every layer but the first), each with n_routed_experts of moe_intermediate_size and
-    a shared MLP n_shared_experts x that wide; the router's e_score_correction_bias is a buffer.
-
-    Raises:
-        ConfigError: a malformed size or mlp_layer_types; top-k above E.
-    """
-    n = r.size("num_hidden_layers")
-    h = r.size("num_attention_heads")
-    if "num_key_value_heads" in r.cfg:  # a strict int field that MLA never reads
-        check_size("num_key_value_heads", r.cfg["num_key_value_heads"])
-    sizes: dict[str, int] = dict(
-        d_model=r.size("hidden_size"),
-        d_ff=r.size("intermediate_size"),
-        h=h,
-        N=n,
-        V=r.size("vocab_size"),
-        L_max=r.size("max_position_embeddings"),
-        r_kv=r.size("kv_lora_rank"),
-        d_nope=r.size("qk_nope_head_dim"),
-        d_rope=r.size("qk_rope_head_dim"),
-        d_v=r.size("v_head_dim"),
-    )
-    check_rotary_head(r, "qk_rope_head_dim", sizes["d_rope"])  # transformers validates it as head_dim
-    if r.given("q_lora_rank") or "q_lora_rank" not in r.cfg:
-        sizes["r_q"] = r.size("q_lora_rank")
-    else:
-        r.notes.append("q_lora_rank is null: queries use one q_proj (d_model x h*(d_nope + d_rope)), no compression")
-    types = r.cfg.get("mlp_layer_types")
-    if types is None:
-        types = ["dense"] + ["sparse"] * (n - 1)
-    elif not isinstance(types, list) or any(t not in ("dense", "sparse") for t in types):
-        raise ConfigError(f'mlp_layer_types must be a list of "dense" and "sparse", not {show(types)}')
-    elif len(types) < n:
-        raise ConfigError(f"mlp_layer_types has {len(types)} entries for num_hidden_layers {n}")
-    n_moe = types[:n].count("sparse")
-    opts: dict[str, Any] = {"mla": True}
-    if r.flag("attention_bias"):
-        opts["attention_bias"] = True
-    if n_moe:
-        E, k, expert_ff = r.size("n_routed_experts"), r.size("num_experts_per_tok"), r.size("moe_intermediate_size")
-        if k > E:
-            raise ConfigError(f"num_experts_per_tok ({k}) exceeds the {E} experts (n_routed_experts)")
-        sizes.update(E=E, k=k)
-        if n_moe == n:
-            sizes["d_ff"] = expert_ff
-        else:
-            sizes["N_moe"] = n_moe
-            if expert_ff != sizes["d_ff"]:
-                sizes["d_ff_e"] = expert_ff
-        shared = r.size("n_shared_experts", zero_ok=True) * expert_ff
-        if shared:
-            opts["n_shared_experts"] = 1
-            if shared != expert_ff:
-                sizes["d_ff_s"] = shared
-    r.notes.append("multi-head latent attention: the KV cache holds r_kv + d_rope elements per token and layer")
-    return Spec(
-        family="decoder-only",
-        sizes=sizes,
-        positional="rotary",
-        norm="rmsnorm",
-        bias=False,
-        ffn="swiglu",
-        final_norm=True,
-        norm_position="pre",
-        tie_output=r.flag("tie_word_embeddings"),
-        **opts,
-    )
-
-
 GLM4_MOE_LITE = ModelType(
     model_type="glm4_moe_lite",
     config_class="Glm4MoeLiteConfig",
     model_class="Glm4MoeLiteForCausalLM",
-    read=read_glm4_moe_lite,
+    read=read_mla_moe,  # catalog/models/dsa.py: DeepSeek-V3's MLA and MoE, no indexer
     defaults={
         "vocab_size": 154880,
         "hidden_size": 2048,
@@ -764,6 +693,68 @@ GLM4_MOE_LITE = ModelType(
 )
 
 
+def qwen_sparse_layers(r: Reader, n: int) -> int:
+    """Qwen3VLMoeTextDecoderLayer: a MoE layer where i is not in ``mlp_only_layers`` and
+    (i + 1) % ``decoder_sparse_step`` == 0 (the others are dense of ``intermediate_size``)."""
+    step = r.size("decoder_sparse_step")
+    k, only = r._lookup("mlp_only_layers")
+    only = [] if k is None or only is None else only  # missing or null: [] (Qwen3VLMoeTextConfig)
+    if not isinstance(only, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in only):
+        raise ConfigError(f"{k} must be a list of layer indices or null, not {show(only)}")
+    dense = set(only)
+    return sum(1 for i in range(n) if (i + 1) % step == 0 and i not in dense)
+
+
+# Qwen3-VL-MoE's language model (Qwen3VLMoeTextModel, transformers 5.24
+# models/qwen3_vl_moe/modeling_qwen3_vl_moe.py): Qwen3-MoE's layers (per-head q/k RMSNorms,
+# attention_bias on q, k, v and o, num_experts stacked SwiGLU experts of moe_intermediate_size,
+# a router E x d_model, no shared expert) without a sliding window; multimodal rotary
+# positions have no weights.  Only inside qwen3_vl_moe's text_config, whose own
+# tie_word_embeddings alone ties lm_head.
+QWEN3_VL_MOE_TEXT = ModelType(
+    model_type="qwen3_vl_moe_text",
+    config_class="Qwen3VLMoeTextConfig",
+    model_class="Qwen3VLMoeTextModel",
+    read=MoeLayout(
+        DenseLayout(attention_bias_key="attention_bias", options=(("qk_norm", "head"),), kv_null=False),
+        expert_ff_key="moe_intermediate_size",
+        moe_layers=qwen_sparse_layers,
+    ).read,
+    defaults={
+        "vocab_size": 151936,
+        "hidden_size": 2048,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": None,
+        "max_position_embeddings": 128000,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "decoder_sparse_step": 1,
+        "moe_intermediate_size": 1408,
+        "num_experts_per_tok": 4,
+        "num_experts": 60,
+        "mlp_only_layers": None,
+    },
+    config_keys=keys(
+        "attention_bias attention_dropout bos_token_id decoder_sparse_step eos_token_id head_dim hidden_act "
+        "hidden_size initializer_range intermediate_size max_position_embeddings mlp_only_layers "
+        "moe_intermediate_size num_attention_heads num_experts num_experts_per_tok num_hidden_layers "
+        "num_key_value_heads num_local_experts output_router_logits pad_token_id rms_norm_eps rope_parameters "
+        "router_aux_loss_coef tie_word_embeddings use_cache vocab_size"
+    ),
+    no_param_effect=no_effect(**MOE_NO_EFFECT, loss="router_aux_loss_coef"),
+    aliases={"num_local_experts": "num_experts"},
+    # Qwen/Qwen3-VL-30B-A3B-Instruct's text_config writes norm_topk_prob; Qwen3VLMoeTextConfig has
+    # no such field (Qwen3VLMoeTextTopKRouter always renormalises the top-k weights)
+    legacy_keys=keys("norm_topk_prob"),
+    pad_default=None,
+    text_only=True,
+    family="moe",
+)
+
+
 RECORDS = (
     OLMOE,
     GLM4_MOE,
@@ -775,4 +766,5 @@ RECORDS = (
     ERNIE4_5_MOE,
     HUNYUAN_V1_MOE,
     GLM4_MOE_LITE,
+    QWEN3_VL_MOE_TEXT,
 )

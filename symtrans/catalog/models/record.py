@@ -50,6 +50,8 @@ WHY: dict[str, str] = {
     "kv heads": "multi-head latent attention expands keys and values for all h heads: num_key_value_heads sets no shape",
     "l2 norm": "Llama 4's QK norm is an L2 norm without weights",
     "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
+    # --- DeepSeek Sparse Attention (catalog/models/dsa.py)
+    "topk": "DeepSeek Sparse Attention's top-k: how many keys each query reads (FLOPs, read as k_idx), no weights",
     # --- encoders (types-enc)
     "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
     "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",
@@ -60,6 +62,8 @@ WHY: dict[str, str] = {
     "4 x d_model MLP, weight-only LayerNorms and ALiBi without a position table (MosaicML's code honoured it)",
     "derived": "written by the config class from another key (GPTBigCode: 1 or n_head, from multi_query), "
     "which is what the model reads",
+    "text ties": "the wrapper's own tie flag, which its language model never reads: that model ties lm_head by "
+    "the text config's tie_word_embeddings alone",
     "image tokens": "which token ids stand for images or videos, how many per image, and which image "
     "features are kept: the placement of the vision tower's output, no weights",
     "unread copy": "a top-level copy of a text model size that the wrapper's modeling code never reads "
@@ -68,11 +72,13 @@ WHY: dict[str, str] = {
     "kernel": "which implementation of the same scan runs (CUDA kernels, mamba.py, associative scan, the chunk "
     "length of Mamba 2's chunked scan: FLOPs, read as L_chunk): no weights",
     "no dt_proj": "Mamba 2 has no dt_proj: the time-step rank is stored but shapes no weight",
+    "norm order": "whether a norm runs before or after its gate: the same weights",
     "unread": "read by no module transformers 5.x builds for this type (the layers are built without it)",
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
     "blocks": "LongT5's local radius and global block size: which tokens attend to which, no weights",
+    "longformer window": "Longformer's attention window per layer (LED): which tokens attend to which, no weights",
     # --- audio encoders (catalog/models/audio.py)
     "norm place": "where the norms run (after each sublayer, or before it with the encoder's norm after the "
     "last layer): the same norms, no weights added or removed",

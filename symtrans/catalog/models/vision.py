@@ -520,16 +520,19 @@ QWEN3_VL_DEEPSTACK_DEFAULT = (8, 16, 24)
 
 
 def qwen3_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:
-    """(sizes, Spec options, notes) of Qwen3-VL's vision model: tower, merger, DeepStack mergers.
+    """(sizes, Spec options, notes) of Qwen3-VL's vision model: tower, merger, DeepStack mergers
+    (``qwen3_vl`` and ``qwen3_vl_moe``, whose vision config and model are the same).
 
     Raises:
         ConfigError: a vision_config of another model_type, list-valued (non-square) patch
             sizes, a malformed size, or deepstack_visual_indexes that is not a list of integers.
     """
+    # Qwen3VLMoeVisionConfig / Qwen3VLMoeVisionModel (qwen3_vl_moe) are Qwen3-VL's, field for field
+    cls = "Qwen3VLMoeVision" if r.mt == "qwen3_vl_moe" else "Qwen3VLVision"
     vcfg, vr = _qwen_vision_reader(
         r,
-        "qwen3_vl",
-        ("Qwen3VLVisionConfig", "Qwen3VLVisionModel"),
+        r.mt if r.mt == "qwen3_vl_moe" else "qwen3_vl",
+        (f"{cls}Config", f"{cls}Model"),
         QWEN3_VL_VISION_DEFAULTS,
         "Qwen3-VL's vision model",
     )
@@ -552,6 +555,67 @@ def qwen3_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
         f"{len(deep)} DeepStack mergers (layers {deep}) feed the first language layers"
     )
     return sizes, {"vision": "qwen3_vl"}, notes
+
+
+# Llama4VisionConfig's defaults (transformers 5.x).
+LLAMA4_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "num_hidden_layers": 34,
+    "num_attention_heads": 16,
+    "num_channels": 3,
+    "intermediate_size": 5632,
+    "vision_output_dim": 7680,
+    "image_size": 448,
+    "patch_size": 14,
+    "projector_input_dim": 4096,
+    "projector_output_dim": 4096,
+}
+
+
+def llama4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Llama 4's vision model and multi-modal projector.
+
+    Raises:
+        ConfigError: a vision_config of another model_type, list-valued (non-square) image or
+            patch sizes, a malformed size, hidden_size not divisible by the heads (the attention
+            maps would be h * (d // h) wide: refused rather than counted as d), or an image
+            smaller than one patch (Llama4VisionRotaryEmbedding fails on an empty grid).
+    """
+    vcfg = _sub(r, "vision_config") or {}
+    vmt = vcfg.get("model_type", "llama4_vision_model")
+    if vmt != "llama4_vision_model":
+        raise ConfigError(
+            f"vision_config model_type {show(vmt)} is not supported inside llama4: symtrans counts Llama 4's own "
+            "vision model (llama4_vision_model) only"
+        )
+    vr = Reader(vcfg, "llama4_vision_model", ("Llama4VisionConfig", "Llama4VisionModel"), LLAMA4_VISION_DEFAULTS, {})
+    d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
+    if d % h:  # Llama4VisionAttention builds h * (d // h) wide maps and a head width its 2-D rotary table splits
+        raise ConfigError(
+            f"vision_config.num_attention_heads ({h}) does not divide hidden_size ({d}): Llama 4's vision attention "
+            "would be narrower than the tower, which symtrans does not count"
+        )
+    vit, side = _square_vit(vr, vcfg, "Llama4VisionAttention")
+    patch = vit["p_vis"]
+    if side < patch:
+        raise ConfigError(
+            f"vision_config.image_size ({side}) is smaller than patch_size ({patch}): no patch grid, which "
+            "Llama4VisionRotaryEmbedding cannot build"
+        )
+    sizes = dict(
+        vit,
+        d_ad_in=vr.size("projector_input_dim"),
+        d_ad_out=vr.size("projector_output_dim"),
+        d_vout=vr.size("vision_output_dim"),
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    notes.append(
+        f"vision tower: Llama 4 ViT, {sizes['N_vis']} layers of width {d}, {side // patch}^2 = {sizes['P_vis']} "
+        f"patches of {patch} x {patch} px per {side} px tile and a class token; a pixel-shuffle adapter "
+        f"({sizes['d_ff_vis']} -> {sizes['d_ad_in']}, {sizes['d_ad_out']} -> {sizes['d_ad_out']}) and a bias-free "
+        f"projector {sizes['d_vout']} -> d_model (multi_modal_projector_bias is never read)"
+    )
+    return sizes, {"vision": "llama4"}, notes
 
 
 def qwen3_5_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, Any], list[str]]:

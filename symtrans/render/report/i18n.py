@@ -10,7 +10,9 @@ published formulas' quantities and assumptions, the roofline's assumptions, the
 accelerators' sources and the shape walk's stages and operations.  Every number and
 formula, model names, the articles' quotes and titles, and the sources of the derivation's
 steps (citations) are the same in every language; so are the notes of a config.json
-(they carry the config's own values) and the train and deploy sections.
+(they carry the config's own values), the train section, and the assumptions, defaults and
+notes of the deploy sections (they carry the plan's own figures; the deploy sections' own
+prose, headings and table labels are translated).
 
 Catalogs: ``locale/<lang>/LC_MESSAGES/symtrans.po`` (edited by hand) compiled to
 ``symtrans.mo`` next to it (both shipped as package data; the standard library's

@@ -1,0 +1,42 @@
+"""K/V bytes per token and state bytes per sequence of the published hybrid configs of
+Granite 4.0-H, Nemotron 3 and Falcon-H1 (issue 21, build item 3), written out by hand from
+the configs' numbers and transformers 5.24's cache layout (a K and a V of h_kv x head_dim per
+attention layer and token; per Mamba 2 layer and sequence a conv window of
+(d_inner + 2 x n_groups x d_state) x d_conv and an SSM state of d_inner x d_state), at bf16
+(2 bytes).  tests/test_kv_cache_real.py checks the same layout against the tensors a real
+forward of each type's tiny model leaves in transformers' cache."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CONFIG_DIR
+
+from symtrans.accounting.memory import kv_cache_per_token, state_bytes_per_sequence
+from symtrans.catalog.hf_config import load_config
+from symtrans.engine.evaluate import exact
+
+BF16 = 2
+
+CASES = [
+    # granite-4.0-h-350m: attention at 4 of 32 layers, 4 KV heads of 768 / 12 = 64; 28 Mamba 2 layers
+    # of d_inner 48 x 32 = 1,536, 1 group of d_state 128, d_conv 4
+    ("granite-4.0-h-350m", 4 * 2 * 4 * 64 * BF16, 28 * ((1536 + 2 * 1 * 128) * 4 + 1536 * 128) * BF16),
+    # nemotron-3-nano-30b-a3b: 6 attention layers ('*'), 2 KV heads of 128; 23 Mamba 2 layers ('M') of
+    # d_inner 64 x 64 = 4,096, 8 groups of d_state 128, d_conv 4 (the 23 MoE layers keep nothing)
+    ("nemotron-3-nano-30b-a3b", 6 * 2 * 2 * 128 * BF16, 23 * ((4096 + 2 * 8 * 128) * 4 + 4096 * 128) * BF16),
+    # falcon-h1-tiny-90m-instruct: all 24 layers hold both, attention of 2 KV heads of 64 and Mamba 2 of
+    # d_inner 768 (mamba_d_ssm), 1 group of d_state 64, d_conv 4
+    ("falcon-h1-tiny-90m-instruct", 24 * 2 * 2 * 64 * BF16, 24 * ((768 + 2 * 1 * 64) * 4 + 768 * 64) * BF16),
+]
+
+
+@pytest.mark.parametrize(("name", "kv", "state"), CASES, ids=[c[0] for c in CASES])
+def test_published_hybrid_cache_and_state(name, kv, state):
+    spec, _name, _notes = load_config(CONFIG_DIR / f"{name}.json")
+    assert exact(kv_cache_per_token(spec, "bf16"), spec.values) == kv
+    assert exact(state_bytes_per_sequence(spec, "bf16"), spec.values) == state
+
+
+def test_the_figures_as_numbers():
+    # 4,096 / 11,411,456; 6,144 / 25,247,744; 12,288 / 2,531,328 bytes
+    assert [(kv, state) for _, kv, state in CASES] == [(4096, 11_411_456), (6144, 25_247_744), (12_288, 2_531_328)]

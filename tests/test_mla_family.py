@@ -1,0 +1,135 @@
+"""DeepSeek-V3.2 (deepseek_v32), GLM-5 (glm_moe_dsa) and Mistral 4 (mistral4): the published
+configs (tests/fixtures/configs, sources in SOURCES.md) against transformers 5.x built on the
+meta device, the lightning indexer's parameters and the sparse attention's FLOPs by hand
+(DeepSeek-V3.2 §2.1), and the decode cache against transformers' own cache tensors.
+
+The random draws (hypothesis), the key audit and FlopCounterMode on eager forwards (``--mask
+full``) are in tests/test_model_types.py; the re-save in tests/test_resave.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from symtrans.accounting.flops import flops_expr
+from symtrans.accounting.memory import kv_cache_per_token
+from symtrans.catalog.hf_config import spec_from_config
+from symtrans.engine.architectures import build
+from symtrans.engine.evaluate import exact
+
+# (fixture, parameters of the class on the meta device, the class)
+PUBLISHED = [
+    ("deepseek-v3.2-exp-shaped", 671_877_929_216, "DeepseekV32ForCausalLM"),
+    ("glm-5-fp8-aiconfigurator", 743_911_199_232, "GlmMoeDsaForCausalLM"),
+    ("glm-5.3-shaped", 743_377_000_704, "GlmMoeDsaForCausalLM"),
+    ("mistral-small-4-shaped", 118_972_826_624, "Mistral4ForCausalLM"),
+]
+
+
+@pytest.mark.parametrize(("name", "total", "cls"), PUBLISHED, ids=[n for n, _, _ in PUBLISHED])
+def test_published_configs_match_transformers(hf, read_fixture, name, total, cls):
+    cfg = read_fixture(name)
+    model = hf.build(cfg["model_type"], cfg)
+    assert type(model).__name__ == cls
+    assert hf.count(model) == total
+    spec, _ = spec_from_config(cfg, name)
+    assert exact(build(spec).params, spec.values) == total
+
+
+def test_indexer_parameters_by_hand(read_fixture):
+    """DeepseekV32Indexer per layer: wq_b 1536 x 64*128, wk 7168 x 128, k_norm γ and β (2 x 128),
+    weights_proj 7168 x 64 = 12,582,912 + 917,504 + 256 + 458,752 = 13,959,424; 61 layers:
+    851,524,864 above the same file read as DeepSeek-V3 (no indexer)."""
+    cfg = read_fixture("deepseek-v3.2-exp-shaped")
+    v3 = {k: v for k, v in cfg.items() if not k.startswith("index_")}
+    v3["model_type"] = "deepseek_v3"
+    counts = []
+    for c in (cfg, v3):
+        spec, _ = spec_from_config(c, "x")
+        counts.append(exact(build(spec).params, spec.values))
+    per_layer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+    assert per_layer == 13_959_424
+    assert counts[0] - counts[1] == 61 * per_layer == 851_524_864
+
+
+def test_glm_shared_layers_build_no_indexer(read_fixture):
+    """GLM-5.3's schedule (index_topk_freq 4, offset 3): layers 0, 1, 2, 6, 10, ..., 74 are full,
+    21 of 78 (GlmMoeDsaConfig.__post_init__); the 57 shared layers have no indexer, each
+    2048 x 32*128 + 6144 x 128 + 2 x 128 + 6144 x 32 = 9,371,904 parameters less than GLM-5's."""
+    full = [i for i in range(78) if max(i - 3 + 1, 0) % 4 == 0]
+    assert len(full) == 21 and full[:4] == [0, 1, 2, 6] and full[-1] == 74
+    per_layer = 2048 * 32 * 128 + 6144 * 128 + 2 * 128 + 6144 * 32
+    glm5, glm53 = (exact(build(s).params, s.values) for s, _ in (
+        spec_from_config(read_fixture("glm-5-fp8-aiconfigurator"), "x"),
+        spec_from_config(read_fixture("glm-5.3-shaped"), "x"),
+    ))  # fmt: skip
+    assert glm5 - glm53 == 57 * per_layer == 534_198_528
+
+
+TINY = dict(
+    model_type="deepseek_v32",
+    vocab_size=32,
+    hidden_size=16,
+    intermediate_size=24,
+    moe_intermediate_size=8,
+    num_hidden_layers=2,
+    first_k_dense_replace=1,
+    num_attention_heads=2,
+    num_key_value_heads=2,
+    q_lora_rank=6,
+    kv_lora_rank=5,
+    qk_nope_head_dim=3,
+    qk_rope_head_dim=2,
+    v_head_dim=4,
+    n_routed_experts=4,
+    num_experts_per_tok=2,
+    n_shared_experts=1,
+    n_group=1,
+    topk_group=1,
+    index_n_heads=2,
+    index_head_dim=4,
+    index_topk=3,
+    max_position_embeddings=64,
+)
+
+
+def test_sparse_attention_causal_flops_by_hand():
+    """--mask causal: the query at position p reads min(p, index_topk) keys (paper eq. 2), so
+    against index_topk >= L the scores and the weighted sum lose, per head and layer,
+    sum_p (p - min(p, 3)) pairs of 2*(d_nope + d_rope) + 2*d_v FLOPs; the indexer still
+    scores every causal key (unchanged)."""
+    B, L = 2, 10
+    sparse, _ = spec_from_config(TINY, "x")
+    dense, _ = spec_from_config({**TINY, "index_topk": L}, "x")
+    values = dict(B=B, L=L)
+    got = [exact(flops_expr(s, "forward", mask="causal"), {**s.values, **values}) for s in (dense, sparse)]
+    dropped = sum(p - min(p, 3) for p in range(1, L + 1))  # 0+0+0+1+2+...+7 = 28
+    assert dropped == 28
+    h, layers = 2, 2
+    assert got[0] - got[1] == B * h * layers * dropped * (2 * (3 + 2) + 2 * 4)
+
+
+def test_decode_cache_holds_the_latent_and_the_indexer_key(hf):
+    """transformers' DynamicIndexedLayer after a real forward: keys (B, 1, T, r_kv), values
+    (B, 1, T, d_rope) and indexer_keys (B, T, d_idx) per layer: (5 + 2 + 4) x 2 layers = 22
+    elements per token, 88 bytes in fp32, as symtrans's KV cache per token."""
+    torch = hf.torch
+    torch.manual_seed(0)
+    model = hf.model_class("deepseek_v32")(hf.config("deepseek_v32", {**TINY, "attn_implementation": "eager"})).eval()
+    T = 7
+    with torch.no_grad():
+        cache = model(input_ids=torch.ones(1, T, dtype=torch.long), use_cache=True).past_key_values
+    elements = sum(
+        layer.keys.numel() + layer.values.numel() + layer.indexer_keys.numel() for layer in cache.layers
+    )  # fmt: skip
+    assert elements == T * 22
+    spec, _ = spec_from_config(TINY, "x")
+    assert exact(kv_cache_per_token(spec, "fp32"), spec.values) == 88 == 4 * elements // T
+
+
+def test_null_query_rank_is_refused():
+    """DeepseekV32Indexer.wq_b reads q_lora_rank: a null rank cannot build (nn.Linear(None, ...))."""
+    from symtrans.catalog.reader import ConfigError
+
+    with pytest.raises(ConfigError, match="q_lora_rank"):
+        spec_from_config({**TINY, "q_lora_rank": None}, "x")
