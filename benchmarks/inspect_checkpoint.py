@@ -189,16 +189,19 @@ assert len(header) - ("__metadata__" in header) == len(names)
 print(json.dumps({"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
+# The two totals are read from the output's top level with a regex, not by parsing the
+# whole output: a json.loads of its 24 MB (89,497 rows) is the benchmark's check, not
+# the inspection, and cost this process 0.3 s and a dict per row.
 _WHOLE = r"""
-import json, resource, sys, io, contextlib
+import json, re, resource, sys, io, contextlib
 sys.path.insert(0, sys.argv[2])
 from symtrans.cli.main import main
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     code = main(["inspect", sys.argv[1], "--format", "json"])
-out = json.loads(buf.getvalue())
-print(json.dumps({"code": code, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  "stored_elements": out["stored_elements"], "tensors": out["tensors"]}))
+text = buf.getvalue()
+total = {k: int(re.search(r'^  "%s": (\d+),$' % k, text, re.M).group(1)) for k in ("stored_elements", "tensors")}
+print(json.dumps({"code": code, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, **total}))
 """
 
 

@@ -42,12 +42,13 @@ def meta_count(class_name: str, cfg: dict) -> int:
 # layers of a stack, the generic path groups layers by module class; totals agree (and equal the
 # meta count in tests/test_moe_types.py), the closed forms are not yet mapped.  (GLM-4.5-Air maps
 # since issue 22's joint probes: its forms that a dense-first-layers change refutes stay numeric.)
-# The T5 family's untied checkpoints (mT5, UMT5: tie_word_embeddings false): the curated record counts
+# The T5 family's untied checkpoints (mT5, UMT5, LongT5: tie_word_embeddings false): the curated record counts
 # the lm_head that from_pretrained keeps (tests/hf_reference.reference_total adds it to the meta count),
 # the generic path the fresh 5.x model, whose config class forces tying: totals differ by d_model x V.
 KNOWN_GAPS = {
     "mt5-small",
     "umt5-xxl-comfyui",
+    "long-t5-tglobal-base-16384-book-summary",  # 247,587,456 - 222,913,152 = 24,674,304 = 32,128 x 768
     "qwen2-vl-7b",
     "ai21-jamba-1.5-mini",
     "qwen3-coder-next",

@@ -763,3 +763,34 @@ def test_qwen2_moe_saved_with_window_off(tmp_path):
     shared = sum(e.logical for e in ins.entries if e.name.split(".mlp.")[-1].startswith("shared_expert"))
     d, w, n = 64, 48, 2  # 3 maps of d_model x d_ff_s and the d_model -> 1 gate, per layer
     assert shared == n * (3 * d * w + d)
+
+
+def test_json_rows_are_the_standard_encoders(tmp_path):
+    """``inspect --format json`` writes its tensor rows straight as text (issue 26:
+    ``cli/inspect._row_lines``, no dict per tensor); each line must be exactly what the
+    standard library's ``json.dumps`` writes for that row of ``Inspection.to_json()``,
+    also for names that need escaping and for rows with "represents", "quantization"
+    and "why" (GPTQ-packed matrices, buffers, unknown leaves)."""
+    from symtrans.cli.inspect import _json_text, _row_lines
+
+    d, _, _ = quantized_llama(tmp_path, "gptq")
+    odd = tmp_path / "odd.safetensors"
+    names = [
+        "model.embed_tokens.weight",
+        'model.layers.0.self_attn.q_proj.weight "quoted" \\ back',
+        "model.layers.0.mlp.up_proj.wëight",
+        "model.layers.1.input_layernorm.weight\x7f",
+        "ctl\x01.bias",
+        "model.rotary_emb.inv_freq",
+        "model.layers.0.mlp.up_proj.lora_A",
+    ]
+    header = {n: {"dtype": "F16", "shape": [2, 4], "data_offsets": [16 * i, 16 * i + 16]} for i, n in enumerate(names)}
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)
+    odd.write_bytes(struct.pack("<Q", len(raw)) + raw + bytes(16 * len(names)))
+    for path, extra in ((d, '"represents"'), (odd, '"why"')):
+        ins = inspect(str(path))
+        want = [json.dumps(row) for row in ins.to_json()["tensor_list"]]
+        assert _row_lines(ins.entries) == want
+        assert any(extra in w for w in want)
+        assert _json_text(ins.to_json(tensor_list=False), ins.entries) == _json_text(ins.to_json())

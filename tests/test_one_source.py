@@ -325,16 +325,23 @@ def test_the_flops_scan_finds_the_reads_of_the_old_decode_sums():
     assert len(_sum_reads(old)) == 8, _sum_reads(old)
 
 
-# Training activations count the layers of each stack off the tree (memory._stack_layers: the
-# multiplicities of its LAYER / FFN_SUBLAYER children, MoE or not) instead of has("N") and
-# _layer_counts(spec).  Left: decoder_symbols(), the decoder's own size names substituted into
-# the per-layer formula (_layer_activations still states the saved tensors from Spec options).
-LAYER_COUNTS = ("_activations_total", "_stack_layers")
+# Training activations count the layers of each stack off the tree (engine/saved.py's
+# _stack_layers: the multiplicities of its LAYER / FFN_SUBLAYER children, MoE or not) instead of
+# has("N") and _layer_counts(spec).  Left: decoder_symbols(), the decoder's own size names
+# substituted into the per-layer formula (layer_saved_bytes states the saved tensors in engine/).
+LAYER_COUNTS = ("training_saved_bytes", "_stack_layers")
 
 
 def test_training_activations_take_their_layer_counts_from_the_tree():
-    found = [h for code in _code("accounting/memory.py", LAYER_COUNTS) for h in _rebuilds(code, strict=True)]
+    found = [h for code in _code("engine/saved.py", LAYER_COUNTS) for h in _rebuilds(code, strict=True)]
     assert [h for h in found if "decoder_symbols()" not in h] == []
+
+
+def test_memory_sums_the_saved_activations_the_engine_states():
+    # issue 20: memory.py reads no Spec option to rebuild a layer's saved tensors (norm, qk_norm,
+    # mla, ffn, is_moe, mixers, ...); engine/saved.py states them.  The strict scan leaves only
+    # ALLOWED_READS: family (where the prompt goes), lm_head, and the workload checks.
+    assert _rebuilds(_code("accounting/memory.py", None)[0], strict=True) == []
 
 
 def test_the_layer_count_scan_finds_the_old_reads():

@@ -48,7 +48,7 @@ from symtrans.accounting.hardware import MIN_UTILISATION, Accelerator, fraction
 from symtrans.base.errors import InputError
 from symtrans.engine.architectures import build
 from symtrans.engine.evaluate import exact
-from symtrans.engine.roles import Role
+from symtrans.engine.roles import VISION_BLOCKS, Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from symtrans.accounting.quantization import Quantization
@@ -494,7 +494,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             raise InputError(f"--activation-reserve must be zero or a positive number of bytes, not {reserve!r}")
         reserve += sum(engine_terms.values())
 
-    if spec.vision != "none" and o.activation_reserve is None:
+    if o.activation_reserve is None and any(c.block in VISION_BLOCKS for c in build(spec).children):
         # vLLM's profiling run also encodes dummy images of the processor's largest feature size
         # (vllm/v1/worker/gpu_model_runner.py, profile_run: 'Encoder cache will be initialized with a budget of
         # ... tokens, and profiled with N image items'); that size is the image processor's, not config.json's

@@ -10,9 +10,10 @@
 * ZeRO stages 1-3 over N_d data-parallel ranks partition optimizer states, then
   gradients, then weights (ZeRO §5, Figure 1).  Figures are per rank.
 * Activations per layer after Korthikanti et al. 2022 §4.1 (s·b·h·(34 + 5·a·s/h) bytes
-  at 16 bits for GPT), re-derived from the model's own options: every tensor autograd
-  saves for the backward pass is listed with its width (GQA's narrower K and V, d_ff,
-  gated FFNs, norms or none, QK-norm, MoE's k experts).
+  at 16 bits for GPT), as the engine states them (``engine.saved``): every tensor autograd
+  saves for the backward pass with its width (GQA's narrower K and V, d_ff, gated FFNs,
+  norms or none, QK-norm, MoE's k experts); this module sums them and reads no Spec
+  option to rebuild a layer.
   Selective recomputation and FlashAttention drop the terms in a·s² (the score
   matrices); full recomputation keeps only each layer's input, 2·s·b·d_model.
 * KV cache and state: summed over the Cost tree's steps (``Step.cache`` per token,
@@ -36,10 +37,10 @@ from symtrans.accounting.dtypes import DTYPES, TRAINING_DTYPES, DType, get_dtype
 from symtrans.accounting.hardware import fraction
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
-from symtrans.engine.architectures import build, decoder_symbols
-from symtrans.engine.components import attention_pairs, dims
+from symtrans.engine.architectures import build
 from symtrans.engine.conventions import RECOMPUTE, choice
 from symtrans.engine.roles import Block
+from symtrans.engine.saved import inference_saved_bytes, layer_saved_bytes, training_saved_bytes
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
@@ -326,122 +327,6 @@ def kv_bytes_moved(spec: Spec, values: dict, l_pre: int, t_gen: int, kv_dtype: s
     return total * b
 
 
-def _layer_activations(
-    spec: Spec,
-    b: sp.Expr,
-    s: sp.Expr,
-    a_bytes: sp.Expr,
-    dropout: bool,
-    scores: bool,
-    cross_src: sp.Expr | None = None,
-    moe: bool = False,
-    tp: sp.Expr | int = 1,
-    sp_on: bool = False,
-    mixer: bool = True,
-    ffn: bool = True,
-) -> sp.Expr:
-    """Bytes one layer saves for its backward pass (Korthikanti et al. 2022 §4.1, per tensor).
-
-    On one of ``tp`` tensor-parallel ranks (Korthikanti et al. 2022 §4.2.1-4.2.2, Table 2):
-    the tensors inside the attention and FFN blocks (Q, K, V, scores, the FFN's inner
-    width, W_O's input) are split over tp; the d_model-wide ones outside them (norm inputs,
-    the blocks' inputs, dropout masks, router logits) are replicated, or split too under
-    sequence parallelism (``sp_on``).  tp = 1: the whole layer.
-
-    ``a_bytes`` per activation element (2 at 16 bits), 1 byte per dropout-mask element;
-    ``scores`` keeps the a·s² terms (off under FlashAttention or selective recomputation).
-    Eager attention stores the full s x s score matrices even under a causal mask
-    (masked entries are zeros, not absent), so the pairs are the full square.
-    ``mixer`` / ``ffn`` False leave out the attention half (with its norm) / the FFN half
-    (with its norm and dropout mask), for a stack of layer kinds (``_mixer_stack_activations``).
-    """
-    D = dims(spec)
-    d = D.d_model
-    t = b * s
-    mask_b = sp.Integer(1) if dropout else sp.Integer(0)
-    norms = 0 if spec.norm == "none" else 1
-    inner = sp.Integer(1) / tp  # share of a tensor-parallel split tensor on one rank
-    rep = inner if sp_on else sp.Integer(1)  # share of a d_model-wide tensor outside the blocks
-
-    def attn(q_tokens, kv_tokens, q_len, kv_len):
-        pairs = attention_pairs(q_len, kv_len, "full")
-        x = a_bytes * q_tokens * D.h * D.d_k  # Q, saved for Q K^T
-        x += a_bytes * kv_tokens * D.h_kv * D.d_k  # K, saved for Q K^T
-        x += a_bytes * kv_tokens * D.h_kv * D.d_v  # V, saved for scores V
-        if spec.qk_norm != "none":
-            x += a_bytes * (q_tokens * D.h + kv_tokens * D.h_kv) * D.d_k  # inputs of the QK norms
-        if spec.mla:  # --- types-moe: the latents, inputs of W_UQ and W_UKV (MLA, DeepSeek-V2 §2.1)
-            x += a_bytes * kv_tokens * S.r_kv + (a_bytes * q_tokens * S.r_q if spec.has("r_q") else 0)
-        if scores:
-            x += a_bytes * b * D.h * pairs  # softmax output
-            if dropout:
-                x += mask_b * b * D.h * pairs + a_bytes * b * D.h * pairs  # dropout mask and output
-        x += a_bytes * q_tokens * D.h * D.d_v  # input of W_O
-        # input of W_Q (and of W_K, W_V for self-attention); dropout mask after W_O
-        return inner * x + rep * (a_bytes * q_tokens * d + mask_b * q_tokens * d)
-
-    total = attn(t, t, s, s) + rep * norms * a_bytes * t * d if mixer else sp.Integer(0)
-    if not ffn:
-        return total
-    if cross_src is not None:  # K and V come from the encoder output, stored once for all layers (not counted)
-        total += attn(t, b * cross_src, s, cross_src) + rep * norms * a_bytes * t * d
-    width = S.d_ff_e if moe and spec.has("d_ff_e") else D.d_ff  # a routed expert's own width (types-moe)
-    if spec.ffn == "mlp":
-        wide = 2 * a_bytes * t * width  # activation input, and input of W_2
-    else:
-        wide = 4 * a_bytes * t * width  # gate out, act(gate), up out, and input of W_down
-    ffn = rep * a_bytes * t * d + inner * wide
-    if moe:  # k experts' copies of the input and their inner terms; router logits
-        ffn = S.k * ffn + rep * a_bytes * t * S.E
-    total += ffn + rep * (mask_b * t * d + norms * a_bytes * t * d)
-    return total
-
-
-def _mixer_stack_activations(spec: Spec, b: sp.Expr, s: sp.Expr, a_bytes: sp.Expr, scores: bool) -> sp.Expr:
-    """Inference activation bytes of one layer of a stack of layer kinds (``Spec.mixers``:
-    Mamba, Mamba 2, Gated DeltaNet, short convolution, attention), following the Cost
-    tree's layers (``engine.stack.hybrid_layers``) instead of assuming attention + FFN.
-
-    Per layer kind, for b·s tokens at ``a_bytes`` per element:
-
-    * attention: the attention half of ``_layer_activations`` (Q, K, V, W_O's input, its
-      norm input; the scores only with eager attention);
-    * any other kind: the layer's input (its norm's input, d_model) plus the output of
-      every linear map of the kind's mixer, read from the tree (``Step.matrices``: an
-      nn.Linear d_in -> d_out is ``Matrix(count, d_out, d_in)``, so Σ count·d_out).  Mamba:
-      in_proj 2·d_inner, x_proj dt_rank + 2·d_state, dt_proj d_inner, out_proj d_model.
-      Assumption: the depthwise convolution, the scan and the gating are element-wise on
-      those tensors and fused (the mamba_ssm kernels causal_conv1d and selective_scan,
-      Gu & Dao 2023 §3.3.2: the expanded state is never materialised in HBM), so they add
-      no tensor wider than the ones counted; the state itself is the cache's
-      (``state_bytes_per_sequence``), not an activation.
-
-    The layer's activation is the largest kind's (Max over the kinds of the stack), plus
-    the FFN half of ``_layer_activations`` (routed-expert width for an MoE stack) unless
-    the stack has no FFN (``mixer_only``: Mamba, Mamba 2).  An estimate of the transient
-    working set, like the attention-only one; counted in bytes.
-    """
-    from symtrans.engine.stack import kind_counts
-
-    t = b * s
-    norms = 0 if spec.norm == "none" else 1
-    per_kind = []
-    for k, _count in kind_counts(spec):
-        if k.name == "attention":
-            per_kind.append(_layer_activations(spec, b, s, a_bytes, False, scores, ffn=False))
-            continue
-        if k.name in ("mlp", "moe"):  # a layer of one FFN (Nemotron-H): the FFN half alone, its k experts
-            per_kind.append(_layer_activations(spec, b, s, a_bytes, False, scores, moe=k.name == "moe", mixer=False))
-            continue
-        cost = k.mixer(spec, b, s, s, "causal", False)
-        outs = sp.Add(*[m.count * m.rows for _p, _n, st in cost.walk() for m in st.matrices if not m.lookup])
-        per_kind.append(a_bytes * t * (norms * S.d_model + outs))
-    total = per_kind[0] if len(per_kind) == 1 else sp.Max(*per_kind)
-    if spec.mixer_only:
-        return total
-    return total + _layer_activations(spec, b, s, a_bytes, False, scores, moe=spec.is_moe, mixer=False)
-
-
 def activations_per_layer(
     spec: Spec,
     batch: sp.Expr = S.B,
@@ -469,50 +354,7 @@ def activations_per_layer(
     if recompute == "full":
         return a * batch * seq_len * S.d_model
     keep_scores = not flash_attention and recompute != "selective"
-    return _layer_activations(spec, batch, seq_len, a, dropout, keep_scores)
-
-
-def _activations_total(spec: Spec, batch, seq, a, recompute, flash, dropout, src=None) -> tuple[sp.Expr, sp.Expr]:
-    """(per decoder-or-encoder layer, whole model) activation bytes for training."""
-    keep = not flash and recompute != "selective"
-    if recompute == "full":
-        if spec.family == "encoder-decoder":
-            n_enc, n_dec = sum(_stack_layers(spec, Block.ENCODER)), sum(_stack_layers(spec, Block.DECODER))
-            per = a * batch * seq * S.d_model
-            return per, n_enc * a * batch * src * S.d_model + n_dec * per
-        per = a * batch * seq * S.d_model
-        return per, S.N * per + _head_activations(spec, batch, seq, a)
-    if spec.family == "encoder-decoder":
-        n_enc, n_dec = sum(_stack_layers(spec, Block.ENCODER)), sum(_stack_layers(spec, Block.DECODER))
-        enc = _layer_activations(spec, batch, src, a, dropout, keep)
-        dec = _layer_activations(spec, batch, seq, a, dropout, keep, cross_src=src).xreplace(decoder_symbols(spec))
-        return dec, n_enc * enc + n_dec * dec + _head_activations(spec, batch, seq, a)
-    per = _layer_activations(spec, batch, seq, a, dropout, keep)
-    dense_n, moe_n = _stack_layers(spec, Block.DECODER)
-    if moe_n != 0:
-        moe_per = _layer_activations(spec, batch, seq, a, dropout, keep, moe=True)
-        return moe_per, dense_n * per + moe_n * moe_per + _head_activations(spec, batch, seq, a)
-    return per, S.N * per + _head_activations(spec, batch, seq, a)
-
-
-def _stack_layers(spec: Spec, stack: Block) -> tuple[sp.Expr, sp.Expr]:
-    """(layers with a dense FFN or none, layers with a mixture of experts) of the tree's
-    ``stack``, as the tree states them: the multiplicities of its ``Block.LAYER`` children
-    (N, N_enc, N_dec; N - N_moe and N_moe), or in a stack of layer kinds, whose FFN halves
-    are children of their own, of its ``Block.FFN_SUBLAYER`` children."""
-    dense, moe = [], []
-    for top in build(spec).blocks_of(stack):
-        halves = [c for c in top.children if c.block == Block.FFN_SUBLAYER]
-        for layer in halves or [c for c in top.children if c.block == Block.LAYER]:
-            (moe if any(layer.blocks_of(Block.MOE)) else dense).append(top.multiplicity * layer.multiplicity)
-    return sp.Add(*dense), sp.Add(*moe)
-
-
-def _head_activations(spec: Spec, batch, seq, a) -> sp.Expr:
-    """The LM head's saved input (a·s·b·d_model) and fp32 logits for the loss (4·s·b·V)."""
-    if not spec.lm_head or spec.family == "encoder-only":
-        return sp.Integer(0)
-    return (a * batch * seq * S.d_model + 4 * batch * seq * S.V).xreplace(decoder_symbols(spec))
+    return layer_saved_bytes(spec, batch, seq_len, a, dropout, keep_scores)
 
 
 def memory_terms(
@@ -595,7 +437,7 @@ def memory_terms(
     out: dict[str, sp.Expr] = {}
     if mode == "training":
         out.update(model_state_bytes(params, dtype, optimizer, zero_stage, dp))
-        per_layer, acts = _activations_total(spec, b, s, a, recompute, flash_attention, dropout, src)
+        per_layer, acts = training_saved_bytes(spec, b, s, a, recompute, flash_attention, dropout, src)
         out["activations_bytes"] = acts
         out["kv_cache_bytes"] = sp.Integer(0)
         out["kv_cache_bytes_per_token"] = per_token
@@ -616,15 +458,7 @@ def memory_terms(
         out["gradients_bytes"] = sp.Integer(0)
         out["optimizer_bytes"] = sp.Integer(0)
         keep_scores = eager_attention and not flash_attention
-        if spec.mixers != "attention":  # a stack of layer kinds: follow its Cost tree's layers
-            per_layer = _mixer_stack_activations(spec, b, s, a, keep_scores)
-        else:
-            per_layer = _layer_activations(spec, b, s, a, False, keep_scores, moe=spec.is_moe, cross_src=src)
-        logits = (
-            4 * b * S.V.xreplace(decoder_symbols(spec))
-            if spec.family != "encoder-only" and spec.lm_head
-            else sp.Integer(0)
-        )
+        per_layer, logits = inference_saved_bytes(spec, b, s, a, keep_scores, src)
         out["activations_bytes"] = per_layer + logits
         out["kv_cache_bytes"] = kv_cache_bytes(spec, b, s, kv_dtype, src)
         out["kv_cache_bytes_per_token"] = per_token

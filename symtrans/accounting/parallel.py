@@ -24,7 +24,7 @@ Memory of one device (bytes):
   /dp_shard under ZeRO-1/2/3 or Megatron's distributed optimizer;
   dp_shard = dp x cp for dense parameters (Megatron shards over the data-parallel group
   with context parallelism) and dp x cp / ep for the routed experts (expert data parallelism);
-* activations: per layer ``memory._layer_activations`` on one tensor-parallel rank
+* activations: per layer ``engine.saved.layer_saved_bytes`` on one tensor-parallel rank
   (Korthikanti et al. 2022 Table 2: with GPT's shapes sbh(10 + 24/t + 5as/(ht)) under
   TP, sbh(34/t + 5as/(ht)) with SP, the a·s² terms dropped under selective recomputation,
   the layer input 2sbh (/t with SP) under full recomputation), at s/cp tokens under
@@ -46,13 +46,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symtrans.accounting.memory import _layer_activations
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import build, decoder_symbols
 from symtrans.engine.cost import Cost, Node, Step
 from symtrans.engine.evaluate import exact_rational
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
+from symtrans.engine.saved import layer_saved_bytes
 from symtrans.engine.simplify import closed_form
 from symtrans.engine.spec import Spec
 
@@ -530,7 +530,7 @@ def activation_terms(spec: Spec, values: dict, lay: Layout, stage: str) -> list[
     per_layer = []
     for layer, mult in _layer_groups(spec):
         moe = _is_moe_layer(layer)
-        full = _layer_activations(spec, b, s, sp.Integer(2), lay.dropout, keep_scores, moe=moe, tp=t, sp_on=sp_on)
+        full = layer_saved_bytes(spec, b, s, sp.Integer(2), lay.dropout, keep_scores, moe=moe, tp=t, sp_on=sp_on)
         per_layer.append((mult, full))
     n_layers = sp.Add(*[mu for mu, _ in per_layer])
     if lay.recompute == "full":

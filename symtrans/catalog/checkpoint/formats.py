@@ -126,7 +126,7 @@ def need(module: str):
         ) from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredTensor:
     """One stored tensor, from its header entry.
 

@@ -26,7 +26,7 @@ from symtrans.catalog.checkpoint.quant import Scheme, unpack
 from symtrans.engine.roles import Block, Role
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One stored tensor, classified.
 
@@ -84,8 +84,42 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match
     # modules with bitsandbytes 4-bit state, found once (a scan of each weight's siblings per weight)
     bnb4 = {m.module for m in matches if m.leaf.startswith("weight.quant_state")}
     out = []
+    append = out.append
+    gguf = ck.format == "gguf"
     for t, m in zip(ck.tensors, matches):
         rule = m.rule
+        leaf = m.leaf
+        if (  # the usual tensor, a named module's weight or bias: built positionally (Entry's field
+            # order), without the keyword dict below (0.3 s for 90,000 tensors); else the cases below
+            rule is not None
+            and rule.leaf is None
+            and not rule.buffer
+            and leaf in PARAM_LEAVES
+            and leaf not in BUFFER_LEAVES
+            and not (leaf == "weight" and m.module in bnb4)
+            and not gguf
+        ):
+            append(
+                Entry(
+                    t,
+                    Kind.PARAMETER,
+                    rule.role,
+                    rule.block,
+                    rule.stack,
+                    m.layer,
+                    m.expert,
+                    PARAM_LEAVES[leaf],
+                    rule.layout,
+                    rule.fused,
+                    rule.part,
+                    rule.alias,
+                    t.shape,
+                    t.elements,
+                    "",
+                    "",
+                )
+            )
+            continue
         base = dict(
             tensor=t,
             role=rule.role if rule else None,
@@ -99,7 +133,6 @@ def classify(ck: Checkpoint, family: Family, scheme: Scheme, matches: list[Match
             alias=rule.alias if rule else False,
             shape=t.shape,
         )
-        leaf = m.leaf
         quantized = ck.format == "gguf" and t.dtype not in ("F32", "F16", "BF16", "F64", "I8", "I16", "I32", "I64")
         q = t.dtype if quantized else ""
         if rule is not None and rule.leaf is not None:  # a full-name rule: the parameter itself

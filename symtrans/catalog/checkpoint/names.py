@@ -820,7 +820,7 @@ _PREFIX = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """A tensor name matched against a family's table."""
 
