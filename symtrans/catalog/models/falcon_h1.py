@@ -21,7 +21,7 @@ state per sequence):
 
 from __future__ import annotations
 
-from symtrans.catalog.models.hybrids import MAMBA2_DEFAULTS, mamba2_sizes
+from symtrans.catalog.models.hybrids import MAMBA2_DEFAULTS, kv_heads, mamba2_sizes
 from symtrans.catalog.models.record import DECODER_NO_EFFECT, ModelType, keys, no_effect
 from symtrans.catalog.reader import ConfigError, Reader, check_size, show
 from symtrans.engine.spec import Spec
@@ -42,7 +42,7 @@ def read_falcon_h1(r: Reader) -> Spec:
         )
     d = r.size("hidden_size")
     h = r.size("num_attention_heads")
-    h_kv = r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
+    h_kv = kv_heads(r, h)
     if h % h_kv:
         raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
     d_k = check_size("head_dim", r.cfg["head_dim"]) if r.given("head_dim") else d // h

@@ -70,6 +70,16 @@ def _spec(r: Reader, sizes: dict[str, int], mixers: str, positional: str, opts: 
     )
 
 
+def kv_heads(r: Reader, h: int) -> int:
+    """num_key_value_heads of a hybrid's attention layers: absent, the config class's own default
+    (BambaConfig and FalconH1Config: 8; GraniteMoeHybridConfig: None); null (or that None), the
+    class's __init__ sets it to num_attention_heads (transformers 5.24)."""
+    key, value = r._lookup("num_key_value_heads")
+    if key is None and r.defaults.get("num_key_value_heads") is not None:
+        return r.size("num_key_value_heads")
+    return r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
+
+
 def _stack(r: Reader, d: int, n: int, n_attn: int) -> tuple[dict[str, int], str]:
     """The sizes of the GQA attention and the vocabulary, and ``Spec.mixers`` of a stack of
     ``n_attn`` attention layers among ``n`` (the rest Mamba 2): BambaAttention and
@@ -79,7 +89,7 @@ def _stack(r: Reader, d: int, n: int, n_attn: int) -> tuple[dict[str, int], str]
         ConfigError: num_key_value_heads not dividing num_attention_heads; a malformed size.
     """
     h = r.size("num_attention_heads")
-    h_kv = r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
+    h_kv = kv_heads(r, h)
     if h % h_kv:
         raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
     d_k = check_size("head_dim", r.cfg["head_dim"]) if r.given("head_dim") else d // h
