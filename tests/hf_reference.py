@@ -2153,3 +2153,10 @@ STRATEGIES = {
     "siglip": siglip(),
     "siglip2": siglip2(),
 }
+
+
+# Published files that transformers 5.24 cannot load as written, and the one value it needs: Meta's
+# Llama 4 configs write attn_temperature_tuning 4 (4.x read it as true; 5.24's strict Llama4TextConfig
+# wants a bool).  It scales attention scores, no weight: the file with true is built instead
+# (tests/test_resave.py, tests/test_crosscheck_hf.py).
+UNLOADABLE = {"llama-4-scout-17b-16e": ("text_config", "attn_temperature_tuning", True)}

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from conftest import require
-from hf_reference import experts_of, reference_active, reference_total, top_k_of
+from hf_reference import UNLOADABLE, experts_of, reference_active, reference_total, top_k_of
 
 from symtrans.catalog.hf_config import DEFAULTS, SUPPORTED, ConfigError, load_config, spec_from_config
 from symtrans.engine.architectures import build
@@ -65,8 +65,13 @@ def check(hf, cfg: dict) -> None:
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_matches_transformers(hf, read_fixture, name):
     cfg = read_fixture(name)
+    spec, _, _ = load_config(CONFIG_DIR / f"{name}.json")  # symtrans reads the file as published
+    if name in UNLOADABLE:  # transformers 5.24 refuses the published value: build with the one it needs
+        sub, key, value = UNLOADABLE[name]
+        with pytest.raises(Exception, match=key):
+            hf.build(cfg["model_type"], cfg)
+        cfg = {**cfg, sub: {**cfg[sub], key: value}}
     model = hf.build(cfg["model_type"], cfg)
-    spec, _, _ = load_config(CONFIG_DIR / f"{name}.json")
     total, active = engine_counts(spec)
     assert total == reference_total(hf, cfg["model_type"], cfg, model)
     if spec.is_moe:

@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, require
 
 require("transformers")
-from hf_reference import T5_FAMILY, reference_total  # noqa: E402
+from hf_reference import T5_FAMILY, UNLOADABLE, reference_total  # noqa: E402
 from test_model_types import _cfg  # noqa: E402
 
 from symtrans.catalog.hf_config import SUPPORTED, spec_from_config  # noqa: E402
@@ -37,12 +37,6 @@ def _resaved(hf, cfg: dict, tmp_path) -> dict:
     config = hf.transformers.AutoConfig.for_model(**cfg)
     config.save_pretrained(tmp_path)
     return json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
-
-
-# Published files that transformers 5.24 cannot load as written, and the one value it needs: Meta's
-# Llama 4 configs write attn_temperature_tuning 4 (4.x read it as true; 5.24's strict Llama4TextConfig
-# wants a bool).  It scales attention scores, no weight: the file with true is re-saved instead.
-UNLOADABLE = {"llama-4-scout-17b-16e": ("text_config", "attn_temperature_tuning", True)}
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
