@@ -80,10 +80,21 @@ def _prefill(hf, model, spec, length: int) -> tuple[int, int, int]:
     return cache_bytes(out.past_key_values), cache_bytes(out.past_key_values, state=True), src
 
 
+# Encoder attention symtrans does not model (LongT5's transient-global blocks, LED's Longformer window
+# and global tokens): their memory, the cache included, is refused in one line, not estimated.
+CACHE_REFUSED = {"longt5": "transient-global", "led": "Longformer"}
+
+
 @pytest.mark.parametrize("model_type", GENERATIVE)
 def test_cache_bytes_equal_the_real_cache(hf, model_type):
     cfg = _cfg(model_type)
     spec, _ = spec_from_config(cfg, "kv")
+    if model_type in CACHE_REFUSED:
+        from symtrans.base.errors import InputError
+
+        with pytest.raises(InputError, match=CACHE_REFUSED[model_type]):
+            kv_cache_bytes(spec, BATCH, LENGTHS[0], "fp32", src=SOURCE)
+        return
     model = _flop_model(hf, model_type, cfg)
     (kv1, state1, src), (kv2, state2, _) = (_prefill(hf, model, spec, n) for n in LENGTHS)
     assert kv1 + state1 > 0

@@ -1413,6 +1413,11 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     # llava-hf/llava-v1.6-mistral-7b-hf: as llava's, and 4.x's use_image_newline_parameter (5.x always
     # builds image_newline; no modeling code reads the key)
     "llava_next": frozenset({"ignore_index", "vocab_size", "use_image_newline_parameter"}),
+    # moonshotai/Kimi-K2.5: the loss's ignore_index and its remote code's media settings, none read by
+    # transformers 5.24's models/kimi_k25 (grepped)
+    "kimi_k25": frozenset(
+        {"ignore_index", "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder"}
+    ),
     # vidore/colpali-v1.2-merged (a PaliGemma 448 px checkpoint): 4.x's loss ignore_index
     "paligemma": frozenset({"ignore_index"}),
     # SmolVLM-256M-Instruct and SmolVLM2-500M: a top-level vocab_size (the head reads text_config's),
@@ -3143,6 +3148,12 @@ WRAPPERS: dict[str, Wrapper] = {
         language_model="model.language_model (DeepseekV3Model) and lm_head",
         vision="the vision tower (model.vision_tower: Kimi_K25VisionModel, from vision_config) and the "
         "multi-modal projector (model.mm_projector: LayerNorm, two biased maps over merged patches)",
+        # moonshotai/Kimi-K2.5's text_config: Moonshot's remote code's expert-parallel and routing
+        # settings, which neither DeepseekV3Config declares nor models/deepseek_v3 reads (grepped, 5.24;
+        # the modular file deletes topk_method)
+        text_legacy=frozenset(
+            {"aux_loss_alpha", "ep_size", "moe_layer_freq", "scoring_func", "seq_aux", "topk_method"}
+        ),
     ),
     "llama4": Wrapper(
         text_type="llama4_text",
@@ -3153,6 +3164,8 @@ WRAPPERS: dict[str, Wrapper] = {
         vision="the vision model (vision_model: Llama4VisionModel, from vision_config, with its pixel-shuffle "
         "adapter) and the multi-modal projector (multi_modal_projector: one bias-free map)",
         tie_text=True,
+        # Meta's Llama-4-Scout text_config: a quantization tool's flag no 5.24 class or model reads (grepped)
+        text_legacy=frozenset({"for_llm_compressor"}),
     ),
     "llava_next": Wrapper(
         text_type="llama",

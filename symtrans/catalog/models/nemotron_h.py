@@ -221,7 +221,8 @@ NEMOTRON_H = ModelType(
     aliases={"layer_types": "layers_block_type", "num_local_experts": "n_routed_experts"},
     legacy_keys=keys(
         "hybrid_override_pattern mtp_hybrid_override_pattern num_hidden_layers mamba_n_groups mamba_d_conv "
-        "mamba_expand mamba_dt_min mamba_dt_max mamba_dt_limit mamba_dt_init_floor mamba_conv_bias mamba_chunk_size"
+        "mamba_expand mamba_dt_min mamba_dt_max mamba_dt_limit mamba_dt_init_floor mamba_conv_bias mamba_chunk_size "
+        "norm_eps"  # Nemotron 3 Nano's file; 5.24's models/nemotron_h reads layer_norm_epsilon (grepped)
     ),
     pad_default=NO_PADDING,
     family="hybrid",

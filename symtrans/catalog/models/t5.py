@@ -213,7 +213,8 @@ LONGT5 = ModelType(
         "bos_token_id d_ff d_kv d_model dropout_rate encoder_attention_type eos_token_id feed_forward_proj "
         "global_block_size head_dim hidden_size initializer_factor is_decoder layer_norm_epsilon local_radius "
         "num_attention_heads num_decoder_layers num_heads num_hidden_layers num_layers pad_token_id "
-        "relative_attention_max_distance relative_attention_num_buckets tie_word_embeddings use_cache vocab_size"
+        "relative_attention_max_distance relative_attention_num_buckets scale_decoder_outputs tie_word_embeddings "
+        "use_cache vocab_size"
     ),
     no_param_effect=no_effect(
         dropout="dropout_rate",
@@ -224,6 +225,8 @@ LONGT5 = ModelType(
         mask="is_decoder",
         token="bos_token_id eos_token_id pad_token_id",
         blocks="global_block_size local_radius",
+        # LongT5Config sets it to tie_word_embeddings: the decoder output times d_model**-0.5 before lm_head
+        scale="scale_decoder_outputs",
     ),
     aliases=_T5_ALIASES,
     # LongT5Config derives it in __post_init__ (no field); a file's value is set after and wins, as in T5
