@@ -10,7 +10,7 @@ Adding a kind is one class: subclass ``LayerKind`` (its ``name`` registers it; d
 is on the class, as SymPy dispatches on expression types), write its ``mixer`` with its
 steps, each carrying its role, parameters, FLOPs, decode-cache elements per token
 (``Step.cache``) and constant state elements per sequence (``Step.state``), and add its
-name, count symbol and sizes to ``spec.MIXER_KINDS`` / ``MIXER_COUNTS`` / ``_MIXER_SIZES``
+name, count symbol and sizes to ``mixer_rules.MIXER_KINDS`` / ``MIXER_COUNTS`` / ``MIXER_SIZES``
 (Spec validates before any kind is imported).
 """
 

@@ -1,0 +1,125 @@
+"""The rules of a stack of layer kinds (``Spec.mixers``: attention, Mamba 1 and 2, Gated DeltaNet,
+short convolution, FFN-only layers, DeepSeek Sparse Attention, Falcon-H1's parallel attention and
+Mamba 2) that ``spec.Spec`` checks: the known kinds, each kind's count symbol and the sizes its mixer
+needs, and the options that apply to each.  Plain checks on a spec's fields, importing nothing of
+the engine, so ``spec.py`` calls them without a cycle; ``kinds.LayerKind`` registers each kind's
+steps (Gu & Dao 2023; Dao & Gu 2024; Yang et al. 2024; Liquid AI's LFM2; DeepSeek-V3.2 §2.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtrans.base.errors import InputError
+
+MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa", "attention_mamba2")
+
+
+def mixer_kinds(spec: Any) -> tuple[str, ...]:
+    """The kinds of ``spec.mixers``, in order (``("mamba", "attention")`` for ``mamba|attention``)."""
+    return tuple(spec.mixers.split("|"))
+
+
+# Each kind's count symbol (``kinds.LayerKind.count``) and the sizes its mixer needs.
+MIXER_COUNTS = {
+    "attention": "N_attn",
+    "mamba": "N_ssm",
+    "mamba2": "N_ssm",
+    "gated_deltanet": "N_lin",
+    "short_conv": "N_conv",
+    "mlp": "N_mlp",
+    "moe": "N_moe",
+    "attention_mamba2": "N_par",
+    "dsa": "N_dsa",
+}
+MIXER_SIZES = {
+    "attention": (),
+    "mamba": ("d_inner", "d_state", "d_conv", "dt_rank"),
+    "mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
+    "gated_deltanet": ("h_lk", "h_lv", "d_lk", "d_lv", "d_conv"),
+    "short_conv": ("d_conv",),
+    "mlp": ("d_ff",),
+    "moe": ("d_ff", "E", "k"),
+    "attention_mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
+    "dsa": ("h_idx", "d_idx", "k_idx"),
+}
+LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
+LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
+LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
+# Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention and
+# Falcon-H1's attention beside Mamba 2.
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2")
+
+
+def mixer_free(spec: Any) -> tuple[str, ...]:
+    free = ("d_ff",) if spec.mixer_only else ()
+    return free + (("h",) if not set(ATTENTION_KINDS) & set(mixer_kinds(spec)) else ())
+
+
+def check_mixers(spec: Any) -> None:
+    """--- layer kinds: ``mixers`` names known kinds, each once, with distinct count symbols."""
+    if not isinstance(spec.mixers, str):
+        raise InputError(f"mixers must be kinds joined by '|', not {spec.mixers!r}")
+    names = mixer_kinds(spec)
+    for name in names:
+        if name not in MIXER_KINDS:
+            raise InputError(f"mixers names unknown kind {name!r}; known kinds: {', '.join(MIXER_KINDS)}")
+    counts = [MIXER_COUNTS[n] for n in names[1:]]
+    if len(set(names)) != len(names) or len(set(counts)) != len(counts) or MIXER_COUNTS[names[0]] in counts:
+        raise InputError(f"mixers={spec.mixers!r} repeats a kind or a count symbol; name each kind once")
+    if names != ("attention",) and spec.family != "decoder-only":
+        raise InputError(f"mixers other than attention apply to decoder-only stacks, not to a {spec.family} model")
+    if spec.mixer_only and names == ("attention",):
+        raise InputError("mixer_only drops the feed-forward networks of a state-space stack: set mixers too")
+    if {"mlp", "moe"} & set(names) and not spec.mixer_only:
+        raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
+    uses = set(names)
+    for name in ("ssm_inner_norms", "ssm_bias"):
+        if getattr(spec, name) and not uses & {"mamba", "mamba2", "attention_mamba2"}:
+            raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
+    if (spec.ssm_out_bias is not None or not spec.ssm_gated_norm) and not uses & {"mamba2", "attention_mamba2"}:
+        raise InputError("ssm_out_bias and ssm_gated_norm apply to Mamba 2 mixers; mixers is " + spec.mixers)
+    if spec.ssm_inner_norms and "mamba" not in uses:
+        raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
+    if names != ("attention",) and (spec.moe_first_dense or spec.moe_every != 1 or spec.share_layers != "none"):
+        raise InputError(
+            "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
+            "share_layers are not modelled for it): give N_moe"
+        )
+    if "dsa" in uses and not spec.mla:
+        raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
+    if spec.attention_gate and ("attention" not in uses or spec.mla):
+        raise InputError("attention_gate gates the output of (non-latent) attention layers")
+    if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
+        raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
+
+
+def check_mixer_sizes(spec: Any, v: dict[str, int]) -> None:
+    names = mixer_kinds(spec)
+    need = {s for n in names for s in MIXER_SIZES[n]} | {MIXER_COUNTS[n] for n in names[1:]}
+    # Gated DeltaNet's chunk length is optional: transformers' and fla's chunked kernels use 64
+    allowed = need | ({"L_chunk"} if "gated_deltanet" in names else set())
+    for name in LAYER_KIND_SIZES:
+        if name in v and name not in allowed:
+            raise InputError(f"{name} is a size of other layer kinds; this stack's mixers are {spec.mixers}")
+    for name in sorted(need):
+        if name not in v:
+            raise InputError(f"mixers={spec.mixers} needs size {name}")
+    if "N" in v and len(names) > 1:
+        rest = sum(v.get(MIXER_COUNTS[n], 0) for n in names[1:])
+        if rest >= v["N"]:
+            raise InputError(
+                f"the {' + '.join(MIXER_COUNTS[n] for n in names[1:])} = {rest} layers of {', '.join(names[1:])} "
+                f"leave no {names[0]} layer of the N = {v['N']}"
+            )
+    if "dsa" in names and "r_q" not in v:  # DeepseekV32Indexer.wq_b reads the query latent (q_lora_rank)
+        raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
+    if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
+        raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
+    mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
+    if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
+        raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
+    if mamba2 and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:
+        raise InputError(f"g_ssm={v['g_ssm']} must divide h_ssm={v['h_ssm']} (heads share B and C by group)")
+    if "gated_deltanet" in names and "h_lk" in v and "h_lv" in v and v["h_lv"] % v["h_lk"]:
+        raise InputError(f"h_lk={v['h_lk']} must divide h_lv={v['h_lv']} (value heads share key heads)")
