@@ -26,7 +26,6 @@ by 4.x) replace the sub-config: ``CLIPConfig.__post_init__`` updates it with eve
 
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any
 
@@ -122,6 +121,8 @@ def _check_typos(where: str, cfg: dict[str, Any], fields: frozenset[str], counte
     for key in cfg:
         if key in fields:
             continue
+        import difflib  # here: only an unknown key needs it; every config.json imports this module
+
         close = difflib.get_close_matches(key, list(counted), n=1, cutoff=0.85)
         if close:
             raise ConfigError(
