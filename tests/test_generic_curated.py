@@ -57,7 +57,7 @@ UNMAPPED = {
     "falcon-h1-tiny-90m-instruct",
     "nemotron-3-nano-30b-a3b",
     "dots.llm1-shaped",
-    "glm-4.7-flash-shaped",
+    "glm-4.7-flash",
     "deepseek-v3.2-exp-shaped",
     "glm-5-fp8-aiconfigurator",
     "glm-5.3-shaped",

@@ -104,11 +104,11 @@ REFERENCE = {
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
     "glm-4.5-air": (106_852_245_504, "Glm4MoeForCausalLM"),
     "dots.llm1-shaped": (142_774_373_888, "Dots1ForCausalLM"),
-    "minimax-m2-shaped": (228_689_748_992, "MiniMaxM2ForCausalLM"),
+    "minimax-m2.7": (228_689_748_992, "MiniMaxM2ForCausalLM"),
     "granite-3.1-3b-a800m-shaped": (3_298_793_472, "GraniteMoeForCausalLM"),
     "ernie-4.5-21b-a3b-shaped": (21_825_437_888, "Ernie4_5_MoeForCausalLM"),
     "hunyuan-a13b-shaped": (80_918_155_264, "HunYuanMoEV1ForCausalLM"),
-    "glm-4.7-flash-shaped": (29_943_390_976, "Glm4MoeLiteForCausalLM"),
+    "glm-4.7-flash": (29_943_390_976, "Glm4MoeLiteForCausalLM"),
     # --- issue 21's encoders and encoder-decoders (tests/test_encoder_published.py builds them on the
     # meta device from the same files; mt5-small adds its untied lm_head, as T5 v1.1 does)
     "camembert-base-emotexttokids": (110_621_952, "CamembertModel"),
@@ -156,11 +156,11 @@ ACTIVE = {
     "olmoe-1b-7b-0125-instruct": 1_282_017_280,
     "glm-4.5-air": 13_424_123_904,
     "dots.llm1-shaped": 14_016_581_120,
-    "minimax-m2-shaped": 11_030_537_216,
+    "minimax-m2.7": 11_030_537_216,
     "granite-3.1-3b-a800m-shaped": 882_874_368,
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
-    "glm-4.7-flash-shaped": 3_896_763_136,
+    "glm-4.7-flash": 3_896_763_136,
     # the meta models' expert tensors: 653,908,770,816 (V3.2), 724,775,731,200 (GLM-5 and 5.3),
     # 115,964,116,992 (Mistral Small 4) expert weights, 248 of 256 and 124 of 128 experts idle per token
     "deepseek-v3.2-exp-shaped": 38_403_807_488,

@@ -28,8 +28,8 @@ MOE_FIXTURES = [
     ("glm-4.5-air", 106_852_245_504, 13_424_123_904),
     # rednote dots.llm1: 1 dense + 61 MoE layers of 128 experts and two shared, "142B total, 14B active"
     ("dots.llm1-shaped", 142_774_373_888, 14_016_581_120),
-    # MiniMax-M2: 62 MoE layers of 256 experts (top 8), "230B total, 10B active"
-    ("minimax-m2-shaped", 228_689_748_992, 11_030_537_216),
+    # MiniMax-M2.7 (the M2 architecture): 62 MoE layers of 256 experts (top 8), "230B total, 10B active"
+    ("minimax-m2.7", 228_689_748_992, 11_030_537_216),
     # IBM granite-3.1-3b-a800m: 32 layers of 40 experts (top 8), tied head, "3.3B total, 800M active"
     ("granite-3.1-3b-a800m-shaped", 3_298_793_472, 882_874_368),
     # Baidu ERNIE-4.5-21B-A3B: 1 dense + 27 MoE layers of 64 experts and two shared, "21B total, 3B active"
@@ -38,7 +38,7 @@ MOE_FIXTURES = [
     ("hunyuan-a13b-shaped", 80_918_155_264, 13_272_420_352),
     # zai-org GLM-4.7-Flash (glm4_moe_lite): latent attention, 1 dense + 46 MoE layers of 64 experts
     # and one shared, "30B-A3B"
-    ("glm-4.7-flash-shaped", 29_943_390_976, 3_896_763_136),
+    ("glm-4.7-flash", 29_943_390_976, 3_896_763_136),
 ]
 
 
@@ -52,6 +52,22 @@ def test_published_moe_configs(hf, read_fixture, name, total, active):
     assert reference_active(hf, model, spec.size("E"), spec.size("k")) == active
     assert exact(cost.params, spec.values) == total
     assert exact(cost.active_params, spec.values) == active
+
+
+def test_minimax_m27_weight_table(read_fixture):
+    """The checkpoint's own tensors, as a public model report of MiniMax-M2.7 lists them beside this
+    config.json (SOURCES.md): 228,703,644,928 stored elements.  They are the model's parameters plus
+    what the FP8 checkpoint stores besides: one float32 scale per 128 x 128 block of every quantized
+    matrix (weight_scale_inv) and the router's e_score_correction_bias (a buffer in transformers)."""
+    cfg = read_fixture("minimax-m2.7")
+    spec, _ = spec_from_config(cfg, "minimax-m2.7")
+    layers, experts = 62, 256
+    expert_scales = 3 * (1536 // 128) * (3072 // 128)  # w1, w3: [12, 24]; w2: [24, 12]
+    attention_scales = 2 * (6144 // 128) * (3072 // 128) + 2 * (1024 // 128) * (3072 // 128)  # q, o; k, v
+    scales = layers * (experts * expert_scales + attention_scales)
+    bias = layers * experts
+    assert (scales, bias) == (13_880_064, 15_872)
+    assert exact(build(spec).params, spec.values) + scales + bias == 228_703_644_928
 
 
 def test_hunyuan_per_layer_top_k():
