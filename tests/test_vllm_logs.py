@@ -123,11 +123,13 @@ def test_cuda_visible_memory_is_what_vllm_and_pytorch_printed():
 
 
 def test_engine_versions_and_their_utilisation_defaults():
-    # 0.9 up to 0.18 (a 0.18 log: 'increase --gpu-memory-utilization from 0.9000'); 0.92 after
+    # 0.9 up to 0.18 (a 0.18 log: 'increase --gpu-memory-utilization from 0.9000'); 0.9 at v0.19.0 and 0.92 at
+    # v0.22.0 (vllm/config/cache.py as ai-dynamo/aiconfigurator's VLLM_GPU_MEMORY_UTILIZATION_BY_VERSION quotes it)
     assert vp.version("0.6.4").utilisation == Fraction(9, 10)
     assert vp.version("0.18.0").utilisation == Fraction(9, 10)
-    assert vp.version("0.19.1").utilisation == vp.version(None).utilisation == Fraction(92, 100)
-    assert not vp.version("0.4").v1 and vp.version("0.8.4").v1
+    assert vp.version("0.19.0").utilisation == Fraction(9, 10)
+    assert vp.version("0.22.0").utilisation == vp.version(None).utilisation == Fraction(92, 100)
+    assert not vp.version("0.4").v1 and vp.version("0.8.4").v1 and vp.version("0.19.0").v1
 
 
 def test_vllms_derived_max_model_len_applies_the_rope_factor():

@@ -462,8 +462,10 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         if o.activation_reserve is None:
             engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
             logits = seqs * values["V"] * 4  # the sampler's fp32 logits in that peak (vllm_profile.activation_peak)
+        # the larger figure is the tensor-parallel group's all-reduce buffers (NCCL, custom all-reduce): vLLM 0.19.0
+        # logs 2.07 to 2.13 GiB at TP 2 and 4 but 0.07 GiB at PP 2 and PP 4 (vllm_profile.VERSIONS["0.19"])
         engine_terms["non-torch memory"] = (
-            o.non_torch if o.non_torch is not None else rules.non_torch[1 if tp * pp > 1 else 0]
+            o.non_torch if o.non_torch is not None else rules.non_torch[1 if tp > 1 else 0]
         )
         engine_terms["CUDA graphs"] = o.cuda_graphs or 0
         notes.append(

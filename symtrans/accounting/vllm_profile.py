@@ -142,12 +142,26 @@ VERSIONS: dict[str, VersionRules] = {
         (int(Fraction(16, 100) * GiB), int(Fraction(25, 100) * GiB)),
         "as 0.7 (V1 logs no longer print it)",
     ),
+    "0.19": VersionRules(
+        "0.19",
+        True,
+        Fraction(9, 10),
+        "vllm/config/cache.py: 0.9 at v0.19.0, 0.92 at v0.22.0 (ai-dynamo/aiconfigurator, "
+        "sdk/backends/vllm_backend.py, VLLM_GPU_MEMORY_UTILIZATION_BY_VERSION; 0.20 not checked); 0.19.0 "
+        "does not yet subtract its CUDA-graph estimate ('In v0.19, CUDA graph memory profiling will be enabled by "
+        "default', printed by 0.19.0 itself; 'default since v0.21.0' in a 0.21 log)",
+        (int(Fraction(25, 100) * GiB), int(Fraction(209, 100) * GiB)),
+        "vLLM 0.19.0 logs on an H100, 'Actual usage is ... GiB for non-torch memory': 0.25 GiB at TP 1 "
+        "(ibm-granite/granite-vision-3.3-2b), 2.09 GiB at TP 2 (Qwen/Qwen2.5-72B-Instruct), 0.07 GiB at PP 2 "
+        "(github.com/llm-d-incubation/llm-d-planner/pull/205, accuracy/results/v0.19.0/logs; models outside the "
+        "tests/vllm_logs corpus, whose 0.19.0 cases check the figures)",
+    ),
     "latest": VersionRules(
         "latest",
         True,
         Fraction(92, 100),
-        "vllm/config/cache.py (main): gpu_memory_utilization = Field(default=0.92), from 0.19, which also "
-        "subtracts its CUDA-graph estimate (give --cuda-graphs)",
+        "vllm/config/cache.py (main): gpu_memory_utilization = Field(default=0.92), from 0.22 (0.9 at v0.19.0), "
+        "which also subtracts its CUDA-graph estimate from 0.21 (give --cuda-graphs)",
         (int(Fraction(16, 100) * GiB), int(Fraction(25, 100) * GiB)),
         "as 0.7 (V1 logs no longer print it)",
     ),
@@ -173,9 +187,11 @@ def version(name: str | None) -> VersionRules:
             return VERSIONS["0.6"]
         if minor == 7:
             return VERSIONS["0.7"]
-        return VERSIONS["0.8"] if minor <= 18 else VERSIONS["latest"]
+        if minor <= 18:
+            return VERSIONS["0.8"]
+        return VERSIONS["0.19"] if minor <= 20 else VERSIONS["latest"]
     raise InputError(
-        f"--engine-version {str(name)[:40]!r} is not a vLLM release (0.4, 0.6, 0.7, 0.8, latest, or 0.x.y)"
+        f"--engine-version {str(name)[:40]!r} is not a vLLM release (0.4, 0.6, 0.7, 0.8, 0.19, latest, or 0.x.y)"
     )
 
 
