@@ -20,6 +20,9 @@ vLLM 0.2 to today's V1 engine (the formats quoted in tests/vllm_logs/):
   ``max seq len (29000) is larger than the maximum number of tokens that can be stored in
   KV cache (23648)`` or ``To serve at least one request ... (4.54 GiB KV cache is needed,
   ... available KV cache memory (1.71 GiB)``;
+* 0.19's summary: ``Free memory on device (78.68/79.19 GiB) on startup. Desired GPU memory
+  utilization is (0.95, 75.23 GiB). Actual usage is 14.99 GiB for weight, 1.89 GiB for peak
+  activation, 0.25 GiB for non-torch memory, and 0.91 GiB for CUDAGraph memory``;
 * settings the log states: ``tensor_parallel_size=2``, ``--tensor-parallel-size 4``,
   ``max_seq_len=131072``, ``version 0.8.1`` / ``(v0.5.4)``.
 """
@@ -38,6 +41,14 @@ _GIB = _NUM + r"\s*Gi?B"
 # (key, pattern, unit): unit "GiB" (bytes = value x 2^30), "tokens", "blocks", "x", "fraction", "int", "version"
 PATTERNS: tuple[tuple[str, str, str], ...] = (
     ("weights", r"(?:Loading model weights took|Model loading took|model weights take)\s+" + _GIB, "GiB"),
+    # 0.19's summary line: 'Actual usage is 14.99 GiB for weight, 1.89 GiB for peak activation, 0.25 GiB for
+    # non-torch memory, and 0.91 GiB for CUDAGraph memory' (vllm/v1/worker/gpu_worker.py)
+    ("weights", r"Actual usage is " + _GIB + r" for weight", "GiB"),
+    ("activation_peak", _GIB + r" for peak activation", "GiB"),
+    ("non_torch", _GIB + r" for non-torch memory", "GiB"),
+    ("cuda_graphs", _GIB + r" for CUDAGraph memory", "GiB"),
+    ("total_gpu_memory", r"Free memory on device \(\d{1,6}(?:\.\d{1,6})?/" + _GIB, "GiB"),
+    ("utilisation", r"Desired GPU memory utilization is \((\d(?:\.\d+)?)", "fraction"),
     ("non_torch", r"non_torch_memory(?:\s+takes\s+|=|\s+)" + _GIB, "GiB"),
     ("activation_peak", r"(?:PyTorch activation peak memory(?:\s+takes)?)\s+" + _GIB, "GiB"),
     ("peak_torch", r"peak_torch_memory=" + _GIB, "GiB"),

@@ -188,6 +188,16 @@ def reconcile_result(res, args, figs) -> dict:
             "--max-num-batched-tokens, --activation-reserve)",
         )
         deltas["activation peak"] = -(terms["activation peak"] - figs.get("activation_peak"))
+    if figs.get("cuda_graphs") is not None and "CUDA graphs" in terms:
+        row(
+            "cuda_graphs",
+            "CUDA graphs",
+            figs.get("cuda_graphs"),
+            terms["CUDA graphs"],
+            "bytes",
+            "captured after the KV cache is sized: not subtracted up to 0.20 ('In v0.19, CUDA graph memory "
+            "profiling will be enabled by default'), subtracted from 0.21 (--cuda-graphs)",
+        )
     if figs.get("peak_torch") is not None and "activation peak" in terms:
         if figs.get("weights") is not None:  # 0.6 logs the peak with the weights in it
             deltas["activation peak"] = (figs.get("peak_torch") - figs.get("weights")) - terms["activation peak"]
