@@ -380,10 +380,12 @@ def _check_flops_options(args, res) -> None:
 
 def _cmd_flops(args) -> int:
     res = _resolve(args)
-    if getattr(args, "part", "all") == "vision":  # a dual encoder's image tower, per image
+    if getattr(args, "part", "all") == "vision":  # the image tower, per image
         from symtrans.cli.image_flops import cmd_image_flops
 
         return cmd_image_flops(args, res, _emit)
+    if getattr(args, "image_size", None) is not None:
+        raise UsageError("symtrans flops: --image-size applies to --part vision (the image tower's FLOPs per image)")
     _check_flops_options(args, res)  # modes, conventions, masks, recomputation, --compare: usage.py
     from symtrans.cli.usage import cmd_flops
 
@@ -707,7 +709,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--part",
             choices=("all", "vision"),
             default="all",
-            help="vision: a dual encoder's (clip, siglip) image tower, forward FLOPs per image and for --batch images",
+            help="vision: the image tower (a dual encoder's, or a vision-language model's tower and projector), "
+            "forward FLOPs per image and for --batch images, tokens per image stated",
+        )
+        p.add_argument(
+            "--image-size",
+            default=None,
+            metavar="S|HxW",
+            help="with --part vision: the image in pixels, for a tower that takes any size (qwen2_vl, qwen2_5_vl)",
         )
         p.set_defaults(func=_cmd_flops)
         add_memory_parser(sub, _common, _workload, _emit)

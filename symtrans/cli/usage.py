@@ -332,10 +332,11 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
     out = with_numbers(spec, NB.flops_query(mode, conv.name, args.mask, args.recompute), v, assemble, generated)
     if spec.vision != "none":  # the Cost tree's vision subtrees count 0 FLOPs (engine/vision.py)
         from symtrans.engine.spec import DUAL_VISIONS
+        from symtrans.engine.vision_flops import image_flops_modelled
 
         out["vision_note"] = "the workload has no images, so the vision tower's FLOPs are 0 " + (
             "(its forward FLOPs per image: flops --part vision)"
-            if spec.vision in DUAL_VISIONS
+            if spec.vision in DUAL_VISIONS or image_flops_modelled(spec)
             else "(per-image FLOPs are not modelled yet)"
         )
     if args.compare:

@@ -1,0 +1,95 @@
+"""One image as a vision-language wrapper's config describes it, for ``flops --part vision``:
+its size in pixels and the keys that change what ``get_image_features`` computes but no
+parameter (``engine.vision_flops.ImageInput``).
+
+Defaults are transformers 5.24's: LlavaConfig's vision_feature_select_strategy "default" and,
+without vision_config, its CLIP ViT-L/14 at 336 px (a vision_config dict: CLIPVisionConfig's
+224 px); SiglipVisionConfig's and Idefics3VisionConfig's image_size 224 (PaliGemma without
+vision_config: its So400m at 224 px); Gemma3Config's mm_tokens_per_image 256;
+Qwen2_5_VLVisionConfig's window_size 112 and fullatt_block_indexes (7, 15, 23, 31).
+Qwen2-VL and Qwen2.5-VL have no image size in their config (their processor resizes each
+image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels): the
+size must be given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symtrans.catalog.reader import ConfigError, show
+from symtrans.engine.spec import Spec
+from symtrans.engine.vision_flops import VARIABLE_SIZE_VISIONS, ImageInput, check_modelled
+
+_SIDE_DEFAULT = {"clip": 224, "gemma3": 224, "paligemma": 224, "idefics3": 224}
+_TOWER = {
+    "clip": "LLaVA's CLIP tower",
+    "gemma3": "Gemma 3's SigLIP tower",
+    "paligemma": "PaliGemma's SigLIP tower",
+    "idefics3": "Idefics3's SigLIP-shaped tower (one tile)",
+}
+_QWEN2_5_WINDOW = 112
+_QWEN2_5_FULL = (7, 15, 23, 31)
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{what} must be a positive integer, not {show(value)}")
+    return value
+
+
+def config_side(cfg: dict[str, Any], spec: Spec) -> int:
+    """The image side in pixels a fixed-size tower's config names (vision_config.image_size)."""
+    vcfg = cfg.get("vision_config")
+    if not isinstance(vcfg, dict):  # no vision_config: the wrapper's own default tower
+        return 336 if spec.vision == "clip" else 224
+    return _int(vcfg.get("image_size", _SIDE_DEFAULT[spec.vision]), "vision_config.image_size")
+
+
+def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -> ImageInput:
+    """The image of ``flops --part vision``: ``size`` (height, width) or the config's.
+
+    Raises:
+        InputError: a tower whose image FLOPs are not modelled (``check_modelled``).
+        ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL), a
+            size other than a fixed-size tower's, or a malformed key.
+    """
+    check_modelled(spec)
+    vcfg = cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else {}
+    if spec.vision in VARIABLE_SIZE_VISIONS:
+        if size is None:
+            raise ConfigError(
+                f"{spec.vision} takes images of any size and its config names none: give --image-size (pixels, "
+                "e.g. 448 or 448x672)"
+            )
+        height, width = size
+    else:
+        side = config_side(cfg, spec)
+        if size is not None and size != (side, side):
+            raise ConfigError(
+                f"{_TOWER[spec.vision]} takes {side} x {side} px images only (its position table has one row per "
+                f"patch of that size), not {size[0]} x {size[1]}"
+            )
+        height = width = side
+    kw: dict[str, Any] = {}
+    if spec.vision == "clip":
+        strategy = cfg.get("vision_feature_select_strategy", "default")
+        if strategy not in ("default", "full"):
+            raise ConfigError(f"vision_feature_select_strategy must be default or full, not {show(strategy)}")
+        kw["drop_class"] = strategy == "default"
+        n = spec.size("N_vis")
+        feat = cfg.get("vision_feature_layer", -2)
+        for i in feat if isinstance(feat, list) else [feat]:
+            if isinstance(i, bool) or not isinstance(i, int) or not -(n + 1) <= i <= n:
+                raise ConfigError(
+                    f"vision_feature_layer {show(i)} is outside the {n + 1} hidden states of the {n}-layer tower "
+                    "(the embeddings' and each layer's): get_image_features cannot pick it"
+                )
+    elif spec.vision == "qwen2_5_vl":
+        kw["window"] = _int(vcfg.get("window_size", _QWEN2_5_WINDOW), "vision_config.window_size")
+        full = vcfg.get("fullatt_block_indexes", list(_QWEN2_5_FULL))
+        if not isinstance(full, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in full):
+            raise ConfigError(f"vision_config.fullatt_block_indexes must be a list of integers, not {show(full)}")
+        kw["full_layers"] = len({i for i in full if 0 <= i < spec.size("N_vis")})  # `layer_num in` the list
+    elif spec.vision == "gemma3":
+        kw["pooled"] = _int(cfg.get("mm_tokens_per_image", 256), "mm_tokens_per_image")
+    return ImageInput(height=height, width=width, **kw)

@@ -1,0 +1,231 @@
+"""Forward FLOPs of one image through a vision-language wrapper's vision tower and projector.
+
+The text workload has no images (``flops`` counts the language model on tokens); this module
+counts what ``get_image_features`` of the wrapper runs for one image: the patch embedding, the
+tower's layers on the image's patch tokens, any merging (pixel shuffle, pooling, patch merger)
+and the projector into the language model's width.  2 FLOPs per multiply-accumulate of the
+matmuls and convolutions (``torch.utils.flop_counter.FlopCounterMode``'s convention); norms,
+softmax, activations, rotary positions, bias adds and the pooling's averages are not counted.
+
+With T the patch tokens the tower's layers see, d = d_vis, f = d_ff_vis, D = d_model:
+
+- patch embedding (a convolution of stride p_vis, or a Linear over flattened patches):
+  2 T_p C_vis p_vis^2 d (Qwen's 3-D patches: C_vis t_vis p_vis^2), T_p the patches;
+- each of N_vis layers: q, k, v, out 8 T d^2; Q K^T and the weighted sum of V 4 T^2 d (over
+  each attention span: Qwen2.5-VL's windowed layers sum over their windows); the MLP 4 T d f
+  (a gated MLP, SwiGLU: 6 T d f);
+- the projector on the tokens the language model receives.
+
+Sources (transformers 5.24, ``get_image_features`` of each ``*ForConditionalGeneration``):
+HF ``LlavaModel.get_image_features`` (every CLIP layer runs, ``vision_feature_layer`` picks the
+hidden states, ``vision_feature_select_strategy`` "default" drops the class token, the
+projector maps n_feat d_vis -> D -> D); ``Qwen2VisionTransformerPretrainedModel`` (Conv3d patches,
+each image its own attention span, ``PatchMerger`` over m_vis^2 patches);
+``Qwen2_5_VisionTransformerPretrainedModel`` with ``vision_utils.get_vision_window_index``
+(windows of window_size // m_vis // p_vis merged tokens a side, full attention in the
+``fullatt_block_indexes`` layers); ``Gemma3MultiModalProjector`` (average pooling to
+mm_tokens_per_image, then a d_vis x D matmul); ``PaliGemmaMultiModalProjector`` (one Linear);
+``Idefics3Connector`` (pixel shuffle of scale_factor, then a bias-free Linear).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import sympy as sp
+
+from symtrans.base.errors import InputError
+from symtrans.engine import symbols as S
+from symtrans.engine.spec import Spec
+
+# The wrappers whose image FLOPs are modelled, and those refused (the tower named).
+IMAGE_FLOP_VISIONS = ("clip", "qwen2_vl", "qwen2_5_vl", "gemma3", "paligemma", "idefics3")
+# Wrappers whose tower takes images of any size (a grid of patches, no fixed position table).
+VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl")
+_NOT_YET = {
+    "mistral3": "Mistral 3's Pixtral tower and patch merger",
+    "qwen3_vl": "Qwen3-VL's tower with its DeepStack mergers",
+    "llama4": "Llama 4's vision tower and pixel-shuffle adapter",
+    "kimi_k25": "Kimi K2.5's MoonViT tower",
+}
+
+
+@dataclass(frozen=True)
+class ImageInput:
+    """One image as the wrapper's processor hands it to ``get_image_features``.
+
+    Attributes:
+        height, width: pixels (a fixed-size tower: its config's image_size).
+        drop_class: LLaVA's ``vision_feature_select_strategy`` "default" (the class token is
+            not given to the language model); "full" keeps it.
+        window: Qwen2.5-VL's ``window_size`` in pixels; ``full_layers`` its layers of full
+            attention (``fullatt_block_indexes`` within range(N_vis)).
+        pooled: Gemma 3's ``mm_tokens_per_image`` (the average pooling's target).
+    """
+
+    height: int
+    width: int
+    drop_class: bool = True
+    window: int = 0
+    full_layers: int = 0
+    pooled: int = 0
+
+
+@dataclass(frozen=True)
+class ImageFlops:
+    """The FLOPs of one image: ``flops`` a SymPy expression in the model's sizes (the image's
+    token counts written in as integers), ``patches`` the patch tokens the tower's layers see
+    (CLIP's add its class token: ``tower_tokens``), ``lm_tokens`` what the language model
+    receives, and ``notes`` how the tokens follow from the image."""
+
+    flops: sp.Expr
+    patches: int
+    tower_tokens: int
+    lm_tokens: int
+    notes: tuple[str, ...]
+
+
+def _layers(T: int, gated: bool = False, attention: sp.Expr | None = None) -> sp.Expr:
+    """N_vis layers on T tokens: 8 T d^2 (q, k, v, out), 4 T^2 d (or ``attention`` per layer
+    summed: a windowed tower), 4 T d f (6 T d f gated)."""
+    d, f = S.d_vis, S.d_ff_vis
+    mlp = (6 if gated else 4) * T * d * f
+    if attention is None:
+        return S.N_vis * (8 * T * d**2 + 4 * T**2 * d + mlp)
+    return S.N_vis * (8 * T * d**2 + mlp) + attention
+
+
+def _siglip_head(T: int) -> sp.Expr:
+    """SigLIP's attention-pooling head on T tokens: q 2 d^2, k and v 4 T d^2, scores and
+    values 4 T d, out_proj 2 d^2, MLP 4 d f (engine/dual.image_flops)."""
+    d = S.d_vis
+    return 4 * d**2 + 4 * T * d**2 + 4 * T * d + 4 * d * S.d_ff_vis
+
+
+def _window_spans(n: int, w: int) -> list[int]:
+    """The window lengths along a side of n merged tokens cut into windows of w."""
+    return [w] * (n // w) + ([n % w] if n % w else [])
+
+
+def check_modelled(spec: Spec) -> None:
+    """Refuse a model whose image FLOPs are not modelled, naming its tower.
+
+    Raises:
+        InputError: LLaVA-NeXT (anyres tiling), Mistral 3, Qwen3-VL, Llama 4, Kimi K2.5, or a
+            model without a wrapper's vision tower.
+    """
+    if spec.vision == "clip" and spec.image_newline:
+        raise InputError("image FLOPs of LLaVA-NeXT's anyres tiling (llava_next) are not modelled yet")
+    if spec.vision in _NOT_YET:
+        raise InputError(f"image FLOPs of {_NOT_YET[spec.vision]} are not modelled yet ({spec.vision})")
+    if spec.vision not in IMAGE_FLOP_VISIONS:
+        raise InputError(f"image FLOPs are not modelled for vision={spec.vision}")
+
+
+def image_flops_modelled(spec: Spec) -> bool:
+    """Whether ``vlm_image_flops`` counts ``spec``'s image tower (``check_modelled`` passes)."""
+    try:
+        check_modelled(spec)
+    except InputError:
+        return False
+    return True
+
+
+def grid(spec: Spec, image: ImageInput) -> tuple[int, int]:
+    """The patch grid (rows, columns) of ``image``.
+
+    Raises:
+        InputError: a variable-size tower's image whose sides are not multiples of
+            p_vis m_vis (its processor resizes to such sides), or a fixed-size tower's image
+            other than its config's (its position table has one row per patch of that size).
+    """
+    v = spec.values
+    p = v["p_vis"]
+    if spec.vision in VARIABLE_SIZE_VISIONS:
+        unit = p * v["m_vis"]
+        if image.height % unit or image.width % unit or not image.height or not image.width:
+            raise InputError(
+                f"image size {image.height} x {image.width} px: {spec.vision}'s processor resizes images to sides that "
+                f"are multiples of patch_size x spatial_merge_size = {unit} px; give such a size"
+            )
+        return image.height // p, image.width // p
+    side = math.isqrt(v["P_vis"])
+    return side, side
+
+
+def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
+    """Forward FLOPs of one image through ``spec``'s vision tower and projector (module doc).
+
+    Raises:
+        InputError: a model with no modelled image tower (the tower named), or an image
+            size the tower cannot take (``grid``).
+    """
+    check_modelled(spec)
+    v = spec.values
+    d, D, C, p = S.d_vis, S.d_model, S.C_vis, S.p_vis
+    rows, cols = grid(spec, image)
+    P = rows * cols
+    patch = 2 * P * C * p**2 * d
+    if spec.vision == "clip":
+        T = P + 1
+        lm = P if image.drop_class else T
+        proj = 2 * lm * S.n_feat * d * D + 2 * lm * D**2
+        kept = (
+            f"the {P} patch tokens (vision_feature_select_strategy default: the class token dropped)"
+            if image.drop_class
+            else f"all {T} (vision_feature_select_strategy full)"
+        )
+        notes = [
+            f"{rows} x {cols} = {P} patches + the class token = {T} tokens in each CLIP layer; the language model receives {kept}"
+        ]
+        return ImageFlops(patch + _layers(T) + proj, P, T, lm, tuple(notes))
+    if spec.vision in ("qwen2_vl", "qwen2_5_vl"):
+        m = v["m_vis"]
+        out = S.d_proj if spec.has("d_proj") else D
+        patch = 2 * P * C * S.t_vis * p**2 * d  # one image: one temporal patch (the frame repeated t_vis times)
+        merger = 2 * P * m**2 * d**2 + 2 * P * d * out  # fc1 and fc2 on the P / m^2 merged tokens
+        lm = P // (m * m)
+        notes = [
+            f"{rows} x {cols} = {P} patches of {v['p_vis']} px in each layer; the merger joins {m} x {m} into {lm}"
+        ]
+        if spec.vision == "qwen2_vl":
+            return ImageFlops(patch + _layers(P) + merger, P, P, lm, tuple(notes))
+        w = image.window // m // v["p_vis"]
+        if w < 1:
+            raise InputError(
+                f"window_size {image.window} px is below spatial_merge_size x patch_size = {m * v['p_vis']} px: "
+                "Qwen2.5-VL's window index divides by zero"
+            )
+        spans = sum(a * a for a in _window_spans(rows // m, w)) * sum(b * b for b in _window_spans(cols // m, w))
+        windowed = spans * m**4  # sum over windows of (tokens in the window)^2
+        attention = 4 * d * (image.full_layers * P**2 + (S.N_vis - image.full_layers) * windowed)
+        notes.append(
+            f"windows of {w} x {w} merged tokens ({w * m * v['p_vis']} px) in all but the {image.full_layers} layers "
+            "of full attention (fullatt_block_indexes)"
+        )
+        return ImageFlops(patch + _layers(P, True, attention) + merger, P, P, lm, tuple(notes))
+    head = _siglip_head(P) if spec.vision_head else 0
+    if spec.vision == "gemma3":
+        k = rows // math.isqrt(image.pooled)  # Gemma3MultiModalProjector's AvgPool2d kernel and stride
+        if k < 1:
+            raise InputError(
+                f"mm_tokens_per_image {image.pooled} exceeds the {rows} x {cols} patches: Gemma 3's pooling cannot run"
+            )
+        lm = (rows // k) ** 2
+        notes = [f"{rows} x {cols} = {P} patches in each SigLIP layer, average-pooled {k} x {k} to {lm} tokens"]
+        return ImageFlops(patch + _layers(P) + head + 2 * lm * d * D, P, P, lm, tuple(notes))
+    if spec.vision == "paligemma":
+        out = S.d_proj if spec.has("d_proj") else D
+        notes = [f"{rows} x {cols} = {P} patches in each SigLIP layer, each one token of the language model"]
+        return ImageFlops(patch + _layers(P) + head + 2 * P * d * out, P, P, P, tuple(notes))
+    # idefics3 (and smolvlm): the pixel shuffle stacks s x s patches into one token of s^2 d_vis
+    s = v["m_vis"]
+    if rows % s:
+        raise InputError(
+            f"the {rows} x {cols} patch grid does not split into {s} x {s} blocks (scale_factor {s}): "
+            "Idefics3's pixel shuffle cannot run"
+        )
+    lm = P // (s * s)
+    notes = [f"{rows} x {cols} = {P} patches in each layer; the pixel shuffle stacks {s} x {s} into {lm} tokens"]
+    return ImageFlops(patch + _layers(P) + 2 * P * d * D, P, P, lm, tuple(notes))
