@@ -61,6 +61,7 @@ REFERENCE = {
     # t-vlm-b's fixtures (tests/test_vision_qwen3_vl.py builds them on the meta device)
     "qwen3-vl-4b": (4_437_815_808, "Qwen3VLForConditionalGeneration"),
     # t-kimi's fixture (Qwen3VLMoeForConditionalGeneration built on the meta device, transformers 5.24)
+    # also the checkpoint's own tensor total, as the report that prints this config.json lists it
     "qwen3-vl-30b-a3b": (31_070_754_032, "Qwen3VLMoeForConditionalGeneration"),
     # Kimi_K25ForConditionalGeneration on the meta device (transformers 5.24): vision_tower 416,866,032,
     # mm_projector 54,277,888, language model and untied lm_head 1,026,408,209,408
@@ -95,6 +96,7 @@ REFERENCE = {
     "falcon-mamba-7b": (7_272_665_088, "FalconMambaForCausalLM"),
     "ai21-jamba-1.5-mini": (51_570_323_328, "JambaForCausalLM"),
     "qwen3-coder-next": (79_674_391_296, "Qwen3NextForCausalLM"),
+    "qwen3-next-80b-a3b-instruct": (79_674_391_296, "Qwen3NextForCausalLM"),
     "lfm2.5-350m": (354_483_968, "Lfm2ForCausalLM"),
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
@@ -128,8 +130,9 @@ REFERENCE = {
     "olmo-3-7b": (7_298_011_136, "Olmo3ForCausalLM"),
     # --- issue 21's MLA family (catalog/models/dsa.py; tests/test_mla_family.py builds them on the meta
     # device from the same files)
-    "deepseek-v3.2-exp-shaped": (671_877_929_216, "DeepseekV32ForCausalLM"),
+    "deepseek-v3.2": (671_877_929_216, "DeepseekV32ForCausalLM"),
     "glm-5-fp8-aiconfigurator": (743_911_199_232, "GlmMoeDsaForCausalLM"),
+    "glm-5.1": (743_911_199_232, "GlmMoeDsaForCausalLM"),
     "glm-5.3-shaped": (743_377_000_704, "GlmMoeDsaForCausalLM"),
     "mistral-small-4-shaped": (118_972_826_624, "Mistral4ForCausalLM"),
     # --- issue 21's dual encoders (catalog/models/dual.py): CLIPModel / SiglipModel / Siglip2Model built
@@ -149,6 +152,7 @@ ACTIVE = {
     "ai21-jamba-1.5-mini": 12_110_311_296,
     # Qwen3NextForCausalLM on the meta device: 77,309,411,328 expert weights, 502 of 512 idle per token
     "qwen3-coder-next": 3_874_929_408,
+    "qwen3-next-80b-a3b-instruct": 3_874_929_408,
     # 8 of 256 experts a token (tests/test_published_qwen3_5.py): text 3,454,988,928 + visual 446,571,248
     "qwen3.6-35b-a3b": 3_901_560_176,
     # the meta models' expert tensors (tests/test_moe_types.py): 56 of 64, 120 of 128, 122 of 128
@@ -161,10 +165,11 @@ ACTIVE = {
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash": 3_896_763_136,
-    # the meta models' expert tensors: 653,908,770,816 (V3.2), 724,775,731,200 (GLM-5 and 5.3),
+    # the meta models' expert tensors: 653,908,770,816 (V3.2), 724,775,731,200 (GLM-5, 5.1 and 5.3),
     # 115,964,116,992 (Mistral Small 4) expert weights, 248 of 256 and 124 of 128 experts idle per token
-    "deepseek-v3.2-exp-shaped": 38_403_807_488,
+    "deepseek-v3.2": 38_403_807_488,
     "glm-5-fp8-aiconfigurator": 41_784_709_632,
+    "glm-5.1": 41_784_709_632,
     "glm-5.3-shaped": 41_250_511_104,
     "mistral-small-4-shaped": 6_632_588_288,
     # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token

@@ -19,8 +19,9 @@ from symtrans.engine.evaluate import exact
 
 # (fixture, parameters of the class on the meta device, the class)
 PUBLISHED = [
-    ("deepseek-v3.2-exp-shaped", 671_877_929_216, "DeepseekV32ForCausalLM"),
+    ("deepseek-v3.2", 671_877_929_216, "DeepseekV32ForCausalLM"),
     ("glm-5-fp8-aiconfigurator", 743_911_199_232, "GlmMoeDsaForCausalLM"),
+    ("glm-5.1", 743_911_199_232, "GlmMoeDsaForCausalLM"),
     ("glm-5.3-shaped", 743_377_000_704, "GlmMoeDsaForCausalLM"),
     ("mistral-small-4-shaped", 118_972_826_624, "Mistral4ForCausalLM"),
 ]
@@ -40,7 +41,7 @@ def test_indexer_parameters_by_hand(read_fixture):
     """DeepseekV32Indexer per layer: wq_b 1536 x 64*128, wk 7168 x 128, k_norm γ and β (2 x 128),
     weights_proj 7168 x 64 = 12,582,912 + 917,504 + 256 + 458,752 = 13,959,424; 61 layers:
     851,524,864 above the same file read as DeepSeek-V3 (no indexer)."""
-    cfg = read_fixture("deepseek-v3.2-exp-shaped")
+    cfg = read_fixture("deepseek-v3.2")
     v3 = {k: v for k, v in cfg.items() if not k.startswith("index_")}
     v3["model_type"] = "deepseek_v3"
     counts = []
@@ -64,6 +65,48 @@ def test_glm_shared_layers_build_no_indexer(read_fixture):
         spec_from_config(read_fixture("glm-5.3-shaped"), "x"),
     ))  # fmt: skip
     assert glm5 - glm53 == 57 * per_layer == 534_198_528
+
+
+def test_published_weight_tables(read_fixture):
+    """The checkpoints' own tensors, as a public model report lists them beside each config.json
+    (SOURCES.md): DeepSeek-V3.2 (FP8) 685,396,921,376 stored elements, GLM-5.1 (BF16)
+    753,864,139,008.  Each is the model's parameters plus, written out here from the report's
+    tensor shapes: the MTP layer transformers does not build (one more decoder layer of the same
+    kind, eh_proj, enorm, hnorm, shared_head; DeepSeek's also its own embed_tokens and head), the
+    routers' e_score_correction_bias (a buffer in transformers), and, for FP8, one float32
+    weight_scale_inv per 128 x 128 block of every quantized matrix."""
+
+    def blocks(rows, cols):  # 128 x 128 blocks of a rows x cols matrix
+        return -(-rows // 128) * -(-cols // 128)
+
+    def count(name):
+        spec, _ = spec_from_config(read_fixture(name), name)
+        return exact(build(spec).params, spec.values)
+
+    # DeepSeek-V3.2: d_model 7168, V 129,280; MLA (q 1536, kv 512 + 64, 128 heads of 128 + 64, v 128),
+    # indexer (64 heads of 128), 256 experts of 2048 + 1 shared; 3 dense layers of 18,432
+    d, V = 7168, 129_280
+    attention = 2 * d + 2 * 128 + 64 * d + 128 * d + 8192 * 1536  # norms, indexer k_norm, weights_proj, wk, wq_b
+    attention += 512 + 576 * d + 32768 * 512 + 16384 * d + 1536 + 1536 * d + 24576 * 1536
+    moe = 256 * 3 * 2048 * d + 256 * d + 3 * 2048 * d  # experts, router, shared expert
+    mtp = attention + moe + 14336 * d + 2 * d + 2 * V * d + d  # eh_proj, enorm, hnorm, embed, head, norm
+    scales = 62 * (blocks(128, d) + blocks(8192, 1536) + blocks(576, d) + blocks(32768, 512))
+    scales += 62 * (blocks(d, 16384) + blocks(1536, d) + blocks(24576, 1536))
+    scales += 59 * (256 + 1) * 3 * blocks(2048, d)  # routed and shared experts' gate, up, down
+    scales += 3 * 3 * blocks(18432, d)  # the 3 dense layers' MLPs
+    bias = 59 * 256
+    assert (mtp, scales, bias) == (13_477_385_472, 41_591_584, 15_104)
+    assert count("deepseek-v3.2") + mtp + scales + bias == 685_396_921_376
+
+    # GLM-5.1 (BF16): d_model 6144; MLA (q 2048, kv 512 + 64, 64 heads of 192 + 64, v 256), indexer
+    # (32 heads of 128), 256 experts of 2048 + 1 shared; MTP layer 78 without its own embed or head
+    d = 6144
+    attention = 2 * d + 2 * 128 + 32 * d + 128 * d + 4096 * 2048
+    attention += 512 + 576 * d + 28672 * 512 + 16384 * d + 2048 + 2048 * d + 16384 * 2048
+    moe = 256 * 3 * 2048 * d + 256 * d + 3 * 2048 * d
+    mtp = attention + moe + 12288 * d + 3 * d
+    bias = 76 * 256
+    assert count("glm-5.1") + mtp + bias == 753_864_139_008
 
 
 TINY = dict(

@@ -3555,6 +3555,9 @@ SSM_FIXTURES = [
     # Qwen3-Coder-Next (RedHatAI's NVFP4 release's config, quantization_config left out): 36 Gated
     # DeltaNet + 12 full-attention layers, 512 experts + a shared one on every layer
     ("qwen3-coder-next", 79_674_391_296),
+    # Qwen/Qwen3-Next-80B-A3B-Instruct as published (full_attention_interval 4, no layer_types): the
+    # same shape
+    ("qwen3-next-80b-a3b-instruct", 79_674_391_296),
     # LFM2.5-350M: 10 short-convolution + 6 attention layers, MLP 4,608 wide (2/3 of 6,656 rounded up
     # to 256); the same 354,483,968 is a third party's count (SOURCES.md)
     ("lfm2.5-350m", 354_483_968),
@@ -3568,6 +3571,21 @@ SSM_FIXTURES = [
     # no gated norm), a tied head: 91,131,072 on the meta device
     ("falcon-h1-tiny-90m-instruct", 91_131_072),
 ]
+
+
+def test_qwen3_next_weight_table(read_fixture):
+    """Qwen3-Next-80B-A3B-Instruct's BF16 checkpoint as a public model report lists it beside this
+    config.json (SOURCES.md): 81,324,862,720 stored elements = the model's parameters + the MTP
+    module transformers does not build (mtp.fc 2 x 2048 -> 2048; one full-attention layer with q 16 x
+    2 x 256 (gated), k, v 2 x 256, o 4096 -> 2048, q/k norms 256; one MoE of 512 experts of 512 with
+    its router, shared expert and shared-expert gate; five norms of 2048)."""
+    spec, _ = spec_from_config(read_fixture("qwen3-next-80b-a3b-instruct"), "x")
+    d = 2048
+    attention = 8192 * d + 2 * 512 * d + 4096 * d + 2 * 256
+    moe = 512 * 3 * 512 * d + 512 * d + 3 * 512 * d + d
+    mtp = 2 * d * d + attention + moe + 5 * d
+    assert mtp == 1_650_471_424
+    assert exact(build(spec).params, spec.values) + mtp == 81_324_862_720
 
 
 @pytest.mark.parametrize(("name", "total"), SSM_FIXTURES, ids=[n for n, _ in SSM_FIXTURES])

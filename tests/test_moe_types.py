@@ -70,6 +70,24 @@ def test_minimax_m27_weight_table(read_fixture):
     assert exact(build(spec).params, spec.values) + scales + bias == 228_703_644_928
 
 
+def test_glm47_flash_weight_table(read_fixture):
+    """GLM-4.7-Flash's checkpoint (BF16) as the same report lists it beside this config.json:
+    31,221,488,576 stored elements = the model's parameters + the MTP layer 47 that
+    transformers does not build (one more MoE layer, eh_proj 2 x 2048 -> 2048, enorm, hnorm,
+    its own embed_tokens and shared_head 154,880 x 2048, shared_head.norm) + the 47 routers'
+    e_score_correction_bias (a buffer in transformers)."""
+    cfg = read_fixture("glm-4.7-flash")
+    spec, _ = spec_from_config(cfg, "glm-4.7-flash")
+    d, V = 2048, 154_880
+    # norms; kv_a_layernorm, kv_a_proj_with_mqa (512 + 64), kv_b_proj (20 x (192 + 256)), o_proj;
+    # q_a_layernorm, q_a_proj (768), q_b_proj (20 x 256)
+    attention = 2 * d + 512 + 576 * d + 8960 * 512 + 5120 * d + 768 + 768 * d + 5120 * 768
+    moe = 64 * 3 * 1536 * d + 64 * d + 3 * 1536 * d  # 64 experts of 1536, router, one shared expert
+    mtp = attention + moe + 4096 * d + 2 * d + 2 * V * d + d
+    bias = 47 * 64
+    assert exact(build(spec).params, spec.values) + mtp + bias == 31_221_488_576
+
+
 def test_hunyuan_per_layer_top_k():
     """HunYuanMoEV1Gate reads moe_topk[layer_idx]: one k for every layer is counted (Hunyuan-A13B
     writes [8] * 32); different k by layer is refused in one line (the engine has one k)."""
