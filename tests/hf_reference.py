@@ -95,6 +95,7 @@ HF_CLASSES = {
     "mamba2": "Mamba2ForCausalLM",
     "jamba": "JambaForCausalLM",
     "qwen3_next": "Qwen3NextForCausalLM",
+    "gemma4_text": "Gemma4ForCausalLM",
     "lfm2": "Lfm2ForCausalLM",
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     "olmoe": "OlmoeForCausalLM",
@@ -249,6 +250,8 @@ def top_k_of(model) -> int:
     for config in (model.config, getattr(model.config, "text_config", None)):  # a wrapper: its text model's
         if hasattr(config, "num_experts_per_tok"):
             return config.num_experts_per_tok
+        if getattr(config, "top_k_experts", None) is not None:  # Gemma 4: Gemma4TextRouter's torch.topk k
+            return config.top_k_experts
     return model.transformer.blocks[0].ffn.top_k
 
 
@@ -1554,6 +1557,58 @@ def qwen3_next(draw) -> dict:
 
 
 @st.composite
+def gemma4_text(draw) -> dict:
+    """A small Gemma 4 text config: sliding and full layers (layer_types drawn or left to the
+    class's 5-in-6 rule), the full layers' own head width (global_head_dim) and, with K = V, key/value
+    heads (num_global_key_value_heads), KV sharing over the last layers (only counts whose layer types
+    all occur earlier, as Gemma4TextConfig requires), the double-wide MLP, per-layer inputs (or 0:
+    none) and the mixture of experts beside the MLP, each on or off."""
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv * draw(st.integers(1, 2))
+    n = draw(st.integers(1, 6))
+    cfg = dict(
+        model_type="gemma4_text",
+        hidden_size=draw(st.integers(2, 24)),
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        head_dim=4 * draw(st.integers(1, 3)),
+        global_head_dim=4 * draw(st.integers(1, 4)),
+        num_hidden_layers=n,
+        intermediate_size=draw(SIZE),
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        sliding_window=draw(st.integers(1, 16)),
+        hidden_size_per_layer_input=draw(st.integers(0, 5)),
+        vocab_size_per_layer_input=draw(VOCAB),
+    )
+    types = None
+    if draw(st.booleans()):
+        types = draw(st.lists(st.sampled_from(["sliding_attention", "full_attention"]), min_size=n, max_size=n))
+        cfg["layer_types"] = types
+    final = list(types) if types else ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
+    final[-1] = "full_attention"
+    shared = draw(st.integers(0, n))
+    if 0 < shared < n and set(final[: n - shared]) != set(final):
+        shared = 0  # Gemma4TextConfig raises when a shared layer's type has no earlier producer
+    cfg["num_kv_shared_layers"] = shared
+    if draw(st.booleans()):
+        cfg["attention_k_eq_v"] = True
+        _maybe(draw, cfg, "num_global_key_value_heads", st.integers(1, 3))
+    if draw(st.booleans()):
+        experts = draw(st.integers(1, 4))
+        cfg.update(
+            enable_moe_block=True,
+            num_experts=experts,
+            top_k_experts=draw(st.integers(1, experts)),
+            moe_intermediate_size=draw(SIZE),
+        )
+    for key in ("attention_bias", "tie_word_embeddings", "use_double_wide_mlp"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, min(cfg["vocab_size"], cfg["vocab_size_per_layer_input"]) - 1))
+    return cfg
+
+
+@st.composite
 def lfm2(draw) -> dict:
     """A small LFM2 config: layer_types, full_attn_idxs or neither (all attention), the MLP width
     adjustment (2/3, multiplier, rounding) on or off, Liquid's block_ff_dim / tie_embedding names."""
@@ -2121,6 +2176,7 @@ STRATEGIES = {
     "mamba2": mamba2(),
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
+    "gemma4_text": gemma4_text(),
     "lfm2": lfm2(),
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),

@@ -811,6 +811,32 @@ AUDIT_BASE: dict[str, dict] = {
         moe_intermediate_size=7,
         shared_expert_intermediate_size=9,
     ),
+    # 6 layers: sliding, full, sliding, full with their own keys and values, then a sliding and a
+    # full layer reusing them (num_kv_shared_layers 2) with the double-wide MLP; K = V full layers of
+    # 1 key/value head of width 8; per-layer inputs 3 wide from a 19-row table; 3 experts beside each MLP
+    "gemma4_text": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=4,
+        global_head_dim=8,
+        num_global_key_value_heads=1,
+        attention_k_eq_v=True,
+        num_hidden_layers=6,
+        layer_types=["sliding_attention", "full_attention"] * 3,
+        num_kv_shared_layers=2,
+        use_double_wide_mlp=True,
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        sliding_window=8,
+        hidden_size_per_layer_input=3,
+        vocab_size_per_layer_input=19,
+        enable_moe_block=True,
+        num_experts=3,
+        top_k_experts=2,
+        moe_intermediate_size=7,
+    ),
     # 4 layers: conv, conv, attention, conv; MLP width int(2 x 40 / 3) = 26, rounded up to 28
     "lfm2": dict(
         hidden_size=16,
@@ -1311,6 +1337,27 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("cohere", "head_dim"): [6, 4, None],
     ("phi", "head_dim"): [6, 4, None],
     ("gemma2", "head_dim"): [4],
+    # --- gemma4_text: all full, all sliding (then the shared full layer has no producer: refused by
+    # both), and a full-attention layer moved off the KV-sharing tail
+    ("gemma4_text", "layer_types"): [
+        ["full_attention"] * 6,
+        ["sliding_attention"] * 6,
+        [
+            "sliding_attention",
+            "full_attention",
+            "full_attention",
+            "sliding_attention",
+            "sliding_attention",
+            "full_attention",
+        ],
+    ],
+    ("gemma4_text", "use_bidirectional_attention"): ["vision", "all"],
+    ("gemma4_text", "hidden_activation"): ["relu"],
+    ("gemma4_text", "final_logit_softcapping"): [10.0],
+    ("gemma4_text", "rope_parameters"): [
+        {"rope_type": "default", "rope_theta": 500.0},
+        {"sliding_attention": {"rope_type": "default", "rope_theta": 500.0}, "full_attention": None},
+    ],
     ("gemma3_text", "head_dim"): [4],
     ("gemma2", "sliding_window"): [None, 8],
     ("gemma3_text", "sliding_window"): [None, 8],
@@ -1965,6 +2012,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("gemma2", "use_bidirectional_attention"): "bidirectional attention in a decoder (FLOPs, cache) is not modelled",
     ("gemma2", "layer_types"): "a layer type Gemma2 has no attention mask for (chunked_attention): builds, cannot run",
     ("gemma3_text", "use_bidirectional_attention"): "bidirectional attention in a decoder is not modelled",
+    ("gemma4_text", "use_bidirectional_attention"): 'bidirectional attention of every token ("all") is not modelled',
     ("falcon", "num_kv_heads"): "num_kv_heads not dividing the heads: FalconAttention builds but cannot split "
     "query_key_value in a forward pass",
     ("albert", "num_attention_heads"): "h not dividing hidden_size: AlbertAttention floors the head width "

@@ -205,6 +205,37 @@ _LEGEND = [
     SymbolInfo(
         "k_idx", r"k_{\mathrm{idx}}", "keys each query attends to in sparse attention (index_topk)", "positions"
     ),
+    # --- Gemma 4 (engine/gemma4.py): its full-attention layers' own shapes, KV sharing, per-layer inputs
+    SymbolInfo(
+        "N_g", r"N_{g}", "full-attention layers with their own keys and values (Gemma 4's global layers)", "layers"
+    ),
+    SymbolInfo(
+        "N_xs",
+        r"N_{xs}",
+        "sliding-window layers that reuse an earlier layer's keys and values (Gemma 4 num_kv_shared_layers)",
+        "layers",
+    ),
+    SymbolInfo(
+        "N_xg",
+        r"N_{xg}",
+        "full-attention layers that reuse an earlier layer's keys and values (Gemma 4 num_kv_shared_layers)",
+        "layers",
+    ),
+    SymbolInfo(
+        "d_kg", r"d_{k,g}", "per-head query/key width of the full-attention layers (global_head_dim)", "features"
+    ),
+    SymbolInfo(
+        "h_kvg",
+        r"h_{\mathrm{kv},g}",
+        "key/value heads of the full-attention layers (num_global_key_value_heads)",
+        "heads",
+    ),
+    SymbolInfo(
+        "d_ple", r"d_{\mathrm{ple}}", "width of each layer's per-layer input (hidden_size_per_layer_input)", "features"
+    ),
+    SymbolInfo(
+        "V_ple", r"V_{\mathrm{ple}}", "rows of the per-layer embedding table (vocab_size_per_layer_input)", "tokens"
+    ),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

@@ -13,6 +13,11 @@ from typing import Any
 from symtrans.base.errors import InputError
 
 MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "dsa", "attention_mamba2")
+# Gemma 4 (engine/gemma4.py): full-attention layers of their own head shape, and the layers that
+# reuse an earlier layer's keys and values (sliding and full), beside the sliding ``attention``.
+GEMMA4_KINDS = ("global_attention", "shared_attention", "shared_global_attention")
+MIXER_KINDS += GEMMA4_KINDS
+GEMMA4_SIZES = ("N_g", "N_xs", "N_xg", "d_kg", "h_kvg", "d_ple", "V_ple")
 
 
 def mixer_kinds(spec: Any) -> tuple[str, ...]:
@@ -31,6 +36,9 @@ MIXER_COUNTS = {
     "moe": "N_moe",
     "attention_mamba2": "N_par",
     "dsa": "N_dsa",
+    "global_attention": "N_g",
+    "shared_attention": "N_xs",
+    "shared_global_attention": "N_xg",
 }
 MIXER_SIZES = {
     "attention": (),
@@ -42,13 +50,16 @@ MIXER_SIZES = {
     "moe": ("d_ff", "E", "k"),
     "attention_mamba2": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk"),
     "dsa": ("h_idx", "d_idx", "k_idx"),
+    "global_attention": ("d_kg", "h_kvg"),
+    "shared_attention": ("w",),
+    "shared_global_attention": ("d_kg",),
 }
 LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
 LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
-LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx")
+LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx", "N_g", "N_xs", "N_xg", "d_kg", "h_kvg")
 # Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention and
 # Falcon-H1's attention beside Mamba 2.
-ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2")
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS)
 
 
 def mixer_free(spec: Any) -> tuple[str, ...]:
@@ -90,6 +101,18 @@ def check_mixers(spec: Any) -> None:
         raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
     if spec.attention_gate and ("attention" not in uses or spec.mla):
         raise InputError("attention_gate gates the output of (non-latent) attention layers")
+    gemma4 = bool(uses & set(GEMMA4_KINDS))
+    if spec.k_eq_v and "global_attention" not in uses:
+        raise InputError(
+            "k_eq_v drops the value map of Gemma 4's full-attention layers: mixers has no global_attention"
+        )
+    if spec.shared_ffn_double and not uses & {"shared_attention", "shared_global_attention"}:
+        raise InputError("shared_ffn_double widens the FFN of layers that reuse keys and values: mixers has none")
+    if gemma4 and (spec.mixer_only or spec.mla or spec.n_shared_experts or spec.layer_norms != "sandwich"):
+        raise InputError(
+            "Gemma 4's layer kinds are pre-norm layers with four norms (layer_norms=sandwich), an FFN and no MLA "
+            "or shared experts"
+        )
     if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
         raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
 
@@ -116,6 +139,11 @@ def check_mixer_sizes(spec: Any, v: dict[str, int]) -> None:
         raise InputError("dsa needs r_q: the lightning indexer's queries are read from the query latent")
     if "dsa" in names and "d_idx" in v and "d_rope" in v and v["d_idx"] < v["d_rope"]:
         raise InputError(f"d_idx={v['d_idx']} is below d_rope={v['d_rope']}: the indexer rotates d_rope of its d_idx")
+    ple = [n for n in ("d_ple", "V_ple") if n in v]
+    if ple and not set(names) & set(GEMMA4_KINDS):
+        raise InputError("d_ple and V_ple size Gemma 4's per-layer inputs: set mixers to Gemma 4's kinds")
+    if len(ple) == 1:
+        raise InputError("per-layer inputs need both d_ple (their width) and V_ple (their table's rows)")
     mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
     if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")

@@ -101,6 +101,12 @@ class Role(str, Enum):
     INDEXER_NORM = "indexer_norm"  # k_norm: a LayerNorm (γ and β) over the indexer key
     INDEXER_WEIGHTS = "indexer_weights"  # weights_proj: d_model -> h_idx, a weight per indexer head
     INDEXER_SCORES = "indexer_scores"  # ReLU(q k^T) per head, then the head-weighted sum
+    # --- Gemma 4's per-layer inputs (engine/gemma4.py)
+    PLE_EMBEDDING = "ple_embedding"  # embed_tokens_per_layer: V_ple x N d_ple, every layer's slice in one row
+    PLE_PROJECTION = (
+        "ple_projection"  # per_layer_model_projection d_model -> N d_ple; per_layer_projection d_ple -> d_model
+    )
+    PLE_GATE = "ple_gate"  # per_layer_input_gate: d_model -> d_ple
     # --- the generic path (catalog/generic): a tensor whose module's class and name do not
     # make its role certain; its label is the module path
     GENERIC = "generic"

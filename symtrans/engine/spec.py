@@ -140,6 +140,8 @@ MODEL_SIZES = (
     "h_idx",
     "d_idx",
     "k_idx",
+    # --- Gemma 4 (engine/gemma4.py)
+    *mixer_rules.GEMMA4_SIZES,
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -366,6 +368,16 @@ class Spec:
         ffn_act_params: learned scalars inside each feed-forward network's activation:
             2 for xIELU (Huang et al. 2025; transformers' ``activations.XIELUActivation``
             holds alpha_p and alpha_n, one element each; Apertus's MLP), 0 for a fixed one.
+        k_eq_v: Gemma 4's full-attention layers (``global_attention``) have no value projection:
+            their keys serve as values (``attention_k_eq_v``); both are still cached.
+        shared_ffn_double: the layers that reuse another layer's keys and values
+            (``shared_attention``, ``shared_global_attention``) have an FFN 2 d_ff wide
+            (Gemma 4 ``use_double_wide_mlp``).
+    Gemma 4 (``engine/gemma4.py``): the kinds ``global_attention`` (count N_g; head width d_kg,
+    h_kvg key/value heads), ``shared_attention`` (N_xs) and ``shared_global_attention`` (N_xg)
+    beside the sliding-window ``attention`` layers; each layer has four norms, an FFN and, with E,
+    a mixture of experts beside it; with d_ple and V_ple, per-layer inputs (a V_ple x N d_ple table
+    and a d_model -> N d_ple map before the stack, a gate and a projection in every layer).
     Positions ``sinusoidal-table``: the sinusoids stored as a frozen (L_max x d_model)
     parameter (Pegasus, Marian, Whisper's encoder): counted, as ``model.parameters()``
     counts it.  An encoder-decoder may give its stacks their own table rows
@@ -500,6 +512,9 @@ class Spec:
     ssm_gated_norm: bool = True
     attention_gate: bool = False
     ffn_act_params: int = 0
+    # --- Gemma 4 (engine/gemma4.py)
+    k_eq_v: bool = False
+    shared_ffn_double: bool = False
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -708,6 +723,9 @@ OPTION_TYPES: dict[str, Any] = {
     "ssm_gated_norm": bool,
     "attention_gate": bool,
     "ffn_act_params": int,
+    # --- Gemma 4 (engine/gemma4.py)
+    "k_eq_v": bool,
+    "shared_ffn_double": bool,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",

@@ -26,6 +26,7 @@ import sympy as sp
 from symtrans.engine import deltanet as _deltanet  # noqa: F401  (registers GatedDeltaNet)
 from symtrans.engine import dsa as _dsa  # noqa: F401  (registers SparseAttention)
 from symtrans.engine import ffn_layers as _ffn_layers  # noqa: F401  (registers MlpLayer, MoeLayer)
+from symtrans.engine import gemma4 as _gemma4
 from symtrans.engine import parallel as _parallel  # noqa: F401  (registers ParallelAttentionMamba2)
 from symtrans.engine import shortconv as _shortconv  # noqa: F401  (registers ShortConv)
 from symtrans.engine import ssm as _ssm  # noqa: F401  (registers Mamba, Mamba2)
@@ -34,6 +35,7 @@ from symtrans.engine.components import feed_forward, moe_feed_forward, norm
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import Cost, Step
 from symtrans.engine.kinds import LayerKind, kind
+from symtrans.engine.mixer_rules import GEMMA4_KINDS
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import MIXER_COUNTS, Spec, mixer_kinds
 
@@ -62,6 +64,8 @@ def hybrid_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask
 
     Units: as ``cost.Cost`` (parameters, forward FLOPs at this shape, cache elements per
     token, state elements per sequence)."""
+    if set(mixer_kinds(spec)) & set(GEMMA4_KINDS):  # Gemma 4's kinds: its own layer (engine/gemma4.py)
+        return _gemma4.gemma4_layers(spec, batch, q, context, mask, decode, kind_counts(spec))
     t = batch * q
     out: list[Cost] = []
     for k, count in kind_counts(spec):

@@ -99,6 +99,14 @@ N_dsa = SYMBOLS["N_dsa"]
 h_idx = SYMBOLS["h_idx"]
 d_idx = SYMBOLS["d_idx"]
 k_idx = SYMBOLS["k_idx"]
+# --- Gemma 4 (engine/gemma4.py)
+N_g = SYMBOLS["N_g"]
+N_xs = SYMBOLS["N_xs"]
+N_xg = SYMBOLS["N_xg"]
+d_kg = SYMBOLS["d_kg"]
+h_kvg = SYMBOLS["h_kvg"]
+d_ple = SYMBOLS["d_ple"]
+V_ple = SYMBOLS["V_ple"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

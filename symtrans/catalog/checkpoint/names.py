@@ -229,6 +229,26 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(L + r"mlp\.shared_mlp\.up_proj", R.FFN_UP, B.SHARED_EXPERT),
         Rule(L + r"mlp\.shared_mlp\.down_proj", R.FFN_DOWN, B.SHARED_EXPERT),
         Rule(L + r"mlp\.moe_statics", R.ROUTER, B.MOE, VECTOR, leaf="e_score_correction_bias", bias=True),
+        # Gemma 4 (Gemma4TextDecoderLayer): experts and a router beside the MLP (stacked tensors on the
+        # layer itself), their three norms, the per-layer input's gate, projection and norm; layer_scalar is
+        # a buffer.  Before the stack: the per-layer table, its projection from the embeddings and its norm
+        Rule(L + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_GATE, leaf="gate_up_proj"),
+        Rule(L + r"experts", R.EXPERTS, B.MOE, IN_OUT, part=R.FFN_DOWN, leaf="down_proj"),
+        Rule(L + r"router\.proj", R.ROUTER, B.MOE),
+        Rule(L + r"router", R.ROUTER, B.MOE, VECTOR, leaf="scale"),
+        Rule(L + r"router", R.ROUTER, B.MOE, VECTOR, leaf="per_expert_scale"),
+        Rule(
+            L + r"(?:pre_feedforward_layernorm_2|post_feedforward_layernorm_[12]|post_per_layer_input_norm)",
+            R.NORM,
+            B.NORM,
+            VECTOR,
+        ),
+        Rule(L + r"per_layer_input_gate", R.PLE_GATE, B.OTHER),
+        Rule(L + r"per_layer_projection", R.PLE_PROJECTION, B.OTHER),
+        Rule(L.rstrip("\\."), None, None, VECTOR, buffer=True, leaf="layer_scalar"),
+        Rule(r"embed_tokens_per_layer", R.PLE_EMBEDDING, B.EMBEDDINGS, ROWS),
+        Rule(r"per_layer_model_projection", R.PLE_PROJECTION, B.EMBEDDINGS),
+        Rule(r"per_layer_projection_norm", R.NORM, B.NORM, VECTOR),
         # Nemotron-H: each layer's one "mixer" is attention, an MLP or a MoE (NemotronHBlock); its experts
         # are saved per expert, non-gated (up_proj, down_proj), its router is mixer.gate
         Rule(L + r"mixer\.q_proj", R.Q_PROJ, _ATT),
@@ -754,7 +774,7 @@ MODEL_TYPES = {
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
         "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
-        "qwen3_vl_moe kimi_k25".split(),
+        "qwen3_vl_moe kimi_k25 gemma4_text".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -51,6 +51,7 @@ from symtrans.catalog.models import (
     dual,
     encoders,
     falcon_h1,
+    gemma4,
     gpt2_like,
     hybrids,
     jamba,
@@ -86,6 +87,7 @@ _MODULES = (
     audio,
     falcon_h1,
     led,
+    gemma4,
 )
 
 RECORDS: tuple[ModelType, ...] = tuple(rec for module in _MODULES for rec in module.RECORDS)

@@ -1,0 +1,119 @@
+"""Gemma 4's language model (``gemma4_text``, Gemma4ForCausalLM) on published configs.
+
+The configs are tests/fixtures/gemma4/*.json (sources in tests/fixtures/configs/SOURCES.md):
+Gemma 4 31B-it as transformers 5.7 printed it, and a partial Gemma 4 E2B text config from a
+public repository's test.  Both are ``gemma4`` wrappers; their ``text_config`` is counted here.
+Oracles, none of them symtrans's own output:
+
+* transformers 5.24's Gemma4ForCausalLM built from the text config on the meta device;
+* the 31B count written out as arithmetic from the printed module tree of the source
+  (sliding and full layers' q/k/v/o shapes);
+* the same configs re-saved by transformers (``to_dict``, which writes ``per_layer_config`` in
+  place of ``global_head_dim`` / ``num_global_key_value_heads``) count the same;
+* KV cache per token written out from the layer types and num_kv_shared_layers (the shared
+  layers cache nothing); tests/test_kv_cache_real.py checks the same rule against a real
+  forward's cache on the tiny audit model.
+
+The random draws (hypothesis), the key audit and FlopCounterMode (forward, training, one decode
+step) run in tests/test_model_types.py, as for every type.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import require
+
+torch = require("torch")
+transformers = require("transformers")
+
+from symtrans.accounting.memory import kv_cache_bytes  # noqa: E402
+from symtrans.catalog.hf_config import spec_from_config  # noqa: E402
+from symtrans.engine.architectures import build  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures" / "gemma4"
+
+# Gemma4ForCausalLM on the meta device (transformers 5.24), sum(p.numel() for p in parameters())
+PUBLISHED = {
+    "gemma-4-31b-it": 30_697_345_280,
+    "gemma-4-e2b-partial": 4_062_338_304,
+}
+
+
+def _text(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())["text_config"]
+
+
+def _meta(cfg: dict) -> int:
+    transformers.logging.set_verbosity_error()
+    config = transformers.Gemma4TextConfig(**{k: v for k, v in cfg.items() if k != "model_type"})
+    with torch.device("meta"):
+        model = transformers.Gemma4ForCausalLM(config)
+    return sum(p.numel() for p in model.parameters())
+
+
+def _ours(cfg: dict) -> int:
+    spec, _ = spec_from_config({**cfg, "model_type": "gemma4_text"}, "test")
+    return exact(build(spec).params, spec.values)
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_text_configs_match_the_meta_device(name):
+    cfg = _text(name)
+    assert _meta(cfg) == PUBLISHED[name]
+    assert _ours(cfg) == PUBLISHED[name]
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_resaved_text_configs_count_the_same(name):
+    """transformers' to_dict writes per_layer_config (the full layers' head_dim 512 and, with
+    attention_k_eq_v, num_key_value_heads) and drops global_head_dim: read the same way."""
+    cfg = _text(name)
+    saved = transformers.Gemma4TextConfig(**{k: v for k, v in cfg.items() if k != "model_type"}).to_dict()
+    assert "per_layer_config" in saved and "global_head_dim" not in saved
+    assert _ours(saved) == PUBLISHED[name]
+
+
+def test_31b_text_by_hand():
+    """Gemma 4 31B-it's language model from its printed module tree: d_model 5376, V 262144 (tied),
+    50 sliding layers (q 5376 -> 32 x 256, k and v 5376 -> 16 x 256, o back) and 10 full layers
+    (q 5376 -> 32 x 512, k 5376 -> 4 x 512 and no v_proj: K = V), QK norms of the head width,
+    a GeGLU MLP of 21504 and four d_model norms a layer, the final norm; no per-layer inputs."""
+    d, f = 5376, 21504
+    mlp, norms = 3 * d * f, 4 * d
+    sliding = d * 8192 + 2 * d * 4096 + 8192 * d + 2 * 256 + mlp + norms
+    full = d * 16384 + d * 2048 + 16384 * d + 2 * 512 + mlp + norms
+    total = 262144 * d + 50 * sliding + 10 * full + d
+    assert total == 30_697_345_280 == _ours(_text("gemma-4-31b-it"))
+
+
+def test_e2b_kv_cache_skips_the_shared_layers():
+    """E2B (partial config): 35 layers, every 5th full; the last 20 (num_kv_shared_layers) reuse
+    layers 13 and 14's keys and values.  Caching layers: 0-14, 12 sliding (K and V, 1 head of 256,
+    the last 512 positions) and 3 full (1 head of 512).  bf16: 2 bytes."""
+    spec, _ = spec_from_config({**_text("gemma-4-e2b-partial"), "model_type": "gemma4_text"}, "test")
+    per_sliding, per_full = 2 * 1 * 256, 2 * 1 * 512
+    for seq in (100, 4096):
+        expected = 2 * (12 * per_sliding * min(seq, 512) + 3 * per_full * seq)
+        assert exact(kv_cache_bytes(spec, 1, seq, "bf16"), spec.values) == expected
+
+
+def test_31b_kv_cache_counts_keys_twice_where_k_is_v():
+    """31B: 50 sliding layers cache K and V of 16 heads of 256 (window 1024); 10 full layers have
+    no v_proj but the cache keeps the keys as both keys and values (4 heads of 512)."""
+    spec, _ = spec_from_config({**_text("gemma-4-31b-it"), "model_type": "gemma4_text"}, "test")
+    seq = 8192
+    expected = 2 * (50 * 2 * 16 * 256 * 1024 + 10 * 2 * 4 * 512 * seq)
+    assert exact(kv_cache_bytes(spec, 1, seq, "bf16"), spec.values) == expected
+
+
+def test_bidirectional_all_is_refused_in_one_line():
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = {**_text("gemma-4-31b-it"), "model_type": "gemma4_text", "use_bidirectional_attention": "all"}
+    with pytest.raises(ConfigError, match='"all"') as refused:
+        spec_from_config(cfg, "test")
+    assert "\n" not in str(refused.value)
