@@ -14,7 +14,6 @@ Sources: Vaswani et al. 2017 (encoder-decoder); Devlin et al. 2019 and HF
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -35,7 +34,7 @@ from symtrans.engine.components import (
     token_embedding,
 )
 from symtrans.engine.conventions import per_element
-from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step
+from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step, substitute  # noqa: F401 (re-exported)
 from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.dual import dual_parts
 from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_front
@@ -310,9 +309,6 @@ def _embeddings(
     return Cost(name=name, block=block, steps=tuple(steps))
 
 
-_SYMBOL_NAME = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]*\b")
-
-
 def decoder_symbols(spec: Spec) -> dict[sp.Symbol, sp.Symbol]:
     """The encoder symbols an encoder-decoder's decoder replaces by its own sizes
     (``spec.DECODER_SIZES``: h -> h_dec, d_ff -> d_ff_dec, V -> V_dec where given; the
@@ -322,39 +318,6 @@ def decoder_symbols(spec: Spec) -> dict[sp.Symbol, sp.Symbol]:
         for dec, enc in DECODER_SIZES.items()
         if enc != "L_max" and spec.family == "encoder-decoder" and spec.has(dec)
     }
-
-
-def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
-    """``c`` with the symbols ``subs`` replaced in every count, matrix and shape (a stack
-    built with the encoder's symbols, given the decoder's own sizes)."""
-    if not subs:
-        return c
-    names = {str(a): str(b) for a, b in subs.items()}
-
-    def e(x):
-        return x.xreplace(subs) if isinstance(x, sp.Basic) else x
-
-    steps = tuple(
-        replace(
-            st,
-            params=e(st.params),
-            flops=e(st.flops),
-            weights=e(st.weights),
-            active=e(st.active),
-            elementwise=e(st.elementwise),
-            shape=_SYMBOL_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), st.shape),
-            matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
-            cache=e(st.cache),
-            state=e(st.state),
-            cache_window=e(st.cache_window),
-            source_cache=e(st.source_cache),
-            cache_heads=e(st.cache_heads),
-        )
-        for st in c.steps
-    )
-    return replace(
-        c, steps=steps, children=tuple(substitute(ch, subs) for ch in c.children), multiplicity=e(c.multiplicity)
-    )
 
 
 def _idle_shared(spec: Spec) -> Cost:

@@ -13,7 +13,8 @@ tokens, see ``architectures.Shape``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Iterator, NamedTuple
 
@@ -295,3 +296,39 @@ class Node(NamedTuple):
     def within(self, *blocks: Block) -> bool:
         """True when the step lies inside any of ``blocks``."""
         return any(b in self.blocks for b in blocks)
+
+
+_SYMBOL_NAME = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]*\b")
+
+
+def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
+    """``c`` with the symbols ``subs`` replaced in every count, matrix and shape (a stack
+    built with the encoder's symbols, given the decoder's own sizes)."""
+    if not subs:
+        return c
+    names = {str(a): str(b) for a, b in subs.items()}
+
+    def e(x):
+        return x.xreplace(subs) if isinstance(x, sp.Basic) else x
+
+    steps = tuple(
+        replace(
+            st,
+            params=e(st.params),
+            flops=e(st.flops),
+            weights=e(st.weights),
+            active=e(st.active),
+            elementwise=e(st.elementwise),
+            shape=_SYMBOL_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), st.shape),
+            matrices=tuple(Matrix(e(m.count), e(m.rows), e(m.cols), m.lookup) for m in st.matrices),
+            cache=e(st.cache),
+            state=e(st.state),
+            cache_window=e(st.cache_window),
+            source_cache=e(st.source_cache),
+            cache_heads=e(st.cache_heads),
+        )
+        for st in c.steps
+    )
+    return replace(
+        c, steps=steps, children=tuple(substitute(ch, subs) for ch in c.children), multiplicity=e(c.multiplicity)
+    )

@@ -41,7 +41,7 @@ import sympy as sp
 from symtrans.engine import symbols as S
 from symtrans.engine.components import attention, feed_forward, linear, moe_feed_forward, norm
 from symtrans.engine.conventions import per_element
-from symtrans.engine.cost import ONE, Cost, Matrix, Step
+from symtrans.engine.cost import ONE, Cost, Matrix, Step, substitute
 from symtrans.engine.kinds import LayerKind
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
@@ -51,16 +51,10 @@ _GLOBAL = {S.d_k: S.d_kg, S.h_kv: S.h_kvg}
 _KV_ROLES = (Role.K_PROJ, Role.V_PROJ, Role.K_NORM)
 
 
-def _substitute(c: Cost, subs: dict) -> Cost:
-    from symtrans.engine.architectures import substitute  # the builder imports this module's kinds
-
-    return substitute(c, subs)
-
-
 def _global(spec: Spec, cost: Cost) -> Cost:
     """A full-attention layer's attention: the sliding one's maps at d_kg and h_kvg, without
     W_V under ``k_eq_v`` (its keys cached twice: the cache holds keys and values)."""
-    cost = _substitute(cost, _GLOBAL)
+    cost = substitute(cost, _GLOBAL)
     if not spec.k_eq_v:
         return cost
     steps = []
@@ -113,7 +107,7 @@ class SharedGlobalAttention(LayerKind):
 
     @classmethod
     def mixer(cls, spec, batch, q, context, mask, decode):
-        return _shared(_substitute(attention(spec, "causal", batch, q, context, mask, window=False), _GLOBAL))
+        return _shared(substitute(attention(spec, "causal", batch, q, context, mask, window=False), _GLOBAL))
 
 
 def _residual(tokens: sp.Expr) -> Step:
@@ -221,7 +215,7 @@ def gemma4_layers(spec: Spec, batch, q, context, mask, decode, counts) -> list[C
     for count, wide in halves:
         ffn = feed_forward(spec, t)
         if wide:
-            ffn = _substitute(ffn, {S.d_ff: 2 * S.d_ff})
+            ffn = substitute(ffn, {S.d_ff: 2 * S.d_ff})
             ffn = replace(ffn, name=ffn.name + ", 2 d_ff wide (use_double_wide_mlp)")
         children = [_norms(spec, ("pre-feed-forward norm", "post-feed-forward norm"), t), ffn]
         if spec.is_moe:
