@@ -493,3 +493,32 @@ def test_reconcile_reads_the_0_19_memory_summary_line():
     assert {k: figs.get(k) for k in logged} == {k: int(Fraction(v) * GiB) for k, v in logged.items()}
     assert figs.get("total_gpu_memory") == int(Fraction("79.19") * GiB) and figs.get("utilisation") == Fraction("0.95")
     assert figs.get("version") == "0.19.0" and figs.get("kv_tokens") == 1_044_688
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "engine", "dtype"),
+    [
+        # vllm/config/model.py _resolve_auto_dtype: "Downcast for float32 models" to the platform's first supported
+        # dtype, bfloat16 from compute capability 8.0 (H100); --engine none keeps the config's float32 (gemma-2-9b's
+        # torch_dtype; the 0.19.0 log of google/gemma-2-9b-it runs dtype=torch.bfloat16)
+        ("h100-sxm", "vllm", "bf16"),
+        ("h100-sxm", "none", "fp32"),
+    ],
+)
+def test_vllm_runs_a_float32_config_in_16_bits(capsys, accelerator, engine, dtype):
+    code, out, err = run(
+        capsys,
+        "deploy",
+        str(CONFIGS / "gemma-2-9b.json"),
+        "--accelerator",
+        accelerator,
+        "--max-model-len",
+        "2048",
+        "--engine",
+        engine,
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    w = json.loads(out)["weights"]
+    assert w["dtype"] == dtype and w["kv_dtype"] == dtype

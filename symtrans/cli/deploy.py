@@ -230,6 +230,34 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
 VLLM_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 
 
+# CUDA devices below compute capability 8.0 (Volta, Turing): vLLM's CUDA platform lists no bfloat16 there
+_NO_BF16 = ("t4", "v100-sxm2")
+
+
+def _vllm_auto_dtype(fmt, notes, accelerator):
+    """vLLM's ``--dtype auto`` for a float32 config: the platform's first supported dtype
+    ("Downcast for float32 models", ``_resolve_auto_dtype`` in vllm/config/model.py), bfloat16
+    on a device of compute capability 8.0 or more.  Below it the choice is float16 unless the
+    model type refuses float16 (``_FLOAT16_NOT_SUPPORTED_MODELS``: gemma2, gemma3, glm4, ...),
+    which is not modelled: the config's float32 is kept there, with a note."""
+    from dataclasses import replace
+
+    name = str(accelerator or "").strip().lower()
+    if name in _NO_BF16:
+        notes.append(
+            f"weights kept in fp32: vLLM's --dtype auto downcasts float32 configs, to float16 on {name} unless the "
+            "model type refuses float16 (vllm/config/model.py, _resolve_auto_dtype); give --dtype fp16 or fp32"
+        )
+        return fmt, notes
+    notes = [n for n in notes if not n.startswith("weights in")]
+    notes.append(
+        "weights in bf16: the config's torch_dtype is float32, which vLLM's --dtype auto downcasts to the platform's "
+        "first supported dtype (vllm/config/model.py, _resolve_auto_dtype: 'Downcast for float32 models'); give "
+        "--dtype fp32 to keep it"
+    )
+    return replace(fmt, dtype="bf16"), notes
+
+
 def _options(args, checkpoint, length_source: str = ""):
     from symtrans.accounting.deploy import DeployOptions
     from symtrans.accounting.hardware import fraction
@@ -237,6 +265,8 @@ def _options(args, checkpoint, length_source: str = ""):
     from symtrans.base.errors import InputError
 
     fmt, notes = weight_format(checkpoint, args.dtype, args.quantization)
+    if args.engine == "vllm" and args.dtype is None and fmt.dtype == "fp32":
+        fmt, notes = _vllm_auto_dtype(fmt, notes, getattr(args, "accelerator", None))
     kv = args.kv_dtype
     if kv is not None and args.engine == "vllm" and kv.strip().lower() not in VLLM_KV_DTYPES + ("bf16",):
         raise InputError(
