@@ -117,3 +117,25 @@ def test_bidirectional_all_is_refused_in_one_line():
     with pytest.raises(ConfigError, match='"all"') as refused:
         spec_from_config(cfg, "test")
     assert "\n" not in str(refused.value)
+
+
+def test_the_wrapper_total_by_hand():
+    """``gemma4`` (Gemma4ForConditionalGeneration: the class transformers' causal-LM and
+    image-text-to-text mappings both name) has no curated record yet: ``symtrans params`` takes
+    the generic path, which counts it from transformers' modeling code on the meta device
+    (parameters only; 31,273,086,512 for this file, not asserted here: its probes take minutes).
+    The 31B-it total, the meta count built here against arithmetic from the printed module tree:
+    the text model above, the vision tower (27 layers of 1152 = 16 heads x 72, MLP 4304; a
+    bias-free 3 x 16 x 16 -> 1152 patch map and a 2 x 10240 x 1152 position table) and
+    embed_vision (1152 -> 5376, bias-free; its norm has no scale)."""
+    cfg = json.loads((FIXTURES / "gemma-4-31b-it.json").read_text())
+    d, f = 1152, 4304
+    layer = 4 * d * d + 2 * 72 + 3 * d * f + 4 * d
+    vision = 3 * 16 * 16 * d + 2 * 10240 * d + 27 * layer
+    assert vision == 569_548_080
+    total = PUBLISHED["gemma-4-31b-it"] + vision + d * 5376
+    assert total == 31_273_086_512
+    config = transformers.Gemma4Config(**{k: v for k, v in cfg.items() if k not in ("model_type", "architectures")})
+    with torch.device("meta"):
+        model = transformers.Gemma4ForConditionalGeneration(config)
+    assert sum(p.numel() for p in model.parameters()) == total
