@@ -426,7 +426,7 @@ def memory_terms(
         src = (
             _positive(src_len, "the source length") if src_len is not None else (s if seq_len is not None else S.L_src)
         )
-    spec.check_workload()  # a per-layer attention pattern is refused (types-moe)
+    spec.check_workload(memory=True)  # a per-layer attention pattern, an audio encoder's activations
     if kv_dtype is None:
         kv_dtype = dtype if dtype in TRAINING_DTYPES or dtype == "fp8" else "bf16"
     get_dtype(kv_dtype)

@@ -238,6 +238,8 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     elif fam == "encoder-only":
         if spec.frontend == "patch":
             _patch_front(b, spec, "embeddings", B, wl.seq)
+        elif spec.frontend == "wav2vec2":
+            _wav2vec2_front(b, spec, "embeddings", B, wl.seq)
         else:
             _embed(b, spec, "embeddings", B, wl.seq)
         x = (B, wl.seq, S.d_model)
@@ -470,6 +472,34 @@ def _patch_front(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) ->
     y = b.mm(stage, "patches W_patch (Conv2d p x p, stride p)", patches, (S.C_in * S.p**2, S.d_model))
     x = b.op(stage, "prepend the CLS token", [y, (S.d_model,)], (B, q, S.d_model), kind="reshape")
     b.op(stage, "X + P[positions]", [x, (q, S.d_model)], x, note="the learned (patches + 1) x d_model table")
+
+
+def _wav2vec2_front(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:
+    """wav2vec 2.0 / HuBERT: the convolutional feature encoder over the shortest 16 kHz waveform of
+    q frames (its multiply-accumulates summed layer by layer by the config reader, M_fe1 + (q - 1)
+    M_fe), the feature projection C_in -> d_model, then the grouped position convolution as G_pos
+    unfolded products over K_pos taps of d_model/G_pos channels, at q + 1 positions for an even
+    K_pos (padding K_pos // 2 each side; the last output dropped) and q for an odd one."""
+    macs = S.M_fe1 + (q - 1) * S.M_fe
+    b.op(stage, "waveform: R + (L - 1) H samples", [], (B, 1, q), note="16 kHz audio, one channel", kind="reshape")
+    feats = b.mm(
+        stage,
+        "feature encoder: Conv1d layers (M_fe1 + (L - 1) M_fe multiply-accumulates)",
+        (B, 1, macs),
+        (macs, 1),
+        note="the reader's sum over the layers of positions x C_(i-1) k_i C_i, counted as one product",
+    )
+    x = b.op(stage, "the last layer's C_in channels per frame", [feats], (B, q, S.C_in), kind="reshape")
+    if spec.audio_feature_norm:
+        b.op(stage, "norm of the C_in features", [x], x)
+    y = b.mm(stage, "X W_feature_projection (C_in -> d_model)", x, (S.C_in, S.d_model))
+    outputs = q + 1 + 2 * sp.floor(S.K_pos / 2) - S.K_pos
+    width = S.K_pos * S.d_model / S.G_pos
+    cols = b.op(
+        stage, "unfold K_pos taps per group (padding K_pos // 2)", [y], (B, S.G_pos, outputs, width), kind="reshape"
+    )
+    pos = b.mm(stage, "position conv: per group, taps W_pos", cols, (B, S.G_pos, width, S.d_model / S.G_pos))
+    b.op(stage, "GELU, X + pos (the last output dropped for an even K_pos)", [pos, y], (B, q, S.d_model))
 
 
 def _audio_front(b: _Builder, spec: Spec, stage: str, B: sp.Expr, q: sp.Expr) -> None:

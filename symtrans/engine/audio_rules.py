@@ -2,8 +2,10 @@
 sizes (P_fe: the convolutional feature encoder's parameters, summed by the config reader; C_in:
 its last layer's channels; K_pos, G_pos: the position convolution's kernel and groups) and options
 (``audio_feature_norm``: the C_in LayerNorm before the feature projection; ``audio_mask_embed``:
-masked_spec_embed; ``pos_conv_norm``: ``weight`` or ``batch``), and why its FLOPs are refused.  Plain checks on a spec's fields, importing
-nothing of the engine, so ``spec.py`` calls them without a cycle (``frontends.wav2vec2_front``
+masked_spec_embed; ``pos_conv_norm``: ``weight`` or ``batch``), and why its memory is refused.  Plain checks on a spec's fields, importing
+nothing of the engine, so ``spec.py`` calls them without a cycle.  M_fe1 and M_fe: the feature
+encoder's multiply-accumulates for the first frame and each further one on the shortest waveform
+of L frames (``catalog/models/audio.feature_encoder`` sums them) (``frontends.wav2vec2_front``
 builds the steps; Baevski et al. 2020 §2, HF ``Wav2Vec2Model``).
 """
 
@@ -14,11 +16,11 @@ from typing import Any
 from symtrans.base.errors import InputError
 
 POS_CONV_NORMS = ("weight", "batch")  # the position convolution's weight norm, or HuBERT's BatchNorm1d
-WAV2VEC2_SIZES = ("P_fe", "K_pos", "G_pos")  # feature-encoder parameters, position kernel and groups
-WORKLOAD_REFUSAL = (
-    "FLOPs, memory and time of an audio encoder (wav2vec 2.0, HuBERT) are not modelled: its convolutional "
-    "feature encoder's cost depends on the waveform's length layer by layer (16 kHz audio, product of "
-    "conv_stride samples per frame); parameters are exact"
+# feature-encoder parameters and MACs (first frame, each further frame), position kernel and groups
+WAV2VEC2_SIZES = ("P_fe", "M_fe1", "M_fe", "K_pos", "G_pos")
+MEMORY_REFUSAL = (
+    "memory of an audio encoder (wav2vec 2.0, HuBERT) are not modelled: its convolutional "
+    "feature encoder's activations follow the waveform's length layer by layer; parameters and FLOPs are exact"
 )
 
 
@@ -43,7 +45,7 @@ def check_options(spec: Any) -> None:
 
 
 def check_sizes(spec: Any, v: dict[str, int]) -> None:
-    """P_fe, K_pos and G_pos: needed by the wav2vec2 front end and by nothing else; G_pos divides
+    """P_fe, M_fe1, M_fe, K_pos and G_pos: needed by the wav2vec2 front end and by nothing else; G_pos divides
     d_model (torch's Conv1d needs its channels divisible by the groups).
 
     Raises:

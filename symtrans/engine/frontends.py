@@ -167,21 +167,29 @@ def wav2vec2_front(spec: Spec, batch: sp.Expr, seq: sp.Expr) -> list[Step]:
     * the position convolution: Conv1d(d_model, d_model, K_pos, groups G_pos) with bias,
       d_model x (d_model / G_pos) x K_pos weights, with weight norm (g: K_pos elements, as
       ``weight_norm(dim=2)`` keeps one magnitude per kernel tap) or a BatchNorm1d of d_model
-      (2 d_model).  FLOPs 2 x B x L x d_model x (d_model / G_pos) x K_pos.
+      (2 d_model).  FLOPs 2 x B x L' x d_model x (d_model / G_pos) x K_pos, with padding K_pos // 2
+      on each side: L' = L + 1 for an even K_pos (Wav2Vec2SamePadLayer drops the last output), L for
+      an odd one.
 
     Parameters P_fe + (2 C_in) + C_in d_model + d_model (+ d_model) + d_model^2 K_pos / G_pos
     + d_model + (K_pos | 2 d_model).
     """
     frames = batch * seq
+    macs = S.M_fe1 + (seq - 1) * S.M_fe
     steps = [
         Step(
             label="convolutional feature encoder",
             role=Role.AUDIO_CONV,
             params=S.P_fe,
+            flops=2 * batch * macs,
+            kind=DENSE,
+            weights=S.P_fe,
+            shape=f"{_fmt(batch)} x ({_fmt(macs)}) multiply-accumulates",
             note="Conv1d layers over the raw waveform (conv_dim, conv_kernel, conv_stride), with their biases "
-            "and norms: P_fe parameters, summed layer by layer by the config reader (the notes show the sum)",
+            "and norms: P_fe parameters, summed layer by layer by the config reader (the notes show the sum); "
+            "M_fe1 + (L - 1) M_fe multiply-accumulates on the shortest waveform of L frames, R + (L - 1) H "
+            "samples (receptive field R, hop H = prod(conv_stride))",
             source=_WAV2VEC2 + "; Wav2Vec2FeatureEncoder",
-            input_grad=False,
         )
     ]
     if spec.audio_feature_norm:
@@ -208,15 +216,17 @@ def wav2vec2_front(spec: Spec, batch: sp.Expr, seq: sp.Expr) -> list[Step]:
             )
         )
     w = S.d_model * (S.d_model / S.G_pos) * S.K_pos
+    # padding K_pos // 2 on each side: L + 1 outputs for an even kernel (Wav2Vec2SamePadLayer drops the last)
+    outputs = batch * (seq + 1 + 2 * sp.floor(S.K_pos / 2) - S.K_pos)
     steps.append(
         Step(
             label="position convolution (K_pos taps, G_pos groups)",
             role=Role.CONV,
             params=w,
-            flops=2 * frames * w,
+            flops=2 * outputs * w,
             kind=DENSE,
             weights=w,
-            shape=f"({_fmt(frames)} x {_fmt(S.d_model * S.K_pos / S.G_pos)}) . "
+            shape=f"({_fmt(outputs)} x {_fmt(S.d_model * S.K_pos / S.G_pos)}) . "
             f"({_fmt(S.d_model * S.K_pos / S.G_pos)} x d_model)",
             note="a grouped convolution over the frames: each of the G_pos groups maps d_model/G_pos channels "
             "times K_pos taps to d_model/G_pos channels",

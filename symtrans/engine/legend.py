@@ -100,6 +100,20 @@ _LEGEND = [
         "parameters",
     ),
     SymbolInfo(
+        "M_fe1",
+        r"M_{\mathrm{fe},1}",
+        "multiply-accumulates of an audio encoder's convolutional feature encoder on the shortest waveform "
+        "of one frame (its receptive field), summed over the layers by the config reader",
+        "MACs",
+    ),
+    SymbolInfo(
+        "M_fe",
+        r"M_{\mathrm{fe}}",
+        "multiply-accumulates of the convolutional feature encoder for each frame after the first (one hop of "
+        "prod(conv_stride) more samples), summed over the layers by the config reader",
+        "MACs",
+    ),
+    SymbolInfo(
         "K_pos",
         r"K_{\mathrm{pos}}",
         "kernel width of the convolutional position embedding (num_conv_pos_embeddings)",

@@ -616,14 +616,15 @@ class Spec:
         if workload:
             self.check_workload()
 
-    def check_workload(self) -> None:
-        """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern.
+    def check_workload(self, memory: bool = False) -> None:
+        """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern;
+        with ``memory``, also the memory of an audio encoder (its feature encoder's activations).
 
         Raises:
             ValueError: one sentence, when ``attention_pattern`` is ``per-layer``.
         """
-        if self.frontend == "wav2vec2":
-            raise InputError(audio_rules.WORKLOAD_REFUSAL)
+        if memory and self.frontend == "wav2vec2":
+            raise InputError(audio_rules.MEMORY_REFUSAL)
         long_rules.check_workload(self)
         if self.attention_pattern != "uniform":
             raise InputError(

@@ -23,13 +23,13 @@ facebook/wav2vec2-base-960h's published config in tests/test_audio_types.py:
 
 Refused (each changes the count and is not modelled): ``add_adapter`` (Wav2Vec2Adapter's
 convolutions) and ``adapter_attn_dim`` in the stable layer-norm layers (an adapter in each).
-FLOPs, memory and time are refused (``Spec.check_workload``): the feature encoder's cost
-follows the waveform's length layer by layer.
+FLOPs at L frames are those of the shortest waveform that gives L frames (``feature_encoder``;
+matched with FlopCounterMode in tests/test_audio_types.py); memory is refused
+(``accounting.memory``): the feature encoder's activations follow the waveform layer by layer.
 """
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -59,9 +59,28 @@ def _probability(r: Reader, key: str) -> float:
     return v
 
 
-def feature_encoder(r: Reader) -> tuple[int, int]:
-    """(P_fe, the last layer's channels) of the convolutional feature encoder, with a note
-    showing the sum and the frames per second of 16 kHz audio.
+def receptive_field(kernels: list[int], strides: list[int]) -> tuple[int, int]:
+    """(R, H): the samples one frame of the stack of unpadded Conv1d layers reads (its receptive
+    field) and the samples between frames (the hop, prod(conv_stride)).  A waveform of T >= R samples
+    gives floor((T - R) / H) + 1 frames: each layer maps n positions to floor((n - k) / s) + 1 and
+    the nested floors combine (floor(floor(x / a) / b) = floor(x / (a b)))."""
+    field, hop = 1, 1
+    for k, s in zip(kernels, strides):
+        field += (k - 1) * hop
+        hop *= s
+    return field, hop
+
+
+def feature_encoder(r: Reader) -> tuple[int, int, int, int]:
+    """(P_fe, M_fe1, M_fe, the last layer's channels) of the convolutional feature encoder, with a
+    note showing the sums and the frames per second of 16 kHz audio.
+
+    MACs: layer i (C_(i-1) -> C_i channels, kernel k_i, stride s_i) computes C_(i-1) k_i C_i
+    multiply-accumulates per output position.  On the shortest waveform of L frames,
+    T = R + (L - 1) H samples (``receptive_field``), layer i has n_i = (R - R_i) / H_i + 1 +
+    (L - 1) H / H_i output positions (R_i, H_i: the field and hop of layers 1..i; both divisions
+    exact), so the stack's MACs are M_fe1 + (L - 1) M_fe with M_fe1 = sum C_(i-1) k_i C_i
+    ((R - R_i) / H_i + 1) and M_fe = sum C_(i-1) k_i C_i H / H_i.
 
     Raises:
         ConfigError: lists of different lengths or none, a size that is not a positive
@@ -91,8 +110,15 @@ def feature_encoder(r: Reader) -> tuple[int, int]:
         c_in = c
     norms = 2 * dims[0] if kind == "group" else 2 * sum(dims)
     total = weights + norms
-    per_frame = math.prod(strides)
-    fps = Fraction(SAMPLE_RATE, per_frame)
+    field, hop = receptive_field(kernels, strides)
+    first = further = 0
+    c_in = 1
+    for i, (c, k) in enumerate(zip(dims, kernels)):
+        field_i, hop_i = receptive_field(kernels[: i + 1], strides[: i + 1])
+        first += c_in * k * c * ((field - field_i) // hop_i + 1)
+        further += c_in * k * c * (hop // hop_i)
+        c_in = c
+    fps = Fraction(SAMPLE_RATE, hop)
     r.notes.append(
         f"convolutional feature encoder P_fe = {total:,}: {len(dims)} Conv1d layers ({' + '.join(terms)} = "
         f"{weights:,}{', with biases' if bias else ''}) + "
@@ -101,10 +127,16 @@ def feature_encoder(r: Reader) -> tuple[int, int]:
             if kind == "group"
             else f"a LayerNorm after each, 2 x {sum(dims)}"
         )
-        + f" = {norms:,}; conv strides {' x '.join(map(str, strides))} = {per_frame} samples per frame: "
+        + f" = {norms:,}; conv strides {' x '.join(map(str, strides))} = {hop} samples per frame: "
         f"{float(fps):g} frames per second of 16 kHz audio (the encoder's L is frames, not tokens)"
     )
-    return total, dims[-1]
+    r.notes.append(
+        f"audio input: T samples of 16 kHz audio give L = floor((T - {field}) / {hop}) + 1 frames (receptive "
+        f"field R = {field} samples, hop H = {hop}); FLOPs at L frames are those of the shortest such waveform, "
+        f"T = {field} + {hop}(L - 1) samples: the feature encoder's MACs are M_fe1 + (L - 1) M_fe = {first:,} + "
+        f"(L - 1) x {further:,} (a longer waveform of the same L frames adds positions to the earlier layers)"
+    )
+    return total, first, further, dims[-1]
 
 
 def read_wav2vec2(r: Reader) -> Spec:
@@ -134,7 +166,7 @@ def read_wav2vec2(r: Reader) -> Spec:
                 "are not modelled by symtrans"
             )
         r.notes.append(f"adapter_attn_dim is {adapter}, but only stable layer-norm layers build adapters: no effect")
-    p_fe, c_last = feature_encoder(r)
+    p_fe, m_first, m_further, c_last = feature_encoder(r)
     mask = _probability(r, "mask_time_prob") > 0 or _probability(r, "mask_feature_prob") > 0
     hubert = r.mt == "hubert"
     proj_norm = r.flag("feat_proj_layer_norm", note=False) if hubert else True
@@ -152,6 +184,8 @@ def read_wav2vec2(r: Reader) -> Spec:
             N=r.size("num_hidden_layers"),
             C_in=c_last,
             P_fe=p_fe,
+            M_fe1=m_first,
+            M_fe=m_further,
             K_pos=r.size("num_conv_pos_embeddings"),
             G_pos=groups,
         ),
