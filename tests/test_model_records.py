@@ -43,6 +43,61 @@ def test_registry_is_the_one_home_of_its_types():
     assert len(BY_TYPE) == len(RECORDS)
 
 
+def test_index_names_every_record_module_and_type_in_order():
+    """catalog.models.INDEX (what a config.json's type imports) is the records' own list: every
+    module of the package with RECORDS is indexed, with its types in its RECORDS order."""
+    import ast
+    from pathlib import Path
+
+    from symtrans.catalog import models
+
+    package = Path(models.__file__).parent
+    with_records = sorted(
+        f.stem
+        for f in package.glob("*.py")
+        if any(
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(
+                getattr(t, "id", None) == "RECORDS" for t in getattr(node, "targets", [getattr(node, "target", None)])
+            )
+            for node in ast.parse(f.read_text()).body
+        )
+    )
+    assert sorted(models.MODULE_NAMES) == with_records
+    assert list(models.INDEX) == [rec.model_type for rec in RECORDS]
+    assert models.TEXT_ONLY_TYPES == {rec.model_type for rec in RECORDS if rec.text_only}
+    for rec in RECORDS:
+        module = __import__(f"symtrans.catalog.models.{models.INDEX[rec.model_type]}", fromlist=["RECORDS"])
+        assert rec in module.RECORDS
+
+
+def test_a_config_imports_only_its_record_module():
+    """Reading a llama config.json imports catalog/models/llama.py and none of the other record
+    modules (issue 26); a table read whole (SUPPORTED's listing, REAL_KEYS) then sees every record."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = (
+        "import json, sys\n"
+        "from symtrans.catalog import hf_config as h\n"
+        "h.spec_from_config(json.loads(sys.argv[1]))\n"
+        "loaded = sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('symtrans.catalog.models.'))\n"
+        "print(json.dumps({'loaded': loaded, 'classes': len(h.CLASSES), 'supported': len(h.SUPPORTED)}))\n"
+    )
+    cfg = json.loads((root / "tests" / "fixtures" / "configs" / "llama-2-13b.json").read_text())
+    p = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(cfg)], capture_output=True, text=True, cwd=root, timeout=120
+    )
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    # record (the type), llama (its record); encoders, t5 and vision hold readers hf_config imports
+    assert out["loaded"] == ["encoders", "llama", "record", "t5", "vision"]
+    assert out["classes"] == out["supported"] == len(hf_config.SUPPORTED)
+
+
 def test_no_import_cycle_through_the_records():
     """catalog/reader.py and the record modules import neither hf_config nor each other back."""
     grimp = require("grimp")

@@ -86,9 +86,13 @@ holds no matrix), a router the ``ROUTER`` step, the token table a ``TOKEN_EMBEDD
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+# The Checkpoint a config.json describes (checkpoint_config.py: an unquantized config's count reads
+# it without this module), re-exported where commands pick the weights' format.
+from symtrans.accounting import checkpoint_config
+from symtrans.accounting.checkpoint_config import Checkpoint
 from symtrans.base.errors import InputError
 from symtrans.engine.roles import Role
 
@@ -648,64 +652,11 @@ def _compressed_tensors_config(qc: dict, origin: str, dtype: str | None) -> Quan
 
 # --------------------------------------------------------------------------------- checkpoints
 
-_TORCH_DTYPES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32", "half": "fp16"}
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """How a config.json says its checkpoint stores the weights.
-
-    Attributes:
-        dtype: ``torch_dtype``/``dtype`` as a ``memory.DTYPES`` name, or None if not given.
-        quantization: its ``quantization_config``, or None.
-        dtype_problem, quantization_problem: why the bytes cannot be counted from it
-            (an unknown dtype; an unsupported quantization_config); empty when they can.
-            Commands that count bytes refuse with them unless --dtype / --quantization
-            override (``weight_format``).
-        notes: what was read, for the output.
-        serving_context: vLLM's default max_model_len where the config's rope scaling
-            makes it differ from max_position_embeddings (``vllm_profile.derived_max_model_len``).
-        max_positions: the config's ``max_position_embeddings`` (a positive integer, else None):
-            vLLM's default max_model_len for a model whose Spec has no position limit ``L_max``
-            (Jamba, without positions).
-    """
-
-    dtype: str | None = None
-    quantization: Quantization | None = None
-    dtype_problem: str = ""
-    quantization_problem: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    serving_context: int | None = None
-    max_positions: int | None = None
-
 
 def checkpoint_from_config(cfg: dict) -> Checkpoint:
-    """The Checkpoint of a parsed config.json (never raises: problems are recorded)."""
-    notes: list[str] = []
-    dtype, dtype_problem, quant_problem = None, "", ""
-    given = [(k, cfg[k]) for k in ("dtype", "torch_dtype") if cfg.get(k) is not None]
-    names = {_TORCH_DTYPES.get(v) if isinstance(v, str) else None for _, v in given}
-    if given:
-        if None in names:
-            bad = next(v for _, v in given if not isinstance(v, str) or v not in _TORCH_DTYPES)
-            dtype_problem = f"{given[0][0]} {_show(bad)} is not a dtype symtrans knows (float16, bfloat16, float32)"
-        elif len(names) > 1:
-            dtype_problem = f"dtype and torch_dtype disagree ({_show(given[0][1])} vs {_show(given[1][1])})"
-        else:
-            dtype = names.pop()
-            notes.append(f"weights in {dtype}: the config's {given[0][0]} is {_show(given[0][1])}")
-    quant = None
-    if "quantization_config" in cfg and cfg["quantization_config"] is not None:
-        try:
-            quant = from_config(cfg["quantization_config"], dtype)
-            notes.append(f"quantized weights from the config's quantization_config: {quant.name}")
-        except ValueError as e:
-            quant_problem = str(e)
-    from symtrans.accounting.vllm_profile import derived_max_model_len
-
-    pos = cfg.get("max_position_embeddings")
-    pos = pos if isinstance(pos, int) and not isinstance(pos, bool) and 0 < pos <= 10**8 else None
-    return Checkpoint(dtype, quant, dtype_problem, quant_problem, tuple(notes), derived_max_model_len(cfg), pos)
+    """The Checkpoint of a parsed config.json, its ``quantization_config`` read by ``from_config``
+    (never raises: problems are recorded; ``checkpoint_config.checkpoint_from_config``)."""
+    return checkpoint_config.checkpoint_from_config(cfg, from_config)
 
 
 def weight_format(checkpoint: Checkpoint | None, dtype: str | None, quantization: str | None):

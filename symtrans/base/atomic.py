@@ -36,7 +36,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import shutil
 import signal
 import stat
@@ -211,6 +210,8 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = 
 
 
 def _temp_name(base: str) -> str:
+    import secrets  # here: reading commands that write no file do not pay for it
+
     token = secrets.token_hex(4)
     long = f".{base}.{token}.tmp"
     if len(os.fsencode(long)) <= max(len(os.fsencode(base)), _TEMP_NAME_FLOOR):

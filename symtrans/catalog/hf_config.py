@@ -150,6 +150,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from symtrans.catalog import models as _models
+from symtrans.catalog import record_table
 from symtrans.catalog.decoder_readers import _decoder, _deepseek, _moe_decoder, _qwen2_vl_text
 from symtrans.catalog.family_readers import (
     _albert,
@@ -162,7 +164,6 @@ from symtrans.catalog.family_readers import (
     _vit,
     _whisper,
 )
-from symtrans.catalog.models import RECORDS
 from symtrans.catalog.models.encoders import read_bert as _bert
 from symtrans.catalog.models.record import NO_PADDING, ModelType
 from symtrans.catalog.models.t5 import read_t5 as _t5
@@ -232,8 +233,11 @@ def _assemble(records: tuple[ModelType, ...]) -> None:
     table stays the view every caller reads, and a record is its one home."""
     for rec in records:
         mt = rec.model_type
-        if mt in CLASSES or mt in TEXT_ONLY:
+        if dict.__contains__(CLASSES, mt) or dict.__contains__(TEXT_ONLY, mt):
             raise RuntimeError(f"model_type {mt} has a record and a table entry")
+        if rec.pad_default is not NO_PADDING:
+            _PAD_DEFAULTS[mt] = rec.pad_default
+        (_TEXT_ONLY_READERS if rec.text_only else _FAMILIES)[mt] = rec.read
         (TEXT_ONLY if rec.text_only else CLASSES)[mt] = (rec.config_class, rec.model_class)
         (TEXT_ONLY_DEFAULTS if rec.text_only else DEFAULTS)[mt] = dict(rec.defaults)
         (TEXT_ONLY_CONFIG_KEYS if rec.text_only else CONFIG_KEYS)[mt] = rec.config_keys
@@ -249,14 +253,61 @@ def _assemble(records: tuple[ModelType, ...]) -> None:
                 table[mt] = value
 
 
-_assemble(RECORDS)
-SUPPORTED = tuple(CLASSES)
+# The records are assembled into the tables on first use (record_table.py; issue 26): a
+# config.json of one type imports the one record module catalog.models.INDEX names for it.
+_LOADED: set[str] = set()  # record modules assembled (catalog.models.MODULE_NAMES); "*": all
+
+
+def _load_type(mt) -> None:
+    """Assemble the record module of ``mt`` if catalog.models.INDEX has it and it is not yet."""
+    name = _models.INDEX.get(mt) if isinstance(mt, str) else None
+    if name is not None and name not in _LOADED:
+        _LOADED.add(name)
+        _assemble(_models.load(name))
+
+
+def _load_all() -> None:
+    """Assemble every record, in the registry's order (a record's entries assembled one module
+    at a time before are taken out first, so each table's order is the one assembling every
+    record at import gave)."""
+    if "*" in _LOADED:
+        return
+    records = _models.RECORDS
+    _LOADED.update(("*", *_models.MODULE_NAMES))
+    for table in _RECORD_TABLES:
+        for mt in _models.INDEX:
+            if mt not in table.static:
+                dict.pop(table, mt, None)
+    _assemble(records)
+
+
+# The table's types, then the records' (the order of CLASSES), without importing a record module.
+SUPPORTED = (*dict.keys(CLASSES), *(mt for mt in _models.INDEX if mt not in _models.TEXT_ONLY_TYPES))
 
 # Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
-# has: such a key is never taken for a typo, whichever model_type it appears in.
-REAL_KEYS = frozenset().union(
-    *CONFIG_KEYS.values(), COMMON_KEYS, *NO_PARAM_EFFECT.values(), *GETATTR_KEYS.values(), *GETATTR_QUIET.values()
-)
+# has: such a key is never taken for a typo, whichever model_type it appears in (``REAL_KEYS``,
+# built on first use: it reads every record).
+_REAL_KEYS: list[frozenset[str]] = []
+
+
+def _real_keys() -> frozenset[str]:
+    if not _REAL_KEYS:
+        _REAL_KEYS.append(
+            frozenset().union(
+                *CONFIG_KEYS.values(),
+                COMMON_KEYS,
+                *NO_PARAM_EFFECT.values(),
+                *GETATTR_KEYS.values(),
+                *GETATTR_QUIET.values(),
+            )
+        )
+    return _REAL_KEYS[0]
+
+
+def __getattr__(name: str):
+    if name == "REAL_KEYS":
+        return _real_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _of(table: dict, text_table: dict, model_type: str):
@@ -385,7 +436,7 @@ def load_config_checkpoint(path: str | Path):
     Raises:
         ValueError: as ``load_config``.
     """
-    from symtrans.accounting.quantization import checkpoint_from_config
+    from symtrans.accounting.checkpoint_config import checkpoint_from_config
 
     p = Path(path)
     if p.is_dir():
@@ -395,7 +446,10 @@ def load_config_checkpoint(path: str | Path):
     if name == "config":
         name = p.resolve().parent.name or name
     spec, notes = spec_from_config(cfg, str(path))
-    return spec, name, notes, checkpoint_from_config(cfg)
+    parse = None
+    if cfg.get("quantization_config") is not None:  # the weight formats only for a quantized config
+        from symtrans.accounting.quantization import from_config as parse
+    return spec, name, notes, checkpoint_from_config(cfg, parse)
 
 
 def read_config(p: Path, shown: str | None = None) -> dict[str, Any]:
@@ -438,7 +492,6 @@ class _Reader(Reader):
 
 
 _PAD_DEFAULTS = PAD_DEFAULTS  # the records' defaults are added here
-_PAD_DEFAULTS.update({rec.model_type: rec.pad_default for rec in RECORDS if rec.pad_default is not NO_PADDING})
 
 
 def _check_padding_idx(r: Reader) -> None:
@@ -672,7 +725,7 @@ def _flat_text_keys(cfg: dict[str, Any], mt: str) -> list[str]:
         return []
     own = CONFIG_KEYS[mt] | COMMON_KEYS | frozenset(DEFAULTS[mt])
     text = TEXT_ONLY_CONFIG_KEYS.get(w.text_type, frozenset()) | _FLAT_ROPE_KEYS
-    return [k for k in cfg if k in text or (k not in own and k not in REAL_KEYS)]
+    return [k for k in cfg if k in text or (k not in own and k not in _real_keys())]
 
 
 def _wrapper_part(cfg: dict[str, Any], mt: str) -> dict[str, Any]:
@@ -788,7 +841,7 @@ def _wrapped(r: Reader) -> Spec:
 
 
 _TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text, "qwen2_5_vl_text": _qwen2_vl_text}
-_TEXT_ONLY_READERS.update({rec.model_type: rec.read for rec in RECORDS if rec.text_only})
+_TEXT_ONLY_READERS = record_table.RecordTable(_TEXT_ONLY_READERS)  # the text-only records' readers: on first use
 
 
 _FAMILIES = {
@@ -848,7 +901,26 @@ _FAMILIES = {
     "whisper": _whisper,
     "vit": _vit,
 }
-_FAMILIES.update({rec.model_type: rec.read for rec in RECORDS if not rec.text_only})
+_FAMILIES = record_table.RecordTable(_FAMILIES)  # the records' readers: on first use
+_RECORD_TABLES = (
+    CLASSES,
+    DEFAULTS,
+    CONFIG_KEYS,
+    NO_PARAM_EFFECT,
+    ALIASES,
+    GETATTR_KEYS,
+    WORKLOAD_GETATTR_KEYS,
+    GETATTR_QUIET,
+    LEGACY_KEYS,
+    TEXT_ONLY,
+    TEXT_ONLY_DEFAULTS,
+    TEXT_ONLY_CONFIG_KEYS,
+    TEXT_ONLY_NO_PARAM_EFFECT,
+    _PAD_DEFAULTS,
+    _TEXT_ONLY_READERS,
+    _FAMILIES,
+)
+record_table.register(_load_type, _load_all)
 
 # model_type -> why it cannot be counted yet (a supported type's part that is missing, never
 # the type itself: tests/test_resave.py checks no entry names a supported type as unsupported)
@@ -988,7 +1060,7 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
         if key in known:
             continue
         match = None
-        if key not in REAL_KEYS:
+        if key not in _real_keys():
             match = by_lower.get(key.lower()) or next(
                 iter(difflib.get_close_matches(key, targets, 1, TYPO_CUTOFF)), None
             )

@@ -20,7 +20,7 @@ from symtrans.catalog.settings import apply_settings, parse_setting  # noqa: F40
 from symtrans.engine.spec import WORKLOAD_SIZES, Spec
 
 if TYPE_CHECKING:  # pragma: no cover - imported where a config.json is read (it imports SymPy)
-    from symtrans.accounting.quantization import Checkpoint
+    from symtrans.accounting.checkpoint_config import Checkpoint
 
 # Integers may be written 4096, 4_096 or 7e9-style when exact (e.g. 32e3).
 

@@ -19,6 +19,7 @@ from symtrans.catalog.reader import (
     check_rotary_head,
     show,
 )
+from symtrans.catalog.record_table import RecordTable
 
 # Short names of catalog/reader.py's helpers, as the readers were written with them.
 _MISSING, _Huge, _show = MISSING, Huge, show
@@ -704,3 +705,31 @@ TEXT_ONLY_NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
 TEXT_ONLY_DEFAULTS["qwen2_5_vl_text"] = dict(TEXT_ONLY_DEFAULTS["qwen2_vl_text"])
 TEXT_ONLY_CONFIG_KEYS["qwen2_5_vl_text"] = TEXT_ONLY_CONFIG_KEYS["qwen2_vl_text"]
 TEXT_ONLY_NO_PARAM_EFFECT["qwen2_5_vl_text"] = dict(TEXT_ONLY_NO_PARAM_EFFECT["qwen2_vl_text"])
+
+# The records (catalog/models) add their types to these tables on first use (record_table.py).
+(
+    CONFIG_KEYS,
+    NO_PARAM_EFFECT,
+    GETATTR_KEYS,
+    WORKLOAD_GETATTR_KEYS,
+    GETATTR_QUIET,
+    LEGACY_KEYS,
+    TEXT_ONLY,
+    TEXT_ONLY_DEFAULTS,
+    TEXT_ONLY_CONFIG_KEYS,
+    TEXT_ONLY_NO_PARAM_EFFECT,
+) = (
+    RecordTable(t)
+    for t in (
+        CONFIG_KEYS,
+        NO_PARAM_EFFECT,
+        GETATTR_KEYS,
+        WORKLOAD_GETATTR_KEYS,
+        GETATTR_QUIET,
+        LEGACY_KEYS,
+        TEXT_ONLY,
+        TEXT_ONLY_DEFAULTS,
+        TEXT_ONLY_CONFIG_KEYS,
+        TEXT_ONLY_NO_PARAM_EFFECT,
+    )
+)

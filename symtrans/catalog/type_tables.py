@@ -18,6 +18,7 @@ from symtrans.catalog.reader import (
     check_rotary_head,
     show,
 )
+from symtrans.catalog.record_table import RecordTable
 
 # Short names of catalog/reader.py's helpers, as the readers were written with them.
 _MISSING, _Huge, _show = MISSING, Huge, show
@@ -670,3 +671,6 @@ PAD_DEFAULTS: dict[str, int | None] = {
     "marian": 58100,
     "whisper": 50256,
 }
+
+# The records (catalog/models) add their types to these tables on first use (record_table.py).
+CLASSES, DEFAULTS, ALIASES, PAD_DEFAULTS = (RecordTable(t) for t in (CLASSES, DEFAULTS, ALIASES, PAD_DEFAULTS))
