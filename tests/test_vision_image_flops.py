@@ -45,7 +45,11 @@ CLASSES = {
     "paligemma": "PaliGemmaForConditionalGeneration",
     "idefics3": "Idefics3ForConditionalGeneration",
     "smolvlm": "SmolVLMForConditionalGeneration",
+    "mistral3": "Mistral3ForConditionalGeneration",
+    "qwen3_vl": "Qwen3VLForConditionalGeneration",
+    "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
 }
+QWEN_TYPES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe")
 TEXT = dict(num_hidden_layers=1, intermediate_size=8, num_attention_heads=2, num_key_value_heads=1, vocab_size=40)
 EXAMPLES = settings(
     max_examples=min(50, settings.default.max_examples), deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -63,19 +67,24 @@ def _pixels(cfg: dict, size: tuple[int, int], device: str = "cpu") -> dict:
     """One image of ``size`` px as the wrapper's processor gives it."""
     mt, vis = cfg["model_type"], cfg.get("vision_config", {})
     h, w = size
-    if mt in ("qwen2_vl", "qwen2_5_vl"):
-        p, t = vis.get("patch_size", 14), vis.get("temporal_patch_size", 2)
+    if mt in QWEN_TYPES:
+        p, t = vis.get("patch_size", 16 if mt.startswith("qwen3") else 14), vis.get("temporal_patch_size", 2)
         c = vis.get("in_channels", 3)
         rows, cols = h // p, w // p
         extra = {}
         if device == "meta":  # the rotary table's positions on the meta device (no values needed)
             extra["position_ids"] = torch.zeros(rows * cols, 2, dtype=torch.long, device=device)
+            if mt.startswith("qwen3"):  # and Qwen3-VL's bilinear taps into its position table (4 a patch)
+                extra["interp_indices"] = torch.zeros(rows * cols, 4, dtype=torch.long, device=device)
+                extra["interp_weights"] = torch.zeros(rows * cols, 4, device=device)
         return dict(
             pixel_values=torch.ones(rows * cols, c * t * p * p, device=device),
             image_grid_thw=torch.tensor([[1, rows, cols]]),
             **extra,
         )
     c = vis.get("num_channels", 3)
+    if mt == "mistral3":  # the image's own size beside its pixels
+        return {"pixel_values": torch.ones(1, c, h, w, device=device), "image_sizes": torch.tensor([[h, w]])}
     if mt in ("idefics3", "smolvlm"):  # (batch, images, C, H, W)
         return {"pixel_values": torch.ones(1, 1, c, h, w, device=device)}
     return {"pixel_values": torch.ones(1, c, h, w, device=device)}
@@ -154,6 +163,7 @@ _TEXT_TYPE = {"llava": "llama", "gemma3": "gemma3_text", "paligemma": "gemma", "
 for _, _cfg in TINY:
     _cfg["text_config"] = dict(TEXT, model_type=_TEXT_TYPE[_cfg["model_type"]], hidden_size=16, head_dim=8)
 
+QWEN3 = dict(depth=3, hidden_size=8, intermediate_size=12, num_heads=2, num_position_embeddings=16)
 QWEN = [
     ("qwen2_vl", dict(depth=3, embed_dim=8, hidden_size=16, num_heads=2, mlp_ratio=2), (8, 12)),
     ("qwen2_vl", dict(depth=2, embed_dim=12, hidden_size=10, num_heads=3, mlp_ratio=3, in_channels=1), (12, 20)),
@@ -164,15 +174,38 @@ QWEN = [
         dict(depth=3, hidden_size=8, intermediate_size=5, num_heads=2, window_size=12, fullatt_block_indexes=[0, 9]),
         (12, 20),
     ),
+    ("qwen3_vl", dict(QWEN3, deepstack_visual_indexes=[0, 2]), (8, 12)),
+    ("qwen3_vl", dict(QWEN3, deepstack_visual_indexes=[1, 1, 5]), (16, 16)),  # one merger runs
+    ("qwen3_vl", dict(QWEN3, deepstack_visual_indexes=[]), (12, 20)),
 ]
 
 
 def _qwen(mt: str, vision: dict, d_model: int = 16) -> dict:
     vision = dict(vision, patch_size=2, temporal_patch_size=2, spatial_merge_size=2)
-    if mt == "qwen2_5_vl":
+    if mt != "qwen2_vl":
         vision.setdefault("out_hidden_size", d_model)
     text = dict(TEXT, hidden_size=d_model)
     return dict(model_type=mt, vision_config=vision, text_config=text)
+
+
+PIXTRAL = dict(model_type="pixtral", hidden_size=16, intermediate_size=20, num_hidden_layers=2, num_attention_heads=2)
+PIXTRAL.update(patch_size=2, image_size=16, num_channels=3, head_dim=8)
+MISTRAL3 = dict(
+    model_type="mistral3",
+    vision_config=PIXTRAL,
+    spatial_merge_size=2,
+    vision_feature_layer=-1,
+    text_config=dict(TEXT, model_type="mistral", hidden_size=16, head_dim=8),
+)
+
+
+@pytest.mark.parametrize("size", [(16, 16), (8, 12), (9, 13), (12, 4)])
+def test_tiny_mistral3_matches_flop_counter(size):
+    """Pixtral takes any size: the conv floors each side (9 x 13 px: 4 x 6 patches of 2), the
+    merger joins 2 x 2 patches; 16 x 16 is the config's image_size, the default."""
+    assert _ours(MISTRAL3, size) == _theirs(MISTRAL3, size)
+    if size == (16, 16):
+        assert _ours(MISTRAL3) == _ours(MISTRAL3, size)
 
 
 @pytest.mark.parametrize(("name", "cfg"), TINY, ids=[n for n, _ in TINY])
@@ -183,7 +216,8 @@ def test_tiny_fixed_size_towers_match_flop_counter(name, cfg):
 @pytest.mark.parametrize(("mt", "vision", "size"), QWEN, ids=[f"{m}-{s[0]}x{s[1]}" for m, _, s in QWEN])
 def test_tiny_qwen_towers_match_flop_counter(mt, vision, size):
     """Images of several shapes (sides multiples of patch 2 x merge 2 = 4 px); Qwen2.5-VL's
-    windows (window_size 8 px: 2 x 2 merged tokens; 12 px: 3 x 3) cut the grid unevenly."""
+    windows (window_size 8 px: 2 x 2 merged tokens; 12 px: 3 x 3) cut the grid unevenly;
+    Qwen3-VL's DeepStack mergers run once per distinct index within the layers."""
     cfg = _qwen(mt, vision)
     assert _ours(cfg, size) == _theirs(cfg, size)
 
@@ -241,7 +275,7 @@ def test_drawn_fixed_size_towers_match_flop_counter(cfg):
 
 @st.composite
 def _drawn_qwen(draw) -> tuple[dict, tuple[int, int]]:
-    mt = draw(st.sampled_from(["qwen2_vl", "qwen2_5_vl"]))
+    mt = draw(st.sampled_from(["qwen2_vl", "qwen2_5_vl", "qwen3_vl"]))
     heads = draw(st.integers(1, 3))
     p, m = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     depth = draw(st.integers(1, 3))
@@ -257,6 +291,14 @@ def _drawn_qwen(draw) -> tuple[dict, tuple[int, int]]:
     d_model = 2 * draw(st.integers(1, 6))
     if mt == "qwen2_vl":
         vision.update(embed_dim=d, mlp_ratio=draw(st.integers(1, 3)), hidden_size=d_model)
+    elif mt == "qwen3_vl":
+        vision.update(
+            hidden_size=d,
+            intermediate_size=draw(st.integers(1, 12)),
+            out_hidden_size=d_model,
+            num_position_embeddings=draw(st.integers(1, 5)) ** 2,
+            deepstack_visual_indexes=draw(st.lists(st.integers(-1, 4), max_size=3)),
+        )
     else:
         vision.update(
             hidden_size=d,
@@ -268,6 +310,44 @@ def _drawn_qwen(draw) -> tuple[dict, tuple[int, int]]:
     size = (m * p * draw(st.integers(1, 4)), m * p * draw(st.integers(1, 4)))
     cfg = dict(model_type=mt, vision_config=vision, text_config=dict(TEXT, hidden_size=d_model))
     return cfg, size
+
+
+@st.composite
+def _drawn_mistral3(draw) -> tuple[dict, tuple[int, int]]:
+    heads = draw(st.integers(1, 2))
+    p, m = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    vision = dict(
+        model_type="pixtral",
+        hidden_size=heads * 8 * draw(st.integers(1, 2)),  # head_dim a multiple of 8: the 2-D rotary splits it
+        intermediate_size=draw(st.integers(1, 12)),
+        num_hidden_layers=draw(st.integers(1, 2)),
+        num_attention_heads=heads,
+        num_channels=draw(st.integers(1, 3)),
+        patch_size=p,
+        image_size=16,
+    )
+    vision["head_dim"] = vision["hidden_size"] // heads
+    d_model = 2 * draw(st.integers(1, 6))
+    cfg = dict(
+        model_type="mistral3",
+        vision_config=vision,
+        spatial_merge_size=m,
+        vision_feature_layer=draw(st.sampled_from([-1, -2])) if vision["num_hidden_layers"] > 1 else -1,
+        multimodal_projector_bias=draw(st.booleans()),
+        text_config=dict(TEXT, model_type="mistral", hidden_size=d_model, head_dim=2),
+    )
+    unit = p * m
+    # at least two tokens for the language model: with one, get_image_features's final squeeze(0)
+    # drops the token axis and its split fails (a transformers limit of one-token images)
+    size = (draw(st.integers(unit, 4 * unit)), draw(st.integers(2 * unit, 4 * unit)))
+    return cfg, size
+
+
+@EXAMPLES
+@given(_drawn_mistral3())
+def test_drawn_mistral3_matches_flop_counter(case):
+    cfg, size = case
+    assert _ours(cfg, size) == _theirs(cfg, size)
 
 
 @EXAMPLES
@@ -285,10 +365,10 @@ def _fixture(name: str) -> dict:
 
 
 def _one_layer(cfg: dict) -> dict:
-    """The published config with its language model cut to one layer and 64 rows: what
+    """The published config with its language model cut to one layer, d_ff 8 and 64 rows: what
     get_image_features runs is unchanged (the projector's output width d_model stays)."""
     text = dict(cfg.get("text_config") or {})
-    text.update(num_hidden_layers=1, vocab_size=64)
+    text.update(num_hidden_layers=1, vocab_size=64, intermediate_size=8)
     for key in ("layer_types", "max_window_layers"):
         text.pop(key, None)
     return dict(cfg, text_config=text)
@@ -303,6 +383,9 @@ PUBLISHED = [
     ("smolvlm2-500m-video-instruct", None, 64),
     ("qwen2-vl-7b", (448, 672), 384),  # (448 / 28) x (672 / 28) = 16 x 24 merged tokens
     ("qwen2.5-vl-7b", (448, 672), 384),
+    ("qwen3-vl-4b", (448, 672), 294),  # (448 / 32) x (672 / 32) = 14 x 21 merged tokens of 2 x 2 patches of 16
+    ("qwen3-vl-30b-a3b", (512, 512), 256),
+    ("mistral-small-3.1-24b", None, 3025),  # 1540 px: 110 x 110 patches of 14, merged 2 x 2: 55 x 55
 ]
 
 
@@ -314,13 +397,16 @@ def test_published_configs_match_flop_counter_on_meta(name, size, tokens):
     if size is None:
         vis = cfg.get("vision_config") or {}
         size = (vis.get("image_size", 224),) * 2
-    if cfg["model_type"] not in ("idefics3", "smolvlm"):
+    if cfg["model_type"] not in ("idefics3", "smolvlm", "mistral3"):
         assert (flops, lm) == _theirs(_one_layer(cfg), size, "meta")
         return
-    # Idefics3's get_image_features reads its pixels (which images are padding), so it runs on
-    # real tensors on the CPU: with one vision layer of the published width (every layer is the
-    # same; the draws above vary the depth), both sides counting that config
+    # Idefics3's get_image_features reads its pixels (which images are padding) and Mistral 3's
+    # its image sizes as a tensor on the features' device, so they run on real tensors on the
+    # CPU: with one vision layer of the published width (every layer is the same; the draws above
+    # vary the depth), both sides counting that config (Mistral 3 at 224 px, which it takes)
     cut = dict(cfg, vision_config=dict(cfg["vision_config"], num_hidden_layers=1))
+    if cfg["model_type"] == "mistral3":
+        size = (224, 224)
     assert _ours(cut, size) == _theirs(_one_layer(cut), size)
 
 
@@ -361,8 +447,7 @@ def test_cli_json_and_text(capsys):
         ("llava-1.5-7b", ["--image-size", "448"], "takes 336 x 336 px images only"),
         ("llava-1.5-7b", ["--image-size", "3e2"], "--image-size takes pixels as S or HxW"),
         ("llava-v1.6-mistral-7b", [], "LLaVA-NeXT's anyres tiling (llava_next) are not modelled yet"),
-        ("mistral-small-3.1-24b", [], "Mistral 3's Pixtral tower and patch merger are not modelled yet"),
-        ("qwen3-vl-4b", [], "Qwen3-VL's tower with its DeepStack mergers are not modelled yet"),
+        ("qwen3-vl-4b", [], "give --image-size"),
         ("llama-4-scout-17b-16e", [], "Llama 4's vision tower and pixel-shuffle adapter are not modelled yet"),
     ],
 )

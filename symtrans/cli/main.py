@@ -716,7 +716,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--image-size",
             default=None,
             metavar="S|HxW",
-            help="with --part vision: the image in pixels, for a tower that takes any size (qwen2_vl, qwen2_5_vl)",
+            help="with --part vision: the image in pixels, for a tower that takes any size (Qwen-VL, Mistral 3)",
         )
         p.set_defaults(func=_cmd_flops)
         add_memory_parser(sub, _common, _workload, _emit)

@@ -25,7 +25,12 @@ each image its own attention span, ``PatchMerger`` over m_vis^2 patches);
 (windows of window_size // m_vis // p_vis merged tokens a side, full attention in the
 ``fullatt_block_indexes`` layers); ``Gemma3MultiModalProjector`` (average pooling to
 mm_tokens_per_image, then a d_vis x D matmul); ``PaliGemmaMultiModalProjector`` (one Linear);
-``Idefics3Connector`` (pixel shuffle of scale_factor, then a bias-free Linear).
+``Idefics3Connector`` (pixel shuffle of scale_factor, then a bias-free Linear);
+``PixtralVisionModel`` (a gated MLP, 2-D rotary positions: any image size, the conv flooring each
+side) with ``Mistral3MultiModalProjector`` (``Mistral3PatchMerger``: m_vis x m_vis patches unfolded
+into a bias-free m_vis^2 d_vis -> d_vis map, then linear_1 and linear_2); ``Qwen3VLVisionModel``
+(Qwen2-VL's blocks, its learned positions interpolated per image without matmuls, and each
+``deepstack_visual_indexes`` layer's DeepStack merger, the merger's maps).
 """
 
 from __future__ import annotations
@@ -40,12 +45,12 @@ from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
 # The wrappers whose image FLOPs are modelled, and those refused (the tower named).
-IMAGE_FLOP_VISIONS = ("clip", "qwen2_vl", "qwen2_5_vl", "gemma3", "paligemma", "idefics3")
-# Wrappers whose tower takes images of any size (a grid of patches, no fixed position table).
-VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl")
+IMAGE_FLOP_VISIONS = ("clip", "qwen2_vl", "qwen2_5_vl", "gemma3", "paligemma", "idefics3", "mistral3", "qwen3_vl")
+# Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's table
+# interpolated to each image's grid): the Qwen towers' sides multiples of p_vis m_vis.
+VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3")
+_QWEN_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
 _NOT_YET = {
-    "mistral3": "Mistral 3's Pixtral tower and patch merger",
-    "qwen3_vl": "Qwen3-VL's tower with its DeepStack mergers",
     "llama4": "Llama 4's vision tower and pixel-shuffle adapter",
     "kimi_k25": "Kimi K2.5's MoonViT tower",
 }
@@ -62,6 +67,8 @@ class ImageInput:
         window: Qwen2.5-VL's ``window_size`` in pixels; ``full_layers`` its layers of full
             attention (``fullatt_block_indexes`` within range(N_vis)).
         pooled: Gemma 3's ``mm_tokens_per_image`` (the average pooling's target).
+        deepstack: Qwen3-VL's DeepStack mergers that run (the distinct
+            ``deepstack_visual_indexes`` within range(N_vis): each runs after its layer).
     """
 
     height: int
@@ -70,6 +77,7 @@ class ImageInput:
     window: int = 0
     full_layers: int = 0
     pooled: int = 0
+    deepstack: int = 0
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,14 @@ def grid(spec: Spec, image: ImageInput) -> tuple[int, int]:
     """
     v = spec.values
     p = v["p_vis"]
+    if spec.vision == "mistral3":  # Pixtral: the conv floors each side; the merger needs m_vis x m_vis patches
+        unit = p * v["m_vis"]
+        if image.height < unit or image.width < unit:
+            raise InputError(
+                f"image size {image.height} x {image.width} px is below patch_size x spatial_merge_size = {unit} px "
+                "a side: Mistral 3's patch merger gives it no token"
+            )
+        return image.height // p, image.width // p
     if spec.vision in VARIABLE_SIZE_VISIONS:
         unit = p * v["m_vis"]
         if image.height % unit or image.width % unit or not image.height or not image.width:
@@ -180,7 +196,21 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
             f"{rows} x {cols} = {P} patches + the class token = {T} tokens in each CLIP layer; the language model receives {kept}"
         ]
         return ImageFlops(patch + _layers(T) + proj, P, T, lm, tuple(notes))
-    if spec.vision in ("qwen2_vl", "qwen2_5_vl"):
+    if spec.vision == "mistral3":
+        m = v["m_vis"]
+        if v["n_feat"] != 1:
+            raise InputError(
+                f"vision_feature_layer lists {v['n_feat']} layers: Mistral 3's projector norm and patch merger are "
+                "one layer wide, so get_image_features cannot run"
+            )
+        lm = (rows // m) * (cols // m)
+        merger = 2 * lm * m**2 * d**2 + 2 * lm * d * D + 2 * lm * D**2  # patch merger, linear_1, linear_2
+        notes = [
+            f"{rows} x {cols} = {P} patches of {v['p_vis']} px in each Pixtral layer (2-D rotary positions, any "
+            f"size); the patch merger joins {m} x {m} into {lm} (the processor adds its row-break and end tokens)"
+        ]
+        return ImageFlops(patch + _layers(P, True) + merger, P, P, lm, tuple(notes))
+    if spec.vision in _QWEN_VISIONS:
         m = v["m_vis"]
         out = S.d_proj if spec.has("d_proj") else D
         patch = 2 * P * C * S.t_vis * p**2 * d  # one image: one temporal patch (the frame repeated t_vis times)
@@ -191,6 +221,11 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
         ]
         if spec.vision == "qwen2_vl":
             return ImageFlops(patch + _layers(P) + merger, P, P, lm, tuple(notes))
+        if spec.vision == "qwen3_vl":  # each DeepStack merger that runs: the merger's maps again
+            notes.append(
+                f"{image.deepstack} DeepStack merger(s) run (deepstack_visual_indexes within the {v['N_vis']} layers)"
+            )
+            return ImageFlops(patch + _layers(P) + (1 + image.deepstack) * merger, P, P, lm, tuple(notes))
         w = image.window // m // v["p_vis"]
         if w < 1:
             raise InputError(

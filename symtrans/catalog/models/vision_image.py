@@ -6,10 +6,13 @@ Defaults are transformers 5.24's: LlavaConfig's vision_feature_select_strategy "
 without vision_config, its CLIP ViT-L/14 at 336 px (a vision_config dict: CLIPVisionConfig's
 224 px); SiglipVisionConfig's and Idefics3VisionConfig's image_size 224 (PaliGemma without
 vision_config: its So400m at 224 px); Gemma3Config's mm_tokens_per_image 256;
-Qwen2_5_VLVisionConfig's window_size 112 and fullatt_block_indexes (7, 15, 23, 31).
-Qwen2-VL and Qwen2.5-VL have no image size in their config (their processor resizes each
-image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels): the
-size must be given.
+Qwen2_5_VLVisionConfig's window_size 112 and fullatt_block_indexes (7, 15, 23, 31);
+Qwen3VLVisionConfig's deepstack_visual_indexes (8, 16, 24) (Qwen3.5's tower has none);
+PixtralVisionConfig's image_size 1024 (Mistral3Config without vision_config: 1540), the longest
+side its processor gives, which ``--image-size`` may change (2-D rotary positions: any size).
+Qwen2-VL, Qwen2.5-VL and Qwen3-VL have no image size in their config (their processor resizes
+each image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels):
+the size must be given.
 """
 
 from __future__ import annotations
@@ -50,12 +53,18 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
 
     Raises:
         InputError: a tower whose image FLOPs are not modelled (``check_modelled``).
-        ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL), a
+        ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL, Qwen3-VL), a
             size other than a fixed-size tower's, or a malformed key.
     """
     check_modelled(spec)
     vcfg = cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else {}
-    if spec.vision in VARIABLE_SIZE_VISIONS:
+    if spec.vision == "mistral3":
+        if size is None:
+            side = 1540 if not vcfg and cfg.get("vision_config") is None else 1024
+            side = _int(vcfg.get("image_size", side), "vision_config.image_size")
+            size = (side, side)
+        height, width = size
+    elif spec.vision in VARIABLE_SIZE_VISIONS:
         if size is None:
             raise ConfigError(
                 f"{spec.vision} takes images of any size and its config names none: give --image-size (pixels, "
@@ -90,6 +99,11 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
         if not isinstance(full, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in full):
             raise ConfigError(f"vision_config.fullatt_block_indexes must be a list of integers, not {show(full)}")
         kw["full_layers"] = len({i for i in full if 0 <= i < spec.size("N_vis")})  # `layer_num in` the list
+    elif spec.vision == "qwen3_vl" and spec.has("n_ds"):  # Qwen3.5's tower (no n_ds) runs none
+        deep = vcfg.get("deepstack_visual_indexes", [8, 16, 24])
+        if not isinstance(deep, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in deep):
+            raise ConfigError(f"vision_config.deepstack_visual_indexes must be a list of integers, not {show(deep)}")
+        kw["deepstack"] = len({i for i in deep if 0 <= i < spec.size("N_vis")})  # `layer_num in` the list
     elif spec.vision == "gemma3":
         kw["pooled"] = _int(cfg.get("mm_tokens_per_image", 256), "mm_tokens_per_image")
     return ImageInput(height=height, width=width, **kw)
