@@ -396,22 +396,19 @@ def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     angles = np.radians([0, 180, 90, 270, 45, 135, 315, 225])
     rings = (4.0, 10.0, 18.0, 30.0, 46.0, 66.0)
-    segments = []
-    for i in np.lexsort((pts[:, 1], pts[:, 0])):  # left to right, then bottom to top: a fixed order
-        px, py = pts[i]
-        text = ax.text(0, 0, names[i], fontsize=6, ha="center", va="center", transform=ax.transAxes)
-        ext = text.get_window_extent(renderer)
-        hw, hh = ext.width / 2 + gap, ext.height / 2 + gap
-        ring = np.array([(px + np.cos(a) * (r + hw), py + np.sin(a) * (r + hh)) for r in rings for a in angles])
-        near = grid[np.argsort(np.hypot(grid[:, 0] - px, grid[:, 1] - py), kind="stable")]
-        cand = np.concatenate([ring, near])
+    # Each ring spot's direction and radius, one row per spot (rings outer, directions inner).
+    ring_cos = np.array([np.cos(a) for _ in rings for a in angles])
+    ring_sin = np.array([np.sin(a) for _ in rings for a in angles])
+    ring_r = np.array([r for r in rings for _ in angles])
+
+    def first_free(cand, hw, hh, t):
+        """Index of the first candidate centre whose box is inside the frame and clear of ``t``, or -1."""
         inside = (
             (cand[:, 0] - hw >= frame.x0)
             & (cand[:, 0] + hw <= frame.x1)
             & (cand[:, 1] - hh >= frame.y0)
             & (cand[:, 1] + hh <= frame.y1)
         )
-        t = np.asarray(taken)
         clash = (
             (cand[:, None, 0] - hw < t[None, :, 2])
             & (cand[:, None, 0] + hw > t[None, :, 0])
@@ -419,10 +416,28 @@ def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[
             & (cand[:, None, 1] + hh > t[None, :, 1])
         ).any(axis=1)
         free = np.flatnonzero(inside & ~clash)
-        cx, cy = cand[free[0]] if len(free) else (px, py)  # nowhere free: on its point (tests catch it)
+        return int(free[0]) if len(free) else -1
+
+    segments = []
+    for i in np.lexsort((pts[:, 1], pts[:, 0])):  # left to right, then bottom to top: a fixed order
+        px, py = pts[i]
+        text = ax.text(0, 0, names[i], fontsize=6, ha="center", va="center", transform=ax.transAxes)
+        ext = text.get_window_extent(renderer)
+        hw, hh = ext.width / 2 + gap, ext.height / 2 + gap
+        t = np.asarray(taken)
+        # The rings first; the grid (sorted by distance: most of the rule's cost) only when
+        # every ring spot is taken.  The same first free spot as one list of rings then grid.
+        ring = np.column_stack([px + ring_cos * (ring_r + hw), py + ring_sin * (ring_r + hh)])
+        k, g = first_free(ring, hw, hh, t), -1
+        if k >= 0:
+            cx, cy = ring[k]
+        else:
+            near = grid[np.argsort(np.hypot(grid[:, 0] - px, grid[:, 1] - py), kind="stable")]
+            g = first_free(near, hw, hh, t)
+            cx, cy = near[g] if g >= 0 else (px, py)  # nowhere free: on its point (tests catch it)
         text.set_position(to_axes.transform((cx, cy)))
         taken.append((cx - hw, cy - hh, cx + hw, cy + hh))
-        if len(free) and free[0] >= len(angles):  # off the first ring: a leader line to the box's edge
+        if k >= len(angles) or g >= 0:  # off the first ring: a leader line to the box's edge
             ex = min(max(px, cx - hw + gap), cx + hw - gap)
             ey = min(max(py, cy - hh + gap), cy + hh - gap)
             segments.append(to_axes.transform([(px, py), (ex, ey)]))
