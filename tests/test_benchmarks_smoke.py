@@ -43,7 +43,8 @@ def test_quick_run_prints_the_eight_ratios(tmp_path):
     assert re.search(r"\(goal <= 1.5x: (PASS|MISS)\); first call .* \(goal <= 0.3 s: (PASS|MISS)\)", a)
     assert "extrapolated from 100 configurations" in a
     assert re.search(r"= [0-9.]+x the 'import sympy' floor [0-9.]+ s; a config.json seen before", b)
-    assert re.search(r"\(goal <= 0.25x: (PASS|MISS)\)", b)
+    assert re.search(r"seen for the first time [0-9.]+ s = [0-9.]+x; deploy [0-9.]+ s = [0-9.]+x", b)
+    assert re.search(r"\(goal <= 0.25x each: (PASS|MISS)\)", b)
     assert "transformers: not measured" in b  # --skip-transformers
     assert re.search(r"= [0-9.]+ \(goal <= 1.1: (PASS|MISS)\)", c)
     assert re.search(r"median [0-9.]+ s per Markdown report over 4 presets, slowest", d)  # 3 + mixtral-8x7b
