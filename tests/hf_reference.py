@@ -112,6 +112,7 @@ HF_CLASSES = {
     "deepseek_v32": "DeepseekV32ForCausalLM",
     "glm_moe_dsa": "GlmMoeDsaForCausalLM",
     "mistral4": "Mistral4ForCausalLM",
+    "deepseek_v4": "DeepseekV4ForCausalLM",
     "dbrx": "DbrxForCausalLM",
     # --- encoders and encoder-decoders of catalog/models/encoders.py and t5.py (issue 21)
     "camembert": "CamembertModel",
@@ -1881,6 +1882,60 @@ def mla_moe(draw, mt: str) -> dict:
     return cfg
 
 
+_V4_TYPES = ("sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention")
+
+
+@st.composite
+def deepseek_v4(draw) -> dict:
+    """A small DeepSeek-V4 (transformers 5.24 DeepseekV4Config): heads of an even width (the rotary
+    part pairs features), o_groups dividing h x head_dim (the grouped output projection), the
+    attention schedule as layer_types, the legacy compress_ratios (0/4/128 per layer, maybe one
+    entry more, as the published file's MTP slot) or the class default; compress rates as the
+    compress_rates dict or the legacy scalars; hash-routed layers; 1-3 hyper-connection streams."""
+    n = draw(st.integers(1, 3))
+    h = draw(st.integers(1, 4))
+    head_dim = 2 * draw(st.integers(1, 4))
+    g_o = draw(st.sampled_from([g for g in range(1, 5) if (h * head_dim) % g == 0]))
+    E = draw(st.integers(1, 4))
+    cfg = dict(
+        model_type="deepseek_v4",
+        vocab_size=draw(VOCAB),
+        hidden_size=draw(SIZE),
+        moe_intermediate_size=draw(SIZE),
+        num_hidden_layers=n,
+        num_attention_heads=h,
+        head_dim=head_dim,
+        q_lora_rank=draw(st.integers(1, 8)),
+        o_groups=g_o,
+        o_lora_rank=draw(st.integers(1, 6)),
+        n_routed_experts=E,
+        num_experts_per_tok=draw(st.integers(1, E)),
+        hc_mult=draw(st.integers(1, 3)),
+        index_n_heads=draw(st.integers(1, 4)),
+        index_head_dim=2 * draw(st.integers(1, 4)),
+        index_topk=draw(st.integers(1, 16)),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        partial_rotary_factor=0.5 if head_dim % 4 == 0 else 1.0,
+    )
+    schedule = draw(st.sampled_from(["layer_types", "compress_ratios", "default"]))
+    if schedule == "layer_types":
+        cfg["layer_types"] = draw(st.lists(st.sampled_from(_V4_TYPES), min_size=n, max_size=n + 1))
+    elif schedule == "compress_ratios":
+        cfg["compress_ratios"] = draw(st.lists(st.sampled_from([0, 4, 128]), min_size=n, max_size=n + 1))
+    rates = st.integers(1, 6)
+    if draw(st.booleans()):
+        cfg["compress_rates"] = {_V4_TYPES[1]: draw(rates), _V4_TYPES[2]: draw(rates)}
+    else:
+        _maybe(draw, cfg, "compress_rate_csa", rates)
+        _maybe(draw, cfg, "compress_rate_hca", rates)
+    _maybe(draw, cfg, "num_hash_layers", st.integers(0, n))
+    _maybe(draw, cfg, "n_shared_experts", st.integers(0, 2))
+    for key in ("mlp_bias", "attention_bias", "tie_word_embeddings"):
+        _maybe(draw, cfg, key, st.booleans())
+    _pad(draw, cfg)
+    return cfg
+
+
 @st.composite
 def qwen3_5_text(draw) -> dict:
     """A small Qwen3.5 text config: qwen3_next's draw without the experts (a dense MLP a layer)."""
@@ -2193,6 +2248,7 @@ STRATEGIES = {
     **{mt: mixtral_like(mt) for mt in ("phimoe", "granitemoe", "granitemoeshared", "hunyuan_v1_moe")},
     "ernie4_5_moe": ernie4_5_moe(),
     **{mt: mla_moe(mt) for mt in ("glm4_moe_lite", "deepseek_v32", "glm_moe_dsa", "mistral4")},
+    "deepseek_v4": deepseek_v4(),
     "dbrx": dbrx(),
     "camembert": roberta_like("camembert"),
     "roberta-prelayernorm": roberta_like("roberta-prelayernorm"),

@@ -45,6 +45,8 @@ def meta_count(class_name: str, cfg: dict) -> int:
 # - MoE decoders with dense first layers (dots.llm1, GLM-4.7-Flash, the DSA and MLA+MoE records):
 #   the curated record counts N_moe MoE layers of a stack (and N_attn indexer-less layers), the generic
 #   path groups layers by module class.  (GLM-4.5-Air maps since issue 22's joint probes.)
+# - DeepSeek-V4: the curated record counts its attention layers per kind (N_csa, N_hca and the rest),
+#   the generic path by module class; its hyper-connections' (2 + n_hc) n_hc rows are beyond the search.
 UNMAPPED = {
     "qwen2-vl-7b",
     "qwen3-vl-4b",
@@ -64,6 +66,7 @@ UNMAPPED = {
     "glm-5.1",
     "glm-5.3-shaped",
     "mistral-small-4-shaped",
+    "deepseek-v4-flash-shaped",
 }
 # The T5 family's untied checkpoints (mT5, UMT5, LongT5: tie_word_embeddings false): the curated record
 # counts the lm_head that from_pretrained keeps (tests/hf_reference.reference_total adds it to the meta

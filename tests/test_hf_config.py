@@ -135,6 +135,9 @@ REFERENCE = {
     "glm-5.1": (743_911_199_232, "GlmMoeDsaForCausalLM"),
     "glm-5.3-shaped": (743_377_000_704, "GlmMoeDsaForCausalLM"),
     "mistral-small-4-shaped": (118_972_826_624, "Mistral4ForCausalLM"),
+    # DeepSeek-V4 (catalog/models/deepseek_v4.py; tests/test_deepseek_v4.py builds it on the meta device
+    # and writes the arithmetic out)
+    "deepseek-v4-flash-shaped": (284_332_230_231, "DeepseekV4ForCausalLM"),
     # --- issue 21's dual encoders (catalog/models/dual.py): CLIPModel / SiglipModel / Siglip2Model built
     # on the meta device from the fixture (text + vision towers, their projections, logit scale and bias)
     "clip-vit-base-patch32": (151_277_313, "CLIPModel"),
@@ -172,6 +175,9 @@ ACTIVE = {
     "glm-5.1": 41_784_709_632,
     "glm-5.3-shaped": 41_250_511_104,
     "mistral-small-4-shaped": 6_632_588_288,
+    # DeepseekV4ForCausalLM: 43 layers of 256 experts (gate_up_proj and down_proj, 3 x 4096 x 2048 weights
+    # each), 250 of 256 idle per token
+    "deepseek-v4-flash-shaped": 284_332_230_231 - 43 * 250 * 3 * 4096 * 2048,
     # NemotronHForCausalLM on the meta device: 29,374,808,064 expert weights, 122 of 128 idle per token
     "nemotron-3-nano-30b-a3b": 3_580_073_408,
     # Qwen3VLMoeForConditionalGeneration on the meta device: 48 layers of experts gate_up_proj

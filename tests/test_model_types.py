@@ -1185,6 +1185,30 @@ AUDIT_BASE: dict[str, dict] = {
         _MLA_BASE, index_n_heads=3, index_head_dim=6, index_topk=5, indexer_types=["full", "full", "shared"]
     ),
     "mistral4": dict(_MLA_BASE),
+    # --- DeepSeek-V4 (catalog/models/deepseek_v4.py): one layer of each attention kind (CSA rate 2, HCA
+    # rate 3), 2 heads of 6 in 2 output groups, 4 experts (2 a token), 2 hyper-connection streams
+    "deepseek_v4": dict(
+        vocab_size=16,
+        hidden_size=8,
+        moe_intermediate_size=5,
+        num_hidden_layers=3,
+        num_attention_heads=2,
+        head_dim=6,
+        partial_rotary_factor=1 / 3,
+        q_lora_rank=4,
+        o_groups=2,
+        o_lora_rank=3,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        hc_mult=2,
+        index_n_heads=2,
+        index_head_dim=4,
+        index_topk=2,
+        sliding_window=4,
+        layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
+        compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 3},
+        mlp_layer_types=["hash_moe", "moe", "moe"],
+    ),
 }
 # Llama 4's wrapper reads llama4_text's audit base as its text_config (full attention: FLOPs are compared)
 _LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
@@ -1923,10 +1947,30 @@ MUTATIONS: dict[tuple[str, str], list] = {
     **{(mt, "head_dim"): [6] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
     **{(mt, "num_key_value_heads"): [2] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
     **{(mt, "first_k_dense_replace"): [0, 2, 3] for mt in ("deepseek_v32", "glm_moe_dsa", "mistral4")},
+    ("deepseek_v4", "layer_types"): [
+        ["sliding_attention"] * 3,
+        ["compressed_sparse_attention"] * 3,
+        ["heavily_compressed_attention", "sliding_attention", "sliding_attention"],
+        ["sliding_attention"],
+    ],
+    ("deepseek_v4", "compress_rates"): [
+        {"compressed_sparse_attention": 5, "heavily_compressed_attention": 3},
+        {"compressed_sparse_attention": 2, "heavily_compressed_attention": 7},
+        {"compressed_sparse_attention": 2},
+    ],
+    ("deepseek_v4", "mlp_layer_types"): [["moe"] * 3, ["hash_moe"] * 3],
+    ("deepseek_v4", "num_local_experts"): [5],
+    ("deepseek_v4", "intermediate_size"): [7],
+    ("deepseek_v4", "o_groups"): [1, 3, 4, 5],
+    ("deepseek_v4", "partial_rotary_factor"): [2 / 3, 1.0],
+    ("deepseek_v4", "scoring_func"): ["softmax", "sigmoid"],
 }
 
 # Changes transformers builds but symtrans refuses (one line, naming the field): engine gaps.
 GAPS: dict[tuple[str, str], str] = {
+    # DeepseekV4GroupedLinear is built with in_features (h*head_dim) // o_groups, but its forward
+    # reshapes the heads' outputs into o_groups equal groups and fails: refused, not counted
+    ("deepseek_v4", "o_groups"): "o_groups not dividing h x head_dim: the forward cannot run; refused",
     ("led", "tie_word_embeddings"): "untied LED token tables and LM head are not modelled: refused",
     # Idefics3Model and SmolVLMModel wrap any AutoModel; symtrans reads llava's text models (PaliGemma
     # needs none here: PaliGemmaConfig refuses a text config without use_bidirectional_attention,
@@ -2394,6 +2438,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # convolution's weight gradient G_pos times, and these bases have G_pos of 3 and 2).
 NO_FLOPS = ("longt5", "led")  # LongT5's block-local encoder attention, LED's sliding window
 AUDIO = ("wav2vec2", "hubert")
+NO_FLOPS += ("deepseek_v4",)  # its compressed and sliding attention (mixer_rules.V4_WORKLOAD_REFUSAL)
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
@@ -2451,7 +2496,8 @@ def _idle_expert_flops(hf, model_type: str, model, tokens: int) -> int:
 DECODERS = [
     mt
     for mt in SUPPORTED
-    if (CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2" or mt in hf_config.WRAPPERS) and mt not in FORWARD_ONLY
+    if (CLASSES[mt][1].endswith("ForCausalLM") or mt == "gpt2" or mt in hf_config.WRAPPERS)
+    and mt not in FORWARD_ONLY + NO_FLOPS
 ]
 
 

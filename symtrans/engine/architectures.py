@@ -35,6 +35,7 @@ from symtrans.engine.components import (
 )
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import NONE, ONE, ZERO, Cost, Matrix, Step, substitute  # noqa: F401 (re-exported)
+from symtrans.engine.deepseek_v4 import hyper_head
 from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.dual import dual_parts
 from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_front
@@ -454,6 +455,8 @@ def _stack(spec: Spec, name: str, block: Block, layers: list[Cost], tokens: sp.E
     children += _share_layers(spec, layers)
     if spec.conv_kernel:  # DeBERTa-v2's ConvLayer, run after the first layer (types-enc)
         children.append(conv_layer(spec, tokens))
+    if spec.has("n_hc"):  # DeepSeek-V4: the streams collapse into one before the final norm
+        children.append(hyper_head(tokens))
     if spec.final_norm:
         f = _norms(spec, "final norm", tokens)
         if f:

@@ -250,6 +250,14 @@ _LEGEND = [
     SymbolInfo(
         "V_ple", r"V_{\mathrm{ple}}", "rows of the per-layer embedding table (vocab_size_per_layer_input)", "tokens"
     ),
+    # --- DeepSeek-V4 (engine/deepseek_v4.py)
+    SymbolInfo("N_csa", r"N_{\mathrm{csa}}", "compressed sparse attention layers (DeepSeek-V4 CSA)", "layers"),
+    SymbolInfo("N_hca", r"N_{\mathrm{hca}}", "heavily compressed attention layers (DeepSeek-V4 HCA)", "layers"),
+    SymbolInfo("m_csa", r"m_{\mathrm{csa}}", "tokens per compressed entry in CSA layers (compress rate)", "tokens"),
+    SymbolInfo("m_hca", r"m_{\mathrm{hca}}", "tokens per compressed entry in HCA layers (compress rate)", "tokens"),
+    SymbolInfo("n_hc", r"n_{\mathrm{hc}}", "residual streams of the hyper-connections (hc_mult)", "streams"),
+    SymbolInfo("g_o", r"g_{o}", "head groups of the grouped output projection (o_groups)", "groups"),
+    SymbolInfo("r_o", r"r_{o}", "rank of each group of the grouped output projection (o_lora_rank)", "features"),
     SymbolInfo("L_pre", r"L_{\mathrm{pre}}", "prompt tokens in prefill", "tokens"),
     SymbolInfo("T_gen", r"T_{\mathrm{gen}}", "tokens generated in decode", "tokens"),
     SymbolInfo("D", "D", "training tokens", "tokens"),

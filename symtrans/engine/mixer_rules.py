@@ -18,6 +18,7 @@ MIXER_KINDS = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "
 GEMMA4_KINDS = ("global_attention", "shared_attention", "shared_global_attention")
 MIXER_KINDS += GEMMA4_KINDS
 GEMMA4_SIZES = ("N_g", "N_xs", "N_xg", "d_kg", "h_kvg", "d_ple", "V_ple")
+MIXER_KINDS += ("v4_swa", "v4_csa", "v4_hca")  # DeepSeek-V4's attention layers (engine/deepseek_v4.py)
 
 
 def mixer_kinds(spec: Any) -> tuple[str, ...]:
@@ -39,7 +40,11 @@ MIXER_COUNTS = {
     "global_attention": "N_g",
     "shared_attention": "N_xs",
     "shared_global_attention": "N_xg",
+    "v4_swa": "N_attn",
+    "v4_csa": "N_csa",
+    "v4_hca": "N_hca",
 }
+_V4 = ("r_q", "d_k", "g_o", "r_o", "n_hc")
 MIXER_SIZES = {
     "attention": (),
     "mamba": ("d_inner", "d_state", "d_conv", "dt_rank"),
@@ -53,13 +58,24 @@ MIXER_SIZES = {
     "global_attention": ("d_kg", "h_kvg"),
     "shared_attention": ("w",),
     "shared_global_attention": ("d_kg",),
+    "v4_swa": _V4,
+    "v4_csa": (*_V4, "m_csa", "h_idx", "d_idx", "k_idx"),
+    "v4_hca": (*_V4, "m_hca"),
 }
 LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
 LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx", "N_g", "N_xs", "N_xg", "d_kg", "h_kvg")
-# Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention and
-# Falcon-H1's attention beside Mamba 2.
-ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS)
+LAYER_KIND_SIZES += ("N_csa", "N_hca", "m_csa", "m_hca", "g_o", "r_o", "n_hc")
+V4_KINDS = ("v4_swa", "v4_csa", "v4_hca")
+# Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention,
+# Falcon-H1's attention beside Mamba 2, Gemma 4's and DeepSeek-V4's attention layers.
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KINDS)
+# FLOPs, memory and time of DeepSeek-V4's attention (Spec.check_workload)
+V4_WORKLOAD_REFUSAL = (
+    "FLOPs, KV cache and time of DeepSeek-V4's attention (a sliding window of keys that are also the "
+    "values, compressed entries every m_csa or m_hca tokens, the lightning indexer's top-k) are not "
+    "modelled; parameters are exact"
+)
 
 
 def mixer_free(spec: Any) -> tuple[str, ...]:
@@ -96,6 +112,10 @@ def check_mixers(spec: Any) -> None:
         raise InputError(
             "a stack of layer kinds counts its MoE layers with N_moe (moe_first_dense, moe_every and "
             "share_layers are not modelled for it): give N_moe"
+        )
+    if uses & set(V4_KINDS) and (spec.mla or not uses <= set(V4_KINDS)):
+        raise InputError(
+            "DeepSeek-V4's attention kinds (v4_swa, v4_csa, v4_hca) make a stack of their own, without mla"
         )
     if "dsa" in uses and not spec.mla:
         raise InputError("dsa (DeepSeek Sparse Attention) indexes multi-head latent attention: set mla=true")
@@ -144,6 +164,11 @@ def check_mixer_sizes(spec: Any, v: dict[str, int]) -> None:
         raise InputError("d_ple and V_ple size Gemma 4's per-layer inputs: set mixers to Gemma 4's kinds")
     if len(ple) == 1:
         raise InputError("per-layer inputs need both d_ple (their width) and V_ple (their table's rows)")
+    if set(V4_KINDS) & set(names) and "g_o" in v and "h" in v and "d_k" in v and (v["h"] * v["d_k"]) % v["g_o"]:
+        raise InputError(
+            f"g_o={v['g_o']} must divide h*d_k={v['h'] * v['d_k']}: the grouped output projection splits the "
+            "heads' outputs into g_o equal groups"
+        )
     mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
     if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")

@@ -107,6 +107,9 @@ class Role(str, Enum):
         "ple_projection"  # per_layer_model_projection d_model -> N d_ple; per_layer_projection d_ple -> d_model
     )
     PLE_GATE = "ple_gate"  # per_layer_input_gate: d_model -> d_ple
+    # --- DeepSeek-V4 (engine/deepseek_v4.py)
+    COMPRESSOR = "compressor"  # a CSA/HCA KV compressor's kv_proj, gate_proj, position_bias, kv_norm
+    HYPER_CONNECTION = "hyper_connection"  # mHC: fn, base, scale of attn_hc, ffn_hc and hc_head
     # --- the generic path (catalog/generic): a tensor whose module's class and name do not
     # make its role certain; its label is the module path
     GENERIC = "generic"

@@ -142,6 +142,14 @@ MODEL_SIZES = (
     "k_idx",
     # --- Gemma 4 (engine/gemma4.py)
     *mixer_rules.GEMMA4_SIZES,
+    # --- DeepSeek-V4 (engine/deepseek_v4.py)
+    "N_csa",
+    "N_hca",
+    "m_csa",
+    "m_hca",
+    "n_hc",
+    "g_o",
+    "r_o",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -626,6 +634,8 @@ class Spec:
         if memory and self.frontend == "wav2vec2":
             raise InputError(audio_rules.MEMORY_REFUSAL)
         long_rules.check_workload(self)
+        if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS):
+            raise InputError(mixer_rules.V4_WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
                 "attention_pattern is per-layer: some layers attend through a sliding window or in chunks "
@@ -1057,8 +1067,9 @@ def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:
                     f"{name} does not apply to mla (its heads are h, of width d_nope + d_rope): drop {name}"
                 )
     else:
+        v4 = bool(set(mixer_kinds(spec)) & set(mixer_rules.V4_KINDS))  # DeepSeek-V4's query latent r_q
         for name in ("r_q", "r_kv", "d_nope", "d_rope"):
-            if name in v:
+            if name in v and not (v4 and name == "r_q"):
                 raise InputError(f"{name} is a size of multi-head latent attention: set mla=true, or drop {name}")
 
 

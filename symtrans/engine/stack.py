@@ -9,6 +9,8 @@ MoE every other, Qwen3-Next's 3 Gated DeltaNet layers to 1 attention layer):
 * one ``Block.LAYER`` Cost per mixer kind: the input norm, the mixer and the residual add,
   repeated by the kind's count (the first kind of ``Spec.mixers``: N minus the others'
   counts; so the LAYER multiplicities sum to N);
+* with n_hc (DeepSeek-V4's manifold-constrained hyper-connections, ``engine/deepseek_v4.py``),
+  each of the two has its hyper-connection (``attn_hc``, ``ffn_hc``);
 * one ``Block.FFN_SUBLAYER`` Cost per FFN kind: the pre-FFN norm, the FFN (dense, or the
   MoE block with its shared expert and gate) and the residual add, repeated N − N_moe and
   N_moe times (N_moe: the config's MoE layers; all N for an all-MoE stack); none with
@@ -34,6 +36,7 @@ from symtrans.engine import symbols as S
 from symtrans.engine.components import feed_forward, moe_feed_forward, norm
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import Cost, Step
+from symtrans.engine.deepseek_v4 import hyper_connection  # (and registers the V4 attention kinds)
 from symtrans.engine.kinds import LayerKind, kind
 from symtrans.engine.mixer_rules import GEMMA4_KINDS
 from symtrans.engine.roles import Block, Role
@@ -71,12 +74,15 @@ def hybrid_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask
     for k, count in kind_counts(spec):
         mixer = k.mixer(spec, batch, q, context, mask, decode)
         nrm = norm(spec, "input norm", S.d_model, t)
+        hc = (hyper_connection(t, "attention hyper-connection"),) if spec.has("n_hc") else ()
         out.append(
             Cost(
                 name=f"{k.title} layer",
                 block=Block.LAYER,
                 steps=(_residual(t, mixer.source),),
-                children=((Cost(name="input norm", block=Block.NORM, steps=tuple(nrm)),) if nrm else ()) + (mixer,),
+                children=hc
+                + ((Cost(name="input norm", block=Block.NORM, steps=tuple(nrm)),) if nrm else ())
+                + (mixer,),
                 multiplicity=count,
                 note=f"norm, {k.title} mixer, residual; the stack has {sp.sstr(count)} of them",
                 source=mixer.source,
@@ -93,12 +99,14 @@ def hybrid_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask
     for count, moe in ffns:
         ffn = moe_feed_forward(spec, t) if moe else feed_forward(spec, t)
         nrm = norm(spec, "feed-forward norm", S.d_model, t)
+        hc = (hyper_connection(t, "feed-forward hyper-connection"),) if spec.has("n_hc") else ()
         out.append(
             Cost(
                 name="MoE feed-forward sublayer" if moe else "feed-forward sublayer",
                 block=Block.FFN_SUBLAYER,
                 steps=(_residual(t, ffn.source or "Vaswani et al. 2017 §3.1"),),
-                children=((Cost(name="feed-forward norm", block=Block.NORM, steps=tuple(nrm)),) if nrm else ())
+                children=hc
+                + ((Cost(name="feed-forward norm", block=Block.NORM, steps=tuple(nrm)),) if nrm else ())
                 + (ffn,),
                 multiplicity=count,
                 note="the feed-forward half of the layers, counted by FFN kind (the sums are additive)",

@@ -109,6 +109,14 @@ d_kg = SYMBOLS["d_kg"]
 h_kvg = SYMBOLS["h_kvg"]
 d_ple = SYMBOLS["d_ple"]
 V_ple = SYMBOLS["V_ple"]
+# --- DeepSeek-V4 (engine/deepseek_v4.py)
+N_csa = SYMBOLS["N_csa"]
+N_hca = SYMBOLS["N_hca"]
+m_csa = SYMBOLS["m_csa"]
+m_hca = SYMBOLS["m_hca"]
+n_hc = SYMBOLS["n_hc"]
+g_o = SYMBOLS["g_o"]
+r_o = SYMBOLS["r_o"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 

@@ -190,6 +190,30 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         Rule(A + r"indexer\.wk", R.INDEXER_K, _ATT),
         Rule(A + r"indexer\.k_norm", R.INDEXER_NORM, _ATT, VECTOR),
         Rule(A + r"indexer\.weights_proj", R.INDEXER_WEIGHTS, _ATT),
+        # DeepSeek-V4 (DeepseekV4Attention): the shared key-value map, the grouped output projection,
+        # the CSA/HCA compressors and the CSA indexer; the hyper-connections of each layer and the head
+        Rule(A + r"kv_proj", R.K_PROJ, _ATT),
+        Rule(A + r"kv_norm", R.LATENT_NORM, _ATT, VECTOR),
+        Rule(A + r"q_a_norm", R.LATENT_NORM, _ATT, VECTOR),
+        Rule(A + r"o_a_proj", R.O_PROJ, _ATT),
+        Rule(A + r"o_b_proj", R.O_PROJ, _ATT),
+        Rule(A + r"compressor\.indexer\.q_b_proj", R.INDEXER_Q, _ATT),
+        Rule(A + r"compressor\.indexer\.scorer\.weights_proj", R.INDEXER_WEIGHTS, _ATT),
+        Rule(A + r"compressor(?:\.indexer)?\.(?:kv_proj|gate_proj)", R.COMPRESSOR, _ATT),
+        Rule(A + r"compressor(?:\.indexer)?\.kv_norm", R.COMPRESSOR, _ATT, VECTOR),
+        Rule(A + r"compressor(?:\.indexer)?", R.COMPRESSOR, _ATT, leaf="position_bias"),
+        Rule(A + r"compressor(?:\.indexer)?\.rotary_emb", None, None, buffer=True),
+        Rule(L + r"(?:attn_hc|ffn_hc)", R.HYPER_CONNECTION, B.OTHER, leaf="fn"),
+        Rule(L + r"(?:attn_hc|ffn_hc)", R.HYPER_CONNECTION, B.OTHER, VECTOR, leaf="base"),
+        Rule(L + r"(?:attn_hc|ffn_hc)", R.HYPER_CONNECTION, B.OTHER, VECTOR, leaf="scale"),
+        Rule(r"hc_head", R.HYPER_CONNECTION, B.OTHER, leaf="hc_fn"),
+        Rule(r"hc_head", R.HYPER_CONNECTION, B.OTHER, VECTOR, leaf="hc_base"),
+        Rule(r"hc_head", R.HYPER_CONNECTION, B.OTHER, VECTOR, leaf="hc_scale"),
+        Rule(L + r"mlp\.gate", None, None, VECTOR, buffer=True, leaf="tid2eid"),
+        # ... and the names its save_pretrained writes (DeepSeek's own, transformers 5.24's conversion
+        # mapping of deepseek_v4): attn.wq_a ... wo_b, attn_sink, the compressors' wkv / wgate / ape /
+        # norm, ffn.* with w1 / w3 / w2 experts, hc_attn_* / hc_ffn_* on the layer, head
+        *_deepseek_v4_saved(L),
         Rule(L + r"mlp\.(?:fc1|c_fc)", R.FFN_UP, B.FFN),
         Rule(L + r"mlp\.(?:fc2|c_proj)", R.FFN_DOWN, B.FFN),
         Rule(L + r"feed_forward\.gate_proj", R.FFN_GATE, B.FFN),
@@ -263,6 +287,42 @@ def _decoder_synonyms(L: str) -> tuple[Rule, ...]:
         # HunYuan's per-head query/key norms
         Rule(A + r"query_layernorm", R.Q_NORM, _ATT, VECTOR),
         Rule(A + r"key_layernorm", R.K_NORM, _ATT, VECTOR),
+    )
+
+
+def _deepseek_v4_saved(L: str) -> tuple[Rule, ...]:
+    """DeepSeek-V4's checkpoint names (what DeepseekV4ForCausalLM.save_pretrained writes)."""
+    A = L + r"attn\."
+    hc = [
+        Rule(L[: -len(r"\.")], R.HYPER_CONNECTION, B.OTHER, VECTOR if part != "fn" else OUT_IN, leaf=f"hc_{s}_{part}")
+        for s in ("attn", "ffn")
+        for part in ("fn", "base", "scale")
+    ]
+    return (
+        Rule(A + r"wq_a", R.Q_DOWN, _ATT),
+        Rule(A + r"wq_b", R.Q_UP, _ATT),
+        Rule(A + r"q_norm", R.LATENT_NORM, _ATT, VECTOR),
+        Rule(A + r"wkv", R.K_PROJ, _ATT),
+        Rule(A + r"norm", R.LATENT_NORM, _ATT, VECTOR),
+        Rule(A + r"(?:wo_a|wo_b)", R.O_PROJ, _ATT),
+        Rule(L + r"attn", R.ATTENTION_SINKS, _ATT, VECTOR, leaf="attn_sink"),
+        Rule(A + r"(?:indexer\.)?compressor\.(?:wkv|wgate)", R.COMPRESSOR, _ATT),
+        Rule(A + r"(?:indexer\.)?compressor\.norm", R.COMPRESSOR, _ATT, VECTOR),
+        Rule(A + r"(?:indexer\.)?compressor", R.COMPRESSOR, _ATT, leaf="ape"),
+        Rule(A + r"indexer\.wq_b", R.INDEXER_Q, _ATT),
+        Rule(A + r"indexer\.weights_proj", R.INDEXER_WEIGHTS, _ATT),
+        Rule(L + r"(?:attn_norm|ffn_norm)", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"ffn\.gate", R.ROUTER, B.MOE),
+        Rule(L + r"ffn\.gate", None, None, VECTOR, buffer=True, leaf="tid2eid"),
+        Rule(L + r"ffn\.gate", None, None, VECTOR, buffer=True, leaf="bias"),  # e_score_correction_bias
+        Rule(L + r"ffn\.experts\.{E}\.w1", R.EXPERTS, B.MOE, part=R.FFN_GATE),
+        Rule(L + r"ffn\.experts\.{E}\.w3", R.EXPERTS, B.MOE, part=R.FFN_UP),
+        Rule(L + r"ffn\.experts\.{E}\.w2", R.EXPERTS, B.MOE, part=R.FFN_DOWN),
+        Rule(L + r"ffn\.shared_experts\.w1", R.FFN_GATE, B.SHARED_EXPERT),
+        Rule(L + r"ffn\.shared_experts\.w3", R.FFN_UP, B.SHARED_EXPERT),
+        Rule(L + r"ffn\.shared_experts\.w2", R.FFN_DOWN, B.SHARED_EXPERT),
+        *hc,
+        Rule(r"head", R.LM_HEAD, B.LM_HEAD),
     )
 
 
@@ -774,7 +834,7 @@ MODEL_TYPES = {
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
         "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
-        "qwen3_vl_moe kimi_k25 gemma4_text".split(),
+        "qwen3_vl_moe kimi_k25 gemma4_text deepseek_v4".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -105,6 +105,7 @@ INDEX: dict[str, str] = {
     **dict.fromkeys(("clip", "siglip", "siglip2"), "dual"),
     "nemotron_h": "nemotron_h",
     **dict.fromkeys(("deepseek_v32", "glm_moe_dsa", "mistral4"), "dsa"),
+    "deepseek_v4": "deepseek_v4",
     **dict.fromkeys(("wav2vec2", "hubert"), "audio"),
     "falcon_h1": "falcon_h1",
     "led": "led",

@@ -52,6 +52,10 @@ WHY: dict[str, str] = {
     "rope layers": "which layers rotate (NoPE layers): rotary frequencies are buffers, no weights",
     # --- DeepSeek Sparse Attention (catalog/models/dsa.py)
     "topk": "DeepSeek Sparse Attention's top-k: how many keys each query reads (FLOPs, read as k_idx), no weights",
+    # --- DeepSeek-V4 (catalog/models/deepseek_v4.py)
+    "sinkhorn": "the Sinkhorn-Knopp iterations that make the hyper-connections' mixing matrix doubly stochastic: "
+    "no weights",
+    "swiglu clamp": "a clamp on the SwiGLU gate and up activations in the forward pass, no weights",
     # --- encoders (types-enc)
     "frozen": "fills the same P x d position table with fixed sinusoids (frozen, still a parameter: counted)",
     "pooler head": "DeBERTa's ContextPooler belongs to the task heads, not to DebertaV2Model",

@@ -1,0 +1,216 @@
+"""DeepSeek-V4's attention layers as three layer kinds, and its hyper-connections (mHC).
+
+Source: DeepSeek-AI 2026, "DeepSeek-V4" §2.2 (manifold-constrained hyper-connections), §2.3.1
+(compressed sparse attention, CSA: compression rate m, lightning indexer, grouped output
+projection), §2.3.2 (heavily compressed attention, HCA: rate m'); transformers 5.24
+``models/deepseek_v4/modeling_deepseek_v4.py``, whose shapes are counted here.
+
+Every layer's attention (``DeepseekV4Attention``), whatever its kind, holds (no biases):
+
+* ``q_a_proj`` d_model x r_q, ``q_a_norm`` RMS(r_q), ``q_b_proj`` r_q x h*d_k (queries; the
+  per-head norm after it has no weights);
+* ``kv_proj`` d_model x d_k and ``kv_norm`` RMS(d_k): one key that is also the value (shared-KV
+  multi-query attention);
+* the grouped low-rank output projection: ``o_a_proj`` maps each of g_o groups of h*d_k/g_o
+  features to r_o (g_o*r_o x h*d_k/g_o weights, so h*d_k*r_o in all), then ``o_b_proj``
+  g_o*r_o x d_model;
+* ``sinks``: one learned logit per head (h).
+
+Kinds (``layer_types``; one count symbol each, ``kinds``):
+
+* ``v4_swa`` (sliding_attention): the attention alone;
+* ``v4_csa`` (compressed_sparse_attention, count N_csa): plus ``DeepseekV4CSACompressor``, two
+  overlapping series per token: ``kv_proj`` and ``gate_proj`` d_model x 2*d_k, ``position_bias``
+  m_csa x 2*d_k, ``kv_norm`` RMS(d_k); and its ``DeepseekV4Indexer`` at width d_idx: ``kv_proj``
+  and ``gate_proj`` d_model x 2*d_idx, ``position_bias`` m_csa x 2*d_idx, ``kv_norm`` RMS(d_idx),
+  ``q_b_proj`` r_q x h_idx*d_idx (from the query latent) and ``weights_proj`` d_model x h_idx;
+* ``v4_hca`` (heavily_compressed_attention, count N_hca): plus ``DeepseekV4HCACompressor``, one
+  series: ``kv_proj`` and ``gate_proj`` d_model x d_k, ``position_bias`` m_hca x d_k,
+  ``kv_norm`` RMS(d_k).
+
+Hyper-connections (``DeepseekV4HyperConnection``, with n_hc = ``hc_mult`` residual streams):
+each layer has two (``attn_hc``, ``ffn_hc``), each ``fn`` (2 + n_hc)*n_hc x n_hc*d_model, ``base``
+(2 + n_hc)*n_hc and ``scale`` 3; the model has one ``hc_head`` (``DeepseekV4HyperHead``) before
+its final norm: ``hc_fn`` n_hc x n_hc*d_model, ``hc_base`` n_hc, ``hc_scale`` 1.  The stack adds
+them where the spec has n_hc (``stack.hybrid_layers``, ``architectures``).
+
+Units: parameters, and the forward FLOPs of the maps at the build shape.  The attention itself
+(the sliding window, the compressed entries, the indexer's top-k) is not counted, so FLOPs, the
+KV cache and time of these kinds are refused (``mixer_rules.V4_WORKLOAD_REFUSAL``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from symtrans.engine import symbols as S
+from symtrans.engine.cost import DENSE, Cost, Matrix, Step
+from symtrans.engine.kinds import LayerKind
+from symtrans.engine.primitives import linear, norm
+from symtrans.engine.roles import Block, Role
+from symtrans.engine.spec import Spec
+
+SOURCE = "DeepSeek-AI 2026 (DeepSeek-V4) §2.3; DeepseekV4Attention (transformers 5.24)"
+HC_SOURCE = "DeepSeek-AI 2026 (DeepSeek-V4) §2.2; DeepseekV4HyperConnection (transformers 5.24)"
+
+
+def _vector(label: str, role: Role, params: sp.Expr, note: str, source: str) -> Step:
+    return Step(label=label, role=role, params=params, note=note, source=source)
+
+
+def _attention_core(spec: Spec, tokens: sp.Expr) -> list[Step]:
+    """The maps every DeepSeek-V4 attention layer holds (module docstring)."""
+    steps = linear(
+        "W_DQ", S.d_model, S.r_q, tokens, False, SOURCE, "query down-projection (q_a_proj)", role=Role.Q_DOWN
+    )
+    steps += norm(spec, "query latent norm", S.r_q, tokens, Role.LATENT_NORM)
+    steps += linear(
+        "W_UQ", S.r_q, S.h * S.d_k, tokens, False, SOURCE, "query up-projection, h heads of d_k (q_b_proj)",
+        role=Role.Q_UP,
+    )  # fmt: skip
+    steps += linear(
+        "W_KV", S.d_model, S.d_k, tokens, False, SOURCE,
+        "one key per token, also the value (kv_proj: shared-KV multi-query attention)", role=Role.K_PROJ,
+    )  # fmt: skip
+    steps += norm(spec, "key-value norm", S.d_k, tokens, Role.LATENT_NORM)
+    o_a = linear(
+        "W_OA", S.h * S.d_k / S.g_o, S.g_o * S.r_o, tokens, False, SOURCE,
+        "grouped output projection: each of g_o groups of h*d_k/g_o features to r_o (o_a_proj)",
+        role=Role.O_PROJ, factor=1,
+    )  # fmt: skip
+    # a block-diagonal map: the stored (g_o*r_o, h*d_k/g_o) weight, applied group by group
+    o_a[0] = replace(
+        o_a[0],
+        flops=2 * tokens * S.h * S.d_k * S.r_o,
+        weights=S.h * S.d_k * S.r_o,
+        shape="g_o x (tokens x h*d_k/g_o) . (h*d_k/g_o x r_o)",
+    )
+    steps += o_a
+    steps += linear(
+        "W_OB", S.g_o * S.r_o, S.d_model, tokens, False, SOURCE, "mixes the g_o*r_o group outputs (o_b_proj)",
+        role=Role.O_PROJ, factor=2,
+    )  # fmt: skip
+    steps.append(_vector("attention sinks", Role.ATTENTION_SINKS, S.h, "one learned logit per head (sinks)", SOURCE))
+    return steps
+
+
+def _compressor(spec: Spec, tokens: sp.Expr, width: sp.Expr, series: int, rate: sp.Expr, what: str) -> list[Step]:
+    """A KV compressor of ``series`` series of ``width`` (kv_proj, gate_proj, position_bias, kv_norm)."""
+    out = series * width
+    steps = linear(
+        f"{what} W_KV", S.d_model, out, tokens, False, SOURCE, f"{what}: the entries to compress (kv_proj)",
+        role=Role.COMPRESSOR,
+    )  # fmt: skip
+    steps += linear(
+        f"{what} W_gate", S.d_model, out, tokens, False, SOURCE, f"{what}: their softmax gate logits (gate_proj)",
+        role=Role.COMPRESSOR,
+    )  # fmt: skip
+    steps.append(
+        Step(
+            label=f"{what} position bias",
+            role=Role.COMPRESSOR,
+            params=rate * out,
+            note=f"{what}: a learned gate bias per position in the window of {sp.sstr(rate)} tokens (position_bias)",
+            source=SOURCE,
+            matrices=(Matrix(sp.Integer(1), rate, out),),
+        )
+    )
+    steps += norm(spec, f"{what} norm", width, tokens, Role.COMPRESSOR)
+    return steps
+
+
+def _indexer(spec: Spec, tokens: sp.Expr) -> list[Step]:
+    steps = _compressor(spec, tokens, S.d_idx, 2, S.m_csa, "indexer compressor")
+    steps += linear(
+        "W_IQ", S.r_q, S.h_idx * S.d_idx, tokens, False, SOURCE, "indexer queries from the query latent (q_b_proj)",
+        role=Role.INDEXER_Q,
+    )  # fmt: skip
+    steps += linear(
+        "W_IW", S.d_model, S.h_idx, tokens, False, SOURCE, "a weight per indexer head and token (weights_proj)",
+        role=Role.INDEXER_WEIGHTS,
+    )  # fmt: skip
+    return steps
+
+
+def hyper_connection(tokens: sp.Expr, label: str) -> Cost:
+    """One DeepseekV4HyperConnection over n_hc streams of d_model (module docstring)."""
+    rows = (2 + S.n_hc) * S.n_hc
+    steps = [
+        Step(
+            label=f"{label} W_fn",
+            role=Role.HYPER_CONNECTION,
+            params=rows * S.n_hc * S.d_model,
+            flops=2 * tokens * rows * S.n_hc * S.d_model,
+            weights=rows * S.n_hc * S.d_model,
+            kind=DENSE,
+            shape="(tokens x n_hc*d_model) . (n_hc*d_model x (2 + n_hc)*n_hc)",
+            note="the pre, post and comb mixing weights from the flattened streams (fn)",
+            source=HC_SOURCE,
+            matrices=(Matrix(sp.Integer(1), rows, S.n_hc * S.d_model),),
+        ),
+        _vector(f"{label} base", Role.HYPER_CONNECTION, rows, "their biases (base)", HC_SOURCE),
+        _vector(f"{label} scale", Role.HYPER_CONNECTION, sp.Integer(3), "pre, post, comb scales (scale)", HC_SOURCE),
+    ]
+    return Cost(name=label, block=Block.OTHER, steps=tuple(steps), source=HC_SOURCE)
+
+
+def hyper_head(tokens: sp.Expr) -> Cost:
+    """DeepseekV4HyperHead: collapses the n_hc streams before the final norm."""
+    steps = [
+        Step(
+            label="hc_head W_fn",
+            role=Role.HYPER_CONNECTION,
+            params=S.n_hc * S.n_hc * S.d_model,
+            flops=2 * tokens * S.n_hc * S.n_hc * S.d_model,
+            weights=S.n_hc * S.n_hc * S.d_model,
+            kind=DENSE,
+            shape="(tokens x n_hc*d_model) . (n_hc*d_model x n_hc)",
+            note="the weights that collapse the n_hc streams into one (hc_fn)",
+            source=HC_SOURCE,
+            matrices=(Matrix(sp.Integer(1), S.n_hc, S.n_hc * S.d_model),),
+        ),
+        _vector("hc_head base", Role.HYPER_CONNECTION, S.n_hc, "their biases (hc_base)", HC_SOURCE),
+        _vector("hc_head scale", Role.HYPER_CONNECTION, sp.Integer(1), "their scale (hc_scale)", HC_SOURCE),
+    ]
+    return Cost(name="hyper-connection head", block=Block.OTHER, steps=tuple(steps), source=HC_SOURCE)
+
+
+class _V4Attention(LayerKind):
+    block = Block.CAUSAL_SELF_ATTENTION
+    compressor = ""
+
+    @classmethod
+    def mixer(cls, spec, batch, q, context, mask, decode):
+        t = batch * q
+        steps = _attention_core(spec, t)
+        if cls.compressor == "csa":
+            steps += _compressor(spec, t, S.d_k, 2, S.m_csa, "CSA compressor")
+            steps += _indexer(spec, t)
+        elif cls.compressor == "hca":
+            steps += _compressor(spec, t, S.d_k, 1, S.m_hca, "HCA compressor")
+        return Cost(name=cls.title, block=cls.block, steps=tuple(steps), source=SOURCE)
+
+
+class V4SlidingAttention(_V4Attention):
+    """DeepSeek-V4 sliding_attention: the shared-KV attention over a window, no compressor."""
+
+    name = "v4_swa"
+    title = "DeepSeek-V4 sliding-window attention"
+
+
+class V4CompressedSparseAttention(_V4Attention):
+    """DeepSeek-V4 compressed_sparse_attention: plus the CSA compressor and its lightning indexer."""
+
+    name = "v4_csa"
+    title = "DeepSeek-V4 compressed sparse attention"
+    compressor = "csa"
+
+
+class V4HeavilyCompressedAttention(_V4Attention):
+    """DeepSeek-V4 heavily_compressed_attention: plus the HCA compressor."""
+
+    name = "v4_hca"
+    title = "DeepSeek-V4 heavily compressed attention"
+    compressor = "hca"
