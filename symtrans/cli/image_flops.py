@@ -63,8 +63,9 @@ def _wrapper_result(res, batch: int, cfg: dict, size: tuple[int, int] | None) ->
         "total": batch * each,
         "closed_form": sp.sstr(closed_form(r.flops)),
         "notes": [
-            "one forward pass of each image through get_image_features: the vision tower, any merging and the "
-            "projector (2 FLOPs per multiply-accumulate; norms, softmax, activations and pooling not counted)",
+            "one forward pass of each image through the vision tower, any merging and the projector into the "
+            "language model, as transformers' get_image_features (and, for Llama 4, its projector after it) runs "
+            "them (2 FLOPs per multiply-accumulate; norms, softmax, activations and pooling not counted)",
             *r.notes,
         ],
     }

@@ -30,7 +30,11 @@ mm_tokens_per_image, then a d_vis x D matmul); ``PaliGemmaMultiModalProjector`` 
 side) with ``Mistral3MultiModalProjector`` (``Mistral3PatchMerger``: m_vis x m_vis patches unfolded
 into a bias-free m_vis^2 d_vis -> d_vis map, then linear_1 and linear_2); ``Qwen3VLVisionModel``
 (Qwen2-VL's blocks, its learned positions interpolated per image without matmuls, and each
-``deepstack_visual_indexes`` layer's DeepStack merger, the merger's maps).
+``deepstack_visual_indexes`` layer's DeepStack merger, the merger's maps); ``Llama4VisionModel``
+(Unfold + bias-free Linear patches, the class token appended, CLIP-style layers, the class token
+dropped, ``Llama4VisionPixelShuffleMLP``: pixel shuffle then fc1 d_ff_vis -> d_ad_in, fc2) with
+``Llama4MultiModalProjector`` (d_vout -> D, which ``Llama4ForConditionalGeneration.forward``
+applies to what ``get_image_features`` returns: counted here too).
 """
 
 from __future__ import annotations
@@ -45,13 +49,22 @@ from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
 # The wrappers whose image FLOPs are modelled, and those refused (the tower named).
-IMAGE_FLOP_VISIONS = ("clip", "qwen2_vl", "qwen2_5_vl", "gemma3", "paligemma", "idefics3", "mistral3", "qwen3_vl")
+IMAGE_FLOP_VISIONS = (
+    "clip",
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "gemma3",
+    "paligemma",
+    "idefics3",
+    "mistral3",
+    "qwen3_vl",
+    "llama4",
+)
 # Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's table
 # interpolated to each image's grid): the Qwen towers' sides multiples of p_vis m_vis.
 VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3")
 _QWEN_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
 _NOT_YET = {
-    "llama4": "Llama 4's vision tower and pixel-shuffle adapter",
     "kimi_k25": "Kimi K2.5's MoonViT tower",
 }
 
@@ -69,6 +82,7 @@ class ImageInput:
         pooled: Gemma 3's ``mm_tokens_per_image`` (the average pooling's target).
         deepstack: Qwen3-VL's DeepStack mergers that run (the distinct
             ``deepstack_visual_indexes`` within range(N_vis): each runs after its layer).
+        shuffle: Llama 4's pixel shuffle as k = 1 / pixel_shuffle_ratio (k x k patches a token).
     """
 
     height: int
@@ -78,6 +92,7 @@ class ImageInput:
     full_layers: int = 0
     pooled: int = 0
     deepstack: int = 0
+    shuffle: int = 0
 
 
 @dataclass(frozen=True)
@@ -240,6 +255,8 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
             "of full attention (fullatt_block_indexes)"
         )
         return ImageFlops(patch + _layers(P, True, attention) + merger, P, P, lm, tuple(notes))
+    if spec.vision == "llama4":
+        return _llama4(spec, image, rows, patch)
     head = _siglip_head(P) if spec.vision_head else 0
     if spec.vision == "gemma3":
         k = rows // math.isqrt(image.pooled)  # Gemma3MultiModalProjector's AvgPool2d kernel and stride
@@ -264,3 +281,35 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
     lm = P // (s * s)
     notes = [f"{rows} x {cols} = {P} patches in each layer; the pixel shuffle stacks {s} x {s} into {lm} tokens"]
     return ImageFlops(patch + _layers(P) + 2 * P * d * D, P, P, lm, tuple(notes))
+
+
+def _llama4(spec: Spec, image: ImageInput, rows: int, patch: sp.Expr) -> ImageFlops:
+    """One image_size x image_size tile through Llama 4's vision model and projector.
+
+    Raises:
+        InputError: a pixel shuffle that cannot run (the patch grid not divisible by k, or
+            d_vis k^2 other than d_ff_vis, fc1's input), or adapter widths that do not chain
+            (projector_input_dim, projector_output_dim, vision_output_dim).
+    """
+    v, k = spec.values, image.shuffle
+    P = rows * rows
+    if rows % k or v["d_vis"] * k * k != v["d_ff_vis"]:
+        raise InputError(
+            f"pixel_shuffle_ratio 1/{k}: the {rows} x {rows} patch grid and hidden_size {v['d_vis']} x {k}^2 must "
+            f"give whole tokens of intermediate_size {v['d_ff_vis']} (the adapter's fc1 input): Llama 4's pixel "
+            "shuffle cannot run"
+        )
+    if not v["d_ad_in"] == v["d_ad_out"] == v["d_vout"]:
+        raise InputError(
+            f"projector_input_dim {v['d_ad_in']}, projector_output_dim {v['d_ad_out']} and vision_output_dim "
+            f"{v['d_vout']} differ: Llama 4's adapter and projector cannot chain"
+        )
+    T, lm = P + 1, P // (k * k)
+    adapter = 2 * lm * S.d_ff_vis * S.d_ad_in + 2 * lm * S.d_ad_out**2
+    proj = 2 * lm * S.d_vout * S.d_model
+    notes = [
+        f"one {image.height} x {image.width} px tile: {rows} x {rows} = {P} patches + the class token = {T} tokens "
+        f"in each layer; the pixel shuffle stacks {k} x {k} patches into {lm} tokens (the processor cuts an image "
+        "into such tiles and adds a global one, each costing this)"
+    ]
+    return ImageFlops(patch + _layers(T) + adapter + proj, P, T, lm, tuple(notes))

@@ -8,7 +8,7 @@ without vision_config, its CLIP ViT-L/14 at 336 px (a vision_config dict: CLIPVi
 vision_config: its So400m at 224 px); Gemma3Config's mm_tokens_per_image 256;
 Qwen2_5_VLVisionConfig's window_size 112 and fullatt_block_indexes (7, 15, 23, 31);
 Qwen3VLVisionConfig's deepstack_visual_indexes (8, 16, 24) (Qwen3.5's tower has none);
-PixtralVisionConfig's image_size 1024 (Mistral3Config without vision_config: 1540), the longest
+Llama4VisionConfig's image_size 448 and pixel_shuffle_ratio 0.5; PixtralVisionConfig's image_size 1024 (Mistral3Config without vision_config: 1540), the longest
 side its processor gives, which ``--image-size`` may change (2-D rotary positions: any size).
 Qwen2-VL, Qwen2.5-VL and Qwen3-VL have no image size in their config (their processor resizes
 each image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels):
@@ -23,12 +23,13 @@ from symtrans.catalog.reader import ConfigError, show
 from symtrans.engine.spec import Spec
 from symtrans.engine.vision_flops import VARIABLE_SIZE_VISIONS, ImageInput, check_modelled
 
-_SIDE_DEFAULT = {"clip": 224, "gemma3": 224, "paligemma": 224, "idefics3": 224}
+_SIDE_DEFAULT = {"clip": 224, "gemma3": 224, "paligemma": 224, "idefics3": 224, "llama4": 448}
 _TOWER = {
     "clip": "LLaVA's CLIP tower",
     "gemma3": "Gemma 3's SigLIP tower",
     "paligemma": "PaliGemma's SigLIP tower",
     "idefics3": "Idefics3's SigLIP-shaped tower (one tile)",
+    "llama4": "Llama 4's vision tower (one tile)",
 }
 _QWEN2_5_WINDOW = 112
 _QWEN2_5_FULL = (7, 15, 23, 31)
@@ -44,7 +45,7 @@ def config_side(cfg: dict[str, Any], spec: Spec) -> int:
     """The image side in pixels a fixed-size tower's config names (vision_config.image_size)."""
     vcfg = cfg.get("vision_config")
     if not isinstance(vcfg, dict):  # no vision_config: the wrapper's own default tower
-        return 336 if spec.vision == "clip" else 224
+        return {"clip": 336, "llama4": 448}.get(spec.vision, 224)
     return _int(vcfg.get("image_size", _SIDE_DEFAULT[spec.vision]), "vision_config.image_size")
 
 
@@ -104,6 +105,15 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
         if not isinstance(deep, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in deep):
             raise ConfigError(f"vision_config.deepstack_visual_indexes must be a list of integers, not {show(deep)}")
         kw["deepstack"] = len({i for i in deep if 0 <= i < spec.size("N_vis")})  # `layer_num in` the list
+    elif spec.vision == "llama4":
+        ratio = vcfg.get("pixel_shuffle_ratio", 0.5)
+        k = round(1 / ratio) if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio > 0 else 0
+        if k < 1 or abs(ratio * k - 1) > 1e-9:
+            raise ConfigError(
+                f"vision_config.pixel_shuffle_ratio {show(ratio)} is not 1/k for a whole k: symtrans counts a pixel "
+                "shuffle of k x k patches"
+            )
+        kw["shuffle"] = k
     elif spec.vision == "gemma3":
         kw["pooled"] = _int(cfg.get("mm_tokens_per_image", 256), "mm_tokens_per_image")
     return ImageInput(height=height, width=width, **kw)
