@@ -28,6 +28,10 @@ from symtrans.engine.spec import Spec
 
 INSTALL_HINT = "pip install 'symtrans[plots]'"
 FORMATS = ("png", "svg", "pdf")
+# The resolution figures are built and saved at: one resolution, so the text a chart measures
+# while it is built (its labels' boxes) is the text matplotlib lays out when saving it
+# (its layout cache hits); a figure built at 100 dpi and saved at 150 laid out every text twice.
+DPI = 150
 
 
 class PlotsUnavailable(ImportError):
@@ -52,7 +56,7 @@ def _figure(width: float, height: float):
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotsUnavailable(f"charts need matplotlib; install it with {INSTALL_HINT}") from None
-    fig = Figure(figsize=(width, height))
+    fig = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
 
@@ -107,7 +111,7 @@ def to_bytes(fig, fmt: str = "png") -> bytes:
     buf = io.BytesIO()
     meta = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
     with matplotlib.rc_context({"svg.hashsalt": "symtrans"}):  # fixed SVG ids; restored afterwards
-        fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
+        fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
     return buf.getvalue()
 
 
@@ -371,8 +375,8 @@ def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[
     of a 4-pixel grid over the axes nearest its point.  A label moved off its point gets
     a thin leader line.  One text layout per label and NumPy box tests: no iterations
     and no draw (adjustText's iterations were most of a report's chart time, 3.5 s), and
-    the same chart gives the same bytes.  Sizes in pixels at the figure's dpi; saving at
-    another dpi scales every box alike.
+    the same chart gives the same bytes.  Sizes in pixels at 100 dpi, scaled to the
+    figure's dpi (``DPI``, the dpi it is saved at, so the labels are laid out once).
     """
     import numpy as np
     from matplotlib.collections import LineCollection
@@ -385,17 +389,18 @@ def _label_points(ax, xs: Sequence[float], ys: Sequence[float], names: Sequence[
     frame = ax.get_window_extent(renderer)
     to_axes = ax.transAxes.inverted()
     pts = ax.transData.transform(np.column_stack([np.asarray(xs, float), np.asarray(ys, float)]))
-    gap = 2.0  # pixels kept free around every box (rounding at another dpi, hinting)
-    mark = 5.0  # half the side of the box a point's marker (6 points, at 100 dpi) occupies
+    px = ax.figure.dpi / 100  # the rule's sizes are pixels at 100 dpi
+    gap = 2.0 * px  # kept free around every box (rounding at another dpi, hinting)
+    mark = 5.0 * px  # half the side of the box a point's marker (6 points) occupies
     taken = [(x - mark, y - mark, x + mark, y + mark) for x, y in pts]
     for artist in avoid:
         b = artist.get_window_extent(renderer)
         taken.append((b.x0, b.y0, b.x1, b.y1))
     # The grid of fallback spots (box centres), inside the frame; shared by all labels.
-    gx, gy = np.meshgrid(np.arange(frame.x0, frame.x1, 4.0), np.arange(frame.y0, frame.y1, 4.0))
+    gx, gy = np.meshgrid(np.arange(frame.x0, frame.x1, 4.0 * px), np.arange(frame.y0, frame.y1, 4.0 * px))
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     angles = np.radians([0, 180, 90, 270, 45, 135, 315, 225])
-    rings = (4.0, 10.0, 18.0, 30.0, 46.0, 66.0)
+    rings = tuple(r * px for r in (4.0, 10.0, 18.0, 30.0, 46.0, 66.0))
     # Each ring spot's direction and radius, one row per spot (rings outer, directions inner).
     ring_cos = np.array([np.cos(a) for _ in rings for a in angles])
     ring_sin = np.array([np.sin(a) for _ in rings for a in angles])
