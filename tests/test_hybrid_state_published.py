@@ -40,3 +40,20 @@ def test_published_hybrid_cache_and_state(name, kv, state):
 def test_the_figures_as_numbers():
     # 4,096 / 11,411,456; 6,144 / 25,247,744; 12,288 / 2,531,328 bytes
     assert [(kv, state) for _, kv, state in CASES] == [(4096, 11_411_456), (6144, 25_247_744), (12_288, 2_531_328)]
+
+
+@pytest.mark.parametrize(("name", "kv", "state"), CASES, ids=[c[0] for c in CASES])
+def test_the_walk_keeps_the_same(name, kv, state, capsys):
+    """``symtrans walk`` states the same figures from its own cache and state steps
+    (analysis/walk_hybrid.py), and its FLOPs sum to the engine's forward."""
+    import json
+
+    from symtrans.cli.main import main
+
+    assert main(["walk", str(CONFIG_DIR / f"{name}.json"), "--seq-len", "7", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kv_cache_elements_per_token"] * BF16 == kv
+    assert out["state_elements_per_sequence"] * BF16 == state
+    assert out["total_flops"] == out["engine_flops"]
+    assert main(["walk", str(CONFIG_DIR / f"{name}.json"), "--seq-len", "7"]) == 0
+    assert f"({kv:,} bytes at bf16); state" in capsys.readouterr().out

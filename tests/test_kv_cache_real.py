@@ -155,3 +155,57 @@ def test_a_stack_of_windowed_and_full_layers_caps_only_the_windowed_ones(hf):
     assert sum(exact(n.multiplicity * n.step.cache, spec.values) for n in windowed) * 4 == 96
     assert exact(tree.cache_at(10), spec.values) * 4 == 96 * (10 + 4)
     assert exact(kv_cache_bytes(spec, 1, 10, "fp32"), spec.values) == 96 * (10 + 4)
+
+
+# Issue 21 Build 3, the shape walk: for a stack of layer kinds (hybrid and state-space types) the
+# walk's ``cache`` steps (an attention layer's K and V per token) and ``state`` steps (a conv window,
+# an SSM or delta-rule state per sequence), shapes written from transformers' forwards in
+# analysis/walk_hybrid.py, against the same real caches: K/V bytes per token are the growth between
+# the two prompt lengths, state bytes the constant-size tensors, at fp32.
+def _kinds(mt: str) -> set[str]:
+    return set(spec_from_config(_cfg(mt), "kv")[0].mixers.split("|"))
+
+
+def _walked() -> set[str]:
+    from symtrans.analysis.walk_hybrid import WALKED
+
+    return set(WALKED)
+
+
+HYBRIDS = [mt for mt in GENERATIVE if _kinds(mt) != {"attention"} and _kinds(mt) <= _walked()]
+# stacks with a kind the walk does not trace (DeepSeek Sparse Attention, Gemma 4's own kinds): refused
+UNWALKED = [mt for mt in GENERATIVE if not _kinds(mt) <= _walked()]
+
+
+@pytest.mark.parametrize("model_type", UNWALKED)
+def test_walk_refuses_a_kind_it_does_not_trace_in_one_line(model_type):
+    from symtrans.analysis.walk import walk
+    from symtrans.base.errors import InputError
+
+    with pytest.raises(InputError, match="walk traces the layer kinds") as refused:
+        walk(spec_from_config(_cfg(model_type), "kv")[0])
+    assert "\n" not in str(refused.value)
+
+
+def test_the_hybrid_list_covers_issue_21():
+    wanted = "jamba qwen3_next falcon_h1 nemotron_h granitemoehybrid bamba lfm2 mamba mamba2".split()
+    assert set(wanted) <= set(HYBRIDS), sorted(set(wanted) - set(HYBRIDS))
+
+
+@pytest.mark.parametrize("model_type", HYBRIDS)
+def test_walk_of_a_hybrid_keeps_what_the_real_cache_keeps(hf, model_type):
+    from symtrans.analysis.walk import walk
+
+    cfg = _cfg(model_type)
+    spec, _ = spec_from_config(cfg, "kv")
+    model = _flop_model(hf, model_type, cfg)
+    (kv1, state1, _), (kv2, state2, _) = (_prefill(hf, model, spec, n) for n in LENGTHS)
+    w, v = walk(spec), spec.values
+    per_token = (kv2 - kv1) // (BATCH * (LENGTHS[1] - LENGTHS[0]))
+    assert kv2 - kv1 == BATCH * (LENGTHS[1] - LENGTHS[0]) * per_token
+    assert exact(w.kept("cache"), v) * FP32 == per_token, (model_type, per_token)
+    assert kv1 == BATCH * LENGTHS[0] * per_token  # nothing but K/V grows or sits among the keys and values
+    assert state1 == state2 == BATCH * exact(w.kept("state"), v) * FP32, (model_type, state1)
+    # and its FLOPs sum to the engine's forward (which tests/test_model_types.py matches with FlopCounterMode)
+    for n in LENGTHS:
+        assert exact(w.flops, {**v, "B": BATCH, "L": n}) == exact(build(spec).flops, {**v, "B": BATCH, "L": n})

@@ -35,6 +35,7 @@ from hypothesis import strategies as st  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from symtrans.accounting.memory import kv_cache_bytes, memory_terms  # noqa: E402
+from symtrans.analysis.walk import walk  # noqa: E402
 from symtrans.engine.architectures import FORWARD, build  # noqa: E402
 from symtrans.engine.evaluate import exact  # noqa: E402
 from symtrans.engine.kinds import LayerKind  # noqa: E402
@@ -90,7 +91,8 @@ def _check(model_cls, config, spec: Spec, batch: int, seq: int, forward: bool = 
         return
     model = _real(model_cls, config)
     at = {**spec.values, "B": batch, "L": seq}
-    assert exact(tree.flops, at) == _flops(model, batch, seq)
+    counted = _flops(model, batch, seq)
+    assert exact(tree.flops, at) == counted
     kv, state = _cache_bytes(model, batch, seq)
     fp32 = 4  # bytes per element of the float32 model's cache
     assert batch * seq * exact(tree.cache, spec.values) * fp32 == kv
@@ -100,6 +102,13 @@ def _check(model_cls, config, spec: Spec, batch: int, seq: int, forward: bool = 
     # memory --inference: the constant state per sequence on its own line, from the same cache tensors
     terms = memory_terms(spec, dtype="fp32", kv_dtype="fp32", batch=batch, seq_len=seq, mode="inference")
     assert batch * exact(terms["state_bytes_per_sequence"], spec.values) == state
+    # the shape walk (analysis/walk_hybrid.py, written from the same forwards): its FLOPs against the
+    # counter, its cache and state steps against the same tensors (issue 21 Build 3)
+    w = walk(spec)
+    assert exact(w.flops, at) == counted
+    if spec.mixers != "attention":  # a draw of attention layers only walks as before, without kept steps
+        assert batch * seq * exact(w.kept("cache"), spec.values) * fp32 == kv
+        assert batch * exact(w.kept("state"), spec.values) * fp32 == state
 
 
 def _mixers(counts: dict[str, int]) -> tuple[str, dict[str, int]]:
@@ -431,12 +440,21 @@ def test_refusals_name_the_problem():
         Spec(sizes=base | {"h_ssm": 2}, mixers="mamba", mixer_only=True)
 
 
-def test_walk_refuses_a_stack_of_layer_kinds_in_one_line():
-    """The shape walk rebuilds attention stacks from Spec options; a hybrid is refused (exit 2,
-    one line), not walked wrongly, and its report leaves the walk section out."""
+def test_walk_traces_a_stack_of_layer_kinds_and_refuses_its_decode_step():
+    """Issue 21 Build 3: the shape walk traces a Jamba draw (analysis/walk_hybrid.py, from
+    transformers' forwards); its FLOPs sum to the Cost tree's forward under the full and the causal
+    mask (tests/test_kv_cache_real.py checks what it keeps against the real cache).  A decode step
+    of a stack of layer kinds is not traced: refused in one line."""
     from symtrans.analysis.walk import walk
     from symtrans.base.errors import InputError
+    from symtrans.engine.architectures import Workload, build
+    from symtrans.engine.evaluate import exact
 
     _, _, spec = _jamba(16, 24, 4, 2, 4, 2, 1, 2, 0, 4, 2, 4, 3, 3, 50, False)
-    with pytest.raises(InputError, match="mixers=mamba|attention"):
-        walk(spec)
+    v = {**spec.values, "B": 2, "L": 5}
+    for mask in ("full", "causal"):
+        wl = Workload(mask=mask)
+        assert exact(walk(spec, wl).flops, v) == exact(build(spec, wl).flops, v)
+    with pytest.raises(InputError, match="not a decode step") as refused:
+        walk(spec, Workload(seq=1, context=5))
+    assert "\n" not in str(refused.value)

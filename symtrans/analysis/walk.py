@@ -16,6 +16,10 @@ going through the layers (``moe_layers``).  Summed over its steps (times their r
 the walk must equal the cost engine's forward FLOPs, which ``tests/test_walk.py`` checks
 for every preset, so a mask, window or layer-count error in either shows up there.
 
+A stack of layer kinds (hybrid and state-space models) is walked by ``walk_hybrid``: its Mamba,
+Mamba 2, Gated DeltaNet and short-convolution mixers from transformers' reference forwards, and the
+tensors each layer keeps (``Walk.kept``: K/V per token, states per sequence).
+
 Also: the exact sinusoidal positional-encoding table (Vaswani et al. 2017 §3.5),
 PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)),
 as SymPy values with decimals beside them.
@@ -28,6 +32,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from symtrans.analysis.walk_hybrid import hybrid_stack
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import FORWARD, Workload, decoder_symbols
@@ -50,7 +55,9 @@ class WalkStep:
         output: shape of the result.
         flops: forward FLOPs of one instance, from the shapes (2 per multiply-accumulate).
         repeat: how many times the model runs this step (N for a layer's step).
-        kind: ``matmul`` (a product of two tensors), ``lookup`` or ``elementwise``/``reshape`` (0 FLOPs).
+        kind: ``matmul`` (a product of two tensors), ``lookup`` or ``elementwise``/``reshape`` (0 FLOPs);
+            ``cache`` / ``state``: a tensor a layer keeps, per token / per sequence, its shape
+            without the batch (``Walk.kept``).
         pairs: for masked attention products, the kept query-key pairs per sequence and head.
         note: one sentence of why.
     """
@@ -83,6 +90,13 @@ class Walk:
     def flops(self) -> sp.Expr:
         """Forward FLOPs: the sum over steps of repeat * flops (FLOPs)."""
         return sp.Add(*[s.total_flops for s in self.steps])
+
+    def kept(self, kind: str) -> sp.Expr:
+        """Elements the model keeps after the forward: ``kind="cache"``, per token of one sequence
+        (an attention layer's K and V); ``kind="state"``, per sequence whatever its length (a
+        convolution window, an SSM or delta-rule state).  The sum over the steps of that kind of
+        repeat x the product of the shape (given without the batch; walk_hybrid)."""
+        return sp.Add(*[s.repeat * _prod(s.output) for s in self.steps if s.kind == kind])
 
     def evaluate(self, values: Mapping[str, int]) -> list[dict]:
         """Every step at numbers: shapes as integer tuples, FLOPs exact (Python ints).
@@ -188,19 +202,30 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     final norm; heads).  Layer steps carry ``repeat`` = the number of such layers.
 
     Raises:
-        ValueError: for an invalid workload mask, or a stack of layer kinds other than
-            attention (``Spec.mixers``).
+        ValueError: for an invalid workload mask, a decode step of a stack of layer kinds
+            (``Spec.mixers``; its full forward is ``walk_hybrid.hybrid_stack``'s) or a kind
+            that walk_hybrid does not trace.
     """
     if workload.mask not in MASKS:
         raise InputError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
-    if spec.mixers != "attention":  # the walk rebuilds attention stacks; layer kinds live in the Cost tree
-        raise InputError(
-            f"walk traces stacks of attention layers; this one has mixers={spec.mixers} "
-            "(params, flops and memory count it from its Cost tree)"
-        )
     b = _Builder()
     wl = workload
     B = wl.batch
+    if spec.mixers != "attention":  # a hybrid or state-space stack: walk_hybrid, a full forward only
+        if wl.context is not None or spec.family != "decoder-only":
+            raise InputError(
+                f"walk traces a full forward of a stack of layer kinds (mixers={spec.mixers}), not a decode step"
+            )
+        _embed(b, spec, "embeddings", B, wl.seq)
+        x = (B, wl.seq, S.d_model)
+
+        def attention(b, spec, st, x, mask, n):
+            _attention(b, spec, st, x, x, "causal", mask, x[1], n)
+
+        hybrid_stack(b, spec, x, wl.self_mask, attention, _ffn, _moe)
+        if spec.lm_head:
+            _lm_head(b, spec, x)
+        return Walk(spec, workload, tuple(b.steps))
     fam = spec.family
     if fam == "encoder-decoder":
         n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
@@ -652,7 +677,11 @@ def _attention(
     Bt, q, _ = x
     kv_rows = src[1]  # rows the K and V projections see
     kv = context  # keys each query is compared with
-    q_ = b.linear(st, "Q = X W_Q", x, D.d_model, D.h * D.d_k, n)
+    if spec.attention_gate and kind != "cross":  # Qwen3-Next: q_proj emits the queries and an output gate
+        qg = b.linear(st, "[Q, gate] = X W_Q", x, D.d_model, 2 * D.h * D.d_k, n, "Qwen3NextAttention.q_proj")
+        q_ = b.op(st, "split the queries from the gate", [qg], (Bt, q, D.h * D.d_k), n, kind="reshape")
+    else:
+        q_ = b.linear(st, "Q = X W_Q", x, D.d_model, D.h * D.d_k, n)
     k_ = b.linear(
         st, "K = X W_K" if kind != "cross" else "K = M W_K (encoder output M)", src, D.d_model, D.h_kv * D.d_k, n
     )
@@ -729,6 +758,8 @@ def _attention(
     A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
     out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")
     cat = b.op(st, "concatenate heads", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
+    if spec.attention_gate and kind != "cross":
+        b.op(st, "O * sigmoid(gate)", [cat], cat, n)
     b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
 
 

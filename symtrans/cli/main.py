@@ -593,6 +593,7 @@ def _cmd_walk(args) -> int:
         else:
             _emit(args, render_text(w, v, step=args.step))
         return 0
+    kept = {kind: exact(w.kept(kind), v) for kind in ("cache", "state")}
     if args.format == "json":
         _emit(
             args,
@@ -602,6 +603,14 @@ def _cmd_walk(args) -> int:
                     "values": v,
                     "total_flops": total,
                     "engine_flops": engine,
+                    **(
+                        {
+                            "kv_cache_elements_per_token": kept["cache"],
+                            "state_elements_per_sequence": kept["state"],
+                        }
+                        if res.spec.mixers != "attention"
+                        else {}
+                    ),
                     "steps": walk_rows(w, v),
                 },
                 indent=2,
@@ -619,6 +628,12 @@ def _cmd_walk(args) -> int:
         f"{grouped(engine)}{' (equal)' if total == engine else ' (DIFFERENT: please report)'}"
     )
     body = render_markdown(w, v) if args.format == "markdown" else render_text(w, v)
+    if res.spec.mixers != "attention":  # a hybrid: what its layers keep (the cache and state steps above)
+        tail += (
+            f"\nkept after the forward: K/V cache {grouped(kept['cache'])} elements per token "
+            f"({grouped(2 * kept['cache'])} bytes at bf16); state {grouped(kept['state'])} elements per sequence "
+            f"({grouped(2 * kept['state'])} bytes at bf16), whatever its length"
+        )
     _emit(args, "\n".join([head, f"convention: {CONVENTION_NOTE}", body, tail]))
     return 0
 

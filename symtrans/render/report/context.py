@@ -494,7 +494,7 @@ def build_context(
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
     from symtrans.render.report.walk_section import report_section
 
-    if spec.mixers == "attention":  # the walk traces attention stacks; layer kinds are in the tree above
+    if spec.mixers == "attention":  # a hybrid's walk is `symtrans walk`'s (its steps have no zh entries yet)
         doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------

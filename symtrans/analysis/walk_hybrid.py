@@ -1,0 +1,196 @@
+"""The shape walk of a stack of layer kinds (``Spec.mixers``: Jamba, Qwen3-Next, Falcon-H1,
+Nemotron-H, Granite 4.0-H, Bamba, LFM2, Mamba, Mamba 2), with what each layer keeps.
+
+Written from the reference PyTorch forwards of transformers 5.24 (``MambaMixer.slow_forward``,
+``Mamba2Mixer.torch_forward``, ``torch_chunk_gated_delta_rule``, ``Lfm2ShortConv.slow_forward``),
+independently of ``engine/ssm.py``, ``engine/deltanet.py`` and ``engine/shortconv.py``: every
+matrix product of those forwards is a step whose FLOPs follow from its shapes (``walk.matmul_flops``),
+and every tensor a layer leaves in transformers' cache is a step of kind ``cache`` (elements per
+token: an attention layer's K and V) or ``state`` (elements per sequence, whatever its length: a
+convolution window, an SSM or delta-rule state), its shape without the batch.
+
+* Causal depthwise Conv1d of width d_conv over c channels: the input zero-padded by d_conv - 1,
+  q + d_conv - 1 output positions (the extra ones dropped), each a d_conv-tap dot product per
+  channel; its state is the last d_conv inputs, (c, d_conv).
+* Mamba 1 (Gu & Dao 2023, Algorithm 2): in_proj, conv1d, x_proj, dt_proj, the sequential scan
+  whose read-out y_t = h_t C_t is one (d_inner x d_state) . (d_state x 1) product per token,
+  out_proj; state (d_inner, d_state).
+* Mamba 2 (Dao & Gu 2024 §6, the chunked SSD of ``torch_forward``) over n_c = ceiling(q / L_chunk)
+  chunks (zero-padded): per chunk and head C B^T (L_chunk x d_state x L_chunk), its product with
+  x, the chunk state B^T x, the recurrence over the n_c + 1 chunk states ((n_c + 1) x (n_c + 1)
+  decays times the states), the read-out C h; state (h_ssm, d_inner / h_ssm, d_state).
+* Gated DeltaNet (Yang et al. 2024 §3.2; ``torch_chunk_gated_delta_rule``) over ceiling(q / C)
+  chunks of C = L_chunk (64 by default), keys and queries repeated to the h_lv value heads: per
+  head and chunk K_beta K^T, Q K^T, the old state read by the decayed keys and by the queries,
+  the intra-chunk attention times the new values, the state update K^T V_new; the two triangular
+  solves are not matrix products (torch.linalg.solve_triangular); state (h_lv, d_lk, d_lv).
+* LFM2's short convolution: in_proj (d_model -> 3 d_model), conv1d over d_model channels,
+  out_proj; state (d_model, d_conv).
+
+Bytes are elements x the dtype's bytes; tests/test_kv_cache_real.py compares them with the
+tensors transformers' cache holds after a real forward of each hybrid type's tiny model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sympy as sp
+
+from symtrans.base.errors import InputError
+from symtrans.engine import symbols as S
+from symtrans.engine.components import dims
+from symtrans.engine.mixer_rules import MIXER_COUNTS, mixer_kinds
+from symtrans.engine.spec import Spec
+
+WALKED = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "attention_mamba2")
+DELTA_CHUNK = 64  # transformers' torch_chunk_gated_delta_rule and fla chunk by 64 unless told
+
+
+def kind_counts(spec: Spec) -> list[tuple[str, sp.Expr]]:
+    """(kind, layers) in ``spec.mixers`` order: every kind after the first has its count symbol
+    (N_attn, N_ssm, ...), the first the N layers the others leave."""
+    names = mixer_kinds(spec)
+    rest = [S.SYMBOLS[MIXER_COUNTS[n]] for n in names[1:]]
+    return [(names[0], S.N - sp.Add(*rest))] + list(zip(names[1:], rest))
+
+
+def _conv(b: Any, st: str, B: sp.Expr, q: sp.Expr, channels: sp.Expr, n: sp.Expr) -> None:
+    windows = (B, channels, q + S.d_conv - 1, S.d_conv)
+    b.op(st, "pad by d_conv - 1, windows of d_conv taps per channel", [], windows, n, kind="reshape")
+    b.mm(st, "conv1d: windows . taps (depthwise)", windows, (B, channels, S.d_conv, 1), n, "causal Conv1d")
+    b.op(st, "conv state: the last d_conv inputs per channel", [], (channels, S.d_conv), n, kind="state")
+
+
+def _mamba(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
+    B, q, _ = x
+    di, ds, r = S.d_inner, S.d_state, S.dt_rank
+    b.linear(st, "[x, z] = X W_in", x, S.d_model, 2 * di, n)
+    _conv(b, st, B, q, di, n)
+    xs = (B, q, di)
+    b.linear(st, "[dt, B, C] = x W_x", xs, di, r + 2 * ds, n)
+    b.linear(st, "dt = dt W_dt", (B, q, r), r, di, n)
+    b.op(st, "discretise, update h_t = exp(dt A) h_(t-1) + dt B_t x_t", [], (B, q, di, ds), n)
+    b.mm(st, "y_t = h_t C_t (each token)", (B, q, di, ds), (B, q, ds, 1), n, "Gu & Dao 2023, Algorithm 2")
+    b.op(st, "SSM state h", [], (di, ds), n, kind="state")
+    b.op(st, "y + D x, times act(z)", [xs], xs, n)
+    b.linear(st, "X' = y W_out", xs, di, S.d_model, n)
+
+
+def _mamba2(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
+    B, q, _ = x
+    di, ds, h, g, c = S.d_inner, S.d_state, S.h_ssm, S.g_ssm, S.L_chunk
+    p = di / h  # head width
+    b.linear(st, "[z, x, B, C, dt] = X W_in", x, S.d_model, 2 * di + 2 * g * ds + h, n)
+    _conv(b, st, B, q, di + 2 * g * ds, n)
+    nc = sp.ceiling(q / c)
+    b.op(st, "pad to n_c = ceiling(L / L_chunk) chunks; B, C repeated to h_ssm heads", [], (B, nc, c, h, p), n)
+    cb = b.mm(st, "C B^T (within chunks)", (B, nc, h, c, ds), (B, nc, h, ds, c), n, "Dao & Gu 2024 §6")
+    b.mm(st, "(L o C B^T) x", cb, (B, nc, h, c, p), n, "the diagonal blocks")
+    b.mm(st, "chunk states B^T x", (B, nc, h, p, c), (B, nc, h, c, ds), n)
+    b.mm(st, "chunk recurrence: decays . states", (B, h, nc + 1, nc + 1), (B, h, nc + 1, p * ds), n)
+    b.mm(st, "y_off = C h (state read-out)", (B, nc, h, c, ds), (B, nc, h, ds, p), n)
+    b.op(st, "SSM state h", [], (h, p, ds), n, kind="state")
+    xs = (B, q, di)
+    b.op(st, "y + D x, gated norm with z", [xs], xs, n)
+    b.linear(st, "X' = y W_out", xs, di, S.d_model, n)
+
+
+def _deltanet(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
+    B, q, _ = x
+    hk, hv, dk, dv = S.h_lk, S.h_lv, S.d_lk, S.d_lv
+    c = S.L_chunk if spec.has("L_chunk") else sp.Integer(DELTA_CHUNK)
+    b.linear(st, "[q, k, v, z] = X W_qkvz", x, S.d_model, 2 * hk * dk + 2 * hv * dv, n)
+    b.linear(st, "[beta, a] = X W_ba", x, S.d_model, 2 * hv, n)
+    _conv(b, st, B, q, 2 * hk * dk + hv * dv, n)
+    nc = sp.ceiling(q / c)
+    K = (B, hv, nc, c, dk)
+    Kt = (B, hv, nc, dk, c)
+    state = (B, hv, nc, dk, dv)  # the running state, one read per chunk
+    b.op(st, "l2-norm q, k; repeat them to h_lv heads; pad to chunks of C", [], K, n)
+    b.mm(st, "K_beta K^T (UT system)", K, Kt, n, "Yang et al. 2024 §3.2")
+    b.mm(st, "Q K^T (intra-chunk attention)", K, Kt, n)
+    b.op(st, "solve the two triangular systems (not matmuls)", [], (B, hv, nc, c, dv), n)
+    b.mm(st, "k_cumdecay S (the old state read)", K, state, n)
+    b.mm(st, "Q S (inter-chunk read)", K, state, n)
+    b.mm(st, "A V_new (intra-chunk)", (B, hv, nc, c, c), (B, hv, nc, c, dv), n)
+    b.mm(st, "S update K^T V_new", Kt, (B, hv, nc, c, dv), n)
+    b.op(st, "delta-rule state S", [], (hv, dk, dv), n, kind="state")
+    ys = (B, q, hv * dv)
+    b.op(st, "gated RMSNorm with z", [ys], ys, n)
+    b.linear(st, "X' = y W_out", ys, hv * dv, S.d_model, n)
+
+
+def _short_conv(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
+    B, q, d = x
+    b.linear(st, "[B, C, x] = X W_in", x, S.d_model, 3 * S.d_model, n)
+    b.op(st, "B * x", [x], x, n)
+    _conv(b, st, B, q, S.d_model, n)
+    b.op(st, "C * conv", [x], x, n)
+    b.linear(st, "X' = y W_out", x, S.d_model, S.d_model, n)
+
+
+def hybrid_stack(
+    b: Any,
+    spec: Spec,
+    x: tuple,
+    mask: str,
+    attention: Callable[..., None],
+    ffn: Callable[..., None],
+    moe: Callable[..., None],
+) -> None:
+    """The layers of a stack of layer kinds on ``x`` = (B, L, d_model), a full forward (every
+    position new): per kind, the input norm, its mixer, the residual add, repeated over its
+    layers; then, unless ``mixer_only``, the feed-forward halves (N - N_moe dense and N_moe MoE,
+    or all N of one kind); then the final norm.  ``attention(b, spec, st, x, kind, mask, n)``,
+    ``ffn(b, spec, st, x, n)`` and ``moe(b, spec, st, x, n)`` are the walk's own steps.
+
+    Raises:
+        InputError: a kind the walk does not trace (DeepSeek Sparse Attention).
+    """
+    for name in mixer_kinds(spec):
+        if name not in WALKED:
+            raise InputError(
+                f"walk traces the layer kinds {', '.join(WALKED)}; this stack has {name} "
+                "(params, flops and memory count it from its Cost tree)"
+            )
+    B, q, _ = x
+    norms = spec.norm != "none"
+    for name, n in kind_counts(spec):
+        st = f"{name.replace('_', ' ')} layer x {sp.sstr(n)}"
+        if norms:
+            b.op(st, "input norm", [x], x, n)
+        if name in ("attention", "attention_mamba2"):
+            attention(b, spec, st, x, mask, n)
+            D = dims(spec)
+            b.op(st, "K kept in the cache (per token)", [], (D.h_kv, D.d_k), n, kind="cache")
+            b.op(st, "V kept in the cache (per token)", [], (D.h_kv, D.d_v), n, kind="cache")
+        if name == "attention_mamba2":
+            _mamba2(b, spec, st, x, n)
+            b.op(st, "attention output + Mamba 2 output", [x, x], x, n)
+        step = {
+            "mamba": _mamba,
+            "mamba2": _mamba2,
+            "gated_deltanet": _deltanet,
+            "short_conv": _short_conv,
+            "mlp": lambda b, spec, st, x, n: ffn(b, spec, st, x, n),
+            "moe": lambda b, spec, st, x, n: moe(b, spec, st, x, n),
+        }.get(name)
+        if step is not None:
+            step(b, spec, st, x, n)
+        b.op(st, "residual add", [x, x], x, n)
+    if not spec.mixer_only:
+        if not spec.is_moe:
+            halves = [(S.N, False)]
+        elif spec.has("N_moe"):
+            halves = [(S.N - S.N_moe, False), (S.N_moe, True)]
+        else:
+            halves = [(S.N, True)]
+        for n, is_moe in halves:
+            st = f"{'MoE ' if is_moe else ''}feed-forward half x {sp.sstr(n)}"
+            if norms:
+                b.op(st, "feed-forward norm", [x], x, n)
+            (moe if is_moe else ffn)(b, spec, st, x, n)
+            b.op(st, "residual add", [x, x], x, n)
+    if spec.final_norm and norms:
+        b.op("decoder", "final norm", [x], x)
