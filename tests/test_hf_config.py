@@ -47,6 +47,8 @@ REFERENCE = {
     "qwen3-0.6b": (596_049_920, "Qwen3ForCausalLM"),
     # the deploy helper's fixture: Gemma2ForCausalLM built from it on the meta device (transformers 5.24)
     "gemma-2-9b": (9_241_705_984, "Gemma2ForCausalLM"),
+    # tencent/Hy-MT2-7B (hunyuan_v1_dense), written out in test_hy_mt2_7b_by_hand
+    "hy-mt2-7b": (7_504_568_320, "HunYuanDenseV1ForCausalLM"),
     # issue 21's wrappers, whole (tests/test_vision_towers.py builds them on the meta device)
     "llava-1.5-7b": (7_063_427_072, "LlavaForConditionalGeneration"),
     "qwen2-vl-7b": (8_291_375_616, "Qwen2VLForConditionalGeneration"),
@@ -293,6 +295,17 @@ def test_explicit_head_dim_shape(config_dir):
     assert 36 * layer + 151936 * 2560 + 2560 == 4_022_468_096 == _count(spec)
     # The classic slip, d_k = d_model/h = 80, gives a different (smaller) model.
     assert _count(spec.replace(sizes={"d_k": 80})) != 4_022_468_096
+
+
+def test_hy_mt2_7b_by_hand(config_dir):
+    """tencent/Hy-MT2-7B as published (HunYuanDenseV1ForCausalLM): d_model 4096, 32 layers, h 32 and
+    h_kv 8 of 128, SwiGLU 14,336, per-head query/key RMSNorms of 128 (use_qk_norm), V 128,167 tied.
+    Per layer 4096 x (4096 + 2 x 1024) + 4096 x 4096 + 2 x 128 + 3 x 4096 x 14336 + 2 x 4096."""
+    spec, _, _ = load_config(config_dir / "hy-mt2-7b.json")
+    d, V = 4096, 128_167
+    layer = d * (d + 2 * 1024) + d * d + 2 * 128 + 3 * d * 14336 + 2 * d
+    assert layer == 218_112_256
+    assert 32 * layer + V * d + d == 7_504_568_320 == _count(spec)
 
 
 def test_two_matrix_mlp_mistake_llama2_7b(config_dir):

@@ -672,8 +672,14 @@ HUNYUAN_V1_DENSE = ModelType(
         **{**DECODER_NO_EFFECT, "token": "bos_token_id eod_token_id eos_token_id pad_token_id"}, tp="pretraining_tp"
     ),
     # Tencent's own switches in published Hunyuan configs (use_qk_norm true, use_cla false): no code of
-    # transformers 5.24's models/hunyuan_v1_dense reads them; its attention always has the q/k norms
-    legacy_keys=keys("use_qk_norm use_cla"),
+    # transformers 5.24's models/hunyuan_v1_dense reads them; its attention always has the q/k norms.
+    # The rest are the training and tokenizer keys of the published tencent/Hy-MT2-7B config.json
+    # (tests/fixtures/configs/hy-mt2-7b.json), none of them in that code either
+    legacy_keys=keys(
+        "use_qk_norm use_cla add_classification_head attention_head_dim cla_share_factor class_num dense_list "
+        "im_end_id im_newline_id im_start_id mask_init_id norm_type org_vocab_size pad_id pool_type "
+        "text_end_id text_start_id use_rotary_pos_emb"
+    ),
     pad_default=0,
     family="dense",
 )
