@@ -52,6 +52,12 @@ class LayerKind:
         ``Step.cache`` elements per token, ``Step.state`` elements per sequence."""
         raise NotImplementedError
 
+    @classmethod
+    def stored(cls, spec: Spec, batch: sp.Expr, q: sp.Expr) -> list[Cost]:
+        """Weights the kind's layers share and the model stores apart from them (Zamba2's shared
+        blocks), one Cost each with its own multiplicity; none for most kinds."""
+        return []
+
 
 def kind(name: str) -> type[LayerKind]:
     """The registered kind called ``name``.

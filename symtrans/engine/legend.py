@@ -212,6 +212,11 @@ _LEGEND = [
         "chunk length of a chunked scan (Mamba 2 chunk_size; Gated DeltaNet 64)",
         "tokens",
     ),
+    # --- Zamba2's shared transformer blocks (engine/zamba2.py)
+    SymbolInfo("N_hyb", r"N_{\mathrm{hyb}}", "hybrid layers that run a shared transformer block (Zamba2)", "layers"),
+    SymbolInfo("N_mem", r"N_{\mathrm{mem}}", "shared transformer blocks the model stores (Zamba2)", "blocks"),
+    SymbolInfo("N_adp", r"N_{\mathrm{adp}}", "LoRA adapter sets the model stores for its shared blocks", "sets"),
+    SymbolInfo("r_adp", r"r_{\mathrm{adp}}", "rank of the shared blocks' LoRA adapters (adapter_rank)", "features"),
     # --- DeepSeek Sparse Attention (engine/dsa.py): the lightning indexer's sizes
     SymbolInfo("N_dsa", r"N_{\mathrm{dsa}}", "layers whose MLA runs its own lightning indexer (DSA)", "layers"),
     SymbolInfo("h_idx", r"h_{\mathrm{idx}}", "heads of the lightning indexer (index_n_heads)", "heads"),

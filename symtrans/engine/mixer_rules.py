@@ -19,6 +19,7 @@ GEMMA4_KINDS = ("global_attention", "shared_attention", "shared_global_attention
 MIXER_KINDS += GEMMA4_KINDS
 GEMMA4_SIZES = ("N_g", "N_xs", "N_xg", "d_kg", "h_kvg", "d_ple", "V_ple")
 MIXER_KINDS += ("v4_swa", "v4_csa", "v4_hca")  # DeepSeek-V4's attention layers (engine/deepseek_v4.py)
+MIXER_KINDS += ("zamba2_hybrid",)
 
 
 def mixer_kinds(spec: Any) -> tuple[str, ...]:
@@ -43,6 +44,7 @@ MIXER_COUNTS = {
     "v4_swa": "N_attn",
     "v4_csa": "N_csa",
     "v4_hca": "N_hca",
+    "zamba2_hybrid": "N_hyb",
 }
 _V4 = ("r_q", "d_k", "g_o", "r_o", "n_hc")
 MIXER_SIZES = {
@@ -61,15 +63,20 @@ MIXER_SIZES = {
     "v4_swa": _V4,
     "v4_csa": (*_V4, "m_csa", "h_idx", "d_idx", "k_idx"),
     "v4_hca": (*_V4, "m_hca"),
+    # Zamba2: Mamba 2 plus a use of the shared block (MLP d_ff) and its adapters (rank r_adp), stored N_mem / N_adp times
+    "zamba2_hybrid": ("d_inner", "d_state", "d_conv", "h_ssm", "g_ssm", "L_chunk", "d_ff", "N_mem", "N_adp", "r_adp"),
 }
 LAYER_KIND_SIZES = ("N_attn", "N_ssm", "N_lin", "N_conv", "N_mlp", "N_par", "d_inner", "d_state", "d_conv", "dt_rank")
 LAYER_KIND_SIZES += ("h_ssm", "g_ssm", "h_lk", "h_lv", "d_lk", "d_lv", "L_chunk")
 LAYER_KIND_SIZES += ("N_dsa", "h_idx", "d_idx", "k_idx", "N_g", "N_xs", "N_xg", "d_kg", "h_kvg")
 LAYER_KIND_SIZES += ("N_csa", "N_hca", "m_csa", "m_hca", "g_o", "r_o", "n_hc")
+LAYER_KIND_SIZES += ("N_hyb", "N_mem", "N_adp", "r_adp")
 V4_KINDS = ("v4_swa", "v4_csa", "v4_hca")
 # Kinds whose layers are attention (they need h): plain attention, DeepSeek Sparse Attention,
 # Falcon-H1's attention beside Mamba 2, Gemma 4's and DeepSeek-V4's attention layers.
-ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KINDS)
+ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KINDS, "zamba2_hybrid")
+# Kinds that hold a Mamba 2 mixer (its options and its heads' checks apply).
+MAMBA2_KINDS = {"mamba2", "attention_mamba2", "zamba2_hybrid"}
 # FLOPs, memory and time of DeepSeek-V4's attention (Spec.check_workload)
 V4_WORKLOAD_REFUSAL = (
     "FLOPs, KV cache and time of DeepSeek-V4's attention (a sliding window of keys that are also the "
@@ -102,9 +109,9 @@ def check_mixers(spec: Any) -> None:
         raise InputError("mlp and moe layers are a norm and an FFN alone (Nemotron-H): set mixer_only")
     uses = set(names)
     for name in ("ssm_inner_norms", "ssm_bias"):
-        if getattr(spec, name) and not uses & {"mamba", "mamba2", "attention_mamba2"}:
+        if getattr(spec, name) and not uses & ({"mamba"} | MAMBA2_KINDS):
             raise InputError(f"{name} applies to Mamba mixers; mixers is {spec.mixers}")
-    if (spec.ssm_out_bias is not None or not spec.ssm_gated_norm) and not uses & {"mamba2", "attention_mamba2"}:
+    if (spec.ssm_out_bias is not None or not spec.ssm_gated_norm) and not uses & MAMBA2_KINDS:
         raise InputError("ssm_out_bias and ssm_gated_norm apply to Mamba 2 mixers; mixers is " + spec.mixers)
     if spec.ssm_inner_norms and "mamba" not in uses:
         raise InputError("ssm_inner_norms are Jamba's norms inside a Mamba 1 mixer: set mixers to include mamba")
@@ -133,6 +140,8 @@ def check_mixers(spec: Any) -> None:
             "Gemma 4's layer kinds are pre-norm layers with four norms (layer_norms=sandwich), an FFN and no MLA "
             "or shared experts"
         )
+    if spec.shared_attention_adapter and "zamba2_hybrid" not in uses:
+        raise InputError("shared_attention_adapter adapts the attention of Zamba2's shared block: set zamba2_hybrid")
     if spec.ffn_act_params and (spec.ffn != "mlp" or spec.mixer_only):
         raise InputError("ffn_act_params are learned scalars of a two-map MLP's activation (xIELU): set ffn=mlp")
 
@@ -169,7 +178,7 @@ def check_mixer_sizes(spec: Any, v: dict[str, int]) -> None:
             f"g_o={v['g_o']} must divide h*d_k={v['h'] * v['d_k']}: the grouped output projection splits the "
             "heads' outputs into g_o equal groups"
         )
-    mamba2 = bool({"mamba2", "attention_mamba2"} & set(names))
+    mamba2 = bool(MAMBA2_KINDS & set(names))
     if mamba2 and "d_inner" in v and "h_ssm" in v and v["d_inner"] % v["h_ssm"]:
         raise InputError(f"h_ssm={v['h_ssm']} must divide d_inner={v['d_inner']} (Mamba 2 heads of equal width)")
     if mamba2 and "h_ssm" in v and "g_ssm" in v and v["h_ssm"] % v["g_ssm"]:

@@ -150,6 +150,11 @@ MODEL_SIZES = (
     "n_hc",
     "g_o",
     "r_o",
+    # --- Zamba2's shared blocks (engine/zamba2.py)
+    "N_hyb",
+    "N_mem",
+    "N_adp",
+    "r_adp",
 )
 # The vision towers of vision-language wrappers, and the sizes each needs (engine/vision.py).
 VISIONS = (
@@ -373,6 +378,8 @@ class Spec:
             every Mamba mixer (JambaMambaMixer dt/b/c_layernorm).
         attention_gate: the query projection also emits a sigmoid gate on the attention
             output, h*d_k more outputs (Qwen3-Next's Qwen3NextAttention q_proj).
+        shared_attention_adapter: Zamba2's shared block also adapts W_Q, W_K and W_V at each use
+            (LoRA of rank r_adp; ``use_shared_attention_adapter``; engine/zamba2.py).
         ffn_act_params: learned scalars inside each feed-forward network's activation:
             2 for xIELU (Huang et al. 2025; transformers' ``activations.XIELUActivation``
             holds alpha_p and alpha_n, one element each; Apertus's MLP), 0 for a fixed one.
@@ -523,6 +530,7 @@ class Spec:
     # --- Gemma 4 (engine/gemma4.py)
     k_eq_v: bool = False
     shared_ffn_double: bool = False
+    shared_attention_adapter: bool = False
 
     def __post_init__(self) -> None:
         # Normalise sizes to a sorted tuple of (name, int) so equal specs hash equal.
@@ -737,6 +745,7 @@ OPTION_TYPES: dict[str, Any] = {
     # --- Gemma 4 (engine/gemma4.py)
     "k_eq_v": bool,
     "shared_ffn_double": bool,
+    "shared_attention_adapter": bool,
 }
 _NONNEGATIVE_INTS = (
     "position_offset",

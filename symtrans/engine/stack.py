@@ -33,6 +33,7 @@ from symtrans.engine import parallel as _parallel  # noqa: F401  (registers Para
 from symtrans.engine import shortconv as _shortconv  # noqa: F401  (registers ShortConv)
 from symtrans.engine import ssm as _ssm  # noqa: F401  (registers Mamba, Mamba2)
 from symtrans.engine import symbols as S
+from symtrans.engine import zamba2 as _zamba2  # noqa: F401  (registers Zamba2Hybrid)
 from symtrans.engine.components import feed_forward, moe_feed_forward, norm
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import Cost, Step
@@ -88,6 +89,7 @@ def hybrid_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask
                 source=mixer.source,
             )
         )
+        out += k.stored(spec, batch, q)  # shared weights stored apart from the layers (Zamba2)
     if spec.mixer_only:
         return out
     if not spec.is_moe:

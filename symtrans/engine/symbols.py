@@ -117,6 +117,11 @@ m_hca = SYMBOLS["m_hca"]
 n_hc = SYMBOLS["n_hc"]
 g_o = SYMBOLS["g_o"]
 r_o = SYMBOLS["r_o"]
+# --- Zamba2's shared blocks (engine/zamba2.py)
+N_hyb = SYMBOLS["N_hyb"]
+N_mem = SYMBOLS["N_mem"]
+N_adp = SYMBOLS["N_adp"]
+r_adp = SYMBOLS["r_adp"]
 
 LATEX_NAMES: dict[sp.Symbol, str] = {SYMBOLS[n]: LEGEND[n].latex for n in LEGEND}
 
