@@ -134,6 +134,7 @@ HF_CLASSES = {
     "granitemoehybrid": "GraniteMoeHybridForCausalLM",
     "nemotron_h": "NemotronHForCausalLM",
     "falcon_h1": "FalconH1ForCausalLM",
+    "zamba2": "Zamba2ForCausalLM",
     "qwen3_5_text": "Qwen3_5ForCausalLM",
     # --- audio encoders of catalog/models/audio.py (issue 21)
     "wav2vec2": "Wav2Vec2Model",
@@ -2161,6 +2162,55 @@ def falcon_h1(draw) -> dict:
     return cfg
 
 
+@st.composite
+def zamba2(draw) -> dict:
+    """A small Zamba2 config: 1 to 6 layers of "hybrid" and Mamba 2 ("mamba" or "linear_attention"),
+    or none given (the class's 54 layers); 1 to 3 shared blocks (num_mem_blocks) with LoRA adapters
+    of rank 1 to 4, on q, k, v too or not (then MHA and heads dividing 2 x hidden_size, as a
+    forward needs), else GQA heads of any width; Mamba 2 heads dividing expand x hidden_size in
+    groups; intermediate_size given or null (4 x hidden_size); add_bias_linear, a tied head or
+    not (untied: every hybrid layer keeps its own block), rotary or not."""
+    adapt = draw(st.booleans())
+    h_kv = draw(st.integers(1, 3))
+    h = h_kv if adapt else h_kv * draw(st.integers(1, 2))
+    groups = draw(st.integers(1, 2))
+    heads = groups * draw(st.integers(1, 3))
+    expand = draw(st.integers(1, 2))
+    d = heads * draw(st.integers(1, 3))
+    d = d * h // math.gcd(d, h)  # h divides d: heads of 2 x d / h, even (Zamba2Config's RoPE check refuses odd)
+    cfg = dict(
+        model_type="zamba2",
+        hidden_size=d,
+        num_attention_heads=h,
+        num_key_value_heads=h_kv,
+        vocab_size=draw(VOCAB),
+        max_position_embeddings=draw(st.integers(1, 64)),
+        n_mamba_heads=heads,
+        mamba_ngroups=groups,
+        mamba_expand=expand,
+        mamba_d_state=draw(st.integers(1, 5)),
+        mamba_d_conv=draw(st.integers(1, 4)),
+        chunk_size=draw(st.integers(1, 16)),
+        num_mem_blocks=draw(st.integers(1, 3)),
+        adapter_rank=draw(st.integers(1, 4)),
+        use_shared_attention_adapter=adapt,
+        intermediate_size=draw(st.one_of(st.none(), SIZE)),
+    )
+    if d * expand % heads:
+        cfg["hidden_size"] = d = heads * h  # keeps h | d and heads | expand x d
+    if draw(st.integers(0, 9)):  # mostly a small layer list; sometimes the class's 54 layers
+        n = draw(st.integers(1, 6))
+        spelling = draw(st.sampled_from(["mamba", "linear_attention"]))
+        cfg["layers_block_type"] = draw(st.lists(st.sampled_from(["hybrid", spelling]), min_size=n, max_size=n))
+        cfg["num_hidden_layers"] = n
+    else:
+        cfg.update(hidden_size=heads * h, vocab_size=4)  # keep the 54-layer draw small
+    for key in ("add_bias_linear", "tie_word_embeddings", "use_mem_rope"):
+        _maybe(draw, cfg, key, st.booleans())
+    cfg["pad_token_id"] = draw(st.integers(0, cfg["vocab_size"] - 1))
+    return cfg
+
+
 STRATEGIES = {
     "bert": encoder("bert"),
     "roberta": encoder("roberta"),
@@ -2237,6 +2287,7 @@ STRATEGIES = {
     "granitemoehybrid": granitemoehybrid(),
     "nemotron_h": nemotron_h(),
     "falcon_h1": falcon_h1(),
+    "zamba2": zamba2(),
     "qwen3_5_text": qwen3_5_text(),
     "qwen3_5_moe_text": qwen3_5_moe_text(),
     "qwen3_5": qwen3_5(),

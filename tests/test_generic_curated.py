@@ -41,7 +41,8 @@ def meta_count(class_name: str, cfg: dict) -> int:
 #   patch and DeepStack sizes differently, beyond the search's reach;
 # - hybrids: the generic path counts layers per module class (a Jamba layer with Mamba and MoE is one
 #   group, Falcon-H1's parallel layer another), the curated record per mixer kind and per feed-forward
-#   kind (N_attn, N_moe, N_mlp, N_par cut across those groups);
+#   kind (N_attn, N_moe, N_mlp, N_par cut across those groups; Zamba2's shared blocks are stored
+#   N_mem times and used N_hyb times);
 # - MoE decoders with dense first layers (dots.llm1, GLM-4.7-Flash, the DSA and MLA+MoE records):
 #   the curated record counts N_moe MoE layers of a stack (and N_attn indexer-less layers), the generic
 #   path groups layers by module class.  (GLM-4.5-Air maps since issue 22's joint probes.)
@@ -59,6 +60,7 @@ UNMAPPED = {
     "qwen3-next-80b-a3b-instruct",
     "falcon-h1-tiny-90m-instruct",
     "nemotron-3-nano-30b-a3b",
+    "zamba2-1.2b-shaped",
     "dots.llm1-shaped",
     "glm-4.7-flash",
     "deepseek-v3.2",

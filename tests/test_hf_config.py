@@ -103,6 +103,7 @@ REFERENCE = {
     "granite-4.0-h-350m": (340_332_224, "GraniteMoeHybridForCausalLM"),
     "nemotron-3-nano-30b-a3b": (31_577_937_344, "NemotronHForCausalLM"),
     "falcon-h1-tiny-90m-instruct": (91_131_072, "FalconH1ForCausalLM"),
+    "zamba2-1.2b-shaped": (1_215_064_704, "Zamba2ForCausalLM"),
     # --- issue 21's mixture-of-experts decoders: transformers 5.24 on the meta device
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),

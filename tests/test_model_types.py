@@ -1040,6 +1040,30 @@ AUDIT_BASE: dict[str, dict] = {
         time_step_limit=(0.0, 100.0),
         pad_token_id=0,
     ),
+    # 4 layers: Mamba 2, hybrid, Mamba 2 (4.x spelling), hybrid; 2 shared blocks (round-robin) with
+    # rank-2 adapters on the MLP and on q, k, v (MHA: 4 heads of 2 x 16 / 4 = 8), rotary; Mamba 2 of
+    # 4 heads in 2 groups (width 32), an MLP 10 wide
+    "zamba2": dict(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        num_hidden_layers=4,
+        layers_block_type=["linear_attention", "hybrid", "mamba", "hybrid"],
+        intermediate_size=10,
+        vocab_size=23,
+        max_position_embeddings=17,
+        n_mamba_heads=4,
+        mamba_ngroups=2,
+        mamba_expand=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        chunk_size=5,
+        num_mem_blocks=2,
+        adapter_rank=2,
+        use_shared_attention_adapter=True,
+        use_mem_rope=True,
+        pad_token_id=0,
+    ),
     # 4 layers: linear, linear, full, linear (as qwen3_next's base, without experts)
     "qwen3_5_text": dict(
         hidden_size=16,
@@ -1884,6 +1908,19 @@ MUTATIONS: dict[tuple[str, str], list] = {
     ("falcon_h1", "time_step_limit"): [(0.0, 50.0)],
     ("falcon_h1", "mlp_multipliers"): [[0.5, 2.0]],
     ("falcon_h1", "ssm_multipliers"): [[0.5, 1.0, 1.0, 1.0, 2.0]],
+    # zamba2: layer lists (all hybrid, none, the 4.x spelling), a head width given (d_k), blocks and adapters
+    ("zamba2", "layers_block_type"): [
+        ["hybrid", "hybrid", "hybrid", "hybrid"],
+        ["mamba", "linear_attention", "mamba", "mamba"],
+        ["hybrid", "hybrid", "mamba", "hybrid"],
+    ],
+    ("zamba2", "layer_types"): [["hybrid", "mamba", "hybrid", "hybrid"]],
+    ("zamba2", "head_dim"): [8, 6],
+    ("zamba2", "num_mem_blocks"): [1, 3, 5],
+    ("zamba2", "num_key_value_heads"): [4, 2, None],
+    ("zamba2", "intermediate_size"): [None, 7],
+    ("zamba2", "n_mamba_heads"): [8, 2, 3],
+    ("zamba2", "mamba_ngroups"): [1, 4, 3],
     # --- mixture-of-experts decoders of catalog/models/moe.py (issue 21)
     ("olmoe", "clip_qkv"): [8.0],
     ("dbrx", "d_model"): [24],
@@ -2002,6 +2039,15 @@ GAPS: dict[tuple[str, str], str] = {
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "
     "refused",
     ("falcon_h1", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("zamba2", "layer_types"): "layer_types alone is set after Zamba2Config.__post_init__, whose hybrid_layer_ids "
+    "stay the default layers': it builds, adapters sized for those, and no forward runs: refused",
+    ("zamba2", "mamba_ngroups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
+    ("zamba2", "n_mamba_heads"): "heads not dividing expand x hidden_size build, but no forward reshapes them: refused",
+    **{
+        ("zamba2", key): "attention adapters (the base's) with GQA heads or heads not 2 x hidden_size wide build, but "
+        "their outputs cannot add to q, k, v in any forward: refused"
+        for key in ("head_dim", "num_key_value_heads", "num_attention_heads", "hidden_size")
+    },
     ("nemotron_h", "mamba_num_heads"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("nemotron_h", "layer_types"): "attention layers alone (no FFN layer) are not modelled: refused",
@@ -2440,7 +2486,7 @@ NO_FLOPS = ("longt5", "led")  # LongT5's block-local encoder attention, LED's sl
 AUDIO = ("wav2vec2", "hubert")
 NO_FLOPS += ("deepseek_v4",)  # its compressed and sliding attention (mixer_rules.V4_WORKLOAD_REFUSAL)
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
-FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1")
+FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1", "zamba2")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
@@ -3671,6 +3717,9 @@ SSM_FIXTURES = [
     # tiiuae/Falcon-H1-Tiny-90M-Instruct: 24 layers of attention beside Mamba 2 (width 768 = 24 x 32,
     # no gated norm), a tied head: 91,131,072 on the meta device
     ("falcon-h1-tiny-90m-instruct", 91_131_072),
+    # Zyphra/Zamba2-1.2B (shaped, SOURCES.md): 32 Mamba 2 and 6 hybrid layers, 1 shared block with
+    # rank-128 adapters on the MLP and on q, k, v, a tied head: 1,215,064,704 on the meta device
+    ("zamba2-1.2b-shaped", 1_215_064_704),
 ]
 
 

@@ -834,7 +834,7 @@ MODEL_TYPES = {
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
         "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
-        "qwen3_vl_moe kimi_k25 gemma4_text deepseek_v4".split(),
+        "qwen3_vl_moe kimi_k25 gemma4_text deepseek_v4 zamba2".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

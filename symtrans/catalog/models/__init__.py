@@ -110,6 +110,7 @@ INDEX: dict[str, str] = {
     "falcon_h1": "falcon_h1",
     "led": "led",
     "gemma4_text": "gemma4",
+    "zamba2": "zamba2",
 }
 # The indexed types that are a wrapper's language model only (``ModelType.text_only``).
 TEXT_ONLY_TYPES = frozenset({"qwen3_vl_text", "qwen3_vl_moe_text"})
