@@ -555,6 +555,8 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
         mine = [e for e in mine if e.layer < n]
         if not mine or spec.share_layers != "none":
             continue  # ALBERT stores one group of layers that all N layers share: no gaps
+        if "zamba2_hybrid" in spec.mixers:  # Zamba2: hybrid layers hold more than Mamba 2 layers, and a
+            continue  # shared block (and its adapters) is stored at its first use only: no gaps read
         per: dict[int, dict[tuple, Entry]] = {}
         # the spec's answers, read once (is_moe builds the sizes' dict: per tensor it cost 0.3 s)
         first_attention_norm = spec.first_attention_norm

@@ -149,6 +149,7 @@ def _llama_rules() -> tuple[Rule, ...]:
         Rule(r"rope", None, None, buffer=True),  # Meta's rope.freqs
         *_decoder_synonyms(L),
         *_mixer_rules(L),
+        *_zamba2_rules(L),
         *_vision_rules(),
     )
 
@@ -323,6 +324,34 @@ def _deepseek_v4_saved(L: str) -> tuple[Rule, ...]:
         Rule(L + r"ffn\.shared_experts\.w2", R.FFN_DOWN, B.SHARED_EXPERT),
         *hc,
         Rule(r"head", R.LM_HEAD, B.LM_HEAD),
+    )
+
+
+def _zamba2_rules(L: str) -> tuple[Rule, ...]:
+    """Zamba2's hybrid layers (transformers 5.24 Zamba2HybridLayer): ``mamba_decoder`` (a Mamba 2
+    layer: its norm and mixer), ``linear`` (the d_model map of the block's output) and
+    ``shared_transformer`` (the shared block: attention at 2 x d_model, a fused gate_up MLP, their
+    norms and the LoRA adapters ``*_adapter_list.{use}.{0,1}``; tied copies are saved once)."""
+    D, M, T = L + r"mamba_decoder\.", L + r"mamba_decoder\.mamba", L + r"shared_transformer\."
+    return (
+        Rule(M, R.SSM_A, B.SSM_MIXER, VECTOR, leaf="A_log"),
+        Rule(M, R.SSM_D, B.SSM_MIXER, VECTOR, leaf="D"),
+        Rule(M, R.SSM_DT_BIAS, B.SSM_MIXER, VECTOR, leaf="dt_bias"),
+        Rule(M + r"\.in_proj", R.MIXER_IN_PROJ, B.SSM_MIXER),
+        Rule(M + r"\.conv1d", R.MIXER_CONV, B.SSM_MIXER, VECTOR),
+        Rule(M + r"\.norm", R.MIXER_NORM, B.SSM_MIXER, VECTOR),
+        Rule(M + r"\.out_proj", R.MIXER_OUT_PROJ, B.SSM_MIXER),
+        Rule(D + r"input_layernorm", R.NORM, B.NORM, VECTOR),
+        Rule(L + r"linear", R.ADAPTER, B.OTHER),
+        Rule(T + r"self_attn\.q_proj", R.Q_PROJ, _ATT),
+        Rule(T + r"self_attn\.k_proj", R.K_PROJ, _ATT),
+        Rule(T + r"self_attn\.v_proj", R.V_PROJ, _ATT),
+        Rule(T + r"self_attn\.o_proj", R.O_PROJ, _ATT),
+        Rule(T + r"self_attn\.linear_[qkv]_adapter_list\.\d+\.[01]", R.ADAPTER, _ATT),
+        Rule(T + r"feed_forward\.gate_up_proj", R.FFN_GATE, B.FFN, fused=(R.FFN_GATE, R.FFN_UP)),
+        Rule(T + r"feed_forward\.down_proj", R.FFN_DOWN, B.FFN),
+        Rule(T + r"feed_forward\.gate_up_proj_adapter_list\.\d+\.[01]", R.ADAPTER, B.FFN),
+        Rule(T + r"(?:input_layernorm|pre_ff_layernorm)", R.NORM, B.NORM, VECTOR),
     )
 
 
