@@ -142,3 +142,33 @@ def test_python_api_counts_a_generic_config(tmp_path):
     per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128 + 64 + 128 + 2 * 64
     assert m.params == 2 * 1000 * 64 + 2 * per_layer + 64
     assert m.subs(m.closed_form) == m.params
+
+
+@pytest.mark.parametrize("part", ["text", "vision"])
+def test_a_part_of_a_generic_model_is_refused_not_printed_as_the_whole(tmp_path, capsys, monkeypatch, part):
+    # A new user's finding: `params CONFIG --part vision` of a type counted from transformers'
+    # modeling code printed the whole class's total (Gemma 4 31B: 31,273,086,512, of which the
+    # vision tower is 575,741,232) under the part's name.  The generic count is one whole class.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    from symtrans.catalog.hf_config import SUPPORTED
+
+    assert "xlstm" not in SUPPORTED, "xlstm has a record now: pick another type without one"
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "xlstm"}))
+    code, out, err = run(capsys, "params", str(tmp_path), "--part", part)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"--part {part}" in err and "use --part all" in err
+
+
+def test_auto_map_on_a_curated_type_is_noted(tmp_path, capsys):
+    # A new user's finding: llama-2-7b's config with an auto_map (remote code on the Hub) was
+    # counted as the stock LlamaForCausalLM without a word.  The count stays transformers' own
+    # class (6,738,415,616 on meta, tests/test_crosscheck_hf.py); a note says remote code was not run.
+    from pathlib import Path
+
+    cfg = json.loads((Path(__file__).parent / "fixtures" / "configs" / "llama-2-7b.json").read_text())
+    cfg["auto_map"] = {"AutoConfig": "configuration_x.XConfig", "AutoModelForCausalLM": "modeling_x.X"}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    code, out, _ = run(capsys, "params", str(tmp_path), "--format", "json")
+    r = json.loads(out)
+    assert code == 0 and r["total"] == 6_738_415_616
+    assert any("auto_map names remote code" in n and "LlamaForCausalLM" in n for n in r["notes"])

@@ -1005,6 +1005,13 @@ def _read(cfg: dict[str, Any], mt: str) -> tuple[Spec, tuple[str, ...]]:
             f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {r.cls} "
             f"(transformers 5.x): ignored"
         )
+    if isinstance(cfg.get("auto_map"), dict) and cfg["auto_map"]:
+        # the Hub's remote code (trust_remote_code) may define other layers under the same
+        # model_type: symtrans counts transformers' own class and never runs that code
+        notes.append(
+            f"auto_map names remote code ({', '.join(sorted(map(str, cfg['auto_map'])))}); counted as transformers' "
+            f"own {r.model}, which that code may not match (symtrans never runs remote code)"
+        )
     seen: set[str] = set()
     for n in r.notes:  # aliases may be noted more than once
         if n not in seen:

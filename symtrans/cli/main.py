@@ -199,6 +199,12 @@ def _generic_params(args, res) -> int:
 
     if args.format not in ("text", "json") or getattr(args, "lora", None) or getattr(args, "adapter", None):
         raise UsageError("symtrans params: a generic model gives --format text or json only, without --lora/--adapter")
+    part = getattr(args, "part", "all")
+    if part != "all":  # the generic count is the whole class: never print it under a part's name
+        raise UsageError(
+            f"symtrans params: --part {part} needs a model type with its own record; model_type "
+            f"{res.generic.model_type!r} is counted from transformers' modeling code as one whole class (use --part all)"
+        )
     r = generic_result(res)
     if args.format == "json":
         _emit(args, json.dumps(r, indent=2))
