@@ -432,3 +432,38 @@ def test_every_message_of_the_deploy_sections_has_a_translation(capsys, tmp_path
     zh = i18n.translations("zh")
     assert len(used) > 50
     assert sorted(m for m in used if zh.gettext(m) == m and m != "CUDA graphs") == []
+
+
+# --- a new user's trial (2026-12-02): Gemma 4's layers cache different KV head counts
+
+
+def _gemma4_31b_text(tmp_path) -> str:
+    cfg = json.loads((Path(__file__).parent / "fixtures" / "gemma4" / "gemma-4-31b-it.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(cfg["text_config"]))
+    return str(tmp_path)
+
+
+def test_gemma4_layers_of_different_kv_heads_split_by_tensor_parallelism(tmp_path, capsys):
+    # deploy refused every tensor-parallel size, TP 1 included, with "layers caching 4, 16 KV
+    # heads under tensor parallelism".  Gemma-4-31B-it's text_config: 60 layers, 5 sliding to 1
+    # full (layer_types): 50 sliding layers of 16 KV heads x head_dim 256 and 10 full layers of
+    # num_global_key_value_heads 4 x global_head_dim 512 (attention_k_eq_v: transformers' cache
+    # still keeps K and V, tests/test_kv_cache_real.py).  At bf16, K and V:
+    per_token = 50 * 2 * 16 * 256 * 2 + 10 * 2 * 4 * 512 * 2
+    assert per_token == 901_120
+    path = _gemma4_31b_text(tmp_path)
+    for tp in (1, 2, 4):  # each layer keeps heads / tp of its heads: one share, 1/tp, for all
+        code, out, err = run(
+            capsys, "deploy", path, "--accelerator", "h100-sxm", "--devices", str(tp), "--tensor-parallel-size",
+            str(tp), "--engine", "none", "--max-model-len", "8192", "--format", "json",
+        )  # fmt: skip
+        assert code == 0, err
+        assert json.loads(out)["memory_per_device"]["kv_cache_per_token"] == per_token // tp
+    # TP 8: the 16-head layers keep 2 heads per device, the 4-head layers are replicated (1 of 4
+    # on every device): two different shares, refused in one line that says what to give instead
+    code, out, err = run(
+        capsys, "deploy", path, "--accelerator", "h100-sxm", "--devices", "8", "--tensor-parallel-size", "8",
+        "--engine", "none", "--max-model-len", "8192",
+    )  # fmt: skip
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "4, 16 KV heads" in err and "divides every KV head count" in err

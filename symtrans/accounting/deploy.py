@@ -271,7 +271,8 @@ def _cache_per_device(spec, values: dict, tp: int, kv_dtype: str) -> tuple[int, 
 
     Raises:
         InputError: tp divides neither the query heads nor the KV heads; a model that caches
-            no K/V per token (state-space layers only); caching steps of different head counts.
+            no K/V per token (state-space layers only); caching steps of different head counts that
+            ``tp`` splits in different shares.
     """
     from symtrans.accounting.memory import get_dtype
 
@@ -285,12 +286,23 @@ def _cache_per_device(spec, values: dict, tp: int, kv_dtype: str) -> tuple[int, 
         if h % tp:
             raise InputError(f"--tensor-parallel {tp} must divide the {h} attention heads")
     heads = {int(exact(n.step.cache_heads, values)) for n in caching}
-    if len(heads) != 1:
-        raise InputError(f"layers caching {', '.join(map(str, sorted(heads)))} KV heads under tensor parallelism")
-    (total,) = heads
-    dev = _heads_per_device(total, tp)
+    # Layers of different KV head counts (Gemma 4's sliding and global layers) each keep
+    # max(1, heads / tp) of their heads per device: one share for all when tp divides every count.
+    shares = {Fraction(_heads_per_device(h, tp), h) for h in heads}
+    if len(shares) != 1:
+        raise InputError(
+            f"--tensor-parallel {tp} keeps a different share of the layers caching "
+            f"{', '.join(map(str, sorted(heads)))} KV heads (some replicated): not modelled; "
+            "use a tensor-parallel size that divides every KV head count"
+        )
+    (share,) = shares
+    if len(heads) == 1:
+        (total,) = heads
+        dev = _heads_per_device(total, tp)
+    else:  # no one head count: the share per device, as a fraction
+        dev, total = share.numerator, share.denominator
     per_token = exact(sp.Add(*[n.multiplicity * n.step.cache for n in caching]), values) * get_dtype(kv_dtype).bytes
-    return int(per_token * dev / total), dev, total
+    return int(per_token * share), dev, total
 
 
 def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
