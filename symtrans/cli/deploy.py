@@ -588,11 +588,16 @@ def deploy_text(r: dict) -> str:
     for f in r["_formulas"]:
         lines.append(f"    {f.name}: {f.formula} = {f.substituted} = {_value(f)}")
     req = r["workload"]["prompt"] + r["workload"]["generate"]
-    lines.append(
+    concurrency = (
         f"  maximum concurrency: {r['max_concurrency']:,} whole requests of {req:,} tokens "
-        f"({r['max_concurrency_per_replica']:,} per replica); vLLM prints: 'GPU KV cache size: {r['token_budget']:,} "
-        f"tokens' and 'Maximum concurrency for {req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
+        f"({r['max_concurrency_per_replica']:,} per replica)"
     )
+    if r["engine"]["name"] == "vllm":  # --engine none models no serving engine: no vLLM line to quote
+        concurrency += (
+            f"; vLLM prints: 'GPU KV cache size: {r['token_budget']:,} tokens' and 'Maximum concurrency for "
+            f"{req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
+        )
+    lines.append(concurrency)
     lines.append(
         f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica, bound by {r['batch_bound']}): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "
         f"({r['ttft']['bound']}), TPOT {_seconds(Fraction(r['tpot_seconds']))} ({r['decode']['bound']}), "

@@ -165,17 +165,24 @@ def report_section(r: dict) -> dict:
         )
     )
     req = grouped(wl["prompt"] + wl["generate"])
+    concurrency = dict(
+        requests=grouped(r["max_concurrency"]), tokens=req, per_replica=grouped(r["max_concurrency_per_replica"])
+    )
     items = [
         doc.msg(
             N_(
                 "maximum concurrency: {requests} whole requests of {tokens} tokens ({per_replica} per replica); "
                 "vLLM prints {budget_line} and {concurrency_line}"
             ),
-            requests=grouped(r["max_concurrency"]),
-            tokens=req,
-            per_replica=grouped(r["max_concurrency_per_replica"]),
+            **concurrency,
             budget_line=f"'GPU KV cache size: {grouped(r['token_budget'])} tokens'",
             concurrency_line=f"'Maximum concurrency for {req} tokens per request: {float(_f(r['vllm_concurrency'])):.2f}x'",
+        )
+        if engine["name"] == "vllm"
+        # --engine none models no serving engine: no line of vLLM's to quote
+        else doc.msg(
+            N_("maximum concurrency: {requests} whole requests of {tokens} tokens ({per_replica} per replica)"),
+            **concurrency,
         ),
         doc.msg(
             N_(
