@@ -400,6 +400,9 @@ def test_reconcile_explains_every_figure_of_the_log(capsys, case):
         "",
         "GPU blocks: __import__('os').system('true')\n",
         "GPU KV cache size: " + "9" * 5000 + " tokens\n",
+        # prose that names vLLM's flags but is no log (a new user ran reconcile on README.md and
+        # got exit 0 with "tensor parallelism 8, max_model_len 20,000" taken from it and no rows)
+        "run vllm serve with --tensor-parallel-size 8 --max-model-len 20000 and vLLM version 0.19\n",
     ],
 )
 def test_reconcile_refuses_a_log_it_cannot_read_in_one_line(capsys, tmp_path, text):

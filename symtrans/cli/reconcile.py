@@ -291,7 +291,10 @@ def cmd_reconcile(args, emit) -> int:
 
     text = read_text(args.log, "a vLLM start-up log", MAX_BYTES)
     figs = parse(text)
-    if not figs.figures:
+    # the settings alone (--tensor-parallel-size 8, --max-model-len, a version) also appear in
+    # prose such as a README: a start-up log has at least one memory or KV-budget line
+    settings = {"tensor_parallel", "max_model_len", "version", "utilisation"}
+    if not set(figs.figures) - settings:
         raise InputError(
             f"{args.log[:80]}: no line of a vLLM start-up log found (weights, KV cache memory, GPU blocks, "
             "'GPU KV cache size', 'Maximum concurrency')"
