@@ -70,3 +70,19 @@ def test_the_walk_keeps_the_same(name, kv, state, capsys):
     assert out["total_flops"] == out["engine_flops"]
     assert main(["walk", str(CONFIG_DIR / f"{name}.json"), "--seq-len", "7"]) == 0
     assert f"({kv:,} bytes at bf16); state" in capsys.readouterr().out
+
+
+def test_the_memory_text_names_a_hybrids_cache_total_with_its_state(capsys):
+    # A new user's finding: `memory --inference` printed "KV cache" for a total that also
+    # holds the constant state (listed on its own line below).  Jamba-1.5-Mini: 32 layers,
+    # attention every 8th (4 layers) with 8 KV heads of 4096 / 32 = 128: K and V at bf16 are
+    # 4 x 2 x 8 x 128 x 2 = 16,384 bytes per token; at L = 2,048 the cache line is that times
+    # L plus the state per sequence.
+    from symtrans.cli.main import main
+
+    assert main(["memory", str(CONFIG_DIR / "ai21-jamba-1.5-mini.json"), "--inference"]) == 0
+    out = capsys.readouterr().out
+    assert "L=2048" in out.splitlines()[0]  # the workload the header states
+    assert "  KV cache per token    16,384 bytes" in out
+    state = int(out.split("state per sequence")[1].split("bytes")[0].strip().replace(",", ""))
+    assert f"  KV cache and state    {16_384 * 2_048 + state:,} bytes" in out

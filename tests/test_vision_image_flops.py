@@ -497,6 +497,8 @@ def test_cli_json_and_text(capsys):
         ("qwen2.5-vl-7b", ["--image-size", "450"], "multiples of patch_size x spatial_merge_size = 28 px"),
         ("llava-1.5-7b", ["--image-size", "448"], "takes 336 x 336 px images only"),
         ("llava-1.5-7b", ["--image-size", "3e2"], "--image-size takes pixels as S or HxW"),
+        # a well-formed size that is too large is named so, not "takes pixels as S or HxW"
+        ("qwen2-vl-7b", ["--image-size", "28x99999999"], "each side must be at most 999,999 pixels"),
         ("llava-v1.6-mistral-7b", [], "LLaVA-NeXT's anyres tiling (llava_next) are not modelled yet"),
         ("qwen3-vl-4b", [], "give --image-size"),
         ("llama-4-scout-17b-16e", ["--image-size", "448"], "Llama 4's vision tower (one tile) takes 336 x 336"),

@@ -17,7 +17,8 @@ import re
 
 from symtrans.cli.common import UsageError
 
-_SIZE = re.compile(r"([1-9][0-9]{0,5})(?:[xX]([1-9][0-9]{0,5}))?")
+_SIZE = re.compile(r"([1-9][0-9]*)(?:[xX]([1-9][0-9]*))?")
+MAX_SIDE = 999_999  # pixels per side: a million-pixel side is no image a tower is given
 
 
 def parse_image_size(text: str | None) -> tuple[int, int] | None:
@@ -31,6 +32,10 @@ def parse_image_size(text: str | None) -> tuple[int, int] | None:
     m = _SIZE.fullmatch(text.strip())
     if m is None:
         raise UsageError(f"symtrans flops: --image-size takes pixels as S or HxW (e.g. 448 or 448x672), not {text!r}")
+    if any(len(g) > 6 for g in m.groups() if g):  # the digits, before any int(): no huge integers
+        raise UsageError(
+            f"symtrans flops: --image-size {text.strip()[:40]!r}: each side must be at most {MAX_SIDE:,} pixels"
+        )
     side = int(m.group(1))
     return side, int(m.group(2) or side)
 

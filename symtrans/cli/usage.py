@@ -613,7 +613,8 @@ def cmd_memory(args, res=None, emit=None) -> int:
         ("optimizer states", "optimizer_bytes"),
         ("activations", "activations_bytes"),
         ("  of which per layer", "activations_bytes_per_layer"),
-        ("KV cache", "kv_cache_bytes"),
+        # a hybrid's cache holds K/V per token and its constant state: say the total includes both
+        ("KV cache and state" if r["state_bytes_per_sequence"] else "KV cache", "kv_cache_bytes"),
         ("KV cache per token", "kv_cache_bytes_per_token"),
         ("state per sequence", "state_bytes_per_sequence"),  # SSM / linear-attention state, any length
     ]
