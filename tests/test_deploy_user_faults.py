@@ -467,3 +467,17 @@ def test_gemma4_layers_of_different_kv_heads_split_by_tensor_parallelism(tmp_pat
     )  # fmt: skip
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "4, 16 KV heads" in err and "divides every KV head count" in err
+
+
+def test_engine_none_quotes_no_vllm_line(capsys):
+    # A new user saw "maximum concurrency: 106 whole requests ...; vLLM prints: ... 13.35x" under
+    # --engine none, where no serving engine is modelled; --engine vllm keeps vLLM's two lines.
+    argv = ["deploy", CONFIGS / "mistral-7b-v0.1.json", "--accelerator", "a100-80gb", "--max-model-len", "32768"]
+    code, out, err = run(capsys, *argv, "--engine", "none")
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("  maximum concurrency:")]
+    assert "vLLM" not in line
+    code, out, err = run(capsys, *argv, "--engine", "vllm")
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("  maximum concurrency:")]
+    assert "vLLM prints: 'GPU KV cache size:" in line and "'Maximum concurrency for 32,768 tokens per request:" in line
