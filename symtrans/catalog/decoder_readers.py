@@ -95,7 +95,7 @@ def _dec_head_dim(r: Reader, d: int, h: int) -> int | None:
 def _dec_window_all(r: Reader) -> int | None:
     """``sliding_window`` on every layer (Phi3Config, Starcoder2Config: null, the default,
     means none): the Spec's window ``w`` (FLOPs and KV cache, no parameters)."""
-    k, w = r._lookup("sliding_window")
+    k, w = r.lookup("sliding_window")
     if k is None:
         return None
     w = window_size(r, "sliding_window", w)
@@ -126,7 +126,7 @@ def _dec_layer_pattern(r: Reader, n_layers: int) -> tuple[int, int] | None:
             f"use_bidirectional_attention is true: {r.model} then attends both ways on every layer, which "
             "symtrans does not model for a decoder (its FLOPs, KV cache and window differ)"
         )
-    k, w = r._lookup("sliding_window")
+    k, w = r.lookup("sliding_window")
     if k is None:
         w = r.defaults["sliding_window"]
     types = r.cfg.get("layer_types")
@@ -424,7 +424,7 @@ def _moe_pattern(r: Reader, n: int) -> tuple[int | None, str]:
     exact, FLOPs/KV cache/time refused), noted here with the key that makes it."""
     mt = r.mt
     window_key = "attention_chunk_size" if mt == "llama4_text" else "sliding_window"
-    k, w = r._lookup(window_key)
+    k, w = r.lookup(window_key)
     if k is None:  # Qwen2/3MoeConfig: 4096, used only with use_sliding_window (the instance nulls it)
         w = _QWEN_WINDOW_DEFAULT if mt in ("qwen2_moe", "qwen3_moe") else r.defaults[window_key]
     else:
@@ -549,7 +549,7 @@ def _moe_decoder(r: Reader) -> Spec:
     sizes: dict[str, int] = dict(d_model=d, h=h, N=n, V=r.size("vocab_size"), L_max=r.size("max_position_embeddings"))
     if h_kv != h:
         sizes["h_kv"] = h_kv
-    if mt in ("gpt_oss", "llama4_text") and r._lookup("head_dim")[0] is None:  # the class default (64, 128)
+    if mt in ("gpt_oss", "llama4_text") and r.lookup("head_dim")[0] is None:  # the class default (64, 128)
         hd = r.size("head_dim")
     elif mt in ("gpt_oss", "llama4_text"):  # a head_dim field: null -> hidden_size // heads
         hd = r.size("head_dim", d // h, f"hidden_size // num_attention_heads = {d // h}", nullable=True)
@@ -690,7 +690,7 @@ def _deepseek(r: Reader) -> Spec:
     if r.mt == "deepseek_v2" and r.flag("mlp_bias"):
         opts.update(ffn_bias=True, expert_bias=False)  # dense and shared MLPs; the stacked experts have none
     E = r.size("n_routed_experts")
-    k_key, k = r._lookup("num_experts_per_tok")
+    k_key, k = r.lookup("num_experts_per_tok")
     if k_key is None:
         k = r.defaults["num_experts_per_tok"]
     if k is None:

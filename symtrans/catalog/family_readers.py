@@ -228,7 +228,7 @@ def _whisper(r: Reader) -> Spec:
 
 def _pair(r: Reader, key: str) -> tuple[int, int]:
     """ViTConfig's image_size or patch_size: one integer, or [height, width]."""
-    k, v = r._lookup(key)
+    k, v = r.lookup(key)
     if k is None:
         v = r._default(key, "missing", _MISSING, None)
     if isinstance(v, list) and len(v) == 2:
@@ -493,7 +493,7 @@ def _deberta_v2(r: Reader) -> Spec:
         r.notes.append("position_biased_input is false: no absolute position table")
     if r.flag("relative_attention"):
         buckets = _getattr_int(r, "position_buckets")
-        k, span = r._lookup("max_relative_positions")
+        k, span = r.lookup("max_relative_positions")
         if k is None:
             span = r.defaults["max_relative_positions"]
         elif isinstance(span, bool) or not isinstance(span, int) or isinstance(span, _Huge):

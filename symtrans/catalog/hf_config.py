@@ -503,7 +503,7 @@ def _check_padding_idx(r: Reader) -> None:
         return
     if isinstance(pad, bool) or not isinstance(pad, int):
         raise ConfigError(f"pad_token_id must be an integer or null, not {_show(pad)}")
-    key = r._lookup("vocab_size")[0] or "vocab_size"
+    key = r.lookup("vocab_size")[0] or "vocab_size"
     vocab = r.size("vocab_size")
     if not -vocab <= pad < vocab:
         given = "" if "pad_token_id" in r.cfg else f", the {r.cls} default"

@@ -85,10 +85,17 @@ class Reader:
 
     def given(self, key: str) -> bool:
         """Whether the file gives ``key`` (or an alias of it) with a non-null value."""
-        k, v = self._lookup(key)
+        k, v = self.lookup(key)
         return k is not None and v is not None
 
-    def _lookup(self, key: str) -> tuple[str | None, Any]:
+    def lookup(self, key: str) -> tuple[str | None, Any]:
+        """``(the name the file gives key under, its value)``: ``key`` itself or an alias of it
+        (``attribute_map``), noted when an alias is read; ``(None, MISSING)`` when the file gives
+        neither, and a JSON ``null`` as ``None`` (absent and null differ for several config classes).
+
+        Raises:
+            ConfigError: the key and an alias of it are both given with different values.
+        """
         names = [key] + [a for a, c in self.aliases.items() if c == key]
         present = [(n, self.cfg[n]) for n in names if n in self.cfg]
         if not present:
@@ -118,7 +125,7 @@ class Reader:
         zero_ok: bool = False,
     ) -> int:
         """A positive (or, with ``zero_ok``, non-negative) integer size."""
-        k, v = self._lookup(key)
+        k, v = self.lookup(key)
         if k is None:
             return self._default(key, "missing", default, shown)
         if v is None and nullable:
@@ -133,7 +140,7 @@ class Reader:
 
     def flag(self, key: str, default: Any = MISSING, note: bool = True) -> bool:
         """A JSON boolean; ``note=False`` for switches whose default is unremarkable."""
-        k, v = self._lookup(key)
+        k, v = self.lookup(key)
         if k is None:
             if not note:
                 return self.defaults[key] if default is MISSING else default
@@ -143,7 +150,7 @@ class Reader:
         return v
 
     def text(self, key: str, default: Any = MISSING) -> str:
-        k, v = self._lookup(key)
+        k, v = self.lookup(key)
         if k is None:
             return self._default(key, "missing", default, None)
         if not isinstance(v, str):

@@ -136,7 +136,7 @@ class DenseLayout:
     def _windows(self, r: Reader, n: int) -> dict[str, int]:
         """``w`` (and ``N_w`` when only some layers slide) from ``sliding_window`` and
         ``layer_types`` (or the class's rule for it); {} without a window."""
-        k, w = r._lookup("sliding_window")
+        k, w = r.lookup("sliding_window")
         w = r.defaults.get("sliding_window") if k is None else window_size(r, "sliding_window", w)
         types = None if self.layer_types_ignored else r.cfg.get("layer_types")
         if types is None:
@@ -158,7 +158,7 @@ class DenseLayout:
     def _derived(r: Reader, key: str, derived: int, shown: str, null_ok: bool) -> int:
         """``key`` as a size; missing with a None class default, or null where allowed, is
         ``derived`` (noted)."""
-        k, v = r._lookup(key)
+        k, v = r.lookup(key)
         if k is not None and v is None:
             if not null_ok:
                 raise ConfigError(f"{k} must be a positive integer, not null ({r.model} has no fallback for null)")

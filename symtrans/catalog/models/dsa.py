@@ -35,7 +35,7 @@ _ROUTING = "n_group topk_group norm_topk_prob routed_scaling_factor"
 
 def _nullable_int(r: Reader, key: str, zero_ok: bool = False) -> int:
     """A size whose config field admits null but whose model cannot build with it."""
-    k, v = r._lookup(key)
+    k, v = r.lookup(key)
     if k is None:
         v = r.defaults[key]
         r.notes.append(f"key {key} missing: used the transformers default {show(v)} ({r.cls})")

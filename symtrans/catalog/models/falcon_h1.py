@@ -46,7 +46,7 @@ def read_falcon_h1(r: Reader) -> Spec:
     if h % h_kv:
         raise ConfigError(f"num_attention_heads ({h}) is not a multiple of num_key_value_heads ({h_kv})")
     d_k = check_size("head_dim", r.cfg["head_dim"]) if r.given("head_dim") else d // h
-    key, d_ssm = r._lookup("mamba_d_ssm")
+    key, d_ssm = r.lookup("mamba_d_ssm")
     if key is None:
         d_ssm = r.defaults["mamba_d_ssm"]
     d_inner = r.size("mamba_expand") * d if d_ssm is None else check_size("mamba_d_ssm", d_ssm)

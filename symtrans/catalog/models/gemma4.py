@@ -154,7 +154,7 @@ def read_gemma4_text(r: Reader) -> Spec:
         if n_g:
             sizes["h_kvg"] = h_kvg
     if n_s or n_xs:
-        k, w = r._lookup("sliding_window")
+        k, w = r.lookup("sliding_window")
         w = window_size(r, "sliding_window", 512 if k is None else w)
         if w is None:
             raise ConfigError("sliding_window is null or 0, but Gemma 4's sliding layers need a window")

@@ -74,7 +74,7 @@ def kv_heads(r: Reader, h: int) -> int:
     """num_key_value_heads of a hybrid's attention layers: absent, the config class's own default
     (BambaConfig and FalconH1Config: 8; GraniteMoeHybridConfig: None); null (or that None), the
     class's __init__ sets it to num_attention_heads (transformers 5.24)."""
-    key, value = r._lookup("num_key_value_heads")
+    key, value = r.lookup("num_key_value_heads")
     if key is None and r.defaults.get("num_key_value_heads") is not None:
         return r.size("num_key_value_heads")
     return r.size("num_key_value_heads", h, f"num_attention_heads = {h}", nullable=True)
@@ -222,7 +222,7 @@ _GRANITE_KINDS["full_attention"] = "attention"
 
 
 def _granite_attention_layers(r: Reader, n: int) -> int:
-    _key, types = r._lookup("layer_types")  # or its alias layers_block_type
+    _key, types = r.lookup("layer_types")  # or its alias layers_block_type
     if _key is None or types is None:  # GraniteMoeHybridConfig.__post_init__: every layer Mamba
         return 0
     if not isinstance(types, list) or any(not isinstance(t, str) or t not in _GRANITE_KINDS for t in types):

@@ -152,7 +152,7 @@ def window(r: Reader, n_layers: int) -> int | None:
     """
     if r.mt not in ("mistral", "mixtral", "qwen2", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text"):
         return None
-    k, w = r._lookup("sliding_window")
+    k, w = r.lookup("sliding_window")
     if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
         w = r.defaults["sliding_window"] if r.mt in ("mistral", "mixtral") else QWEN_WINDOW_DEFAULT
         if r.mt in ("mistral", "mixtral") and w is not None:

@@ -26,7 +26,7 @@ from symtrans.engine.spec import Spec
 def _required(r: Reader, key: str, zero_ok: bool = False) -> int:
     """A size whose class default may be None (Dots1Config's expert counts): missing or null
     with no number to fall back on is refused, as the model cannot build with it."""
-    k, v = r._lookup(key)
+    k, v = r.lookup(key)
     if k is None:
         v = r.defaults[key]
         if v is None:
@@ -61,7 +61,7 @@ def ernie_layers(r: Reader, n: int) -> int:
 def _topk_list(r: Reader, key: str, n: int) -> int:
     """Top-k as an int, or as a list of one k per layer that all agree (else refused: the
     parameters per token would differ by layer, which the engine's one k does not model)."""
-    k, v = r._lookup(key)
+    k, v = r.lookup(key)
     if not isinstance(v, list):
         return _required(r, key)
     ks = [check_size(f"{k}[{i}]", x) for i, x in enumerate(v)]
@@ -73,7 +73,7 @@ def _topk_list(r: Reader, key: str, n: int) -> int:
 
 
 def _int(r: Reader, key: str) -> int:
-    k, v = r._lookup(key)
+    k, v = r.lookup(key)
     if k is None:
         return r.defaults[key]
     if isinstance(v, bool) or not isinstance(v, int):
@@ -187,7 +187,7 @@ class MoeLayout:
     def _windows(self, r: Reader, n: int) -> dict[str, int]:
         """``w`` (and ``N_w`` when only some layers slide) from ``sliding_window`` and
         ``layer_types`` (or the class's rule for it); {} without a window."""
-        k, w = r._lookup("sliding_window")
+        k, w = r.lookup("sliding_window")
         w = r.defaults.get("sliding_window") if k is None else window_size(r, "sliding_window", w)
         types = r.cfg.get("layer_types")
         if types is None:
@@ -697,7 +697,7 @@ def qwen_sparse_layers(r: Reader, n: int) -> int:
     """Qwen3VLMoeTextDecoderLayer: a MoE layer where i is not in ``mlp_only_layers`` and
     (i + 1) % ``decoder_sparse_step`` == 0 (the others are dense of ``intermediate_size``)."""
     step = r.size("decoder_sparse_step")
-    k, only = r._lookup("mlp_only_layers")
+    k, only = r.lookup("mlp_only_layers")
     only = [] if k is None or only is None else only  # missing or null: [] (Qwen3VLMoeTextConfig)
     if not isinstance(only, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in only):
         raise ConfigError(f"{k} must be a list of layer indices or null, not {show(only)}")

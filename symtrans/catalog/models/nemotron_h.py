@@ -43,7 +43,7 @@ _DEFAULT_LAYERS = ["linear_attention", "moe", "full_attention", "mlp"]  # Nemotr
 
 def _layers(r: Reader) -> list[str]:
     """The layer types, as NemotronHConfig.__post_init__ settles them."""
-    key, types = r._lookup("layers_block_type")
+    key, types = r.lookup("layers_block_type")
     if key is not None and types is not None:
         if not isinstance(types, list) or any(_LEGACY.get(t, t) not in _KINDS for t in types if isinstance(t, str)):
             raise ConfigError(f"{key} must be a list of {' / '.join(_KINDS)}, not {show(types)}")

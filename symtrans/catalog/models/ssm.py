@@ -35,7 +35,7 @@ def _d_inner(r: Reader, d: int, given_wins: bool) -> int:
         if "expand" in r.cfg and r.cfg["expand"] * d != d_inner:
             r.notes.append(f"key expand {show(r.cfg['expand'])} ignored: {r.model} reads intermediate_size {d_inner}")
         return d_inner
-    k, v = r._lookup("expand")
+    k, v = r.lookup("expand")
     if k is None:
         expand = r.defaults["expand"]
         r.notes.append(f"key expand missing: used the transformers default {expand} ({r.cls})")
@@ -50,7 +50,7 @@ def _d_inner(r: Reader, d: int, given_wins: bool) -> int:
 
 
 def _dt_rank(r: Reader, d: int) -> int:
-    k, v = r._lookup("time_step_rank")
+    k, v = r.lookup("time_step_rank")
     if k is None or v == "auto":
         rank = math.ceil(d / 16)
         how = "missing" if k is None else '"auto"'

@@ -53,7 +53,7 @@ def _layers(r: Reader) -> tuple[int, int]:
             f"layer_types alone: {r.cls} sets it after __post_init__, which derives hybrid_layer_ids from the default "
             "layers, so the adapters and the forward disagree with it; give layers_block_type"
         )
-    key, types = r._lookup("layers_block_type")
+    key, types = r.lookup("layers_block_type")
     n_given = r.size("num_hidden_layers")
     if key is None or types is None:
         if n_given != 54:
