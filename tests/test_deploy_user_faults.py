@@ -481,3 +481,5 @@ def test_engine_none_quotes_no_vllm_line(capsys):
     assert code == 0, err
     (line,) = [x for x in out.splitlines() if x.startswith("  maximum concurrency:")]
     assert "vLLM prints: 'GPU KV cache size:" in line and "'Maximum concurrency for 32,768 tokens per request:" in line
+    assert json.loads(run(capsys, *argv, "--engine", "vllm", "--format", "json")[1])["vllm_concurrency"] is not None
+    assert json.loads(run(capsys, *argv, "--engine", "none", "--format", "json")[1])["vllm_concurrency"] is None

@@ -74,15 +74,19 @@ def test_the_walk_keeps_the_same(name, kv, state, capsys):
 
 def test_the_memory_text_names_a_hybrids_cache_total_with_its_state(capsys):
     # A new user's finding: `memory --inference` printed "KV cache" for a total that also
-    # holds the constant state (listed on its own line below).  Jamba-1.5-Mini: 32 layers,
-    # attention every 8th (4 layers) with 8 KV heads of 4096 / 32 = 128: K and V at bf16 are
-    # 4 x 2 x 8 x 128 x 2 = 16,384 bytes per token; at L = 2,048 the cache line is that times
-    # L plus the state per sequence.
+    # holds the constant state (listed on its own line below).  Jamba-1.5-Mini's config: 32
+    # layers, attention every 8th (4 layers) with 8 KV heads of 4096 / 32 = 128: K and V at bf16
+    # are 4 x 2 x 8 x 128 x 2 = 16,384 bytes per token.  The other 28 are Mamba layers of
+    # d_inner = mamba_expand x 4096 = 8,192 channels, each keeping a conv state of d_conv = 4
+    # and an SSM state of d_state = 16 per channel (JambaMambaMixer's cache): 28 x 8,192 x
+    # (4 + 16) x 2 bytes.  At L = 2,048 the cache line holds both.
     from symtrans.cli.main import main
 
+    state = 28 * 8_192 * (4 + 16) * 2
+    assert state == 9_175_040
     assert main(["memory", str(CONFIG_DIR / "ai21-jamba-1.5-mini.json"), "--inference"]) == 0
     out = capsys.readouterr().out
     assert "L=2048" in out.splitlines()[0]  # the workload the header states
     assert "  KV cache per token    16,384 bytes" in out
-    state = int(out.split("state per sequence")[1].split("bytes")[0].strip().replace(",", ""))
+    assert f"  state per sequence    {state:,} bytes" in out
     assert f"  KV cache and state    {16_384 * 2_048 + state:,} bytes" in out

@@ -182,7 +182,7 @@ class Plan:
     weight_terms: dict[str, int]
     weights_per_device: int
     kv_bytes_per_token: int
-    kv_heads_per_device: int
+    kv_heads_per_device: int  # of kv_total heads; layers of different head counts: the share's numerator
     kv_bytes_per_request: int
     kv_blocks: int  # blocks of the KV cache pool vLLM allocates (of every layer group)
     kv_cache_allocated: int  # bytes of that pool per device: what the KV cache takes, whatever the batch
@@ -1093,7 +1093,7 @@ def _formulas(p: Plan, spec, kv_tok_expr, kv_total: int, mat, vec) -> list[Formu
         Formula(
             "KV cache per token per device",
             f"k = {sp.sstr(kv_tok_expr)}"
-            + (f" x {p.kv_heads_per_device}/{kv_total} (KV heads per device)" if tp > 1 else ""),
+            + (f" x {p.kv_heads_per_device}/{kv_total} (the share of the KV heads a device keeps)" if tp > 1 else ""),
             _substitute(sp.sstr(kv_tok_expr), spec.values)
             + (f" x {p.kv_heads_per_device}/{kv_total}" if tp > 1 else "")
             + stage,

@@ -432,10 +432,13 @@ def deploy_result(res, args) -> dict:
         "weights_total": p.weights_total,
         "weight_terms": {k: _x(v) for k, v in p.weight_terms.items()},
         "token_budget": p.token_budget,
-        # vLLM's 'Maximum concurrency' line: budget / max_model_len, or blocks over a hybrid request's blocks
+        # vLLM's 'Maximum concurrency' line: budget / max_model_len, or blocks over a hybrid request's
+        # blocks; null under --engine none, which models no serving engine to quote
         "vllm_concurrency": _x(
             p.vllm_concurrency if p.vllm_concurrency is not None else Fraction(p.token_budget, p.prompt + p.generate)
-        ),
+        )
+        if o.engine == "vllm"
+        else None,
         "hybrid": _hybrid(p.hybrid),
         "pipeline_stages": [
             {"layers": s.layers, "weights": s.weights, "kv_cache_per_token": s.kv_bytes_per_token, "logits": s.logits}

@@ -135,7 +135,7 @@ def check_modelled(spec: Spec) -> None:
     """Refuse a model whose image FLOPs are not modelled, naming its tower.
 
     Raises:
-        InputError: LLaVA-NeXT (anyres tiling), Mistral 3, Qwen3-VL, Llama 4, Kimi K2.5, or a
+        InputError: LLaVA-NeXT (anyres tiling), Kimi K2.5 (the towers in _NOT_YET), or a
             model without a wrapper's vision tower.
     """
     if spec.vision == "clip" and spec.image_newline:
