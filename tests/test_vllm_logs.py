@@ -510,6 +510,9 @@ def test_reconcile_reads_the_0_19_memory_summary_line():
         # torch_dtype; the 0.19.0 log of google/gemma-2-9b-it runs dtype=torch.bfloat16)
         ("h100-sxm", "vllm", "bf16"),
         ("h100-sxm", "none", "fp32"),
+        # a T4 (Turing, compute capability 7.5) has no bfloat16: vLLM picks float16 unless the model type refuses
+        # it (gemma2 does: _FLOAT16_NOT_SUPPORTED_MODELS), which is not modelled, so the config's fp32 is kept
+        ("t4", "vllm", "fp32"),
     ],
 )
 def test_vllm_runs_a_float32_config_in_16_bits(capsys, accelerator, engine, dtype):
@@ -521,6 +524,10 @@ def test_vllm_runs_a_float32_config_in_16_bits(capsys, accelerator, engine, dtyp
         accelerator,
         "--max-model-len",
         "2048",
+        "--devices",
+        "4" if accelerator == "t4" else "1",
+        "--tensor-parallel-size",
+        "4" if accelerator == "t4" else "1",
         "--engine",
         engine,
         "--format",

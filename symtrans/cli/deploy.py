@@ -230,10 +230,6 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
 VLLM_KV_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
 
 
-# CUDA devices below compute capability 8.0 (Volta, Turing): vLLM's CUDA platform lists no bfloat16 there
-_NO_BF16 = ("t4", "v100-sxm2")
-
-
 def _vllm_auto_dtype(fmt, notes, accelerator):
     """vLLM's ``--dtype auto`` for a float32 config: the platform's first supported dtype
     ("Downcast for float32 models", ``_resolve_auto_dtype`` in vllm/config/model.py), bfloat16
@@ -242,18 +238,27 @@ def _vllm_auto_dtype(fmt, notes, accelerator):
     which is not modelled: the config's float32 is kept there, with a note."""
     from dataclasses import replace
 
+    from symtrans.accounting.hardware import ACCELERATORS
+
+    # a device without bf16 units (hardware.Accelerator.bf16 None: the V100 and T4, compute
+    # capability below 8.0, where vLLM's CUDA platform lists no bfloat16)
     name = str(accelerator or "").strip().lower()
-    if name in _NO_BF16:
+    if name in ACCELERATORS and ACCELERATORS[name].bf16 is None:
         notes.append(
             f"weights kept in fp32: vLLM's --dtype auto downcasts float32 configs, to float16 on {name} unless the "
             "model type refuses float16 (vllm/config/model.py, _resolve_auto_dtype); give --dtype fp16 or fp32"
         )
         return fmt, notes
     notes = [n for n in notes if not n.startswith("weights in")]
+    custom = (
+        ""
+        if name in ACCELERATORS
+        else " (a device given by its figures is taken to have bf16: give --dtype fp16 if not)"
+    )
     notes.append(
         "weights in bf16: the config's torch_dtype is float32, which vLLM's --dtype auto downcasts to the platform's "
         "first supported dtype (vllm/config/model.py, _resolve_auto_dtype: 'Downcast for float32 models'); give "
-        "--dtype fp32 to keep it"
+        f"--dtype fp32 to keep it{custom}"
     )
     return replace(fmt, dtype="bf16"), notes
 
