@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from symtrans.base.errors import UnknownNameError
+
 # (load one type's record module, load every record), registered by hf_config
 _LOADERS: list[Callable] = []
 
@@ -45,7 +47,8 @@ class RecordTable(dict):
         _load_type(mt)
         if dict.__contains__(self, mt):
             return dict.__getitem__(self, mt)
-        raise KeyError(mt)
+        # a dict's KeyError, as the library's own class (tests/test_errors.py)
+        raise UnknownNameError(f"model_type {mt!r} has no entry in this table")
 
     def __contains__(self, mt) -> bool:
         if not dict.__contains__(self, mt):
