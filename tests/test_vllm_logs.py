@@ -138,6 +138,33 @@ def test_engine_versions_and_their_utilisation_defaults():
     assert not vp.version("0.4").v1 and vp.version("0.8.4").v1 and vp.version("0.19.0").v1
 
 
+def test_the_0_19_profiling_peak_is_the_larger_of_forward_and_sampler():
+    # vLLM 0.19's _dummy_sampler_run keeps, per logit: the bf16 logits compute_logits returns (2 bytes), the
+    # float32 copy (sampler.py, logits.to(torch.float32); Triton top-k/top-p masks it in place), the float32
+    # softmax and random_sample's q = torch.empty_like(probs) (topk_topp_sampler.py): 2 + 4 + 4 + 4 = 14 bytes;
+    # beside it the hidden states of the 8,192-token step.  The forward's tensors are freed by then: max, not sum.
+    rules = vp.version("0.19.0")
+    # Llama-3.1-8B (config.json: hidden_size 4096, intermediate_size 14336, vocab_size 128256), 1,024 sequences
+    llama = {"d_model": 4096, "d_ff": 14336, "V": 128256, "N": 32}
+    forward = 8192 * 2 * (2 * 4096 + 3 * 14336)  # 838,860,800
+    sampler = 1024 * 128256 * 14 + 8192 * 4096 * 2  # 1,838,678,016 + 67,108,864 = 1,905,786,880
+    assert vp.activation_peak(llama, 8192, 1024, 1, 2, rules) == (1_905_786_880, 1_905_786_880 - 838_860_800)
+    assert (forward, sampler) == (838_860_800, 1_905_786_880)
+    # lldp-h100-llama31-8b-tp1-8192.log: '1.89 GiB for peak activation'; this is 1.775 GiB, 6 % under it
+    # Qwen3-30B-A3B (hidden_size 2048, moe_intermediate_size 768, num_experts_per_tok 8, vocab_size 151936)
+    qwen = {"d_model": 2048, "d_ff": 768, "k": 8, "V": 151936, "N": 48}
+    forward = 8192 * 2 * (2 * 2048 + 8 * (3 * 768 + 2048))  # the fused-MoE caches: 637,534,208
+    sampler = 1024 * 151936 * 14 + 8192 * 2048 * 2  # 2,178,154,496 + 33,554,432 = 2,211,708,928 (2.06 GiB)
+    assert vp.activation_peak(qwen, 8192, 1024, 1, 2, rules) == (2_211_708_928, 2_211_708_928 - 637_534_208)
+    assert (forward, sampler) == (637_534_208, 2_211_708_928)
+    # lldp-h100-qwen3-30b-a3b.log: '2.68 GiB for peak activation'; 2.06 GiB leaves the budget +4.4 % (was +10.1 %)
+    # before 0.19 (not re-derived): the forward's peak plus 4 bytes a logit
+    assert vp.activation_peak(llama, 8192, 1024, 1, 2, vp.version("0.8")) == (
+        838_860_800 + 1024 * 128256 * 4,
+        1024 * 128256 * 4,
+    )
+
+
 def test_vllms_derived_max_model_len_applies_the_rope_factor():
     # vllm/config.py _get_and_verify_max_len: linear x factor; yarn: original x factor; llama3 left alone
     assert (
@@ -447,17 +474,17 @@ def test_activation_peak_estimate_by_hand_and_against_the_3090_logs():
     # MLP's gate-up output with its activated half (3 x 14,336), 2 bytes each; plus 256 rows of fp32 logits
     values = {"d_model": 4096, "d_ff": 14336, "V": 128256, "N": 32}
     expected = 20_000 * 2 * (2 * 4096 + 3 * 14336) + 256 * 128256 * 4
-    assert vp.activation_peak(values, 20_000, 256, 1, 2) == expected == 2_179_334_144
+    assert vp.activation_peak(values, 20_000, 256, 1, 2)[0] == expected == 2_179_334_144
     # vllm#10517 logs peak_torch_memory - weights: 17.06 - 14.9888 GiB at 20,000 tokens, 17.98 - 14.9888 at
     # 29,000 (vLLM 0.6 profiles a whole max_model_len step); the estimate is within 5 % of both.  (On the
     # H100 log of vllm#10511, 1.26 GiB at 8,192 tokens, it is 28 % low: see the report.)
     for tokens, peak in ((20_000, "17.06"), (29_000, "17.98")):
         logged = (Fraction(peak) - Fraction("14.9888")) * GiB
-        assert abs(vp.activation_peak(values, tokens, 256, 1, 2) - logged) <= Fraction(5, 100) * logged
+        assert abs(vp.activation_peak(values, tokens, 256, 1, 2)[0] - logged) <= Fraction(5, 100) * logged
     # an MoE layer with dense ones (DeepSeek-V3's shape): the wider of the two
     moe = {"d_model": 7168, "d_ff": 18432, "d_ff_e": 2048, "k": 8, "V": 129280, "N": 61, "N_moe": 58}
     dense_tok, moe_tok = 2 * 7168 + 3 * 18432, 2 * 7168 + 8 * (3 * 2048 + 7168)
-    assert vp.activation_peak(moe, 1000, 1, 1, 2) == 1000 * 2 * max(dense_tok, moe_tok) + 129280 * 4
+    assert vp.activation_peak(moe, 1000, 1, 1, 2)[0] == 1000 * 2 * max(dense_tok, moe_tok) + 129280 * 4
 
 
 @pytest.mark.parametrize(

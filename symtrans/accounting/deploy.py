@@ -472,8 +472,8 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             tokens_per_request = -(-kv_req // kv_tok)
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
-            engine_terms["activation peak"] = vp.activation_peak(values, mnbt, seqs, tp, act_bytes)
-            logits = seqs * values["V"] * 4  # the sampler's fp32 logits in that peak (vllm_profile.activation_peak)
+            # the sampler's part of that peak, held by the last pipeline stage only (vllm_profile.activation_peak)
+            engine_terms["activation peak"], logits = vp.activation_peak(values, mnbt, seqs, tp, act_bytes, rules)
         # the larger figure is the tensor-parallel group's all-reduce buffers (NCCL, custom all-reduce): vLLM 0.19.0
         # logs 2.07 to 2.13 GiB at TP 2 and 4 but 0.07 GiB at PP 2 and PP 4 (vllm_profile.VERSIONS["0.19"])
         engine_terms["non-torch memory"] = (
@@ -482,7 +482,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         engine_terms["CUDA graphs"] = o.cuda_graphs or 0
         notes.append(
             f"vLLM {rules.name} profile: gpu_memory_utilization {_g(o.utilisation)} ({rules.utilisation_source}); "
-            f"profiling run of {mnbt:,} tokens (max_num_batched_tokens) and {seqs:,} sequences' fp32 logits "
+            f"profiling run of {mnbt:,} tokens (max_num_batched_tokens) and the sampler on {seqs:,} sequences' logits "
             f"(max_num_seqs); memory outside PyTorch {engine_terms['non-torch memory']:,} bytes "
             f"({rules.non_torch_source if o.non_torch is None else '--non-torch'}); CUDA graphs "
             f"{engine_terms['CUDA graphs']:,} bytes (V1 captures them after sizing the KV cache, in the headroom)"

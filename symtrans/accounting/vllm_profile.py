@@ -82,6 +82,10 @@ class VersionRules:
         non_torch_source: the logs.
         long_context_chunking: V0 turns chunked prefill on by itself above 32K tokens
             (0.5 and later); before, a step holds a whole max_model_len prompt.
+        sampler_bytes: bytes per logit the profiling run's sampler keeps beside the logits in
+            the model's dtype (float32 copy, probabilities, exponential noise: 12), the forward
+            pass's peak and the sampler's being apart (``activation_peak``); 0: the fp32 logits
+            alone, added to the forward pass's peak (the rule before 0.19, not re-derived).
         prefix_caching: automatic prefix caching is on by default (V1) or off (V0), with
             ``prefix_caching_source``.
     """
@@ -93,6 +97,7 @@ class VersionRules:
     non_torch: tuple[int, int]
     non_torch_source: str
     long_context_chunking: bool = True
+    sampler_bytes: int = 0
 
     @property
     def prefix_caching(self) -> bool:
@@ -155,6 +160,7 @@ VERSIONS: dict[str, VersionRules] = {
         "(ibm-granite/granite-vision-3.3-2b), 2.09 GiB at TP 2 (Qwen/Qwen2.5-72B-Instruct), 0.07 GiB at PP 2 "
         "(github.com/llm-d-incubation/llm-d-planner/pull/205, accuracy/results/v0.19.0/logs; models outside the "
         "tests/vllm_logs corpus, whose 0.19.0 cases check the figures)",
+        sampler_bytes=12,
     ),
     "latest": VersionRules(
         "latest",
@@ -226,14 +232,32 @@ def max_num_seqs(rules: VersionRules, cuda_bytes: int, acc_name: str) -> int:
     return 256
 
 
-def activation_peak(values: dict, tokens: int, seqs: int, tp: int, act_bytes: int) -> int:
-    """Estimated peak of vLLM's profiling run, bytes per device: ``tokens`` through one layer
-    at a time, the largest live tensors being the residual stream and the normed input
-    (2·d_model), and the MLP's gate-up output with its activated half (3·d_ff/tp; an MoE
-    layer's fused kernel keeps k·(3·d_ff/tp + d_model) per token,
-    vllm/model_executor/layers/fused_moe/fused_moe.py's intermediate caches), at the model's
-    activation dtype; plus the sampler's fp32 logits of ``seqs`` rows (vllm/v1/worker/
-    gpu_model_runner.py, ``_dummy_sampler_run``)."""
+def activation_peak(
+    values: dict, tokens: int, seqs: int, tp: int, act_bytes: int, rules: VersionRules | None = None
+) -> tuple[int, int]:
+    """Estimated peak of vLLM's profiling run, bytes per device, and the part of it that only
+    the last pipeline stage (the one that samples) holds.
+
+    The forward pass: ``tokens`` through one layer at a time, the largest live tensors being
+    the residual stream and the normed input (2·d_model), and the MLP's gate-up output with
+    its activated half (3·d_ff/tp; an MoE layer's fused kernel keeps k·(3·d_ff/tp + d_model)
+    per token, vllm/model_executor/layers/fused_moe/fused_moe.py's intermediate caches), at
+    the model's activation dtype.
+
+    The sampler (``_dummy_sampler_run`` in vllm/v1/worker/gpu_model_runner.py) on ``seqs`` rows
+    of V logits.  Up to 0.18 symtrans counts the fp32 logits alone (4 bytes a logit).  From
+    0.19 (``rules.sampler_bytes``) it counts what the code keeps alive at once: the logits
+    ``compute_logits`` returns in the model's dtype (held by ``_dummy_sampler_run``), the
+    float32 copy (vllm/v1/sample/sampler.py, ``logits.to(torch.float32)``; the temperature
+    divides it in place and 0.19's Triton top-k/top-p masks it in place,
+    vllm/v1/sample/ops/topk_topp_triton.py), the softmax probabilities in float32 and the
+    exponential noise ``q = torch.empty_like(probs)`` (topk_topp_sampler.py, ``forward_native``
+    and ``random_sample``): act_bytes + 12 bytes a logit.  The forward's intermediates are freed
+    before the sampler runs, so the peak PyTorch records is the larger of the two, the
+    sampler's beside the hidden states [tokens, d_model] ``profile_run`` still holds.
+
+    Returns:
+        (peak, sampler's excess over the forward pass), bytes."""
     d, dff, V = values["d_model"], values.get("d_ff", 4 * values["d_model"]), values["V"]
     k = values.get("k")
     dense = 2 * d + 3 * dff // tp  # a dense layer (all of them without experts)
@@ -243,7 +267,11 @@ def activation_peak(values: dict, tokens: int, seqs: int, tp: int, act_bytes: in
         moe = 2 * d + k * (3 * values.get("d_ff_e", dff) // tp + d)
         has_dense = values.get("N_moe", values["N"]) < values["N"]
         per_token = max(moe, dense) if has_dense else moe
-    return tokens * act_bytes * per_token + seqs * V * 4
+    forward = tokens * act_bytes * per_token
+    if rules is None or not rules.sampler_bytes:
+        return forward + seqs * V * 4, seqs * V * 4
+    sampler = seqs * V * (act_bytes + rules.sampler_bytes) + tokens * d * act_bytes
+    return max(forward, sampler), max(sampler - forward, 0)
 
 
 def derived_max_model_len(cfg: dict) -> int | None:
