@@ -499,7 +499,7 @@ def test_cli_json_and_text(capsys):
         ("llava-1.5-7b", ["--image-size", "3e2"], "--image-size takes pixels as S or HxW"),
         # a well-formed size that is too large is named so, not "takes pixels as S or HxW"
         ("qwen2-vl-7b", ["--image-size", "28x99999999"], "each side must be at most 999,999 pixels"),
-        ("llava-v1.6-mistral-7b", [], "LLaVA-NeXT's anyres tiling (llava_next) are not modelled yet"),
+        ("llava-v1.6-mistral-7b", [], "llava_next tiles each image by its own size"),
         ("qwen3-vl-4b", [], "give --image-size"),
         ("llama-4-scout-17b-16e", ["--image-size", "448"], "Llama 4's vision tower (one tile) takes 336 x 336"),
     ],

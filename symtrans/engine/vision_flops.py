@@ -34,7 +34,9 @@ into a bias-free m_vis^2 d_vis -> d_vis map, then linear_1 and linear_2); ``Qwen
 (Unfold + bias-free Linear patches, the class token appended, CLIP-style layers, the class token
 dropped, ``Llama4VisionPixelShuffleMLP``: pixel shuffle then fc1 d_ff_vis -> d_ad_in, fc2) with
 ``Llama4MultiModalProjector`` (d_vout -> D, which ``Llama4ForConditionalGeneration.forward``
-applies to what ``get_image_features`` returns: counted here too).
+applies to what ``get_image_features`` returns: counted here too); ``LlavaNextModel`` (anyres
+tiling, ``_anyres``: the CLIP tower and the projector on each of the image's tiles and its base
+tile; ``pack_image_features`` unpads and appends ``image_newline`` without a matmul).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ IMAGE_FLOP_VISIONS = (
     "mistral3",
     "qwen3_vl",
     "llama4",
+    "llava_next",
 )
 # Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's table
 # interpolated to each image's grid): the Qwen towers' sides multiples of p_vis m_vis.
@@ -83,6 +86,9 @@ class ImageInput:
         deepstack: Qwen3-VL's DeepStack mergers that run (the distinct
             ``deepstack_visual_indexes`` within range(N_vis): each runs after its layer).
         shuffle: Llama 4's pixel shuffle as k = 1 / pixel_shuffle_ratio (k x k patches a token).
+        pinpoints: LLaVA-NeXT's ``image_grid_pinpoints`` as (height, width) pairs in pixels, and
+            ``tile`` its tower's image_size in pixels (the side of each tile); height and width
+            are then the image's own size, before the processor resizes it.
     """
 
     height: int
@@ -93,6 +99,8 @@ class ImageInput:
     pooled: int = 0
     deepstack: int = 0
     shuffle: int = 0
+    pinpoints: tuple[tuple[int, int], ...] = ()
+    tile: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,11 +143,9 @@ def check_modelled(spec: Spec) -> None:
     """Refuse a model whose image FLOPs are not modelled, naming its tower.
 
     Raises:
-        InputError: LLaVA-NeXT (anyres tiling), Kimi K2.5 (the towers in _NOT_YET), or a
-            model without a wrapper's vision tower.
+        InputError: Kimi K2.5 (the towers in _NOT_YET), or a model without a wrapper's vision
+            tower.
     """
-    if spec.vision == "clip" and spec.image_newline:
-        raise InputError("image FLOPs of LLaVA-NeXT's anyres tiling (llava_next) are not modelled yet")
     if spec.vision in _NOT_YET:
         raise InputError(f"image FLOPs of {_NOT_YET[spec.vision]} are not modelled yet ({spec.vision})")
     if spec.vision not in IMAGE_FLOP_VISIONS:
@@ -198,6 +204,8 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
     rows, cols = grid(spec, image)
     P = rows * cols
     patch = 2 * P * C * p**2 * d
+    if spec.vision == "clip" and spec.image_newline:
+        return _anyres(image, rows, patch)
     if spec.vision == "clip":
         T = P + 1
         lm = P if image.drop_class else T
@@ -313,3 +321,82 @@ def _llama4(spec: Spec, image: ImageInput, rows: int, patch: sp.Expr) -> ImageFl
         "into such tiles and adds a global one, each costing this)"
     ]
     return ImageFlops(patch + _layers(T) + adapter + proj, P, T, lm, tuple(notes))
+
+
+def select_best_resolution(height: int, width: int, pinpoints: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """The (height, width) in pixels of the pinpoint an image of ``height`` x ``width`` px is resized to.
+
+    transformers 5.24's ``image_processing_utils.select_best_resolution``, the same float
+    arithmetic in the same order: each pinpoint (h, w) scales the image by
+    s = min(w / width, h / height); its effective resolution is
+    min(int(width s) int(height s), width height) and its waste h w - effective; the first
+    pinpoint of the largest effective resolution wins, a later one only with strictly less waste.
+
+    Raises:
+        InputError: no pinpoint keeps a pixel of the image (every effective resolution 0:
+            transformers finds no best fit and fails).
+    """
+    best, most, least = None, 0, float("inf")
+    for h, w in pinpoints:
+        scale = min(w / width, h / height)
+        effective = min(int(width * scale) * int(height * scale), width * height)
+        wasted = w * h - effective
+        if effective > most or (effective == most and wasted < least):
+            best, most, least = (h, w), effective, wasted
+    if best is None:
+        raise InputError(
+            f"image size {height} x {width} px keeps no pixel in any image_grid_pinpoints resolution: "
+            "transformers' select_best_resolution finds no best fit"
+        )
+    return best
+
+
+def unpadded_grid(height: int, width: int, rows: int, cols: int) -> tuple[int, int]:
+    """The (rows, cols) of patch features LLaVA-NeXT keeps of the tiles' ``rows`` x ``cols``
+    grid for an image of ``height`` x ``width`` px: transformers 5.24's ``unpad_image`` (the same
+    float arithmetic), which cuts the padding the processor added to keep the aspect ratio."""
+    if width / height > cols / rows:
+        new = int(round(height * (cols / width), 7))
+        return rows - 2 * ((rows - new) // 2), cols
+    new = int(round(width * (rows / height), 7))
+    return rows, cols - 2 * ((cols - new) // 2)
+
+
+def _anyres(image: ImageInput, side: int, patch: sp.Expr) -> ImageFlops:
+    """One image through LLaVA-NeXT's anyres tiling (``LlavaNextModel.get_image_features``).
+
+    With S = image.tile px (the tower's image_size), P = (S // p_vis)^2 patches a tile and
+    (h, w) = ``select_best_resolution`` of the image: n = ceil(h / S) ceil(w / S) tiles plus
+    one base tile (the whole image resized to S x S), each through the CLIP tower on P + 1
+    tokens (``image_size_to_num_patches``); the projector on the P patch tokens of each
+    (vision_feature_select_strategy "default"); the language model receives the base tile's P
+    tokens, then the (h // S) side x (w // S) side grid of the tiles' tokens unpadded to
+    r x c (``unpadded_grid``), each of its r rows followed by image_newline: P + r (c + 1).
+
+    Raises:
+        InputError: the pinpoint chosen is not a whole number of tiles a side (transformers'
+            ``pack_image_features`` cannot reshape the tiles' features into its grid).
+    """
+    t, P = image.tile, side * side
+    h, w = select_best_resolution(image.height, image.width, image.pinpoints)
+    if h % t or w % t:
+        raise InputError(
+            f"image_grid_pinpoints resolution {h} x {w} px (the best fit of a {image.height} x {image.width} px "
+            f"image) is not a whole number of {t} px tiles a side: transformers' pack_image_features cannot reshape "
+            "its features"
+        )
+    tiles = (h // t) * (w // t)
+    n = tiles + 1
+    r, c = unpadded_grid(image.height, image.width, (h // t) * side, (w // t) * side)
+    T, d, D = P + 1, S.d_vis, S.d_model
+    proj = 2 * P * S.n_feat * d * D + 2 * P * D**2
+    lm = P + r * (c + 1)
+    notes = [
+        f"anyres: the {image.height} x {image.width} px image is resized to fit {h} x {w} px (select_best_resolution "
+        f"over image_grid_pinpoints), cut into {h // t} x {w // t} = {tiles} tiles of {t} px, plus the base tile "
+        f"(the whole image at {t} px): {n} tiles, each {side} x {side} = {P} patches + the class token = {T} tokens "
+        "in each CLIP layer, and the projector on each tile's patch tokens (the class token dropped)",
+        f"the language model receives the base tile's {P} tokens and the {(h // t) * side} x {(w // t) * side} grid "
+        f"of the tiles' tokens unpadded to {r} x {c}, each row followed by image_newline: {P} + {r} x ({c} + 1) = {lm}",
+    ]
+    return ImageFlops(n * (patch + _layers(T) + proj), n * P, n * T, lm, tuple(notes))

@@ -12,7 +12,9 @@ Llama4VisionConfig's image_size 448 and pixel_shuffle_ratio 0.5; PixtralVisionCo
 side its processor gives, which ``--image-size`` may change (2-D rotary positions: any size).
 Qwen2-VL, Qwen2.5-VL and Qwen3-VL have no image size in their config (their processor resizes
 each image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels):
-the size must be given.
+the size must be given.  LLaVA-NeXT tiles each image after a best fit among its
+image_grid_pinpoints (LlavaNextConfig's default [[336, 672], [672, 336], [672, 672], [1008, 336],
+[336, 1008]]), so its FLOPs depend on the image's own size, which must be given too.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ _TOWER = {
     "idefics3": "Idefics3's SigLIP-shaped tower (one tile)",
     "llama4": "Llama 4's vision tower (one tile)",
 }
+_PINPOINTS = ((336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008))  # LlavaNextConfig.__post_init__
 _QWEN2_5_WINDOW = 112
 _QWEN2_5_FULL = (7, 15, 23, 31)
 
@@ -72,6 +75,13 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
                 "e.g. 448 or 448x672)"
             )
         height, width = size
+    elif spec.image_newline:  # LLaVA-NeXT: tiles of the tower's size after a best fit of the image's own
+        if size is None:
+            raise ConfigError(
+                "llava_next tiles each image by its own size (anyres: a best fit among image_grid_pinpoints): give "
+                "--image-size (pixels, e.g. 672 or 480x640)"
+            )
+        height, width = size
     else:
         side = config_side(cfg, spec)
         if size is not None and size != (side, side):
@@ -86,6 +96,8 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
         if strategy not in ("default", "full"):
             raise ConfigError(f"vision_feature_select_strategy must be default or full, not {show(strategy)}")
         kw["drop_class"] = strategy == "default"
+        if spec.image_newline:
+            kw.update(_anyres_keys(cfg, spec, strategy))
         n = spec.size("N_vis")
         feat = cfg.get("vision_feature_layer", -2)
         for i in feat if isinstance(feat, list) else [feat]:
@@ -117,3 +129,33 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
     elif spec.vision == "gemma3":
         kw["pooled"] = _int(cfg.get("mm_tokens_per_image", 256), "mm_tokens_per_image")
     return ImageInput(height=height, width=width, **kw)
+
+
+def _anyres_keys(cfg: dict[str, Any], spec: Spec, strategy: str) -> dict[str, Any]:
+    """LLaVA-NeXT's ``pinpoints`` and ``tile`` (``engine.vision_flops.ImageInput``).
+
+    Raises:
+        ConfigError: image_grid_pinpoints not a list of [height, width] pairs of positive
+            integers, or vision_feature_select_strategy "full" (transformers' pack_image_features
+            reshapes each tile's features to (image_size // patch_size)^2 tokens, which the class
+            token breaks).
+    """
+    if strategy != "default":
+        raise ConfigError(
+            "vision_feature_select_strategy full: LLaVA-NeXT's pack_image_features reshapes each tile's features "
+            "to (image_size // patch_size)^2 patch tokens, which the class token kept by full breaks"
+        )
+    raw = cfg.get("image_grid_pinpoints")
+    pins = _PINPOINTS if raw is None else raw
+    ok = isinstance(pins, (list, tuple)) and len(pins) > 0
+    ok = ok and all(
+        isinstance(p, (list, tuple))
+        and len(p) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in p)
+        for p in pins
+    )
+    if not ok:
+        raise ConfigError(
+            f"image_grid_pinpoints must be a list of [height, width] pairs of positive integers, not {show(raw)}"
+        )
+    return {"pinpoints": tuple((h, w) for h, w in pins), "tile": config_side(cfg, spec)}
