@@ -58,8 +58,8 @@ def test_the_prompts_last_token_is_never_a_cache_hit(capsys):
     # its logits (vllm/v1/core/kv_cache_manager.py, get_computed_blocks: "max_cache_hit_length =
     # request.num_tokens - 1"). Prompt 4,000 all shared, 1 generated token: L = 4,001, cdiv(4,001, 16)
     # = 251 blocks; hits floor(min(4,000, 3,999) / 16) = 249 blocks, so 251 − 249 = 2 blocks a request.
-    # On the A100-80GB the pool is 476,480 tokens = 29,780 blocks: (29,780 − 249) // 2 = 29,531 // 2 = 14,765
-    # (not 250 shared and 1 block a request: 29,530).
+    # On the A100-80GB the pool is 475,744 tokens = 29,734 blocks (written out in tests/test_deploy_max_num_seqs.py's
+    # docstring, 256 sequences): (29,734 − 249) // 2 = 29,485 // 2 = 14,742 (not 250 shared and 1 block a request).
     r = json.loads(
         _cli(
             capsys,
@@ -76,8 +76,8 @@ def test_the_prompts_last_token_is_never_a_cache_hit(capsys):
             "json",
         )
     )
-    assert r["token_budget"] == 29_780 * 16
-    assert r["max_concurrency"] == (29_780 - 249) // (251 - 249) == 14_765
+    assert r["token_budget"] == 29_734 * 16
+    assert r["max_concurrency"] == (29_734 - 249) // (251 - 249) == 14_742
 
 
 def _cli(capsys, *argv) -> str:

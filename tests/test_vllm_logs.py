@@ -134,7 +134,13 @@ def test_engine_versions_and_their_utilisation_defaults():
     assert vp.version("0.6.4").utilisation == Fraction(9, 10)
     assert vp.version("0.18.0").utilisation == Fraction(9, 10)
     assert vp.version("0.19.0").utilisation == Fraction(9, 10)
+    # 0.92 from 0.21.0: vllm PR 38284 raised it with CUDA-graph profiling, which later logs say is 'default since
+    # v0.21.0' (e.g. '... enabled (default since v0.21.0). The current --gpu-memory-utilization=0.9200 ...')
+    assert vp.version("0.20.1").utilisation == Fraction(9, 10)
+    assert vp.version("0.21.0").utilisation == Fraction(92, 100)
     assert vp.version("0.22.0").utilisation == vp.version(None).utilisation == Fraction(92, 100)
+    # memory outside PyTorch for the latest release: 0.19.0's logged figures, 0.25 GiB at TP 1 and 2.09 GiB above
+    assert vp.version(None).non_torch == (int(Fraction(25, 100) * GiB), int(Fraction(209, 100) * GiB))
     assert not vp.version("0.4").v1 and vp.version("0.8.4").v1 and vp.version("0.19.0").v1
 
 

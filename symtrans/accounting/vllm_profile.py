@@ -151,10 +151,11 @@ VERSIONS: dict[str, VersionRules] = {
         "0.19",
         True,
         Fraction(9, 10),
-        "vllm/config/cache.py: 0.9 at v0.19.0, 0.92 at v0.22.0 (ai-dynamo/aiconfigurator, "
-        "sdk/backends/vllm_backend.py, VLLM_GPU_MEMORY_UTILIZATION_BY_VERSION; 0.20 not checked); 0.19.0 "
-        "does not yet subtract its CUDA-graph estimate ('In v0.19, CUDA graph memory profiling will be enabled by "
-        "default', printed by 0.19.0 itself; 'default since v0.21.0' in a 0.21 log)",
+        "vllm/config/cache.py: 0.9 up to 0.20 (0.9 at v0.19.0: ai-dynamo/aiconfigurator, "
+        "sdk/backends/vllm_backend.py, VLLM_GPU_MEMORY_UTILIZATION_BY_VERSION); 0.19.0 does not yet subtract its "
+        "CUDA-graph estimate (github.com/vllm-project/vllm/pull/38284 turned that on and raised the default to "
+        "0.92 in one change; logs of later releases print 'CUDA graph memory profiling is enabled (default since "
+        "v0.21.0)')",
         (int(Fraction(25, 100) * GiB), int(Fraction(209, 100) * GiB)),
         "vLLM 0.19.0 logs on an H100, 'Actual usage is ... GiB for non-torch memory': 0.25 GiB at TP 1 "
         "(ibm-granite/granite-vision-3.3-2b), 2.09 GiB at TP 2 (Qwen/Qwen2.5-72B-Instruct), 0.07 GiB at PP 2 "
@@ -166,10 +167,14 @@ VERSIONS: dict[str, VersionRules] = {
         "latest",
         True,
         Fraction(92, 100),
-        "vllm/config/cache.py (main): gpu_memory_utilization = Field(default=0.92), from 0.22 (0.9 at v0.19.0), "
-        "which also subtracts its CUDA-graph estimate from 0.21 (give --cuda-graphs)",
-        (int(Fraction(16, 100) * GiB), int(Fraction(25, 100) * GiB)),
-        "as 0.7 (V1 logs no longer print it)",
+        "vllm/config/cache.py: gpu_memory_utilization = Field(default=0.92) from 0.21.0, where "
+        "github.com/vllm-project/vllm/pull/38284 ('Enable CUDAGraph memory profiling by default ... correspondingly "
+        "increases the default --gpu-memory-utilization to 0.92') shipped: its logs print 'CUDA graph memory "
+        "profiling is enabled (default since v0.21.0)'; 0.9 up to 0.20. From 0.21 vLLM also subtracts its "
+        "CUDA-graph estimate (give --cuda-graphs)",
+        (int(Fraction(25, 100) * GiB), int(Fraction(209, 100) * GiB)),
+        "as 0.19.0, the newest release whose logs print it: 0.25 GiB at TP 1, 2.09 GiB at TP 2 (vLLM 0.19.0 "
+        "logs on an H100, github.com/llm-d-incubation/llm-d-planner/pull/205, accuracy/results/v0.19.0/logs)",
     ),
 }
 DEFAULT_VERSION = "latest"
