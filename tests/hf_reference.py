@@ -73,6 +73,7 @@ HF_CLASSES = {
     "qwen3_vl": "Qwen3VLForConditionalGeneration",
     "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
     "kimi_k25": "Kimi_K25ForConditionalGeneration",
+    "gemma4": "Gemma4ForConditionalGeneration",
     "llama4": "Llama4ForConditionalGeneration",
     # --- seq2seq
     "mbart": "MBartForConditionalGeneration",
@@ -167,6 +168,7 @@ WRAPPED = (
     "qwen3_vl",
     "qwen3_vl_moe",
     "kimi_k25",
+    "gemma4",
     "qwen3_5",
     "qwen3_5_moe",
     "llama4",
@@ -1610,6 +1612,54 @@ def gemma4_text(draw) -> dict:
     return cfg
 
 
+# A small Gemma4VisionConfig (the tower's keys drawn by the gemma4 strategy)
+GEMMA4_VISION = dict(
+    hidden_size=8,
+    intermediate_size=6,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    num_key_value_heads=1,
+    head_dim=4,
+    patch_size=2,
+    position_embedding_size=5,
+)
+
+
+@st.composite
+def gemma4(draw) -> dict:
+    """Gemma4ForConditionalGeneration: a drawn Gemma 4 text model beside a drawn small Gemma 4
+    vision tower (or none: vision_config null or missing), the wrapper's tie flag drawn (it alone
+    ties), no audio tower (audio_config is refused)."""
+    text = draw(gemma4_text())
+    cfg = dict(model_type="gemma4", text_config=text)
+    if draw(st.integers(0, 4)):
+        h_kv = draw(st.integers(1, 3))
+        vision = dict(
+            model_type="gemma4_vision",
+            hidden_size=draw(st.integers(1, 12)),
+            intermediate_size=draw(st.integers(1, 9)),
+            num_hidden_layers=draw(st.integers(1, 2)),
+            num_attention_heads=h_kv * draw(st.integers(1, 2)),
+            num_key_value_heads=h_kv,
+            head_dim=4 * draw(st.integers(1, 3)),
+            patch_size=draw(st.integers(1, 3)),
+            position_embedding_size=draw(st.integers(1, 6)),
+        )
+        for key, strategy in (
+            ("pooling_kernel_size", st.integers(1, 3)),
+            ("standardize", st.booleans()),
+            ("use_clipped_linears", st.booleans()),
+        ):
+            _maybe(draw, vision, key, strategy)
+        cfg["vision_config"] = vision
+    elif draw(st.booleans()):
+        cfg["vision_config"] = None
+    if draw(st.booleans()):
+        cfg["audio_config"] = None
+    _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
+    return cfg
+
+
 @st.composite
 def lfm2(draw) -> dict:
     """A small LFM2 config: layer_types, full_attn_idxs or neither (all attention), the MLP width
@@ -2282,6 +2332,7 @@ STRATEGIES = {
     "jamba": jamba(),
     "qwen3_next": qwen3_next(),
     "gemma4_text": gemma4_text(),
+    "gemma4": gemma4(),
     "lfm2": lfm2(),
     "bamba": bamba(),
     "granitemoehybrid": granitemoehybrid(),

@@ -119,15 +119,23 @@ def test_bidirectional_all_is_refused_in_one_line():
     assert "\n" not in str(refused.value)
 
 
+def _wrapper(cfg: dict) -> dict[str, int]:
+    """symtrans's figures of a gemma4 wrapper config: the whole class, the text-only and the vision figure."""
+    from symtrans.engine.vision import select_part
+
+    spec, _ = spec_from_config(cfg, "test")
+    model = build(spec)
+    return {part: exact(select_part(model, part).params, spec.values) for part in ("all", "text", "vision")}
+
+
 def test_the_wrapper_total_by_hand():
     """``gemma4`` (Gemma4ForConditionalGeneration: the class transformers' causal-LM and
-    image-text-to-text mappings both name) has no curated record yet: ``symtrans params`` takes
-    the generic path, which counts it from transformers' modeling code on the meta device
-    (parameters only; 31,273,086,512 for this file, not asserted here: its probes take minutes).
-    The 31B-it total, the meta count built here against arithmetic from the printed module tree:
-    the text model above, the vision tower (27 layers of 1152 = 16 heads x 72, MLP 4304; a
+    image-text-to-text mappings both name), the 31B-it total three ways: arithmetic from the
+    printed module tree, transformers 5.24 on the meta device, and symtrans's record.
+    The text model above, the vision tower (27 layers of 1152 = 16 heads x 72, MLP 4304; a
     bias-free 3 x 16 x 16 -> 1152 patch map and a 2 x 10240 x 1152 position table) and
-    embed_vision (1152 -> 5376, bias-free; its norm has no scale)."""
+    embed_vision (1152 -> 5376, bias-free; its norm has no scale).  The generic path's count
+    before the record existed was the same 31,273,086,512."""
     cfg = json.loads((FIXTURES / "gemma-4-31b-it.json").read_text())
     d, f = 1152, 4304
     layer = 4 * d * d + 2 * 72 + 3 * d * f + 4 * d
@@ -139,3 +147,16 @@ def test_the_wrapper_total_by_hand():
     with torch.device("meta"):
         model = transformers.Gemma4ForConditionalGeneration(config)
     assert sum(p.numel() for p in model.parameters()) == total
+    assert sum(p.numel() for n, p in model.named_parameters() if "vision" in n) == vision + d * 5376
+    assert _wrapper(cfg) == {"all": total, "text": PUBLISHED["gemma-4-31b-it"], "vision": vision + d * 5376}
+
+
+def test_audio_config_is_refused_in_one_line():
+    """The E2B / E4B models' audio tower (Gemma4AudioModel, a conformer) is not counted yet."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = json.loads((FIXTURES / "gemma-4-31b-it.json").read_text())
+    cfg["audio_config"] = {"model_type": "gemma4_audio"}
+    with pytest.raises(ConfigError, match="audio") as refused:
+        spec_from_config(cfg, "test")
+    assert "\n" not in str(refused.value)

@@ -38,6 +38,7 @@ require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
+    GEMMA4_VISION,
     IDEFICS3_VISION,
     KIMI_K25_VISION,
     LLAMA4_VISION,
@@ -1239,6 +1240,10 @@ _LLAMA4_TEXT = dict(AUDIT_BASE["llama4_text"], model_type="llama4_text")
 AUDIT_BASE["llama4"] = dict(text_config=_LLAMA4_TEXT, vision_config=LLAMA4_VISION)
 AUDIT_BASE["smolvlm"] = AUDIT_BASE["idefics3"]  # SmolVLMConfig: Idefics3Config's fields and defaults
 # qwen3_5_text's 4 layers with experts on each (Qwen3_5MoeTextConfig has no dense MLP)
+# Gemma 4 wraps gemma4_text's audit model beside a small Gemma 4 vision tower (no audio tower)
+AUDIT_BASE["gemma4"] = dict(
+    text_config=dict(AUDIT_BASE["gemma4_text"], model_type="gemma4_text"), vision_config=GEMMA4_VISION
+)
 # Kimi K2.5 wraps a DeepSeek-V3 text model (Kimi_K25Config's text_config default)
 AUDIT_BASE["kimi_k25"] = dict(
     text_config=dict(AUDIT_BASE["deepseek_v3"], model_type="deepseek_v3"),
@@ -1613,6 +1618,15 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], head_dim=None, num_experts_per_tok=3),
         dict(AUDIT_BASE["qwen3_vl_moe"]["text_config"], num_experts_per_tok=4),  # k above E: refused (GAPS)
     ],
+    ("gemma4", "text_config"): [dict(AUDIT_BASE["gemma4"]["text_config"], hidden_size=24, num_hidden_layers=4)],
+    ("gemma4", "vision_config"): [
+        dict(GEMMA4_VISION, num_hidden_layers=2, head_dim=8, num_key_value_heads=2, intermediate_size=10),
+        dict(GEMMA4_VISION, patch_size=3, position_embedding_size=7, pooling_kernel_size=2),
+        dict(GEMMA4_VISION, standardize=True, use_clipped_linears=True),  # buffers only: no parameter moves
+        None,  # no vision tower and no embed_vision
+    ],
+    ("gemma4", "audio_config"): [{}],  # the audio tower: refused in one line (GAPS)
+    ("gemma4", "tie_word_embeddings"): [False],
     ("kimi_k25", "text_config"): [
         dict(AUDIT_BASE["kimi_k25"]["text_config"], model_type="kimi_k2"),  # Kimi_K25Config renames it
         dict(AUDIT_BASE["kimi_k25"]["text_config"], hidden_size=24, tie_word_embeddings=True),
@@ -2077,6 +2091,7 @@ GAPS: dict[tuple[str, str], str] = {
     # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
     ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
     ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
+    ("gemma4", "audio_config"): "Gemma 4's audio tower (conformer) is not counted yet: refused in one line",
     ("kimi_k25", "vision_config"): "a remote-code size key (vt_num_hidden_layers) that transformers ignores and "
     "that differs from what it builds: refused",
     ("kimi_k25", "projection_hidden_size"): "a pre_norm wider or narrower than the tower's features builds, but no "
@@ -2338,6 +2353,7 @@ VISION_WRAPPERS = (
     "qwen3_vl",
     "qwen3_vl_moe",
     "kimi_k25",
+    "gemma4",
     "qwen3_5",
     "qwen3_5_moe",
     "paligemma",

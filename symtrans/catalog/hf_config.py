@@ -55,6 +55,7 @@ smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config 
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 qwen3_vl_moe Qwen3VLMoeForConditionalGeneration (*) Qwen3VLMoeConfig + Qwen3VLMoeTextConfig + its vision config
 kimi_k25    Kimi_K25ForConditionalGeneration (*) Kimi_K25Config + DeepseekV3Config + Kimi_K25VisionConfig
+gemma4      Gemma4ForConditionalGeneration (*)  Gemma4Config + Gemma4TextConfig + Gemma4VisionConfig
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
@@ -171,6 +172,7 @@ from symtrans.catalog.models.vision import (
     MISTRAL3_TEXT_DEFAULT,
     PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
+    gemma4_vision,
     idefics3_vision,
     kimi_k25_vision,
     llama4_vision,
@@ -700,6 +702,15 @@ WRAPPERS: dict[str, Wrapper] = {
         # Meta's Llama-4-Scout text_config: a quantization tool's flag no 5.24 class or model reads (grepped)
         text_legacy=frozenset({"for_llm_compressor"}),
     ),
+    "gemma4": Wrapper(
+        text_type="gemma4_text",
+        text_types=("gemma4_text",),
+        tie_or=False,  # Gemma4Config's own tie_word_embeddings (default true) alone ties, meta-checked
+        flat=False,
+        language_model="model.language_model (Gemma4TextModel) and lm_head",
+        vision="the vision tower (model.vision_tower: Gemma4VisionModel, from vision_config) and "
+        "model.embed_vision (an RMSNorm without scale and one bias-free map)",
+    ),
     "llava_next": Wrapper(
         text_type="llama",
         text_types=_LLAVA_TEXT,
@@ -830,6 +841,13 @@ def _wrapped(r: Reader) -> Spec:
         sizes, opts, notes = qwen3_vl_vision(r, spec.size("d_model"))
     elif r.mt == "kimi_k25":
         sizes, opts, notes = kimi_k25_vision(r, spec.size("d_model"))
+    elif r.mt == "gemma4":
+        if r.cfg.get("audio_config") is not None:
+            raise ConfigError(
+                "audio_config is set: Gemma 4's audio tower (model.audio_tower, a conformer, and model.embed_audio) "
+                "is not counted yet; symtrans counts a gemma4 config without one (audio_config null)"
+            )
+        sizes, opts, notes = gemma4_vision(r)
     elif r.mt == "llama4":
         sizes, opts, notes = llama4_vision(r)
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):
@@ -891,6 +909,7 @@ _FAMILIES = {
     "qwen3_vl": _wrapped,
     "qwen3_vl_moe": _wrapped,
     "kimi_k25": _wrapped,
+    "gemma4": _wrapped,
     "llama4": _wrapped,
     "qwen3_5": _wrapped,
     "qwen3_5_moe": _wrapped,

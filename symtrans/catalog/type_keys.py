@@ -186,6 +186,8 @@ CONFIG_KEYS: dict[str, frozenset[str]] = {
         "vision_end_token_id vision_start_token_id",
         "qwen3_vl_moe": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
         "vision_end_token_id vision_start_token_id",
+        "gemma4": "audio_config audio_token_id boa_token_id boi_token_id eoa_token_index eoi_token_id "
+        "image_token_id initializer_range text_config tie_word_embeddings video_token_id vision_config",
         "kimi_k25": "image_token_id projection_hidden_size projection_layer_norm_eps text_config "
         "tie_word_embeddings video_token_id vision_config vision_end_token_id vision_start_token_id",
         "qwen2_5_vl": "image_token_id text_config tie_word_embeddings video_token_id vision_config "
@@ -523,6 +525,13 @@ NO_PARAM_EFFECT: dict[str, dict[str, str]] = {
     "qwen3_vl_moe": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
     ),
+    "gemma4": _no_effect(
+        **{
+            "image tokens": "audio_token_id boa_token_id boi_token_id eoa_token_index eoi_token_id image_token_id "
+            "video_token_id"
+        },
+        init="initializer_range",
+    ),
     "kimi_k25": _no_effect(
         **{"image tokens": "image_token_id video_token_id vision_end_token_id vision_start_token_id"},
         eps="projection_layer_norm_eps",
@@ -648,6 +657,9 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
     "kimi_k25": frozenset(
         {"ignore_index", "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder"}
     ),
+    # google/gemma-4-31B-it as transformers 5.7 printed it: eoa_token_id (5.24 reads eoa_token_index) and
+    # vision_soft_tokens_per_image (the processor's), read by no 5.24 config or modeling code (grepped)
+    "gemma4": frozenset({"eoa_token_id", "vision_soft_tokens_per_image"}),
     # vidore/colpali-v1.2-merged (a PaliGemma 448 px checkpoint): 4.x's loss ignore_index
     "paligemma": frozenset({"ignore_index"}),
     # SmolVLM-256M-Instruct and SmolVLM2-500M: a top-level vocab_size (the head reads text_config's),

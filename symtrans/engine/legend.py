@@ -142,6 +142,9 @@ _LEGEND = [
     ),
     SymbolInfo("t_vis", r"t_{\mathrm{vis}}", "frames per patch in time (Qwen2-VL temporal_patch_size)", "frames"),
     SymbolInfo("m_vis", r"m_{\mathrm{vis}}", "patch merger side: m_vis x m_vis patches become one token", "patches"),
+    SymbolInfo("h_vis", r"h_{\mathrm{vis}}", "vision tower attention heads (Gemma 4)", "heads"),
+    SymbolInfo("h_kv_vis", r"h_{\mathrm{kv,vis}}", "vision tower key/value heads (Gemma 4)", "heads"),
+    SymbolInfo("d_k_vis", r"d_{k,\mathrm{vis}}", "vision tower head width (Gemma 4)", "features"),
     SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
     SymbolInfo(
         "d_proj",

@@ -111,6 +111,9 @@ MODEL_SIZES = (
     "P_vis",
     "t_vis",
     "m_vis",
+    "h_vis",
+    "h_kv_vis",
+    "d_k_vis",
     "n_feat",
     "d_proj",
     "n_ds",
@@ -167,6 +170,7 @@ VISIONS = (
     "qwen3_vl",
     "llama4",
     "kimi_k25",
+    "gemma4",
     "clip_dual",
     "siglip_dual",
     "siglip2_dual",
@@ -189,6 +193,8 @@ VISION_SIZES = {
     "paligemma": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis"),
     "idefics3": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
     "kimi_k25": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis"),
+    # Gemma 4's tower (engine/vision.gemma4_tower): heads of their own width, m_vis the pooling side
+    "gemma4": ("d_vis", "d_ff_vis", "N_vis", "C_vis", "p_vis", "P_vis", "m_vis", "h_vis", "h_kv_vis", "d_k_vis"),
 }
 _OPTIONAL_VISION_SIZES = {
     "clip": (),
@@ -201,6 +207,7 @@ _OPTIONAL_VISION_SIZES = {
     "paligemma": ("d_proj",),
     "idefics3": (),
     "kimi_k25": (),
+    "gemma4": (),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
 # head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).

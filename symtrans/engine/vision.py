@@ -72,6 +72,10 @@ _LLAMA4 = (
     "Meta 2025 (Llama 4: early-fusion MetaCLIP-based vision encoder); HF Llama4VisionModel "
     "(Llama4UnfoldConvolution, Llama4VisionEncoderLayer, Llama4VisionPixelShuffleMLP) and Llama4MultiModalProjector"
 )
+_GEMMA4 = (
+    "Gemma Team 2026 (Gemma 4); HF Gemma4VisionModel (Gemma4VisionPatchEmbedder, Gemma4VisionEncoderLayer, "
+    "Gemma4VisionPooler) and Gemma4MultimodalEmbedder (model.embed_vision), transformers 5.24 models/gemma4"
+)
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -443,6 +447,56 @@ def kimi_k25_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="multi-modal projector", block=Block.PROJECTOR, steps=tuple(proj), source=_KIMI_K25)]
 
 
+def gemma4_tower(spec: Spec) -> list[Cost]:
+    """Gemma 4's vision tower (``model.vision_tower``: Gemma4VisionModel) and ``model.embed_vision``
+    (Gemma4MultimodalEmbedder), transformers 5.24 models/gemma4.
+
+    Tower: 3 p_vis^2 d_vis (``patch_embedder.input_proj``, bias-free; C_vis is 3, fixed by the
+    module) + 2 P_vis d_vis (``position_embedding_table``: one table of P_vis rows per axis, the x
+    and y rows of a patch summed) + N_vis layers (four RMSNorms of d_vis; bias-free q d_vis ->
+    h_vis d_k_vis, k and v d_vis -> h_kv_vis d_k_vis, o back; q_norm and k_norm of d_k_vis, v_norm
+    without a scale; a bias-free GeGLU MLP d_vis -> d_ff_vis -> d_vis).  The 2-D rotary positions,
+    the pooler (m_vis x m_vis patches averaged into one token) and ``standardize``'s std_bias and
+    std_scale (buffers) have no parameters; the clipped linears' bounds are buffers too.
+    embed_vision: an RMSNorm without a scale and a bias-free d_vis -> d_model map.
+    """
+    d, f = S.d_vis, S.d_ff_vis
+    q, kv = S.h_vis * S.d_k_vis, S.h_kv_vis * S.d_k_vis
+    layer = norm(spec, "input_layernorm", d, ZERO, kind="rmsnorm")
+    layer += _lin("q_proj", d, q, False, _GEMMA4) + _lin("k_proj", d, kv, False, _GEMMA4)
+    layer += _lin("v_proj", d, kv, False, _GEMMA4) + _lin("o_proj", q, d, False, _GEMMA4)
+    for label in ("q_norm", "k_norm"):
+        layer += norm(spec, label, S.d_k_vis, ZERO, kind="rmsnorm")
+    for label in ("post_attention_layernorm", "pre_feedforward_layernorm"):
+        layer += norm(spec, label, d, ZERO, kind="rmsnorm")
+    layer += _lin("gate_proj", d, f, False, _GEMMA4) + _lin("up_proj", d, f, False, _GEMMA4)
+    layer += _lin("down_proj", f, d, False, _GEMMA4) + norm(spec, "post_feedforward_layernorm", d, ZERO, kind="rmsnorm")
+    rows = 2 * S.P_vis * d
+    steps = (
+        _conv("patch embedding (input_proj: 3 p_vis^2 pixels -> d_vis, bias-free)", S.C_vis * S.p_vis**2, _GEMMA4),
+        Step(
+            label="position table",
+            role=Role.VISION,
+            params=rows,
+            weights=rows,
+            note="two learned tables of P_vis rows (x and y), summed per patch",
+            source=_GEMMA4,
+        ),
+    )
+    tower = Cost(
+        name="vision tower (Gemma 4)",
+        block=Block.VISION_TOWER,
+        steps=steps,
+        children=(
+            Cost(name="vision layer", block=Block.LAYER, steps=tuple(layer), multiplicity=S.N_vis, note=_NO_IMAGES),
+        ),
+        note=_NO_IMAGES,
+        source=_GEMMA4,
+    )
+    proj = _lin("embedding_projection (after an RMSNorm without scale)", d, S.d_model, False, _GEMMA4)
+    return [tower, Cost(name="embed_vision", block=Block.PROJECTOR, steps=tuple(proj), source=_GEMMA4)]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -465,6 +519,8 @@ def vision_parts(spec: Spec) -> list[Cost]:
         return llama4_tower(spec)
     if spec.vision == "kimi_k25":
         return kimi_k25_tower(spec)
+    if spec.vision == "gemma4":
+        return gemma4_tower(spec)
     return []
 
 

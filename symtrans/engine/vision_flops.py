@@ -69,6 +69,7 @@ VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3")
 _QWEN_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
 _NOT_YET = {
     "kimi_k25": "Kimi K2.5's MoonViT tower",
+    "gemma4": "Gemma 4's vision tower",
 }
 
 

@@ -404,9 +404,10 @@ def _vision_rules() -> tuple[Rule, ...]:
         # Llama 4's vision_model: two bare parameters beside its children (its own naming below)
         Rule(r"vision_model", R.VISION, B.VISION_TOWER, VECTOR, leaf="class_embedding"),
         Rule(r"vision_model", R.VISION, B.VISION_TOWER, ROWS, leaf="positional_embedding_vlm"),
-        Rule(
-            r"(?:multi_modal_projector|connector|mm_projector)\..*", R.VISION, B.PROJECTOR
-        ),  # Kimi K2.5's mm_projector
+        # Gemma 4's position tables: a bare (2, P_vis, d_vis) parameter beside the patch map
+        Rule(r"vision_tower\.patch_embedder", R.VISION, B.VISION_TOWER, ROWS, leaf="position_embedding_table"),
+        # Kimi K2.5's mm_projector, Gemma 4's embed_vision
+        Rule(r"(?:multi_modal_projector|connector|mm_projector|embed_vision)\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
     )
 
@@ -863,7 +864,7 @@ MODEL_TYPES = {
         "ministral3 olmoe llava_next mistral3 ernie4_5_moe granitemoe granitemoeshared hunyuan_v1_moe phimoe "
         "bamba qwen2_5_vl qwen3_5_text glm4_moe_lite granitemoehybrid qwen3_vl qwen3_5_moe_text qwen3_5 "
         "qwen3_5_moe nemotron_h paligemma idefics3 smolvlm deepseek_v32 glm_moe_dsa mistral4 llama4 falcon_h1 "
-        "qwen3_vl_moe kimi_k25 gemma4_text deepseek_v4 zamba2".split(),
+        "qwen3_vl_moe kimi_k25 gemma4_text gemma4 deepseek_v4 zamba2".split(),
         "llama",
     ),
     **dict.fromkeys("gpt2 gpt_bigcode".split(), "gpt2"),

@@ -746,3 +746,64 @@ def kimi_k25_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
         f"maps them to the text model's {d_model}"
     )
     return sizes, {"vision": "kimi_k25"}, notes
+
+
+# Gemma4VisionConfig's defaults (transformers 5.24 models/gemma4; the E2B / E4B tower).
+GEMMA4_VISION_DEFAULTS = {
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 16,
+    "num_attention_heads": 12,
+    "num_key_value_heads": 12,
+    "head_dim": 64,
+    "patch_size": 16,
+    "position_embedding_size": 10240,
+    "pooling_kernel_size": 3,
+}
+
+
+def gemma4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
+    """(sizes, Spec options, notes) of Gemma 4's vision tower and ``embed_vision``
+    (``engine/vision.gemma4_tower``); no vision tower where vision_config is null or missing
+    (Gemma4Config's sub-config is optional: Gemma4Model builds none).
+
+    Raises:
+        ConfigError: a vision_config that is not an object or names another model_type,
+            a list-valued patch size, a malformed size, or num_attention_heads not a multiple
+            of num_key_value_heads (Gemma4VisionAttention groups the heads).
+    """
+    vcfg = _sub(r, "vision_config")
+    if vcfg is None:
+        return {}, {}, ["no vision_config: Gemma4Model builds no vision tower and no embed_vision"]
+    vmt = vcfg.get("model_type", "gemma4_vision")
+    if vmt != "gemma4_vision":
+        raise ConfigError(
+            f"vision_config model_type {show(vmt)} is not supported inside gemma4: symtrans counts Gemma 4's own "
+            "vision tower (gemma4_vision) only"
+        )
+    if isinstance(vcfg.get("patch_size"), list):
+        raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
+    vr = Reader(vcfg, "gemma4_vision", ("Gemma4VisionConfig", "Gemma4VisionModel"), GEMMA4_VISION_DEFAULTS, {})
+    h, h_kv = vr.size("num_attention_heads"), vr.size("num_key_value_heads")
+    check_divides("num_attention_heads", h, "num_key_value_heads", h_kv, "Gemma4VisionAttention")
+    sizes = dict(
+        d_vis=vr.size("hidden_size"),
+        d_ff_vis=vr.size("intermediate_size"),
+        N_vis=vr.size("num_hidden_layers"),
+        C_vis=3,  # Gemma4VisionPatchEmbedder: nn.Linear(3 * patch_size**2, ...), no channel field
+        p_vis=vr.size("patch_size"),
+        P_vis=vr.size("position_embedding_size"),
+        m_vis=vr.size("pooling_kernel_size"),
+        h_vis=h,
+        h_kv_vis=h_kv,
+        d_k_vis=vr.size("head_dim"),
+    )
+    notes = [f"vision_config: {n}" for n in vr.notes]
+    m = sizes["m_vis"]
+    notes.append(
+        f"vision tower: Gemma 4 ViT, {sizes['N_vis']} layers of width {sizes['d_vis']} ({h} heads of "
+        f"{sizes['d_k_vis']}, {h_kv} key/value heads), patches of {sizes['p_vis']} x {sizes['p_vis']} px, two "
+        f"position tables of {sizes['P_vis']} rows; the pooler averages {m} x {m} patches into one token (no "
+        f"weights); embed_vision maps {sizes['d_vis']} -> d_model (bias-free, after an RMSNorm without scale)"
+    )
+    return sizes, {"vision": "gemma4"}, notes
