@@ -255,7 +255,8 @@ def activation_peak(
     ``compute_logits`` returns in the model's dtype (held by ``_dummy_sampler_run``), the
     float32 copy (vllm/v1/sample/sampler.py, ``logits.to(torch.float32)``; the temperature
     divides it in place and 0.19's Triton top-k/top-p masks it in place,
-    vllm/v1/sample/ops/topk_topp_triton.py), the softmax probabilities in float32 and the
+    vllm/v1/sample/ops/topk_topp_triton.py; 0.19.0 itself logs 'FlashInfer top-p/top-k sampling is
+    available but disabled by default', llm-d-planner's v0.19.0 logs), the softmax probabilities in float32 and the
     exponential noise ``q = torch.empty_like(probs)`` (topk_topp_sampler.py, ``forward_native``
     and ``random_sample``): act_bytes + 12 bytes a logit.  The forward's intermediates are freed
     before the sampler runs, so the peak PyTorch records is the larger of the two, the
