@@ -353,3 +353,83 @@ def test_the_layer_count_scan_finds_the_old_reads():
         "        dense_n, moe_n = _layer_counts(spec, S.N)\n"
     )
     assert len(_rebuilds(ast.parse(old), strict=True)) == 4  # has('N') twice, is_moe, _layer_counts()
+
+
+# --- No consumer rebuilds a stack's layer structure (issue 20, Must show) -------------------------
+# Which layers a stack has, how many of each kind, which are MoE and which windowed are the Cost
+# tree's (its Block.LAYER / FFN_SUBLAYER nodes, their multiplicities and Cost.kind, a Block.MOE
+# child, Step.cache_window).  Outside engine/ and catalog/ no module reads the Spec options that
+# state that structure, nor the helpers that expand them.  The scan is by name over the AST of
+# every module of analysis/, accounting/, render/ and cli/ (any receiver: spec.mixers,
+# res.spec.mixers, s.moe_every), so a new read fails here.
+CONSUMERS = ("analysis", "accounting", "render", "cli")
+STACK_OPTIONS = {"mixers", "mixer_only", "moe_first_dense", "moe_every"}
+STACK_HELPERS = {"kind_counts", "mixer_kinds", "_layer_counts", "hybrid_layers", "MIXER_COUNTS"}
+
+
+def _stack_sizes() -> set[str]:
+    from symtrans.engine.mixer_rules import MIXER_COUNTS
+
+    return {"N_w", "N_moe", *MIXER_COUNTS.values()}
+
+
+# The reads left, each with its reason; the test fails when one goes (so the list only shrinks).
+STACK_READS_LEFT = {
+    # the checkpoint audit checks a file's tensors layer by layer against the config's pattern
+    # (which layer index holds an FFN alone, a Zamba2 shared block): per-index facts the tree's
+    # counts do not state
+    "analysis/checkpoint.py": {"mixers"},
+    # vLLM's profile-run peak (a dense or MoE layer's width), from the sizes at numbers
+    "accounting/vllm_profile.py": {"'N_moe'"},
+}
+
+
+def _stack_reads(tree: ast.AST, sizes: set[str]) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in STACK_OPTIONS | STACK_HELPERS:
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and node.id in STACK_HELPERS:
+            found.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in sizes:
+            found.add(repr(node.value))
+    return found
+
+
+def _consumer_modules() -> list[str]:
+    return sorted(str(p.relative_to(SOURCE)) for d in CONSUMERS for p in (SOURCE / d).rglob("*.py"))
+
+
+def test_no_consumer_reads_spec_options_to_rebuild_layer_structure():
+    sizes = _stack_sizes()
+    found = {}
+    for path in _consumer_modules():
+        reads = _stack_reads(ast.parse((SOURCE / path).read_text(encoding="utf-8")), sizes)
+        if reads != STACK_READS_LEFT.get(path, set()):
+            found[path] = sorted(reads)
+    assert not found, f"layer structure read from the Spec (or an entry of STACK_READS_LEFT gone): {found}"
+
+
+def test_the_stack_scan_finds_the_walks_old_reads():
+    # analysis/walk.py's _groups / moe_layers and walk_hybrid's kind_counts before issue 20
+    old = (
+        "def groups(spec, n):\n"
+        "    if spec.has('N_w'):\n"
+        "        return [(S.N_w, spec.is_moe, True)]\n"
+        "    if spec.moe_first_dense == 0 and spec.moe_every == 1:\n"
+        "        return n\n"
+        "    names = mixer_kinds(spec)\n"
+        "    rest = [S.SYMBOLS[MIXER_COUNTS[n]] for n in names[1:]]\n"
+        "    return spec.mixer_only or res.spec.mixers != 'attention' or spec.has('N_moe')\n"
+    )
+    found = _stack_reads(ast.parse(old), _stack_sizes())
+    assert found == {
+        "'N_w'",
+        "moe_first_dense",
+        "moe_every",
+        "mixer_kinds",
+        "MIXER_COUNTS",
+        "mixer_only",
+        "mixers",
+        "'N_moe'",
+    }, found

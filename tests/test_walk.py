@@ -5,9 +5,12 @@ Sources: the matmul rule (m x k)(k x n) = 2*m*k*n FLOPs (2 per multiply-accumula
 convention of Kaplan et al. 2020 and torch.utils.flop_counter); Vaswani et al. 2017 §3.5
 for the sinusoids, checked against Python's math.sin/math.cos; the 6-wide worked example
 of the teaching article 004 (7 tokens, d_model 6, d_k 4, V 23), its arithmetic written out.
-The identity test compares two derivations that share no formula: the walk (from shapes, with
-its own row-by-row count of kept query-key pairs and its own MoE layer count) and the Cost tree;
-the walk's pair count is itself checked against a pass over every (query, key) pair.
+The identity test compares two derivations of each layer's FLOPs that share no formula: the walk
+(from shapes, with its own row-by-row count of kept query-key pairs) and the Cost tree; the walk's
+pair count is itself checked against a pass over every (query, key) pair.  Which layers a stack
+has and how many (dense/MoE, windowed/full) the walk takes from the tree (issue 20: no consumer
+rebuilds layer structure from the Spec), so those counts are checked here against their own
+oracle: a pass over the layers 1..N by the config's rule (``_moe_by_layer``, below), at depths.
 """
 
 import json
@@ -25,10 +28,8 @@ from symtrans.analysis.walk import (
     GlobalLocalPairs,
     HalfWindowPairs,
     LocalWindowPairs,
-    MoELayers,
     kept_pairs,
     matmul_flops,
-    moe_layers,
     pe_table,
     walk,
 )
@@ -49,8 +50,8 @@ def run(capsys, *argv):
 
 
 # -- the identity: walk FLOPs summed == the cost engine's forward FLOPs ----------------------
-# The walk counts kept query-key pairs and MoE layers itself (walk.kept_pairs, walk.moe_layers), so
-# the two derivations share no formula.  Where the walk's count is a closed form the identity is
+# The walk counts kept query-key pairs itself (walk.kept_pairs), so the two derivations of a layer share
+# no formula; the layer counts are the tree's, checked against a layer-by-layer count (_moe_by_layer).  Where the walk's count is a closed form the identity is
 # checked symbolically; a local window or a MoE layer pattern is counted row by row (layer by layer)
 # at numbers, so both are compared at lengths below, at and above the window, and at several depths.
 
@@ -76,9 +77,32 @@ def _depths(spec: Spec) -> list[int | None]:
     return [None]
 
 
+def _moe_by_layer(n: int, first: int, every: int) -> int:
+    """MoE layers among n by the config's rule, going through the layers: layer l (1-based) is a
+    MoE layer when l > first and (l - first) % every == 0 (first_k_dense_replace /
+    moe_layer_freq as DeepSeek's and Mixtral-derived configs state it).  The oracle of the tree's
+    closed form floor((N - first) / every)."""
+    return sum(1 for layer in range(1, n + 1) if layer > first and (layer - first) % every == 0)
+
+
+def _tree_moe_layers(spec: Spec, wl: Workload) -> sp.Expr:
+    """MoE layers of the decoder (or the one stack) as the tree states them: the multiplicities
+    of its Block.LAYER nodes that hold a Block.MOE block."""
+    from symtrans.engine.roles import Block
+
+    layers = [
+        c
+        for s in build(spec, wl).children
+        if s.block in (Block.DECODER, Block.ENCODER)
+        for c in s.children
+        if c.block == Block.LAYER
+    ]
+    return sp.Add(*[c.multiplicity for c in layers if any(True for _ in c.blocks_of(Block.MOE))])
+
+
 def assert_walk_equals_engine(spec: Spec, wl: Workload) -> None:
     w, e = walk(spec, wl).flops, build(spec, wl).flops
-    if not w.has(CausalWindowPairs, HalfWindowPairs, LocalWindowPairs, GlobalLocalPairs, MoELayers):
+    if not w.has(CausalWindowPairs, HalfWindowPairs, LocalWindowPairs, GlobalLocalPairs):
         assert sp.expand(w - e) == 0, wl
     for L in _lengths(spec):
         for n in _depths(spec):
@@ -86,6 +110,10 @@ def assert_walk_equals_engine(spec: Spec, wl: Workload) -> None:
             if n is not None:
                 v[("N" if spec.has("N") else "N_dec")] = n
             assert exact_rational(w, v) == exact_rational(e, v), (wl, v)
+            if spec.is_moe and not spec.has("N_moe") and spec.mixers == "attention":
+                depth = v.get("N", v.get("N_dec"))
+                expected = _moe_by_layer(depth, spec.moe_first_dense, spec.moe_every)
+                assert exact(_tree_moe_layers(spec, wl), v) == expected, (wl, v)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -209,13 +237,11 @@ def test_kept_pairs_written_out():
 
 def test_moe_layers_written_out():
     # 7 layers, the first 1 dense, then every 2nd a MoE layer: layers 3, 5, 7 (1-based) -> 3 MoE, 4 dense.
+    assert _moe_by_layer(7, 1, 2) == 3
     spec = PRESETS["mixtral-8x7b"].spec.replace(moe_first_dense=1, moe_every=2)
-    dense, moe = moe_layers(spec, S.N)
-    assert (exact(dense, {"N": 7}), exact(moe, {"N": 7})) == (4, 3)
+    assert exact(_tree_moe_layers(spec, Workload()), {"N": 7}) == 3
     # Fewer layers than the dense prefix: no MoE layer, all dense.
-    spec = PRESETS["mixtral-8x7b"].spec.replace(moe_first_dense=3)
-    dense, moe = moe_layers(spec, S.N)
-    assert (exact(dense, {"N": 2}), exact(moe, {"N": 2})) == (2, 0)
+    assert _moe_by_layer(2, 3, 1) == 0
 
 
 def test_a_dense_prefix_as_long_as_the_stack_is_refused_and_a_shorter_one_counts_alike():
@@ -238,8 +264,7 @@ def test_a_dense_prefix_as_long_as_the_stack_is_refused_and_a_shorter_one_counts
     attention, ffn = 2 * 4096**2 + 2 * 4096 * 1024, 3 * 4096 * 14336
     expected = 4 * (attention + 2 * 4096) + 3 * ffn + 8 * ffn + 4096 * 8 + 2 * 32000 * 4096 + 4096
     assert exact(build(spec).params, spec.values) == expected == 2_367_754_240
-    dense, moe = moe_layers(spec, S.N)
-    assert (exact(dense, {"N": 4}), exact(moe, {"N": 4})) == (3, 1)
+    assert exact(_tree_moe_layers(spec, Workload()), {"N": 4}) == _moe_by_layer(4, 3, 1) == 1
 
 
 # -- FLOPs from shapes ----------------------------------------------------------------------------

@@ -8,13 +8,16 @@ activations and residual adds cost 0 under this convention).  A causal or local 
 keeps only ``pairs`` of the q x kv score entries; the two attention products then cost
 2*B*h*pairs*d_k and 2*B*h*pairs*d_v.
 
-The walk is derived from the Spec here, independently of the Cost tree of
-``architectures.build`` and of its formulas: the kept query-key pairs are counted row by
-row from the mask's definition (``kept_pairs``: a SymPy sum over the query rows, or, for
-a local window, a count over the rows at numbers), and the number of MoE layers by
-going through the layers (``moe_layers``).  Summed over its steps (times their repeats)
-the walk must equal the cost engine's forward FLOPs, which ``tests/test_walk.py`` checks
-for every preset, so a mask, window or layer-count error in either shows up there.
+Which layers a stack has, how many of each, and which of them are MoE or windowed layers are
+the Cost tree's (``architectures.build``: its ``Block.LAYER`` nodes, their multiplicities, a
+``Block.MOE`` child, a K projection whose ``Step.cache_window`` is set); the walk reads no Spec
+option to rebuild that structure (tests/test_one_source.py scans for it).  Inside a layer the
+walk is its own: every matrix product is a step whose FLOPs follow from its shapes, and the kept
+query-key pairs are counted row by row from the mask's definition (``kept_pairs``: a SymPy sum
+over the query rows, or, for a local window, a count over the rows at numbers).  Summed over its
+steps (times their repeats) the walk must equal the cost engine's forward FLOPs, which
+``tests/test_walk.py`` checks for every preset, so a shape, mask or window error in either shows
+up there; the layer counts themselves are checked there against a layer-by-layer count.
 
 A stack of layer kinds (hybrid and state-space models) is walked by ``walk_hybrid``: its Mamba,
 Mamba 2, Gated DeltaNet and short-convolution mixers from transformers' reference forwards, and the
@@ -35,8 +38,10 @@ import sympy as sp
 from symtrans.analysis.walk_hybrid import hybrid_stack
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
-from symtrans.engine.architectures import FORWARD, Workload, decoder_symbols
+from symtrans.engine.architectures import FORWARD, Workload, build, decoder_symbols
 from symtrans.engine.components import MASKS, dims
+from symtrans.engine.cost import Cost
+from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import DUAL_VISIONS, Spec
 
 Shape = tuple  # of sympy expressions
@@ -85,6 +90,7 @@ class Walk:
     spec: Spec
     workload: Workload
     steps: tuple[WalkStep, ...] = field(default_factory=tuple)
+    kinds: tuple[str, ...] = ()  # the layer kinds of a stack of them (``layer_kinds``); () for attention layers
 
     @property
     def flops(self) -> sp.Expr:
@@ -203,7 +209,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
 
     Raises:
         ValueError: for an invalid workload mask, a decode step of a stack of layer kinds
-            (``Spec.mixers``; its full forward is ``walk_hybrid.hybrid_stack``'s) or a kind
+            (the tree's ``Cost.kind`` layers; its full forward is ``walk_hybrid.hybrid_stack``'s) or a kind
             that walk_hybrid does not trace.
     """
     if workload.mask not in MASKS:
@@ -211,10 +217,12 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     b = _Builder()
     wl = workload
     B = wl.batch
-    if spec.mixers != "attention":  # a hybrid or state-space stack: walk_hybrid, a full forward only
+    tree = build(spec, wl)  # the layer structure: which layers, how many, MoE or windowed, of which kind
+    kinds = layer_kinds(tree)
+    if kinds:  # a stack of layer kinds (hybrid, state-space): walk_hybrid, a full forward only
         if wl.context is not None or spec.family != "decoder-only":
             raise InputError(
-                f"walk traces a full forward of a stack of layer kinds (mixers={spec.mixers}), not a decode step"
+                f"walk traces a full forward of a stack of layer kinds ({'|'.join(kinds)}), not a decode step"
             )
         _embed(b, spec, "embeddings", B, wl.seq)
         x = (B, wl.seq, S.d_model)
@@ -222,19 +230,19 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         def attention(b, spec, st, x, mask, n):
             _attention(b, spec, st, x, x, "causal", mask, x[1], n)
 
-        hybrid_stack(b, spec, x, wl.self_mask, attention, _ffn, _moe)
+        stack = next(c for c in tree.children if c.block == Block.DECODER)
+        hybrid_stack(b, spec, stack, x, wl.self_mask, attention, _ffn, _moe)
         if spec.lm_head:
             _lm_head(b, spec, x)
-        return Walk(spec, workload, tuple(b.steps))
+        return Walk(spec, workload, tuple(b.steps), kinds)
     fam = spec.family
     if fam == "encoder-decoder":
-        n_enc, n_dec = (S.N, S.N) if spec.has("N") else (S.N_enc, S.N_dec)
         if spec.frontend == "conv1d":
             _audio_front(b, spec, "encoder embeddings", B, wl.src)
         else:
             _embed(b, spec, "encoder embeddings", B, wl.src, table=S.L_src_max if spec.has("L_src_max") else S.L_max)
         x_enc = (B, wl.src, S.d_model)
-        _stack(b, spec, "encoder", x_enc, [(n_enc, spec.is_moe)], kind="self", mask=wl.mask, context=wl.src)
+        _stack(b, spec, "encoder", x_enc, _layer_groups(tree, Block.ENCODER), kind="self", mask=wl.mask, context=wl.src)
         first_decoder_step = len(b.steps)
         _embed(
             b,
@@ -251,7 +259,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             spec,
             "decoder",
             (B, wl.tgt, S.d_model),
-            _groups(spec, n_dec),
+            _layer_groups(tree, Block.DECODER),
             kind="causal",
             mask=wl.self_mask,
             context=ctx,
@@ -273,7 +281,16 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             b.op("relative positions", "R = rel_embeddings (all 2 L_rel rows)", [table], table, kind="lookup")
             if spec.rel_norm:
                 b.op("relative positions", "norm(R)", [table], table)
-        _stack(b, spec, "encoder", x, [(S.N, spec.is_moe)], kind="self", mask=wl.mask, context=wl.seq)
+        _stack(
+            b,
+            spec,
+            "encoder",
+            x,
+            _layer_groups(tree, Block.ENCODER),
+            kind="self",
+            mask=wl.mask,
+            context=wl.seq,
+        )
         if spec.conv_kernel:  # DeBERTa-v2's ConvLayer after the first layer, as an unfolded matmul
             k, g = spec.conv_kernel, spec.conv_groups
             cols = b.op(
@@ -301,14 +318,23 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         _embed(b, spec, "embeddings", B, wl.seq)
         ctx = wl.seq if wl.context is None else wl.context
         x = (B, wl.seq, S.d_model)
-        _stack(b, spec, "decoder", x, _groups(spec, S.N), kind="causal", mask=wl.self_mask, context=ctx)
+        _stack(
+            b,
+            spec,
+            "decoder",
+            x,
+            _layer_groups(tree, Block.DECODER),
+            kind="causal",
+            mask=wl.self_mask,
+            context=ctx,
+        )
         if spec.lm_head:
             _lm_head(b, spec, x)
     return Walk(spec, workload, tuple(b.steps))
 
 
 # ---------------------------------------------------------------------------------
-# kept query-key pairs and MoE layers, from their definitions (not the engine's formulas)
+# kept query-key pairs, from their definitions (not the engine's formulas); the layer groups, the tree's
 
 
 class _RowCount(sp.Function):
@@ -426,43 +452,38 @@ def kept_pairs(
     return pairs
 
 
-class MoELayers(sp.Function):
-    """MoE layers among n: the first ``first`` layers are dense, then every ``every``-th is a MoE
-    layer (layer l, 1-based, when l > first and (l - first) % every == 0; Spec ``moe_first_dense``,
-    ``moe_every``), counted by going through the layers once n is an integer."""
-
-    is_integer = True
-
-    @classmethod
-    def eval(cls, n, first, every):
-        if all(isinstance(x, sp.Integer) for x in (n, first, every)):
-            f, e = int(first), int(every)
-            return sp.Integer(sum(1 for layer in range(1, int(n) + 1) if layer > f and (layer - f) % e == 0))
-        return None
+def layer_kinds(tree: Cost) -> tuple[str, ...]:
+    """The kinds of the decoder's layers where the Cost tree builds a stack of layer kinds
+    (``Cost.kind`` of its ``Block.LAYER`` nodes, in the stack's order: ``("attention", "mamba")``
+    for Jamba); ``()`` for a stack of plain attention layers (or no decoder)."""
+    return tuple(
+        layer.kind
+        for s in tree.children
+        if s.block == Block.DECODER
+        for layer in s.children
+        if layer.block == Block.LAYER and layer.kind
+    )
 
 
-def moe_layers(spec: Spec, n: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """(dense layers, MoE layers) of a stack of ``n`` layers of ``spec``."""
-    if not spec.is_moe:
-        return n, ZERO
-    if spec.has("N_moe"):  # the config's list of MoE layers, counted when read (types-moe)
-        return n - S.N_moe, S.N_moe
-    if spec.moe_first_dense == 0 and spec.moe_every == 1:
-        return ZERO, n  # every layer
-    moe = MoELayers(n, spec.moe_first_dense, spec.moe_every)
-    return n - moe, moe
-
-
-def _groups(spec: Spec, n: sp.Expr) -> list[tuple]:
-    if spec.has("N_w"):  # --- types-dec: N_w sliding-window layers, N - N_w full ones (Spec)
-        return [(S.N_w, spec.is_moe, True), (n - S.N_w, spec.is_moe, False)]
-    dense, moe = moe_layers(spec, n)
-    out = []
-    if dense != 0:
-        out.append((dense, False))
-    if moe != 0:
-        out.append((moe, True))
-    return out
+def _layer_groups(tree: Cost, stack: Block) -> list[tuple]:
+    """(layers, MoE, windowed) for each ``Block.LAYER`` node of the tree's ``stack``: its
+    multiplicity, whether it holds a ``Block.MOE`` block, and whether its causal self-attention
+    keeps a window of K/V (``Step.cache_window``; ``None`` for a stack that caches nothing, an
+    encoder, whose layers attend within ``w`` whenever the spec has one).  ``windowed`` is also
+    ``None`` when every layer group has the same pattern (the step names then carry no window)."""
+    layers = [c for s in tree.children if s.block == stack for c in s.children if c.block == Block.LAYER]
+    groups = []
+    for layer in layers:
+        moe = any(True for _ in layer.blocks_of(Block.MOE))
+        keys = [n.step for n in layer.nodes() if n.step.role == Role.K_PROJ and n.step.cache != 0]
+        window = None if not keys else any(st.cache_window is not None for st in keys)
+        groups.append((layer.multiplicity, moe, window))
+    if len({g[2] for g in groups}) == 1:
+        groups = [(n, moe, None) for n, moe, _ in groups]
+    merged: dict[tuple, sp.Expr] = {}  # layers alike in the walk (ModernBERT's first one differs by a norm)
+    for n, moe, window in groups:
+        merged[(moe, window)] = merged.get((moe, window), ZERO) + n
+    return [(n, moe, window) for (moe, window), n in merged.items()]
 
 
 def _own_sizes(b: _Builder, start: int, subs: dict) -> None:

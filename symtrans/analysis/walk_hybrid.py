@@ -40,19 +40,30 @@ import sympy as sp
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import dims
-from symtrans.engine.mixer_rules import MIXER_COUNTS, mixer_kinds
+from symtrans.engine.cost import Cost
+from symtrans.engine.roles import Block
 from symtrans.engine.spec import Spec
 
 WALKED = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "attention_mamba2")
 DELTA_CHUNK = 64  # transformers' torch_chunk_gated_delta_rule and fla chunk by 64 unless told
 
 
-def kind_counts(spec: Spec) -> list[tuple[str, sp.Expr]]:
-    """(kind, layers) in ``spec.mixers`` order: every kind after the first has its count symbol
-    (N_attn, N_ssm, ...), the first the N layers the others leave."""
-    names = mixer_kinds(spec)
-    rest = [S.SYMBOLS[MIXER_COUNTS[n]] for n in names[1:]]
-    return [(names[0], S.N - sp.Add(*rest))] + list(zip(names[1:], rest))
+def tree_kinds(stack: Cost) -> list[tuple[str, sp.Expr]]:
+    """(kind, layers) of a stack of layer kinds, as its Cost tree states them: the ``Cost.kind`` and
+    multiplicity of each ``Block.LAYER`` node, in the stack's order (the first kind has the N
+    layers the others leave)."""
+    return [(c.kind, c.multiplicity) for c in stack.children if c.block == Block.LAYER]
+
+
+def ffn_halves(stack: Cost) -> list[tuple[sp.Expr, bool]]:
+    """(layers, MoE) of the feed-forward halves of a stack of layer kinds, as its Cost tree states
+    them: each ``Block.FFN_SUBLAYER`` node's multiplicity and whether it holds a ``Block.MOE``
+    block; none for a stack of mixers only (Mamba)."""
+    return [
+        (c.multiplicity, any(True for _ in c.blocks_of(Block.MOE)))
+        for c in stack.children
+        if c.block == Block.FFN_SUBLAYER
+    ]
 
 
 def _conv(b: Any, st: str, B: sp.Expr, q: sp.Expr, channels: sp.Expr, n: sp.Expr) -> None:
@@ -133,22 +144,25 @@ def _short_conv(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
 def hybrid_stack(
     b: Any,
     spec: Spec,
+    stack: Cost,
     x: tuple,
     mask: str,
     attention: Callable[..., None],
     ffn: Callable[..., None],
     moe: Callable[..., None],
 ) -> None:
-    """The layers of a stack of layer kinds on ``x`` = (B, L, d_model), a full forward (every
-    position new): per kind, the input norm, its mixer, the residual add, repeated over its
-    layers; then, unless ``mixer_only``, the feed-forward halves (N - N_moe dense and N_moe MoE,
-    or all N of one kind); then the final norm.  ``attention(b, spec, st, x, kind, mask, n)``,
+    """The layers of ``stack`` (the decoder's Cost, whose ``Block.LAYER`` nodes name their kinds
+    and counts) on ``x`` = (B, L, d_model), a full forward (every position new): per kind, the
+    input norm, its mixer, the residual add, repeated over its layers; then the feed-forward halves
+    the tree has (N - N_moe dense and N_moe MoE, or all N of one kind, or none for Mamba); then the
+    final norm.  ``attention(b, spec, st, x, kind, mask, n)``,
     ``ffn(b, spec, st, x, n)`` and ``moe(b, spec, st, x, n)`` are the walk's own steps.
 
     Raises:
         InputError: a kind the walk does not trace (DeepSeek Sparse Attention).
     """
-    for name in mixer_kinds(spec):
+    kinds = tree_kinds(stack)
+    for name, _ in kinds:
         if name not in WALKED:
             raise InputError(
                 f"walk traces the layer kinds {', '.join(WALKED)}; this stack has {name} "
@@ -156,7 +170,7 @@ def hybrid_stack(
             )
     B, q, _ = x
     norms = spec.norm != "none"
-    for name, n in kind_counts(spec):
+    for name, n in kinds:
         st = f"{name.replace('_', ' ')} layer x {sp.sstr(n)}"
         if norms:
             b.op(st, "input norm", [x], x, n)
@@ -179,18 +193,11 @@ def hybrid_stack(
         if step is not None:
             step(b, spec, st, x, n)
         b.op(st, "residual add", [x, x], x, n)
-    if not spec.mixer_only:
-        if not spec.is_moe:
-            halves = [(S.N, False)]
-        elif spec.has("N_moe"):
-            halves = [(S.N - S.N_moe, False), (S.N_moe, True)]
-        else:
-            halves = [(S.N, True)]
-        for n, is_moe in halves:
-            st = f"{'MoE ' if is_moe else ''}feed-forward half x {sp.sstr(n)}"
-            if norms:
-                b.op(st, "feed-forward norm", [x], x, n)
-            (moe if is_moe else ffn)(b, spec, st, x, n)
-            b.op(st, "residual add", [x, x], x, n)
+    for n, is_moe in ffn_halves(stack):
+        st = f"{'MoE ' if is_moe else ''}feed-forward half x {sp.sstr(n)}"
+        if norms:
+            b.op(st, "feed-forward norm", [x], x, n)
+        (moe if is_moe else ffn)(b, spec, st, x, n)
+        b.op(st, "residual add", [x, x], x, n)
     if spec.final_norm and norms:
         b.op("decoder", "final norm", [x], x)

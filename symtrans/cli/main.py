@@ -614,7 +614,7 @@ def _cmd_walk(args) -> int:
                             "kv_cache_elements_per_token": kept["cache"],
                             "state_elements_per_sequence": kept["state"],
                         }
-                        if res.spec.mixers != "attention"
+                        if w.kinds
                         else {}
                     ),
                     "steps": walk_rows(w, v),
@@ -634,7 +634,7 @@ def _cmd_walk(args) -> int:
         f"{grouped(engine)}{' (equal)' if total == engine else ' (DIFFERENT: please report)'}"
     )
     body = render_markdown(w, v) if args.format == "markdown" else render_text(w, v)
-    if res.spec.mixers != "attention":  # a hybrid: what its layers keep (the cache and state steps above)
+    if w.kinds:  # a hybrid: what its layers keep (the cache and state steps above)
         tail += (
             f"\nkept after the forward: K/V cache {grouped(kept['cache'])} elements per token "
             f"({grouped(2 * kept['cache'])} bytes at bf16); state {grouped(kept['state'])} elements per sequence "

@@ -128,7 +128,9 @@ class Cost:
 
     ``params``, ``flops``, ``active_params``, ``weights`` and ``elementwise`` are the
     multiplicity times the per-instance sums; ``*_each`` are the per-instance sums.
-    ``name`` is for people; ``block`` (``roles.Block``) is what code reads.
+    ``name`` is for people; ``block`` (``roles.Block``) is what code reads.  ``kind``: for a
+    ``Block.LAYER`` of a stack of layer kinds, the kind's name (``kinds.LayerKind.name``:
+    ``"attention"``, ``"mamba2"``, ``"gated_deltanet"``, ...); empty elsewhere.
     """
 
     name: str
@@ -138,6 +140,7 @@ class Cost:
     multiplicity: sp.Expr = ONE
     note: str = ""
     source: str = ""
+    kind: str = ""
 
     @cached_property
     def params_each(self) -> sp.Expr:

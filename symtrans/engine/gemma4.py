@@ -208,6 +208,7 @@ def gemma4_layers(spec: Spec, batch, q, context, mask, decode, counts) -> list[C
                 multiplicity=count,
                 note=f"norms, {k.title}, residual; the stack has {sp.sstr(count)} of them",
                 source=SOURCE,
+                kind=k.name,
             )
         )
     shared = sp.Add(*[c for k, c in counts if k.name in ("shared_attention", "shared_global_attention")])

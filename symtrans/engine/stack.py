@@ -87,6 +87,7 @@ def hybrid_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask
                 multiplicity=count,
                 note=f"norm, {k.title} mixer, residual; the stack has {sp.sstr(count)} of them",
                 source=mixer.source,
+                kind=k.name,
             )
         )
         out += k.stored(spec, batch, q)  # shared weights stored apart from the layers (Zamba2)

@@ -492,9 +492,10 @@ def build_context(
     doc.add_section(report, Section("flops", msg("Forward FLOPs"), blocks))
 
     # -- shape walk (walk.py: shapes of every step; their FLOPs sum to the total above) ------
+    from symtrans.analysis.walk import layer_kinds
     from symtrans.render.report.walk_section import report_section
 
-    if spec.mixers == "attention":  # a hybrid's walk is `symtrans walk`'s (its steps have no zh entries yet)
+    if not layer_kinds(model):  # a hybrid's walk is `symtrans walk`'s (its steps have no zh entries yet)
         doc.add_section(report, report_section(spec, fvalues), after="flops")
 
     # -- training/inference FLOPs, memory and time (usage_report.py) ----------------------
