@@ -160,3 +160,37 @@ def test_audio_config_is_refused_in_one_line():
     with pytest.raises(ConfigError, match="audio") as refused:
         spec_from_config(cfg, "test")
     assert "\n" not in str(refused.value)
+
+
+# The E2B / E4B vision tower as a public repository's Gemma 4 test builds the official sizes
+# (find_string index id 65721018737, ``official_size_config``: below hidden_size 2816 the tower is
+# 768 wide, 12 heads of 64, 12 key/value heads, clipped linears, no standardize; the other keys
+# Gemma4VisionConfig's defaults, whose docstring names google/gemma-4-e2b-it).
+E2B_VISION = {
+    "model_type": "gemma4_vision",
+    "hidden_size": 768,
+    "head_dim": 64,
+    "num_attention_heads": 12,
+    "num_key_value_heads": 12,
+    "standardize": False,
+    "use_clipped_linears": True,
+}
+
+
+def test_e2b_text_and_vision_without_audio():
+    """The E2B text model (partial config above) with the E2B vision tower, audio_config null: the
+    tower by hand (16 layers of 768 = 12 x 64, MLP 3072, a 3 x 16 x 16 -> 768 patch map, 2 x 10240
+    x 768 positions; clipped linears add buffers only) and embed_vision 768 -> 1536; transformers
+    5.24 on the meta device and symtrans agree (4,230,882,560).  Not the published E2B total: the
+    audio tower is refused, and the partial text config is not the published one."""
+    d, f = 768, 3072
+    vision = 3 * 16 * 16 * d + 2 * 10240 * d + 16 * (4 * d * d + 2 * 64 + 3 * d * f + 4 * d)
+    total = PUBLISHED["gemma-4-e2b-partial"] + vision + d * 1536
+    assert total == 4_230_882_560
+    cfg = dict(model_type="gemma4", text_config=_text("gemma-4-e2b-partial"), vision_config=E2B_VISION)
+    cfg["audio_config"] = None
+    config = transformers.Gemma4Config(**{k: v for k, v in cfg.items() if k != "model_type"})
+    with torch.device("meta"):
+        model = transformers.Gemma4ForConditionalGeneration(config)
+    assert sum(p.numel() for p in model.parameters()) == total
+    assert _wrapper(cfg) == {"all": total, "text": PUBLISHED["gemma-4-e2b-partial"], "vision": vision + d * 1536}
