@@ -80,12 +80,12 @@ def _prefill(hf, model, spec, length: int) -> tuple[int, int, int]:
     return cache_bytes(out.past_key_values), cache_bytes(out.past_key_values, state=True), src
 
 
-# Encoder attention symtrans does not model (LongT5's transient-global blocks, LED's Longformer window
+# Encoder attention symtrans does not model (LED's Longformer window
 # and global tokens): their memory, the cache included, is refused in one line, not estimated.
 # DeepSeek-V4's cache (DynamicSlidingWindowLayer keys and values, then, in its CSA and HCA layers, one
 # shared K=V window, compressed entries every m tokens, the compressors' partial-window buffers and CSA's
 # overlap state) is refused in one line too (mixer_rules.V4_WORKLOAD_REFUSAL).
-CACHE_REFUSED = {"longt5": "transient-global", "led": "Longformer", "deepseek_v4": "DeepSeek-V4"}
+CACHE_REFUSED = {"led": "Longformer", "deepseek_v4": "DeepSeek-V4"}
 
 
 @pytest.mark.parametrize("model_type", GENERATIVE)

@@ -209,11 +209,16 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
 
     Raises:
         ValueError: for an invalid workload mask, a decode step of a stack of layer kinds
-            (the tree's ``Cost.kind`` layers; its full forward is ``walk_hybrid.hybrid_stack``'s) or a kind
-            that walk_hybrid does not trace.
+            (the tree's ``Cost.kind`` layers; its full forward is ``walk_hybrid.hybrid_stack``'s), a kind
+            that walk_hybrid does not trace, or LongT5's / LED's encoder attention (not traced).
     """
     if workload.mask not in MASKS:
         raise InputError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
+    if spec.encoder_attention != "full":
+        raise InputError(
+            f"walk does not trace the padded blocks of {spec.encoder_attention} encoder attention "
+            "(LongT5, LED); flops counts them"
+        )
     b = _Builder()
     wl = workload
     B = wl.batch

@@ -42,7 +42,7 @@ from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_fron
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
-from symtrans.engine.transient_global import longformer_global_maps, transient_global
+from symtrans.engine.transient_global import longformer_global_maps, transient_global, transient_global_steps
 from symtrans.engine.vision import vision_parts
 
 
@@ -158,6 +158,8 @@ def encoder_layer(
     att = attention(spec, "self", batch, q, q, mask=mask, window=window)
     if spec.encoder_attention == "longformer":  # LED: the global tokens' own Q, K, V maps
         att = replace(att, steps=att.steps + tuple(longformer_global_maps()))
+    elif spec.encoder_attention == "transient-global":  # LongT5: the global tokens and their keys and values
+        att = replace(att, steps=att.steps + tuple(transient_global_steps(batch, q)))
     return _layer(
         spec,
         name,

@@ -29,6 +29,7 @@ from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.primitives import Dims, _fmt, dims, linear, norm  # noqa: F401 (re-exported)
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
+from symtrans.engine.transient_global import block_local_pairs
 
 MASKS = ("full", "causal", "half", "window")
 
@@ -261,7 +262,9 @@ def attention(
         elif kind == "cross":  # the encoder output's keys and values, computed once at prefill, per source token
             steps[at] = replace(steps[at], source_cache=D.h_kv * width, cache_heads=D.h_kv)
     steps += qk_norms(spec, tq, tkv)
-    if windowed and kind == "self" and spec.window_mask and mask != "window":
+    if kind == "self" and spec.encoder_attention in ("local", "transient-global"):
+        pairs = block_local_pairs(spec, q)  # LongT5: the padded blocks and their 3-block keys, as computed
+    elif windowed and kind == "self" and spec.window_mask and mask != "window":
         pairs = q * kv  # the window masks the full square the eager forward computes (Spec.window_mask)
     elif windowed and kind != "cross":  # local / sliding-window self-attention
         pairs = windowed_pairs(q, kv, mask, causal=kind == "causal", global_tokens=spec.global_tokens)

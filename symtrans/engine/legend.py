@@ -49,6 +49,13 @@ _LEGEND = [
     SymbolInfo("r", "r", "rank of a low-rank factorisation or LoRA", "features"),
     SymbolInfo("w", "w", "local attention window", "tokens"),
     SymbolInfo("N_w", r"N_{w}", "layers that attend within the window w (the others attend to everything)", "layers"),
+    SymbolInfo(
+        "b_loc",
+        r"b_{\mathrm{loc}}",
+        "tokens per local block (LongT5: local_radius + 1, 3 blocks of keys each)",
+        "tokens",
+    ),
+    SymbolInfo("b_glob", r"b_{\mathrm{glob}}", "tokens summed into one transient global token (LongT5)", "tokens"),
     SymbolInfo("d_ff_e", r"d_{\mathrm{ff},e}", "inner width of a routed expert (moe_intermediate_size)", "features"),
     SymbolInfo("d_ff_s", r"d_{\mathrm{ff},s}", "inner width of the shared expert", "features"),
     SymbolInfo("N_moe", r"N_{\mathrm{moe}}", "mixture-of-experts layers among the N layers", "layers"),

@@ -83,6 +83,8 @@ MODEL_SIZES = (
     "r",
     "w",
     "N_w",
+    "b_loc",
+    "b_glob",
     # --- mixture of experts and multi-head latent attention (types-moe)
     "d_ff_e",
     "d_ff_s",
@@ -648,7 +650,7 @@ class Spec:
         """
         if memory and self.frontend == "wav2vec2":
             raise InputError(audio_rules.MEMORY_REFUSAL)
-        long_rules.check_workload(self)
+        long_rules.check_workload(self, memory)
         if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS):
             raise InputError(mixer_rules.V4_WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":

@@ -12,7 +12,14 @@ Q_s, K_s, V_s for sliding window attention, and Q_g, K_g, V_g for global attenti
 biased d_model x d_model maps to every encoder self-attention layer (HF ``LEDEncoderSelfAttention``
 ``query_global``, ``key_global``, ``value_global``): ``longformer_global_maps``.
 
-Units: parameters.  FLOPs are refused for these kinds (``long_rules.check_workload``).
+FLOPs of LongT5's encoder attention (``block_local_pairs``, ``transient_global_steps``) count what
+the eager forward executes: ``_split_into_blocks`` pads the L_src positions to ceil(L_src / b_loc)
+blocks of b_loc = local_radius + 1 and each block's queries meet the keys of 3 blocks (its own and
+its neighbours', zero blocks at the ends): the padded-block convention, every computed score counted,
+masked or padded; transient-global adds floor(L_src / b_glob) global keys to every block.  Checked
+against FlopCounterMode in tests/test_long_flops.py.  LED's FLOPs stay refused.
+
+Units: parameters; FLOPs (2 per multiply-accumulate).
 """
 
 from __future__ import annotations
@@ -20,12 +27,72 @@ from __future__ import annotations
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.cost import ONE, Cost, Matrix, Step
+from symtrans.engine.cost import ATTENTION, DENSE, ONE, Cost, Matrix, Step
 from symtrans.engine.primitives import linear, norm
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
 _SOURCE = "Guo et al. 2022 §3.1.2 (LongT5 TGlobal); LongT5TransientGlobalAttention"
+_LOCAL_SOURCE = "Guo et al. 2022 §3.1.1; LongT5LocalAttention (_split_into_blocks, _concatenate_3_blocks)"
+
+
+def global_tokens_of(q: sp.Expr) -> sp.Expr:
+    """The transient global tokens of q positions: floor(q / b_glob) (``_make_global_fixed_block_ids``:
+    ``num_globals = seq_len // global_block_size``; the tail of an incomplete block joins the last one)."""
+    return sp.floor(q / S.b_glob)
+
+
+def block_local_pairs(spec: Spec, q: sp.Expr) -> sp.Expr:
+    """Query-key pairs LongT5's encoder self-attention computes over q positions, per head and sequence:
+    ceil(q / b_loc) blocks of b_loc queries (the last one padded), each against 3 b_loc local keys
+    (the blocks before and after it, zero-padded at the ends) plus, for transient-global, the
+    floor(q / b_glob) global keys: ceil(q / b_loc) b_loc (3 b_loc + floor(q / b_glob)).
+
+    Units: pairs (Q K^T costs 2 d_k FLOPs a pair per head, scores x V 2 d_v).  Source:
+    HF ``LongT5LocalAttention.forward`` / ``LongT5TransientGlobalAttention.forward`` (transformers 5.24),
+    the einsums ``...qhd,...khd->...hqk`` and ``...hqk,...khd->...qhd`` on the padded blocks.
+    """
+    keys = 3 * S.b_loc
+    if spec.encoder_attention == "transient-global":
+        keys += global_tokens_of(q)
+    return sp.ceiling(q / S.b_loc) * S.b_loc * keys
+
+
+def transient_global_steps(batch: sp.Expr, q: sp.Expr) -> list[Step]:
+    """The FLOPs of one transient-global layer beyond its local attention, over B sequences of q tokens,
+    G = floor(q / b_glob) global tokens:
+
+    * the global aggregates, ``einsum("...nd,...ng->...gd", x, one_hot)``: 2 B q d_model G (a matmul
+      by a constant one-hot matrix: its backward is the gradient of x alone, 1 x forward);
+    * the global tokens' keys and values, ``self.k(global_inputs)``, ``self.v(global_inputs)``:
+      2 B G d_model h d_k each, with the layer's own W_K and W_V (no parameters of their own).
+    """
+    G = global_tokens_of(q)
+    steps = [
+        Step(
+            label="global aggregates (x^T one_hot)",
+            role=Role.GENERIC,
+            flops=2 * batch * q * S.d_model * G,
+            kind=ATTENTION,
+            shape=f"(d_model x {q}) . ({q} x floor({q}/b_glob))",
+            input_grad=False,
+            note="each global token sums its b_glob tokens (the one-hot matmul of _create_global_aggregates)",
+            source=_SOURCE + " _create_global_aggregates",
+        )
+    ]
+    for label in ("W_K (global tokens)", "W_V (global tokens)"):
+        steps.append(
+            Step(
+                label=label,
+                role=Role.GENERIC,
+                flops=2 * batch * G * S.d_model * S.h * S.d_k,
+                kind=DENSE,
+                shape=f"(floor({q}/b_glob) x d_model) . (d_model x h*d_k)",
+                note="the layer's key/value map applied again to the global tokens (its weights, counted once)",
+                source=_SOURCE + " side_key_states / side_value_states",
+            )
+        )
+    return steps
 
 
 def transient_global(spec: Spec, layers: sp.Expr) -> Cost:

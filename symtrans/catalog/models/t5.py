@@ -16,7 +16,8 @@ audit and against FlopCounterMode in tests/test_model_types.py:
   self-attention replaced: ``encoder_attention_type`` "local" (LongT5LocalAttention: T5's weights
   exactly) or "transient-global" (LongT5TransientGlobalAttention: also a global relative bias table in
   the first encoder layer and a global-input RMSNorm in every encoder layer, engine/transient_global.py).
-  ``local_radius`` and ``global_block_size`` shape no weight; FLOPs are refused.
+  ``local_radius`` and ``global_block_size`` shape no weight; they size the FLOPs as b_loc =
+  local_radius + 1 (tokens per local block) and b_glob = global_block_size (engine/transient_global.py).
 
 The LM head: transformers 5.x ties a freshly built model's head to the shared table whatever
 ``tie_word_embeddings`` says, but ``from_pretrained`` of a checkpoint saved untied (the published
@@ -98,6 +99,12 @@ def read_t5(r: Reader) -> Spec:
         attention = r.text("encoder_attention_type")
         if attention not in ("local", "transient-global"):
             raise ConfigError(f'encoder_attention_type must be "local" or "transient-global", not {show(attention)}')
+        radius = r.cfg.get("local_radius", 127)  # LongT5Config's default
+        sizes["b_loc"] = (
+            check_size("local_radius", 127 if radius is None else radius, zero_ok=True) + 1
+        )  # LongT5LocalAttention.block_len
+        if attention == "transient-global":
+            sizes["b_glob"] = check_size("global_block_size", r.cfg.get("global_block_size", 16))
         r.notes.append(
             f"{r.model}: {attention} encoder self-attention"
             + (

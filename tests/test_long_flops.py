@@ -1,0 +1,195 @@
+"""FLOPs and KV cache of LongT5's encoder attention (engine/transient_global.py) against the
+implementation: ``torch.utils.flop_counter.FlopCounterMode`` (torch 2.13) on transformers 5.24's
+eager ``LongT5ForConditionalGeneration`` forward (and forward + backward), and the tensors of its
+cache after a real forward.
+
+The convention counted is the implementation's padded blocks: ``_split_into_blocks`` pads the
+L_src positions to ceil(L_src / b_loc) blocks of b_loc = local_radius + 1, and each block's b_loc
+queries meet 3 b_loc local keys (zero blocks beyond the ends) plus floor(L_src / b_glob) transient
+global keys; every computed score counts, padded or masked.  The lengths below are chosen not to be
+multiples of b_loc or b_glob (and some shorter than one block) so that the padding is exercised.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import require  # noqa: E402
+
+require("transformers")
+require("hypothesis")
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from symtrans.accounting.flops import evaluate, flops_expr  # noqa: E402
+from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token, memory_terms  # noqa: E402
+from symtrans.base.errors import InputError  # noqa: E402
+from symtrans.catalog.hf_config import spec_from_config  # noqa: E402
+from symtrans.engine.evaluate import exact  # noqa: E402
+from symtrans.engine.spec import Spec  # noqa: E402
+from symtrans.engine.transient_global import block_local_pairs  # noqa: E402
+
+TINY = dict(
+    model_type="longt5",
+    d_model=12,
+    d_kv=3,
+    num_heads=2,
+    num_layers=2,
+    d_ff=10,
+    vocab_size=23,
+    relative_attention_num_buckets=5,
+)
+FIXTURE = Path(__file__).parent / "fixtures" / "configs" / "long-t5-tglobal-base-16384-book-summary.json"
+
+
+def _model(cfg: dict, meta: bool = False):
+    import torch
+    import transformers
+
+    conf = transformers.LongT5Config(**{k: v for k, v in cfg.items() if k != "model_type"}, attn_implementation="eager")
+    torch.manual_seed(0)
+    if meta:
+        with torch.device("meta"):
+            return transformers.LongT5ForConditionalGeneration(conf)
+    return transformers.LongT5ForConditionalGeneration(conf)
+
+
+def _counted(run) -> int:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter:
+        run()
+    return counter.get_total_flops()
+
+
+def _check(cfg: dict, batch: int, src: int, tgt: int) -> None:
+    """FlopCounterMode's forward and forward + backward totals equal symtrans's at B, L_src, L_tgt."""
+    import torch
+
+    spec, _ = spec_from_config(cfg, "longt5")
+    model = _model(cfg)
+    ids, dec = torch.ones(batch, src, dtype=torch.long), torch.ones(batch, tgt, dtype=torch.long)
+    forward = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec))
+    training = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec).logits.sum().backward())
+    values = {**spec.values, "B": batch, "L_src": src, "L_tgt": tgt, "L": tgt}
+    assert int(evaluate(flops_expr(spec, "forward"), values)) == forward, (cfg, batch, src, tgt)
+    # the global aggregates multiply by a constant one-hot matrix: backward 1 x forward there, 2 x elsewhere
+    assert int(evaluate(flops_expr(spec, "training"), values)) == training, (cfg, batch, src, tgt)
+
+
+@pytest.mark.parametrize("attention", ["local", "transient-global"])
+@pytest.mark.parametrize("src", [1, 7, 12, 13])  # b_loc 3, b_glob 4: one short block, padded tails, exact fits
+def test_forward_and_training_match_the_counter(attention, src):
+    _check(dict(TINY, encoder_attention_type=attention, local_radius=2, global_block_size=4), 2, src, 5)
+
+
+@given(
+    attention=st.sampled_from(["local", "transient-global"]),
+    heads=st.integers(1, 3),
+    # d_kv >= 2 and L_src >= 2: torch runs an einsum whose contraction has size 1 as an elementwise
+    # multiply, which FlopCounterMode counts as 0 (checked: einsum("...qhd,...khd->...hqk") at d = 1)
+    d_kv=st.integers(2, 4),
+    layers=st.integers(1, 2),
+    radius=st.integers(0, 4),
+    block=st.integers(1, 6),
+    batch=st.integers(1, 2),
+    src=st.integers(2, 23),
+    tgt=st.integers(1, 4),
+)
+def test_drawn_sizes_match_the_counter(attention, heads, d_kv, layers, radius, block, batch, src, tgt):
+    cfg = dict(
+        TINY,
+        num_heads=heads,
+        d_kv=d_kv,
+        num_layers=layers,
+        encoder_attention_type=attention,
+        local_radius=radius,
+        global_block_size=block,
+    )
+    _check(cfg, batch, src, tgt)
+
+
+def test_published_config_on_the_meta_device():
+    """long-t5-tglobal-base (book-summary fine-tune) at B = 1, L_src = 1000 (not a multiple of the
+    128-token blocks or the 16-token global blocks), L_tgt = 7: FlopCounterMode on the meta device
+    counts 219,907,461,120 forward FLOPs (torch 2.13.0 / transformers 5.24)."""
+    import torch
+
+    cfg = json.loads(FIXTURE.read_text())
+    model = _model(cfg, meta=True)
+    ids = torch.ones(1, 1000, dtype=torch.long, device="meta")
+    dec = torch.ones(1, 7, dtype=torch.long, device="meta")
+    with torch.no_grad():
+        counted = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec))
+    assert counted == 219_907_461_120
+    spec, _ = spec_from_config(cfg, "long-t5")
+    assert (spec.size("b_loc"), spec.size("b_glob")) == (128, 16)
+    values = {**spec.values, "B": 1, "L_src": 1000, "L_tgt": 7, "L": 7}
+    assert int(evaluate(flops_expr(spec, "forward"), values)) == counted
+
+
+def test_pairs_written_out():
+    """L_src = 13, b_loc = 3 (local_radius 2), b_glob = 4: ceil(13/3) = 5 blocks padded to 15
+    queries, each against 3 x 3 = 9 local keys and floor(13/4) = 3 global keys: 15 x 12 = 180
+    pairs (the band |i - j| <= 2 of the paper would be 13 + 2 x (12 + 11) = 59)."""
+    spec, _ = spec_from_config(dict(TINY, encoder_attention_type="transient-global", local_radius=2), "x")
+    assert spec.size("b_glob") == 16  # LongT5Config's default global_block_size
+    spec = spec.replace(sizes={"b_glob": 4})
+    assert exact(block_local_pairs(spec, 13), spec.values) == 180
+    local, _ = spec_from_config(dict(TINY, encoder_attention_type="local", local_radius=2), "x")
+    assert exact(block_local_pairs(local, 13), local.values) == 15 * 9
+
+
+def test_cache_is_the_decoders_and_equals_the_real_cache():
+    """The encoder caches nothing: K/V per target token are the decoder's self-attention, 2 N h d_k,
+    and per source token cross-attention's, 2 N h d_k (fp32: 2 x 2 x 2 x 3 x 4 = 96 bytes each).
+    transformers' EncoderDecoderCache after a forward of B = 2, L_src = 7, L_tgt = 5 holds
+    2 x (5 + 7) x 96 = 2,304 bytes."""
+    import torch
+
+    cfg = dict(TINY, encoder_attention_type="transient-global", local_radius=2, global_block_size=4)
+    spec, _ = spec_from_config(cfg, "x")
+    assert exact(kv_cache_per_token(spec, "fp32"), spec.values) == 2 * 2 * 2 * 3 * 4
+    model = _model(cfg).eval()
+    with torch.no_grad():
+        out = model(input_ids=torch.ones(2, 7, dtype=torch.long), decoder_input_ids=torch.ones(2, 5, dtype=torch.long))
+    cache = out.past_key_values
+    real = 0
+    for part in (cache.self_attention_cache, cache.cross_attention_cache):
+        for layer in part.layers:
+            real += sum(t.numel() * t.element_size() for t in (layer.keys, layer.values))
+    assert real == 2_304
+    assert exact(kv_cache_bytes(spec, 2, 5, "fp32", src=7), spec.values) == real
+
+
+def test_memory_and_missing_block_sizes_are_refused_in_one_line():
+    spec, _ = spec_from_config(dict(TINY, encoder_attention_type="local"), "x")
+    with pytest.raises(InputError, match="activations of blocked scores") as refused:
+        memory_terms(spec, batch=1, seq_len=8)
+    assert "\n" not in str(refused.value)
+    bare = Spec(
+        family="encoder-decoder",
+        sizes=dict(d_model=8, d_ff=8, h=2, d_k=4, V=10, N=1),
+        positional="relative",
+        encoder_attention="local",
+        relative_buckets=4,
+        norm="rmsnorm",
+        bias=False,
+    )
+    with pytest.raises(InputError, match="need b_loc"):
+        flops_expr(bare, "forward")
+    with pytest.raises(InputError, match="b_glob .* needs encoder_attention transient-global"):
+        bare.replace(sizes={"b_loc": 3, "b_glob": 4})
+
+
+def test_walk_refuses_the_blocks_in_one_line():
+    """The shape walk traces dense shapes only: it refuses rather than sum a full square."""
+    from symtrans.analysis.walk import walk
+
+    spec, _ = spec_from_config(dict(TINY, encoder_attention_type="local"), "x")
+    with pytest.raises(InputError, match="does not trace the padded blocks") as refused:
+        walk(spec)
+    assert "\n" not in str(refused.value)
