@@ -142,3 +142,43 @@ def test_engine_none_keeps_the_transformers_state(capsys):
     # without vLLM's profile there is no hybrid page layout: one page per token of every attention layer
     r = plan(capsys, "lfm2.5-350m.json", "--accelerator", "h100-sxm", "--engine", "none", "--max-model-len", "32768")
     assert r["hybrid"] is None
+
+
+def test_zamba2_mamba2_layers_and_hybrid_layers_share_one_layout(capsys):
+    # Zamba2-1.2B-shaped (tests/fixtures/configs): 38 layers, every 6th from index 5 a hybrid layer: 6 hybrid.
+    # vllm/model_executor/models/zamba2.py: every layer of layers_block_type has a MambaMixer2 (a hybrid
+    # layer's Zamba2HybridLayer.mamba_decoder too): 38 state layers; each hybrid layer has its own Attention
+    # ("KV cache is unique for every attention layer"): 6 attention layers of num_attention_heads = 32 heads x
+    # attention_head_dim 128 (vllm/transformers_utils/model_arch_config_convertor.py, Zamba2...Convertor).
+    # mamba_utils.mamba2_state_shape, d_inner = mamba_expand x d_model = 4,096, 1 group, d_state 128,
+    # 64 heads of 4,096 / 64 = 64: conv (4 − 1) x (4,096 + 2 x 1 x 128) = 13,056, temporal 64 x 64 x 128
+    # = 524,288; bf16: (13,056 + 524,288) x 2 = 1,074,688 bytes per layer.
+    # a = 2 x 32 x 128 x 2 = 16,384; config.py: b = 16 x cdiv(1,074,688, 16 x 16,384) = 16 x 5 = 80, page 1,310,720
+    state, a = (3 * (4096 + 2 * 128) + 64 * 64 * 128) * 2, 2 * 32 * 128 * 2
+    assert (state, a) == (1_074_688, 16_384)
+    block = 16 * cdiv(state, 16 * a)
+    assert block == 80
+    r = plan(capsys, "zamba2-1.2b-shaped.json", "--accelerator", "h100-sxm", "--max-model-len", "4096")
+    h = r["hybrid"]
+    assert (h["state_bytes_per_layer"], h["attention_bytes_per_token_per_layer"]) == (state, a)
+    assert (h["block_size"], h["page_bytes"]) == (80, 1_310_720)
+    # kv_cache_utils._get_kv_cache_groups_uniform_page_size: 6 attention, 38 state; 38 >= 1.5 x 6, so g = 6:
+    # 1 attention group, cdiv(38, 6) = 7 state groups (4 padding layers)
+    assert (h["group_size"], h["attention_groups"], h["state_groups"]) == (6, 1, 7)
+    blocks = free(r) // 1_310_720 // 6
+    assert r["token_budget"] == blocks // 8 * 80
+    assert Fraction(r["vllm_concurrency"]) == Fraction(blocks, cdiv(4096, 80) + 7)
+
+
+def test_zamba2_kv_heads_unlike_query_heads_are_refused(capsys, tmp_path):
+    # zamba2.py caches num_attention_heads heads per hybrid layer while config.py sizes the page from
+    # num_key_value_heads: with the two different, vLLM's page is not what its layers keep
+    cfg = json.loads((CONFIGS / "zamba2-1.2b-shaped.json").read_text())
+    cfg["num_key_value_heads"] = 8
+    cfg["use_shared_attention_adapter"] = False  # transformers' adapters need h_kv = h
+    p = tmp_path / "zamba2-gqa.json"
+    p.write_text(json.dumps(cfg))
+    code = main(["deploy", str(p), "--accelerator", "h100-sxm", "--max-model-len", "4096"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "num_key_value_heads 8" in err and len(err.strip().splitlines()) == 1

@@ -15,6 +15,10 @@ vllm-project/vllm main):
   ``HybridAttentionMambaModelConfig.verify_and_update_config``, prefix caching off, i.e.
   ``mamba_cache_mode`` ``none``): b = 16 · cdiv(state page, 16 · a) tokens, a the attention
   bytes of one token in one layer; the attention page b · a; the state page padded to it.
+* Zamba2 (``vllm/model_executor/models/zamba2.py``): every layer of ``layers_block_type`` keeps a
+  Mamba 2 state (a hybrid layer's ``mamba_decoder`` too), and each hybrid layer its own K/V cache of
+  ``num_attention_heads`` heads of ``attention_head_dim`` (``Zamba2ModelArchConfigConvertor`` in
+  ``vllm/transformers_utils/model_arch_config_convertor.py`` gives that head size to config.py).
 * Groups (``vllm/v1/core/kv_cache_utils.py``, ``_get_kv_cache_groups_uniform_page_size``): the
   group size g is the smaller layer count, or the larger when it is under 1.5 times the smaller;
   each kind makes cdiv(layers, g) groups.
@@ -114,6 +118,41 @@ def _layers(nodes, what: str, values: dict) -> int:
     return counts.pop()
 
 
+def _state(nodes, values: dict) -> tuple[int, Fraction]:
+    """The state layers and one layer's state elements in vLLM's shapes.
+
+    The steps of one set of state layers share their enclosing blocks and their layer count.
+    Zamba2 has two such sets, its Mamba 2 layers and its hybrid layers' Mamba 2 mixers
+    (``zamba2.py``: every layer of ``layers_block_type`` has a ``MambaMixer2``): their layers add
+    up when one layer's state is the same in both.
+
+    Raises:
+        InputError: sets of different states per layer, or a set whose steps differ in layer count.
+    """
+    from symtrans.engine.evaluate import exact
+    from symtrans.engine.roles import Role
+
+    sets: dict[tuple, list] = {}
+    for n in nodes:
+        sets.setdefault(n.blocks, []).append(n)
+    if len(sets) == 1 or len({int(exact(n.multiplicity, values)) for n in nodes}) == 1:
+        sets = {(): list(nodes)}  # one set of layers (Jamba, Qwen3-Next, ...)
+    layers, per_layer = 0, set()
+    for members in sets.values():
+        count = _layers(members, "state", values)
+        elements = Fraction(0)
+        for n in members:
+            s = Fraction(int(exact(n.multiplicity * n.step.state, values)), count)
+            if n.step.role == Role.MIXER_CONV:  # vLLM keeps d_conv − 1 inputs per channel, transformers d_conv
+                s = s * (values["d_conv"] - 1) / values["d_conv"]
+            elements += s
+        layers += count
+        per_layer.add(elements)
+    if len(per_layer) != 1:
+        raise InputError("--engine vllm: state layers of different state sizes: vLLM's page layout is not modelled")
+    return layers, per_layer.pop()
+
+
 def layout(
     spec,
     values: dict,
@@ -133,13 +172,12 @@ def layout(
 
     Raises:
         InputError: windowed attention beside state layers, state or cache steps of different
-            layer counts, a Mamba-2 group count tensor parallelism does not divide, or a state
+            layer counts (sets of state layers of one state each add up: Zamba2), Zamba2 with
+            num_key_value_heads unlike num_attention_heads, a Mamba-2 group count tensor parallelism does not divide, or a state
             tensor parallelism does not divide: not modelled.
     """
     from symtrans.accounting.memory import get_dtype
     from symtrans.engine.architectures import build
-    from symtrans.engine.evaluate import exact
-    from symtrans.engine.roles import Role
 
     nodes = list(build(spec).nodes())
     state = [n for n in nodes if n.step.state != 0]
@@ -157,13 +195,14 @@ def layout(
             f"--engine vllm: {values['g_ssm']} Mamba-2 groups over --tensor-parallel {tp} are not modelled"
         )
     n_attn = _layers(caching, "attention", values)
-    n_state = _layers(state, "state", values)
-    elements = Fraction(0)
-    for n in state:
-        s = Fraction(int(exact(n.multiplicity * n.step.state, values)), n_state)
-        if n.step.role == Role.MIXER_CONV:  # vLLM keeps d_conv − 1 inputs per channel, transformers d_conv
-            s = s * (values["d_conv"] - 1) / values["d_conv"]
-        elements += s
+    if "N_hyb" in values and values.get("h_kv", values["h"]) != values["h"]:
+        # zamba2.py: each hybrid layer's Attention caches num_attention_heads K/V heads, while the page vLLM
+        # sizes (config.py) reads num_key_value_heads: the two disagree
+        raise InputError(
+            f"--engine vllm: Zamba2 with num_key_value_heads {values['h_kv']} unlike num_attention_heads "
+            f"{values['h']}: vLLM's Zamba2Attention caches {values['h']} heads, not modelled"
+        )
+    n_state, elements = _state(state, values)
     per_device = elements / tp
     if per_device.denominator != 1:
         raise InputError(f"--engine vllm: the state of a layer does not split over --tensor-parallel {tp}")
