@@ -271,6 +271,18 @@ def test_report_format_contradicting_the_extension_is_refused(tmp_path, capsys):
         report_format("latex", "x.md")
 
 
+@pytest.mark.parametrize("alias", ["md", "MD", "Markdown"])
+def test_report_format_md_is_markdown(tmp_path, capsys, alias):
+    # A new user's finding: `report --format md` was refused (invalid choice), though -o x.md
+    # means Markdown.  Every --format takes md (and tex, htm) and any case.
+    out = tmp_path / "r.md"
+    code, _, err = run(capsys, "report", "gpt2", "--format", alias, "--no-charts", "-o", str(out))
+    assert code == 0, err
+    assert out.read_text().startswith("#")  # Markdown's title, not LaTeX's \documentclass
+    code, text, err = run(capsys, "params", "gpt2", "--format", alias)
+    assert code == 0 and "|" in text, err  # the params table in Markdown
+
+
 def test_report_to_tex_writes_latex(tmp_path, capsys):
     out = tmp_path / "r.tex"
     code, _, err = run(capsys, "report", "gpt2", "--no-charts", "-o", str(out))
@@ -394,3 +406,4 @@ def test_a_flat_key_beside_text_config_is_noted_only_when_it_differs(tmp_path):
     path.write_text(json.dumps(cfg))
     notes = [n for n in load_config(path)[2] if "not known to" in n]
     assert notes == ["key hidden_size not known to Qwen2_5_VLConfig (transformers 5.x): ignored"], notes
+

@@ -14,7 +14,7 @@ import argparse
 import json
 
 from symtrans.base.errors import InputError
-from symtrans.cli.arguments import bytes_arg, int_arg
+from symtrans.cli.arguments import bytes_arg, format_arg, int_arg
 
 _bytes = bytes_arg("--memory")  # 85899345920, 16e9, 80GB, 1.5GiB: the one byte parser
 
@@ -495,7 +495,7 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
         "--compute", type=int_arg("--compute"), required=True, metavar="C", help="training FLOPs (e.g. 5.76e23)"
     )
     p.add_argument("--tokens-per-param", default="20", metavar="R", help="tokens per parameter (default 20)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
     p.set_defaults(func=lambda a: _cmd_plan(a, emit))
 
@@ -562,14 +562,14 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
     counting(p)
     counting(p, "-a")
     counting(p, "-b")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json", "markdown"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
     workload(p)
     p.set_defaults(func=lambda a: _cmd_diff(a, emit))
 
     p = sub.add_parser("identities", help="the identity catalogue (Kaplan, PaLM, Megatron, crossover ...), each proved")
     p.add_argument("names", nargs="*", metavar="NAME", help="identities to show (default: all)")
-    p.add_argument("--format", choices=("text", "markdown", "latex", "json"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "markdown", "latex", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
     p.set_defaults(func=lambda a: _cmd_identities(a, emit))
 

@@ -10,6 +10,16 @@ import argparse
 
 from symtrans.base.numbers import parse_int
 
+# Short names of --format values, as the report's -o extensions spell them (.md, .tex).
+FORMAT_ALIASES = {"md": "markdown", "tex": "latex", "htm": "html"}
+
+
+def format_arg(text: str) -> str:
+    """An argparse ``type=`` for ``--format``: case-insensitive, and ``md``, ``tex`` and
+    ``htm`` for markdown, latex and html (argparse then checks the command's choices)."""
+    t = text.strip().lower()
+    return FORMAT_ALIASES.get(t, t)
+
 
 def int_arg(name: str, minimum: int = 1):
     """An argparse ``type=`` for an exact integer >= ``minimum`` (accepts 4096, 4_096, 7e9

@@ -15,7 +15,7 @@ import argparse
 from typing import Mapping, Sequence
 
 from symtrans.base.errors import SymtransError
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import format_arg, int_arg
 
 
 class UsageError(SymtransError):
@@ -63,7 +63,7 @@ def _common(
         metavar="NAME=VALUE",
         help="override a size symbol (d_model=1024) or an option (bias=false); repeatable",
     )
-    p.add_argument("--format", choices=formats, default=default, help=format_help)
+    p.add_argument("--format", type=format_arg, choices=formats, default=default, help=format_help)
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from symtrans.base.errors import InputError
+from symtrans.cli.arguments import format_arg
 
 
 def add_inspect_parser(sub, emit) -> None:
@@ -30,7 +31,7 @@ def add_inspect_parser(sub, emit) -> None:
         metavar="NAME=VALUE",
         help="a size the shapes cannot show (h=32, k=2) or an option (tie_output=true); repeatable",
     )
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json", "markdown"), default="text")
     p.add_argument("--tensors", action="store_true", help="list every stored tensor with its role (text, markdown)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
 

@@ -17,7 +17,7 @@ import sys
 from typing import Sequence
 
 from symtrans.base.errors import SymtransError
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import format_arg, int_arg
 from symtrans.cli.common import (  # the helpers every subcommand shares (issue 20, Build 7)
     UsageError,
     _common,
@@ -687,12 +687,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         sub = _OnlySubparsers(sub, only)
 
     p = sub.add_parser("presets", help="list the presets with their provenance")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", metavar="PATH")
     p.set_defaults(func=_cmd_presets)
 
     p = sub.add_parser("model-types", help="list the config.json model types symtrans reads")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json", "markdown"), default="text")
     p.add_argument("-o", "--output", metavar="PATH")
     p.set_defaults(func=_cmd_model_types)
 
@@ -811,7 +811,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("walk", help="shape walk: every step of the forward pass, its shapes and FLOPs")
     p.add_argument("model", metavar="MODEL", nargs="?", help="a preset name or a config.json path")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="override a size or an option")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", type=format_arg, choices=("text", "json", "markdown"), default="text")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (atomically) instead of standard output")
     _workload(p)
     p.add_argument(
