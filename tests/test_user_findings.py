@@ -407,3 +407,23 @@ def test_a_flat_key_beside_text_config_is_noted_only_when_it_differs(tmp_path):
     notes = [n for n in load_config(path)[2] if "not known to" in n]
     assert notes == ["key hidden_size not known to Qwen2_5_VLConfig (transformers 5.x): ignored"], notes
 
+
+@pytest.mark.parametrize("alias", ["H100-SXM", "h100_sxm", "H100 SXM", "h100sxm"])
+def test_accelerator_names_in_any_case_and_spelling(capsys, alias):
+    # A new user's finding: --accelerator H100-SXM (as NVIDIA writes it) was refused; the
+    # table's name is h100-sxm.  Any case, and ' ', '-' or '_' between the parts, name it.
+    code, canonical, err = run(capsys, "time", "gpt2", "--accelerator", "h100-sxm")
+    assert code == 0, err
+    code, out, err = run(capsys, "time", "gpt2", "--accelerator", alias)
+    assert code == 0, err
+    assert out == canonical
+
+
+def test_an_ambiguous_accelerator_is_refused_listing_the_choices(capsys):
+    # h100 is two rows of the datasheet (SXM: 3.35 TB/s, 989.5 TFLOPS bf16 dense; PCIe: 2 TB/s,
+    # 756.5): no default between them, so the refusal names both, in one line.
+    code, out, err = run(capsys, "time", "gpt2", "--accelerator", "h100")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "ambiguous" in err and "h100-sxm" in err and "h100-pcie" in err
+    code, _, err = run(capsys, "time", "gpt2", "--accelerator", "v100")  # one row: v100-sxm2
+    assert code == 0, err

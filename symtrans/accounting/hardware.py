@@ -295,16 +295,39 @@ ACCELERATORS: dict[str, Accelerator] = {
 }
 
 
+def _squash(name: str) -> str:
+    """``name`` without case, spaces, '-' or '_' (H100_SXM, "H100 SXM" and h100-sxm agree)."""
+    return re.sub(r"[\s_-]+", "", name.lower())
+
+
 def accelerator(name: str) -> Accelerator:
-    """The accelerator called ``name``.
+    """The accelerator called ``name``: a name of the table in any case and with any of
+    ' ', '-', '_' between its parts (H100-SXM, h100_sxm), or the leading parts of exactly one
+    name (v100 for v100-sxm2, ascend for ascend-910b).
 
     Raises:
-        ValueError: one sentence listing the valid names.
+        ValueError: one sentence: an ambiguous name (h100: h100-sxm or h100-pcie, whose
+            compute and bandwidth differ; the table has no default between them) listing
+            its choices, or an unknown one listing the valid names.
     """
-    try:
-        return ACCELERATORS[name]
-    except (KeyError, TypeError):
-        raise InputError(f"unknown accelerator {name!r}; valid accelerators: {', '.join(ACCELERATORS)}") from None
+    if isinstance(name, str):
+        if name in ACCELERATORS:
+            return ACCELERATORS[name]
+        want = _squash(name)
+        exact = [k for k in ACCELERATORS if _squash(k) == want]
+        if want and len(exact) == 1:
+            return ACCELERATORS[exact[0]]
+        parts = [k for k in ACCELERATORS if want and any(_squash(k[:i]) == want for i in _bounds(k))]
+        if len(parts) == 1:
+            return ACCELERATORS[parts[0]]
+        if len(parts) > 1:
+            raise InputError(f"accelerator {name!r} is ambiguous: give one of {', '.join(parts)}")
+    raise InputError(f"unknown accelerator {name!r}; valid accelerators: {', '.join(ACCELERATORS)}")
+
+
+def _bounds(name: str) -> list[int]:
+    """The ends of ``name``'s leading parts (before each '-')."""
+    return [i for i, c in enumerate(name) if c == "-"]
 
 
 CUSTOM_KEYS = ("name", "peak", "fp8", "bandwidth", "memory")
