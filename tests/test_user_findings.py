@@ -427,3 +427,24 @@ def test_an_ambiguous_accelerator_is_refused_listing_the_choices(capsys):
     assert "ambiguous" in err and "h100-sxm" in err and "h100-pcie" in err
     code, _, err = run(capsys, "time", "gpt2", "--accelerator", "v100")  # one row: v100-sxm2
     assert code == 0, err
+
+
+def test_reconcile_warns_when_the_log_serves_another_model(capsys, tmp_path):
+    # A new user's finding: reconcile compared a log of one model with the config of another
+    # without a word.  The log's own line naming its model (vLLM's "non-default args") is now
+    # set against MODEL's name: a mismatch is one warning line; the figures are unchanged.
+    logs = Path(__file__).parent / "vllm_logs"
+    body = (logs / "vllm-10517-rtx3090-llama31-8b-20k.log").read_text(encoding="utf-8")  # names no model
+    cfg = str(logs / "configs" / "llama-3.1-8b-instruct.json")
+    outs = {}
+    for served in ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B-Instruct"):
+        log = tmp_path / f"{served.split('/')[0]}.log"
+        log.write_text(f"INFO 11-21 10:00:00 arg_utils.py:1] non-default args: {{'model': '{served}'}}\n" + body)
+        code, outs[served], err = run(capsys, "reconcile", str(log), cfg, "--accelerator", "rtx-3090")
+        assert code == 0
+        if served.startswith("Qwen"):
+            assert err.count("\n") == 1 and "warning" in err and "'Qwen/Qwen3-8B' (its line 1)" in err
+        else:
+            assert err == ""
+    a, b = outs.values()
+    assert a.replace(f"{Path(tmp_path, 'Qwen.log')}", "") == b.replace(f"{Path(tmp_path, 'meta-llama.log')}", "")

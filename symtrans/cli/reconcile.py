@@ -13,6 +13,7 @@ line of a vLLM start-up log is refused in one line.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 GiB = 2**30
@@ -282,6 +283,53 @@ def _show(value, unit: str) -> str:
     return f"{int(value):,}"
 
 
+# The model a vLLM log serves, as its start-up lines name it (vllm/engine/arg_utils.py's
+# "non-default args: {'model': ...}", the engine config's "model='...'", the api server's
+# "served_model_name=...", or the command line "vllm serve NAME").
+_LOG_MODEL = (
+    re.compile(r"\bmodel='([^'\s]{1,200})'"),
+    re.compile(r"'model': '([^'\s]{1,200})'"),
+    re.compile(r"\bserved_model_name=\[?'?([^\s,'\]]{1,200})"),
+    re.compile(r"\bvllm serve ([^\s-][^\s]{0,199})"),
+)
+
+
+def log_model(text: str) -> tuple[str, int] | None:
+    """The model the log ``text`` serves and the 1-based line that names it first, or None."""
+    for no, line in enumerate(text.splitlines(), 1):
+        if len(line) > 20_000:
+            continue
+        for rx in _LOG_MODEL:
+            m = rx.search(line)
+            if m:
+                return m.group(1), no
+    return None
+
+
+def _squash(name: str) -> str:
+    """The last part of a model id or path, lower case, letters and digits only."""
+    base = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if base.lower() == "config.json":
+        base = name.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2] if "/" in name.rstrip("/") else base
+    base = base[:-5] if base.lower().endswith(".json") else base
+    return re.sub(r"[^a-z0-9]", "", base.lower())
+
+
+def same_model(logged: str, names: list[str]) -> bool:
+    """Whether the model a log names (``meta-llama/Llama-3.1-8B-Instruct``) and one of
+    ``names`` (MODEL as given, its resolved name) could be the same: one's last part contains
+    the other's, ignoring case and punctuation (llama-3.1-8b is in Llama-3.1-8B-Instruct).
+    A name with no letters or digits proves nothing either way."""
+    a = _squash(logged)
+    if not a:
+        return True
+    for n in names:
+        b = _squash(n)
+        if not b or a in b or b in a:
+            return True
+    return False
+
+
 def cmd_reconcile(args, emit) -> int:
     """``symtrans reconcile LOG MODEL --accelerator ACC``: print the rows as text or JSON."""
     from symtrans.analysis.vllm_log import MAX_BYTES, parse
@@ -302,6 +350,15 @@ def cmd_reconcile(args, emit) -> int:
     args.engine = "vllm"
     taken = _settings_from_log(args, figs)
     res = _resolve(args)
+    named = log_model(text)
+    if named is not None and not same_model(named[0], [args.model, res.name]):
+        from symtrans.cli.common import _warn
+
+        _warn(
+            args,
+            f"the log serves {named[0][:80]!r} (its line {named[1]}), not {args.model[:80]!r} as far as the names "
+            "tell: its figures are another model's unless MODEL is that checkpoint's config",
+        )
     r = reconcile_result(res, args, figs)
     r["from_log"] = taken
     r["engine"] = eng = _assumed_engine(args, figs)
