@@ -524,3 +524,42 @@ def test_feature_layer_outside_the_tower_is_refused(capsys, tmp_path):
     path.write_text(json.dumps(dict(_fixture("llava-1.5-7b"), vision_feature_layer=25)), encoding="utf-8")
     assert main(["flops", str(path), "--part", "vision"]) == 2
     assert "vision_feature_layer 25 is outside the 25 hidden states of the 24-layer tower" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("vision", "wrapper", "tower"),
+    [
+        ("clip", "LlavaConfig", "CLIPVisionConfig"),
+        ("gemma3", "Gemma3Config", "SiglipVisionConfig"),
+        ("paligemma", "PaliGemmaConfig", "SiglipVisionConfig"),
+        ("idefics3", "Idefics3Config", "Idefics3VisionConfig"),
+        ("llama4", "Llama4Config", "Llama4VisionConfig"),
+        ("mistral3", "Mistral3Config", "PixtralVisionConfig"),
+    ],
+)
+def test_default_image_side_is_transformers_default(vision, wrapper, tower):
+    """One table of default sides: without vision_config, the wrapper's default tower's
+    image_size (LlavaConfig: 336); with a vision_config lacking image_size, the tower config
+    class's (CLIPVisionConfig: 224).  Oracle: transformers' own config classes."""
+    from types import SimpleNamespace
+
+    from symtrans.catalog.models.vision_image import config_side
+
+    spec = SimpleNamespace(vision=vision)
+    assert config_side({}, spec) == getattr(transformers, wrapper)().vision_config.image_size
+    assert config_side({"vision_config": {}}, spec) == getattr(transformers, tower)().image_size
+
+
+@pytest.mark.parametrize("bad", ["clip", [336], 336])
+def test_a_vision_config_that_is_not_an_object_is_refused(capsys, tmp_path, bad):
+    # was read as if absent (LLaVA's default 336 px tower): refused in one line instead
+    path = tmp_path / "config.json"
+    cfg = dict(_fixture("llava-1.5-7b"))
+    from symtrans.catalog.models.vision_image import ConfigError, image_input
+
+    spec, _ = spec_from_config(cfg, "llava-1.5-7b.json")
+    with pytest.raises(ConfigError, match="vision_config must be an object"):
+        image_input(dict(cfg, vision_config=bad), spec, None)
+    path.write_text(json.dumps(dict(cfg, vision_config=bad)), encoding="utf-8")
+    assert main(["flops", str(path), "--part", "vision"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -25,7 +25,16 @@ from symtrans.catalog.reader import ConfigError, show
 from symtrans.engine.spec import Spec
 from symtrans.engine.vision_flops import VARIABLE_SIZE_VISIONS, ImageInput, check_modelled
 
-_SIDE_DEFAULT = {"clip": 224, "gemma3": 224, "paligemma": 224, "idefics3": 224, "llama4": 448}
+# The image side in pixels of a tower whose config names none: (a vision_config without
+# image_size: the tower's config class's default; no vision_config: the wrapper's default tower).
+_SIDE_DEFAULT = {
+    "clip": (224, 336),
+    "gemma3": (224, 224),
+    "paligemma": (224, 224),
+    "idefics3": (224, 224),
+    "llama4": (448, 448),
+    "mistral3": (1024, 1540),
+}
 _TOWER = {
     "clip": "LLaVA's CLIP tower",
     "gemma3": "Gemma 3's SigLIP tower",
@@ -44,12 +53,31 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-def config_side(cfg: dict[str, Any], spec: Spec) -> int:
-    """The image side in pixels a fixed-size tower's config names (vision_config.image_size)."""
+def _vision_config(cfg: dict[str, Any]) -> dict[str, Any] | None:
+    """``cfg``'s vision_config: a dict, or None when absent (or null).
+
+    Raises:
+        ConfigError: a vision_config that is not an object.
+    """
     vcfg = cfg.get("vision_config")
-    if not isinstance(vcfg, dict):  # no vision_config: the wrapper's own default tower
-        return {"clip": 336, "llama4": 448}.get(spec.vision, 224)
-    return _int(vcfg.get("image_size", _SIDE_DEFAULT[spec.vision]), "vision_config.image_size")
+    if vcfg is not None and not isinstance(vcfg, dict):
+        raise ConfigError(f"vision_config must be an object of the vision tower's keys, not {show(vcfg)}")
+    return vcfg
+
+
+def config_side(cfg: dict[str, Any], spec: Spec) -> int:
+    """The image side in pixels a fixed-size tower's config names (vision_config.image_size),
+    else its default (``_SIDE_DEFAULT``).
+
+    Raises:
+        ConfigError: a vision_config that is not an object, or an image_size that is not a
+            positive integer.
+    """
+    vcfg = _vision_config(cfg)
+    with_config, without = _SIDE_DEFAULT[spec.vision]
+    if vcfg is None:  # no vision_config: the wrapper's own default tower
+        return without
+    return _int(vcfg.get("image_size", with_config), "vision_config.image_size")
 
 
 def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -> ImageInput:
@@ -58,14 +86,14 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
     Raises:
         InputError: a tower whose image FLOPs are not modelled (``check_modelled``).
         ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL, Qwen3-VL), a
-            size other than a fixed-size tower's, or a malformed key.
+            size other than a fixed-size tower's, a vision_config that is not an object, or a
+            malformed key.
     """
     check_modelled(spec)
-    vcfg = cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else {}
+    vcfg = _vision_config(cfg) or {}
     if spec.vision == "mistral3":
         if size is None:
-            side = 1540 if not vcfg and cfg.get("vision_config") is None else 1024
-            side = _int(vcfg.get("image_size", side), "vision_config.image_size")
+            side = config_side(cfg, spec)  # the longest side its processor gives: any size runs
             size = (side, side)
         height, width = size
     elif spec.vision in VARIABLE_SIZE_VISIONS:
