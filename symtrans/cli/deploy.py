@@ -601,10 +601,9 @@ def deploy_text(r: dict) -> str:
         f"({r['max_concurrency_per_replica']:,} per replica)"
     )
     if r["engine"]["name"] == "vllm":  # --engine none models no serving engine: no vLLM line to quote
-        concurrency += (
-            f"; vLLM prints: 'GPU KV cache size: {r['token_budget']:,} tokens' and 'Maximum concurrency for "
-            f"{req:,} tokens per request: {float(Fraction(r['vllm_concurrency'])):.2f}x'"
-        )
+        from symtrans.render.deploy_section import vllm_lines
+
+        concurrency += "; vLLM prints: {} and {}".format(*vllm_lines(r))
     lines.append(concurrency)
     lines.append(
         f"  at {r['concurrency']:,} concurrent ({r['batch_per_replica']:,} per replica, bound by {r['batch_bound']}): TTFT {_seconds(Fraction(r['ttft']['seconds']))} "

@@ -37,6 +37,18 @@ def _value(value, unit: str) -> str:
     return f"{grouped(int(_f(value)))} {unit}"
 
 
+def vllm_lines(r: dict) -> tuple[str, str]:
+    """The two lines vLLM prints at start-up for the plan ``r`` (``deploy_result``), quoted:
+    its KV cache budget in tokens and its maximum concurrency for one request of prompt +
+    generate tokens (vllm/v1/core/kv_cache_utils.py), two decimals.  ``symtrans deploy``'s
+    text and the report's deploy section both quote these."""
+    req = r["workload"]["prompt"] + r["workload"]["generate"]
+    return (
+        f"'GPU KV cache size: {grouped(r['token_budget'])} tokens'",
+        f"'Maximum concurrency for {grouped(req)} tokens per request: {float(_f(r['vllm_concurrency'])):.2f}x'",
+    )
+
+
 def report_section(r: dict) -> dict:
     """The keyword arguments of ``render.report.doc.add_section``: the section and the one it follows.
 
@@ -175,8 +187,7 @@ def report_section(r: dict) -> dict:
                 "vLLM prints {budget_line} and {concurrency_line}"
             ),
             **concurrency,
-            budget_line=f"'GPU KV cache size: {grouped(r['token_budget'])} tokens'",
-            concurrency_line=f"'Maximum concurrency for {req} tokens per request: {float(_f(r['vllm_concurrency'])):.2f}x'",
+            **dict(zip(("budget_line", "concurrency_line"), vllm_lines(r))),
         )
         if engine["name"] == "vllm"
         # --engine none models no serving engine: no line of vLLM's to quote
