@@ -222,7 +222,7 @@ def _dec_falcon(r: Reader, d: int, h: int, opts: dict[str, Any]) -> int:
     return h_kv
 
 
-def _decoder(r: Reader) -> Spec:
+def read_decoder(r: Reader) -> Spec:
     """The decoder types of transformers 5.24 that differ from Llama in norms, blocks, biases
     or attention pattern (each modeling file's shapes, checked on the meta device):
 
@@ -490,7 +490,7 @@ def _moe_pattern(r: Reader, n: int) -> tuple[int | None, str]:
 
 def _note_window(r: Reader, w: int, sliding: int, n: int) -> tuple[int | None, str]:
     """The window on ``sliding`` of ``n`` layers: all of them (``w``), or some (``w`` and the
-    per-layer window count ``N_w``, read by ``_moe_decoder``: Spec's per-layer windows)."""
+    per-layer window count ``N_w``, read by ``read_moe_decoder``: Spec's per-layer windows)."""
     if sliding == n:
         r.notes.append(
             f"sliding_window {w} on every layer: every layer attends to the last {w} positions (FLOPs and KV cache)"
@@ -530,7 +530,7 @@ def _moe_layout(
     )
 
 
-def _moe_decoder(r: Reader) -> Spec:
+def read_moe_decoder(r: Reader) -> Spec:
     """Qwen2-MoE, Qwen3-MoE, gpt-oss and Llama 4 (text): Llama-shaped attention, MoE layers.
 
     Formulas: arch-notes §2.C, checked against transformers 5.x on the meta device by
@@ -648,7 +648,7 @@ def _moe_decoder(r: Reader) -> Spec:
     )
 
 
-def _deepseek(r: Reader) -> Spec:
+def read_deepseek(r: Reader) -> Spec:
     """DeepSeek-V2 and -V3: multi-head latent attention (``engine.mla``) and DeepSeekMoE.
 
     Layers i < ``first_k_dense_replace`` are dense (``intermediate_size``); the rest have a
@@ -738,7 +738,7 @@ def _deepseek(r: Reader) -> Spec:
     )
 
 
-def _qwen2_vl_text(r: Reader) -> Spec:
+def read_qwen2_vl_text(r: Reader) -> Spec:
     d = r.size("hidden_size")
     h = r.size("num_attention_heads")
     _check_divides("hidden_size", d, "num_attention_heads", h, "Qwen2VLAttention")

@@ -230,7 +230,7 @@ def _pair(r: Reader, key: str) -> tuple[int, int]:
     """ViTConfig's image_size or patch_size: one integer, or [height, width]."""
     k, v = r.lookup(key)
     if k is None:
-        v = r._default(key, "missing", _MISSING, None)
+        v = r.default(key, "missing", _MISSING, None)
     if isinstance(v, list) and len(v) == 2:
         return check_size(key, v[0]), check_size(key, v[1])
     if isinstance(v, list):

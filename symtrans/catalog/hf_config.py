@@ -153,7 +153,7 @@ from typing import Any
 
 from symtrans.catalog import models as _models
 from symtrans.catalog import record_table
-from symtrans.catalog.decoder_readers import _decoder, _deepseek, _moe_decoder, _qwen2_vl_text
+from symtrans.catalog.decoder_readers import read_decoder, read_deepseek, read_moe_decoder, read_qwen2_vl_text
 from symtrans.catalog.family_readers import (
     _albert,
     _bart,
@@ -782,7 +782,7 @@ def _wrapped(r: Reader) -> Spec:
             text = dict(w.text_default)
             r.notes.append(f"key text_config missing: used {r.cls}'s default text model ({_show(text)})")
         else:
-            r._default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
+            r.default("text_config", "missing", {}, f"{TEXT_ONLY.get(w.text_type, CLASSES.get(w.text_type))[0]}()")
     elif not isinstance(text, dict):
         raise ConfigError(f"text_config must be an object or null, not {_show(text)}")
     else:
@@ -858,7 +858,7 @@ def _wrapped(r: Reader) -> Spec:
     return spec.replace(sizes=sizes, **opts)
 
 
-_TEXT_ONLY_READERS = {"qwen2_vl_text": _qwen2_vl_text, "qwen2_5_vl_text": _qwen2_vl_text}
+_TEXT_ONLY_READERS = {"qwen2_vl_text": read_qwen2_vl_text, "qwen2_5_vl_text": read_qwen2_vl_text}
 _TEXT_ONLY_READERS = record_table.RecordTable(_TEXT_ONLY_READERS)  # the text-only records' readers: on first use
 
 
@@ -871,26 +871,26 @@ _FAMILIES = {
     "bart": _bart,
     "opt": _opt,
     # --- decoder types (types-dec)
-    "granite": _decoder,
-    "phi3": _decoder,
-    "starcoder2": _decoder,
-    "gemma2": _decoder,
-    "gemma3_text": _decoder,
-    "olmo": _decoder,
-    "olmo2": _decoder,
-    "cohere": _decoder,
-    "stablelm": _decoder,
-    "phi": _decoder,
-    "gpt_neox": _decoder,
-    "gptj": _decoder,
-    "falcon": _decoder,
+    "granite": read_decoder,
+    "phi3": read_decoder,
+    "starcoder2": read_decoder,
+    "gemma2": read_decoder,
+    "gemma3_text": read_decoder,
+    "olmo": read_decoder,
+    "olmo2": read_decoder,
+    "cohere": read_decoder,
+    "stablelm": read_decoder,
+    "phi": read_decoder,
+    "gpt_neox": read_decoder,
+    "gptj": read_decoder,
+    "falcon": read_decoder,
     # --- types-moe
-    "qwen2_moe": _moe_decoder,
-    "qwen3_moe": _moe_decoder,
-    "deepseek_v2": _deepseek,
-    "deepseek_v3": _deepseek,
-    "gpt_oss": _moe_decoder,
-    "llama4_text": _moe_decoder,
+    "qwen2_moe": read_moe_decoder,
+    "qwen3_moe": read_moe_decoder,
+    "deepseek_v2": read_deepseek,
+    "deepseek_v3": read_deepseek,
+    "gpt_oss": read_moe_decoder,
+    "llama4_text": read_moe_decoder,
     # --- encoders (types-enc)
     "distilbert": _distilbert,
     "xlm-roberta": _bert,

@@ -108,7 +108,13 @@ class Reader:
             self.notes.append(f"key {k0} read as {key} (its alias in {self.cls}.attribute_map)")
         return k0, v0
 
-    def _default(self, key: str, what: str, default: Any, shown: str | None) -> Any:
+    def default(self, key: str, what: str, default: Any, shown: str | None) -> Any:
+        """``default`` (``MISSING``: the class's default, ``self.defaults[key]``) for ``key``,
+        which the file lacks (``what``: "missing") or gives as null ("is null"); notes
+        "key KEY WHAT: used the transformers default SHOWN (CLASS)", ``shown`` (or the
+        default's JSON text) naming the value.  With ``MISSING``, ``key`` must be one of the
+        class's defaults (a reader's own key, never user text).
+        """
         if default is MISSING:
             default = self.defaults[key]
         text = shown if shown is not None else show(default)
@@ -127,9 +133,9 @@ class Reader:
         """A positive (or, with ``zero_ok``, non-negative) integer size."""
         k, v = self.lookup(key)
         if k is None:
-            return self._default(key, "missing", default, shown)
+            return self.default(key, "missing", default, shown)
         if v is None and nullable:
-            return self._default(key, "is null", default, shown)
+            return self.default(key, "is null", default, shown)
         v = check_size(k, v, zero_ok=zero_ok)
         if key in LAYER_KEYS and v > MAX_LAYERS:
             raise ConfigError(
@@ -144,7 +150,7 @@ class Reader:
         if k is None:
             if not note:
                 return self.defaults[key] if default is MISSING else default
-            return self._default(key, "missing", default, None)
+            return self.default(key, "missing", default, None)
         if not isinstance(v, bool):
             raise ConfigError(f"{k} must be true or false, not {show(v)}")
         return v
@@ -152,7 +158,7 @@ class Reader:
     def text(self, key: str, default: Any = MISSING) -> str:
         k, v = self.lookup(key)
         if k is None:
-            return self._default(key, "missing", default, None)
+            return self.default(key, "missing", default, None)
         if not isinstance(v, str):
             raise ConfigError(f"{k} must be a string, not {show(v)}")
         return v

@@ -26,7 +26,7 @@ from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
-from symtrans.engine.primitives import Dims, _fmt, dims, linear, norm  # noqa: F401 (re-exported)
+from symtrans.engine.primitives import Dims, dims, expr_text, linear, norm  # noqa: F401 (re-exported)
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 from symtrans.engine.transient_global import block_local_pairs
@@ -166,12 +166,14 @@ def qk_norms(spec: Spec, tq: sp.Expr, tkv: sp.Expr) -> list[Step]:
             step = norm(spec, label, heads * D.d_k, tokens, role, nk, spec.qk_norm_bias)[0]
         if kind == "per_head":
             step = dataclasses.replace(
-                step, params=heads * step.params, note=step.note + f", one per head ({_fmt(heads)} norms of width d_k)"
+                step,
+                params=heads * step.params,
+                note=step.note + f", one per head ({expr_text(heads)} norms of width d_k)",
             )
         elif kind == "l2":
             step = dataclasses.replace(step, params=ZERO, note="L2 normalisation per head: no weights")
         elif kind == "full":
-            step = dataclasses.replace(step, note=step.note + f" over all {_fmt(heads)} heads at once")
+            step = dataclasses.replace(step, note=step.note + f" over all {expr_text(heads)} heads at once")
         if kind != "head":  # head: the norm's own source, as before the other kinds existed
             step = dataclasses.replace(step, source=_QK_NORM_SOURCES[kind])
         steps.append(step)
@@ -276,7 +278,7 @@ def attention(
             role=Role.ATTENTION_SCORES,
             flops=2 * batch * D.h * pairs * D.d_k,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(D.d_k)}) . ({expr_text(D.d_k)} x {expr_text(kv)})",
             elementwise=per_element("scale") * batch * D.h * pairs,  # the 1/sqrt(d_k) scaling
             note="attention scores: every kept query-key pair, a d_k-wide dot product per head",
             source="Vaswani et al. 2017 eq. 1",
@@ -299,7 +301,7 @@ def attention(
             role=Role.ATTENTION_VALUES,
             flops=2 * batch * D.h * pairs * D.d_v,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(kv)}) . ({_fmt(kv)} x {_fmt(D.d_v)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(kv)}) . ({expr_text(kv)} x {expr_text(D.d_v)})",
             note="weighted sum of values, per head",
             source="Vaswani et al. 2017 eq. 1",
         )
@@ -390,7 +392,7 @@ def _transformer_xl_steps(batch: sp.Expr, q: sp.Expr, kv: sp.Expr, pairs: sp.Exp
             role=Role.RELATIVE_SCORES,
             flops=2 * batch * D.h * pairs * D.d_k,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(D.d_k)}) . ({expr_text(D.d_k)} x {expr_text(kv)})",
             note="position scores (q + v) R^T for every kept query-key pair, then the relative shift",
             source=src,
         )
@@ -425,17 +427,25 @@ def low_rank_linear(
         tokens,
         False,
         src,
-        (note + ": " if note else "") + f"first factor, {_fmt(d_in)} x r",
+        (note + ": " if note else "") + f"first factor, {expr_text(d_in)} x r",
         role=role,
         factor=1,
     )
     steps += linear(
-        f"{label} (up from r)", S.r, d_out, tokens, bias, src, f"second factor, r x {_fmt(d_out)}", role=role, factor=2
+        f"{label} (up from r)",
+        S.r,
+        d_out,
+        tokens,
+        bias,
+        src,
+        f"second factor, r x {expr_text(d_out)}",
+        role=role,
+        factor=2,
     )
     return steps
 
 
-def _ffn_steps(
+def ffn_steps(
     spec: Spec, tokens: sp.Expr, prefix: str = "", width: sp.Expr | None = None, bias: bool | None = None
 ) -> list[Step]:
     """``width`` (default d_ff) is the inner width, ``bias`` (default ``ffn_bias``) the maps' biases:
@@ -495,7 +505,7 @@ def feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     (d_ff x d_model) (Shazeer 2020; Llama).  FLOPs 2*tokens*(weights).
     """
     name = "feed-forward" if spec.ffn == "mlp" else f"feed-forward ({spec.ffn})"
-    return Cost(name=name, block=Block.FFN, steps=tuple(_ffn_steps(spec, tokens)))
+    return Cost(name=name, block=Block.FFN, steps=tuple(ffn_steps(spec, tokens)))
 
 
 def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
@@ -517,7 +527,7 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
     expert = Cost(
         name="expert",
         block=Block.FFN,
-        steps=tuple(_ffn_steps(spec, tokens, width=width_e, bias=spec.expert_bias)),
+        steps=tuple(ffn_steps(spec, tokens, width=width_e, bias=spec.expert_bias)),
     )
     steps = list(router)
     steps.append(
@@ -563,7 +573,7 @@ def moe_feed_forward(spec: Spec, tokens: sp.Expr) -> Cost:
             Cost(
                 name="shared expert",
                 block=Block.SHARED_EXPERT,
-                steps=tuple(_ffn_steps(spec, tokens, width=width_s)),
+                steps=tuple(ffn_steps(spec, tokens, width=width_s)),
                 multiplicity=sp.Integer(spec.n_shared_experts),
                 note="always active",
                 source="Dai et al. 2024 (DeepSeekMoE)",

@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from symtrans.engine import symbols as S
-from symtrans.engine.components import _fmt, attention_pairs, linear
+from symtrans.engine.components import attention_pairs, expr_text, linear
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, Cost, Step
 from symtrans.engine.kinds import LayerKind
@@ -88,7 +88,7 @@ def lightning_indexer(spec: Spec, batch, q, kv, mask: str) -> list[Step]:
             role=Role.INDEXER_SCORES,
             flops=2 * batch * S.h_idx * pairs * S.d_idx,
             kind=ATTENTION,
-            shape=f"h_idx x ({_fmt(q)} x d_idx) . (d_idx x {_fmt(kv)})",
+            shape=f"h_idx x ({expr_text(q)} x d_idx) . (d_idx x {expr_text(kv)})",
             elementwise=per_element("activation") * batch * S.h_idx * pairs,
             note="ReLU(q k^T) of every indexer head against every causal key (paper eq. 1)",
             source=SOURCE,
@@ -100,7 +100,7 @@ def lightning_indexer(spec: Spec, batch, q, kv, mask: str) -> list[Step]:
             role=Role.INDEXER_SCORES,
             flops=2 * batch * S.h_idx * pairs,
             kind=ATTENTION,
-            shape=f"({_fmt(q)} x h_idx) . (h_idx x {_fmt(kv)})",
+            shape=f"({expr_text(q)} x h_idx) . (h_idx x {expr_text(kv)})",
             note="sum over the indexer heads of w_t,j x score; top-k of the result picks the keys (0 FLOPs)",
             source=SOURCE,
         )

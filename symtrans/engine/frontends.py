@@ -28,17 +28,13 @@ import sympy as sp
 from symtrans.engine import symbols as S
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import DENSE, Step
-from symtrans.engine.primitives import linear, norm
+from symtrans.engine.primitives import expr_text, linear, norm
 from symtrans.engine.roles import Role
 from symtrans.engine.spec import Spec
 
 _VIT = "Dosovitskiy et al. 2021 §3.1 (ViT); ViTPatchEmbeddings.projection"
 _WHISPER = "Radford et al. 2022 §2.2 (Whisper); WhisperEncoder.conv1, conv2"
 _WAV2VEC2 = "Baevski et al. 2020 §2, §4.2 (wav2vec 2.0); Hsu et al. 2021 (HuBERT)"
-
-
-def _fmt(e: sp.Expr) -> str:
-    return sp.sstr(e).replace("**", "^")
 
 
 def _conv(
@@ -56,7 +52,7 @@ def _conv(
             flops=2 * positions * w,
             kind=DENSE,
             weights=w,
-            shape=f"({_fmt(positions)} x {_fmt(c_in * kernel)}) . ({_fmt(c_in * kernel)} x d_model)",
+            shape=f"({expr_text(positions)} x {expr_text(c_in * kernel)}) . ({expr_text(c_in * kernel)} x d_model)",
             note=note,
             source=source,
             input_grad=not raw,
@@ -184,7 +180,7 @@ def wav2vec2_front(spec: Spec, batch: sp.Expr, seq: sp.Expr) -> list[Step]:
             flops=2 * batch * macs,
             kind=DENSE,
             weights=S.P_fe,
-            shape=f"{_fmt(batch)} x ({_fmt(macs)}) multiply-accumulates",
+            shape=f"{expr_text(batch)} x ({expr_text(macs)}) multiply-accumulates",
             note="Conv1d layers over the raw waveform (conv_dim, conv_kernel, conv_stride), with their biases "
             "and norms: P_fe parameters, summed layer by layer by the config reader (the notes show the sum); "
             "M_fe1 + (L - 1) M_fe multiply-accumulates on the shortest waveform of L frames, R + (L - 1) H "
@@ -226,8 +222,8 @@ def wav2vec2_front(spec: Spec, batch: sp.Expr, seq: sp.Expr) -> list[Step]:
             flops=2 * outputs * w,
             kind=DENSE,
             weights=w,
-            shape=f"({_fmt(outputs)} x {_fmt(S.d_model * S.K_pos / S.G_pos)}) . "
-            f"({_fmt(S.d_model * S.K_pos / S.G_pos)} x d_model)",
+            shape=f"({expr_text(outputs)} x {expr_text(S.d_model * S.K_pos / S.G_pos)}) . "
+            f"({expr_text(S.d_model * S.K_pos / S.G_pos)} x d_model)",
             note="a grouped convolution over the frames: each of the G_pos groups maps d_model/G_pos channels "
             "times K_pos taps to d_model/G_pos channels",
             source=_WAV2VEC2 + "; Wav2Vec2PositionalConvEmbedding.conv",

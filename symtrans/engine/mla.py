@@ -32,7 +32,7 @@ import sympy as sp
 
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
-from symtrans.engine.components import _fmt, attention_pairs, dims, linear, norm, windowed_pairs
+from symtrans.engine.components import attention_pairs, dims, expr_text, linear, norm, windowed_pairs
 from symtrans.engine.conventions import per_element
 from symtrans.engine.cost import ATTENTION, Cost, Step
 from symtrans.engine.roles import Block, Role
@@ -136,7 +136,7 @@ def mla_attention(
             role=Role.ATTENTION_SCORES,
             flops=2 * batch * D.h * pairs * D.d_k,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(D.d_k)}) . ({_fmt(D.d_k)} x {_fmt(kv)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(D.d_k)}) . ({expr_text(D.d_k)} x {expr_text(kv)})",
             elementwise=per_element("scale") * batch * D.h * pairs,
             note="scores over d_nope + d_rope per head (the rotary key is shared by the heads)",
             source=SOURCE,
@@ -157,7 +157,7 @@ def mla_attention(
             role=Role.ATTENTION_VALUES,
             flops=2 * batch * D.h * pairs * D.d_v,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(kv)}) . ({_fmt(kv)} x {_fmt(D.d_v)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(kv)}) . ({expr_text(kv)} x {expr_text(D.d_v)})",
             note="weighted sum of values, per head",
             source=SOURCE,
         )

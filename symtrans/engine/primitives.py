@@ -51,7 +51,9 @@ def dims(spec: Spec) -> Dims:
     )
 
 
-def _fmt(e: sp.Expr) -> str:
+def expr_text(e: sp.Expr) -> str:
+    """``e`` as a Step's shape text prints it: SymPy's ``sstr`` with ``^`` for powers
+    (``d_model^2``), never parsed back."""
     return sp.sstr(e).replace("**", "^")
 
 
@@ -87,8 +89,8 @@ def linear(
             flops=2 * tokens * w,
             kind=DENSE,
             weights=w,
-            shape=f"({_fmt(tokens)} x {_fmt(d_in)}) . ({_fmt(d_in)} x {_fmt(d_out)})",
-            note=note or f"a {_fmt(d_in)} x {_fmt(d_out)} weight matrix",
+            shape=f"({expr_text(tokens)} x {expr_text(d_in)}) . ({expr_text(d_in)} x {expr_text(d_out)})",
+            note=note or f"a {expr_text(d_in)} x {expr_text(d_out)} weight matrix",
             source=source,
             matrices=() if tied else (Matrix(ONE, d_out, d_in),),  # nn.Linear.weight is (out_features, in_features)
         )
@@ -102,7 +104,7 @@ def linear(
                 factor=factor,
                 params=d_out,
                 elementwise=per_element("bias") * tokens * d_out,
-                note=f"one bias per output feature ({_fmt(d_out)})",
+                note=f"one bias per output feature ({expr_text(d_out)})",
                 source=source,
             )
         )

@@ -31,7 +31,7 @@ from dataclasses import replace
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.components import _fmt, linear, norm
+from symtrans.engine.components import expr_text, linear, norm
 from symtrans.engine.cost import ATTENTION, DENSE, ONE, Cost, Step
 from symtrans.engine.kinds import LayerKind
 from symtrans.engine.roles import Block, Role
@@ -56,7 +56,7 @@ def conv_steps(channels: sp.Expr, batch: sp.Expr, q: sp.Expr, bias: bool, source
             flops=2 * batch * positions * channels * S.d_conv,
             kind=DENSE,
             weights=channels * S.d_conv,
-            shape=f"{_fmt(channels)} x ({_fmt(positions)} x {_fmt(S.d_conv)}) . ({_fmt(S.d_conv)} x 1)",
+            shape=f"{expr_text(channels)} x ({expr_text(positions)} x {expr_text(S.d_conv)}) . ({expr_text(S.d_conv)} x 1)",
             state=channels * S.d_conv,
             note="causal depthwise convolution of width d_conv per channel; the last d_conv inputs are its state",
             source=source,
@@ -126,7 +126,7 @@ class Mamba(LayerKind):
                 role=Role.SCAN,
                 flops=2 * t * di * ds,
                 kind=ATTENTION,
-                shape=f"({_fmt(t)} x {_fmt(di)} x {_fmt(ds)}) . ({_fmt(ds)} x 1)",
+                shape=f"({expr_text(t)} x {expr_text(di)} x {expr_text(ds)}) . ({expr_text(ds)} x 1)",
                 state=di * ds,
                 note="each token reads its state out, y = C h (a matmul per token); the discretisation and state "
                 "update are element-wise and not counted; the state h (d_inner x d_state) is kept per sequence",
@@ -166,7 +166,10 @@ class Mamba2(LayerKind):
         steps.append(_vector("A_log", Role.SSM_A, h, "A = -exp(A_log), one scalar per head", MAMBA2))
         steps.append(_vector("D", Role.SSM_D, h, "the skip term D x, one per head", MAMBA2))
         if decode:  # the recurrent form: one state update and read-out per token
-            flops, shape = 2 * t * di * ds, f"({_fmt(t)} x {_fmt(di)} x {_fmt(ds)}) . ({_fmt(ds)} x 1)"
+            flops, shape = (
+                2 * t * di * ds,
+                f"({expr_text(t)} x {expr_text(di)} x {expr_text(ds)}) . ({expr_text(ds)} x 1)",
+            )
         else:
             n_c, c = chunk_count(q), S.L_chunk
             flops = 2 * batch * (n_c * c**2 * (h * ds + di) + 2 * n_c * c * di * ds + (n_c + 1) ** 2 * di * ds)

@@ -29,7 +29,7 @@ from dataclasses import replace
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.components import _ffn_steps, _fmt, attention_pairs, linear, norm
+from symtrans.engine.components import attention_pairs, expr_text, ffn_steps, linear, norm
 from symtrans.engine.cost import ATTENTION, NONE, ZERO, Cost, Step
 from symtrans.engine.kinds import LayerKind
 from symtrans.engine.roles import Block, Role
@@ -56,7 +56,7 @@ def _shared_block(spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask: str)
             role=Role.ATTENTION_SCORES,
             flops=2 * batch * h * pairs * d_k,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(d_k)}) . ({_fmt(d_k)} x {_fmt(context)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(d_k)}) . ({expr_text(d_k)} x {expr_text(context)})",
             note="attention scores of the shared block, d_k = 2 d_model / h wide",
             source=SOURCE,
         )
@@ -67,14 +67,14 @@ def _shared_block(spec, batch: sp.Expr, q: sp.Expr, context: sp.Expr, mask: str)
             role=Role.ATTENTION_VALUES,
             flops=2 * batch * h * pairs * d_k,
             kind=ATTENTION,
-            shape=f"h x ({_fmt(q)} x {_fmt(context)}) . ({_fmt(context)} x {_fmt(d_k)})",
+            shape=f"h x ({expr_text(q)} x {expr_text(context)}) . ({expr_text(context)} x {expr_text(d_k)})",
             note="weighted sum of values, per head",
             source=SOURCE,
         )
     )
     steps += linear("W_O", h * d_k, S.d_model, t, False, SOURCE, "back to d_model", role=Role.O_PROJ)
     steps += norm(spec, "shared block feed-forward norm", S.d_model, t)
-    steps += _ffn_steps(spec, t, prefix="shared ")
+    steps += ffn_steps(spec, t, prefix="shared ")
     return steps
 
 
@@ -86,8 +86,8 @@ def _adapters(spec, t: sp.Expr) -> list[Step]:
         pairs += [(f"{x} adapter", d2, d2) for x in ("Q", "K", "V")]
     steps: list[Step] = []
     for label, d_in, d_out in pairs:
-        steps += linear(f"{label} (down)", d_in, r, t, False, SOURCE, f"{_fmt(d_in)} -> r_adp", role=Role.ADAPTER)
-        steps += linear(f"{label} (up)", r, d_out, t, False, SOURCE, f"r_adp -> {_fmt(d_out)}", role=Role.ADAPTER)
+        steps += linear(f"{label} (down)", d_in, r, t, False, SOURCE, f"{expr_text(d_in)} -> r_adp", role=Role.ADAPTER)
+        steps += linear(f"{label} (up)", r, d_out, t, False, SOURCE, f"r_adp -> {expr_text(d_out)}", role=Role.ADAPTER)
     return steps
 
 

@@ -43,7 +43,7 @@ SAMPLE_RATE = 16_000  # Hz: wav2vec 2.0's and HuBERT's feature extractors read 1
 def _numbers(r: Reader, key: str) -> list[int]:
     """A list of positive integers (conv_dim, conv_kernel, conv_stride), or the class default."""
     if key not in r.cfg:
-        return list(r._default(key, "missing", r.defaults[key], None))
+        return list(r.default(key, "missing", r.defaults[key], None))
     v = r.cfg[key]
     if not isinstance(v, (list, tuple)):
         raise ConfigError(f"{key} must be a list of positive integers, not {show(v)}")

@@ -29,7 +29,7 @@ def _gpt_neo_layers(r: Reader, n_layers: int) -> tuple[str, list[str]]:
     else:
         key, types = "attention_types", r.cfg.get("attention_types")
         if types is None:
-            types = r._default("attention_types", "missing", MISSING, '[[["global", "local"], 12]]')
+            types = r.default("attention_types", "missing", MISSING, '[[["global", "local"], 12]]')
         shape = 'attention_types must be a list of [["global" | "local", ...], repeat] pairs'
         if not isinstance(types, list):
             raise ConfigError(f"{shape}, not {show(types)}")

@@ -156,7 +156,7 @@ def window(r: Reader, n_layers: int) -> int | None:
     if k is None:  # MistralConfig 4096, MixtralConfig None; Qwen2/3Config 4096 (used only when switched on)
         w = r.defaults["sliding_window"] if r.mt in ("mistral", "mixtral") else QWEN_WINDOW_DEFAULT
         if r.mt in ("mistral", "mixtral") and w is not None:
-            r._default("sliding_window", "missing", w, None)
+            r.default("sliding_window", "missing", w, None)
     if k is not None:
         w = window_size(r, "sliding_window", w)
     if r.mt in ("mistral", "mixtral"):
