@@ -172,3 +172,35 @@ def test_auto_map_on_a_curated_type_is_noted(tmp_path, capsys):
     r = json.loads(out)
     assert code == 0 and r["total"] == 6_738_415_616
     assert any("auto_map names remote code" in n and "LlamaForCausalLM" in n for n in r["notes"])
+
+
+def test_a_typo_of_a_counted_key_is_refused_and_an_unknown_key_noted(tmp_path, capsys, monkeypatch):
+    # A new user's finding: the generic path passed "num_hiden_layers": 2 to BitNetConfig, which
+    # keeps it as an extra attribute and builds its default 30 layers; the count was silently
+    # the default's.  As on the curated path (hf_config.unknown_keys), a near miss of a key the
+    # count depends on is refused in one line naming both keys; any other unknown key is noted.
+    require("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cfg = {
+        "model_type": "bitnet",
+        "num_hiden_layers": 2,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": 1000,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "params", str(tmp_path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "num_hiden_layers (did you mean num_hidden_layers?)" in err and "BitNetConfig" in err
+    cfg["num_hidden_layers"] = cfg.pop("num_hiden_layers")
+    cfg["my_training_note"] = 7  # no key of BitNetConfig resembles it
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    code, out, _ = run(capsys, "params", str(tmp_path), "--format", "json")
+    assert code == 0
+    r = json.loads(out)
+    # the same arithmetic as test_python_api_counts_a_generic_config: 2 layers of BitNet at d 64
+    per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 3 * 64 * 128 + 64 + 128 + 2 * 64
+    assert r["total"] == 2 * 1000 * 64 + 2 * per_layer + 64
+    assert any("my_training_note not known to BitNetConfig" in n and "ignored" in n for n in r["notes"])

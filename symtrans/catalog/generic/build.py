@@ -93,6 +93,30 @@ def config_object(model_type: str, cfg: dict[str, Any]):
         raise InputError(f"transformers' {model_type} config refuses it: {_one_line(e)}") from None
 
 
+def class_keys(model_type: str) -> tuple[str, frozenset[str]]:
+    """The name of ``model_type``'s config class and the keys it takes: its ``__init__``'s
+    named arguments, its ``attribute_map`` (aliases such as ``n_embd``) and the keys of its
+    default ``to_dict()`` (keys set in ``__post_init__``)."""
+    import inspect
+
+    modules()
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    cls = CONFIG_MAPPING[model_type]
+    keys = {
+        n
+        for n, p in inspect.signature(cls.__init__).parameters.items()
+        if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+    keys |= set(getattr(cls, "attribute_map", None) or {})
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            keys |= set(cls().to_dict())
+    except Exception:  # noqa: BLE001 - a class whose defaults do not validate: its arguments suffice
+        pass
+    return cls.__name__, frozenset(keys)
+
+
 def build_meta(model_type: str, config, class_name: str | None = None):
     """The model class of ``model_type`` (or ``class_name``, a transformers class) built
     from ``config`` on the meta device.

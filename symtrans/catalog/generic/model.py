@@ -75,6 +75,57 @@ class GenericModel:
         return int(v) if v.is_Integer else v
 
 
+def check_keys(cfg: dict[str, Any], model_type: str, kept: set[str], counted: set[str]) -> list[str]:
+    """The top-level keys of ``cfg`` unknown to ``model_type``'s config class, in file order,
+    as the curated path treats them (``hf_config.unknown_keys``).  Unknown: not an argument,
+    alias or default key of the class, not a key every config takes (COMMON_KEYS), and still
+    in the built config (``kept``: its ``to_dict()``; a legacy key the class reads and drops,
+    such as DeepSeek-V4's compress_ratios, is not unknown).  A near miss (difflib ratio >=
+    TYPO_CUTOFF, or equal ignoring case) of a key the count depends on (``counted``: the
+    closed form's top-level keys) is refused; a key real in another class (REAL_KEYS, such as
+    use_sliding_window) never is.  The rest are returned for a note.
+
+    Raises:
+        ConfigError: naming each near miss and the key it resembles (transformers keeps it
+            as an extra attribute and builds with the real key's default); more than
+            MAX_UNKNOWN_KEYS unknown keys.
+    """
+    from symtrans.catalog import hf_config as H
+    from symtrans.catalog.reader import ConfigError
+
+    cls, keys = B.class_keys(model_type)
+    unknown = [k for k in cfg if k not in keys and k not in H.COMMON_KEYS and k in kept]
+    if not unknown:
+        return []
+    if len(unknown) > H.MAX_UNKNOWN_KEYS:
+        raise ConfigError(
+            f"{len(unknown):,} keys are unknown to {cls} (at most {H.MAX_UNKNOWN_KEYS:,} are accepted); "
+            f"this is not a config.json of a {model_type} model"
+        )
+    import difflib
+
+    targets = sorted(counted)
+    by_lower = {k.lower(): k for k in targets}
+    real = H.REAL_KEYS
+    typos, others = [], []
+    for key in unknown:
+        match = None
+        if key not in real:
+            match = by_lower.get(key.lower()) or next(
+                iter(difflib.get_close_matches(key, targets, 1, H.TYPO_CUTOFF)), None
+            )
+        if match:
+            typos.append(f"{key} (did you mean {match}?)")
+        else:
+            others.append(key)
+    if typos:
+        raise ConfigError(
+            f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
+            "so it would be ignored and a default used instead; fix the spelling"
+        )
+    return others
+
+
 def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name: str | None = None) -> GenericModel:
     """Count ``cfg`` (a parsed config.json whose model_type transformers knows) as the class
     the rule names (``build.MAPPINGS``), or as ``class_name`` (a curated record's class,
@@ -96,7 +147,8 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
         m, _ = B.build_meta(mt, B.config_object(mt, d), cls)
         return T.tree(m).quantities()
 
-    inf = I.infer(config.to_dict(), real_q, measure, Y.key_symbols, probes=probes)
+    config_dict = config.to_dict()
+    inf = I.infer(config_dict, real_q, measure, Y.key_symbols, probes=probes)
     taken = {s.name for s in inf.symbols.values()}
     builder = Builder(inf.forms, lambda label: Y.count_symbol(label, taken))
     cost = builder.cost(root, cls, Block.MODEL)
@@ -111,12 +163,20 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
     check = cost.params.xreplace({s: sp.Integer(sizes[s.name]) for s in cost.params.free_symbols})
     if check != total:  # the forms were verified at the real config: a mismatch is a bug
         raise RuntimeError(f"generic closed form gives {check} at the real config, the meta build {total}")
+    keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
+    # a typo of a key the count depends on is an error (transformers would use the default)
+    unknown = check_keys(cfg, mt, set(config_dict), {k for k in keys if "." not in k})
     version = B.version()
     numeric_count = sum(1 for n in inf.numeric if n in real_q)
     notes = [
         f"counted from transformers {version}'s modeling code ({cls} on the meta device); "
         f"closed form inferred from {inf.probes} probes"
     ]
+    if unknown:
+        notes.append(
+            f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {type(config).__name__} "
+            f"(transformers {version}): ignored"
+        )
     if numeric_count:
         notes.append(f"{numeric_count} dimension(s) or count(s) fit no product of config keys: kept numeric")
     moved = [n.split(":", 1)[1] for n in inf.numeric if n.startswith("structure:")]
@@ -125,7 +185,6 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
             "changing " + ", ".join(moved) + " adds or removes modules: the closed form holds at this structure only"
         )
     notes.append("FLOPs, memory and deploy are not available for this type yet (parameters only)")
-    keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
     return GenericModel(
         name, mt, cls, version, cost, total, sizes, meanings, inf.numeric, inf.probes, inf.builds, notes, keys
     )
