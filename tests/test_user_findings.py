@@ -448,3 +448,31 @@ def test_reconcile_warns_when_the_log_serves_another_model(capsys, tmp_path):
             assert err == ""
     a, b = outs.values()
     assert a.replace(f"{Path(tmp_path, 'Qwen.log')}", "") == b.replace(f"{Path(tmp_path, 'meta-llama.log')}", "")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["params", "gpt2", "--set", "N=9007199254740993"],
+        ["sweep", "gpt2", "--grid", "N=9007199254740993", "--quantity", "params"],
+        ["sweep", "gpt2", "--grid", "N=12,9007199254740993", "--quantity", "params"],
+        ["sweep", "gpt2", "--grid", "N=1e20", "--quantity", "params"],
+    ],
+)
+def test_one_size_limit_for_every_command(capsys, argv):
+    # A reviewer's finding: --set (and config.json, and the Python API) refuse a size above
+    # 2**53 (hf_config.MAX_SIZE), while sweep's --grid and --csv took any up to 10**40.  Now
+    # all of them: 2**53 + 1 = 9,007,199,254,740,993 is refused in one line naming the limit.
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "implausibly large for a size (the limit is 2**53)" in err
+
+
+def test_sweep_csv_takes_the_same_size_limit(capsys, tmp_path):
+    path = tmp_path / "sizes.csv"
+    path.write_text("N\n12\n9007199254740993\n", encoding="utf-8")  # 2**53 + 1 on CSV line 3
+    code, _, err = run(capsys, "sweep", "gpt2", "--csv", str(path), "--quantity", "params")
+    assert code == 2 and "N on CSV line 3" in err and "the limit is 2**53" in err
+    path.write_text("N\n12\n24\n", encoding="utf-8")
+    code, out, err = run(capsys, "sweep", "gpt2", "--csv", str(path), "--quantity", "params")
+    assert code == 0, err

@@ -53,7 +53,7 @@ import sympy as sp
 from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.evaluate import as_expr
-from symtrans.engine.spec import MODEL_SIZES, ROW_RULES, Spec
+from symtrans.engine.spec import MAX_USER_SIZE, MODEL_SIZES, ROW_RULES, Spec, user_size
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -323,6 +323,7 @@ def parse_grid(text: str) -> tuple[str, list[int]]:
     bad = [v for v in values if v <= 0]
     if bad:
         raise InputError(f"--grid {name}: sizes must be positive integers, not {bad[0]}")
+    user_size(f"--grid {name}", max(values))  # the limit --set, config.json and the API put on a size
     return name, values
 
 
@@ -501,17 +502,14 @@ def _parse_cells(cells: list[str], name: str, lines: list[int]) -> "np.ndarray":
 
     if all(_PLAIN.fullmatch(c) for c in cells):  # plain decimals below 10**18: NumPy parses them
         arr = np.array(cells, dtype=np.int64)
-        bad = np.flatnonzero(arr <= 0)
+        bad = np.flatnonzero((arr <= 0) | (arr > MAX_USER_SIZE))
         if bad.size:
             i = int(bad[0])
-            raise InputError(f"{name} on CSV line {lines[i]} must be a positive integer, not {cells[i].strip()}")
+            user_size(f"{name} on CSV line {lines[i]}", int(arr[i]))
         return arr
     values = []
     for c, line in zip(cells, lines):
-        v = parse_int(c, f"{name} on CSV line {line}")
-        if v <= 0:
-            raise InputError(f"{name} on CSV line {line} must be a positive integer, not {c.strip()}")
-        values.append(v)
+        values.append(user_size(f"{name} on CSV line {line}", parse_int(c, f"{name} on CSV line {line}")))
     return _column(values)
 
 
