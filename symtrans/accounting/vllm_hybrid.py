@@ -195,7 +195,9 @@ def layout(
             f"--engine vllm: {values['g_ssm']} Mamba-2 groups over --tensor-parallel {tp} are not modelled"
         )
     n_attn = _layers(caching, "attention", values)
-    if "N_hyb" in values and values.get("h_kv", values["h"]) != values["h"]:
+    from symtrans.engine.zamba2 import SOURCE as ZAMBA2
+
+    if any(n.step.source == ZAMBA2 for n in caching) and values.get("h_kv", values["h"]) != values["h"]:
         # zamba2.py: each hybrid layer's Attention caches num_attention_heads K/V heads, while the page vLLM
         # sizes (config.py) reads num_key_value_heads: the two disagree
         raise InputError(
