@@ -460,7 +460,7 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             # (vllm/v1/kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes), not w, and groups
             # the layers by kind (vllm_hybrid.WindowLayout)
             window = vllm_hybrid.window_layout(
-                spec, values, Fraction(kv_dev, kv_total), get_dtype(kv_dtype).bytes, o.block_size, mnbt, tp
+                spec, values, Fraction(kv_dev, kv_total), get_dtype(kv_dtype).bytes, o.block_size, mnbt
             )
         if window is not None:
             if pp > 1:
@@ -586,12 +586,6 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             + f"{window.blocks_per_request(prompt + gen):,} blocks of {window.block_size} (a window: "
             f"cdiv(min(w − 1 + {window.max_num_batched_tokens:,} max_num_batched_tokens, max_model_len), "
             f"{window.block_size}) + 1)"
-            + "".join(
-                f"; {'full-attention' if k is None else f'window-{k:,}'} layers cache fewer bytes per token: their "
-                f"block is {b} tokens, so that every page is {window.page:,} bytes "
-                "(kv_cache_utils.unify_kv_cache_spec_page_size)"
-                for k, b in window.scaled
-            )
         )
     else:
         b = o.block_size
@@ -1039,9 +1033,9 @@ def _window_formulas(p: Plan) -> list[Formula]:
     need = " + ".join(
         (f"{w.groups.count(g)} × " if w.groups.count(g) > 1 else "")
         + (
-            f"cdiv({L:,}, {w.block_of(g)})"
+            f"cdiv({L:,}, {w.block_size})"
             if g is None
-            else f"(cdiv(min({g:,} − 1 + {w.max_num_batched_tokens:,}, {L:,}), {w.block_of(g)}) + 1)"
+            else f"(cdiv(min({g:,} − 1 + {w.max_num_batched_tokens:,}, {L:,}), {w.block_size}) + 1)"
         )
         for g, _ in w.kinds
     )

@@ -260,11 +260,6 @@ class WindowLayout:
         group_size: layers per group (g).
         groups: the window (None: full attention) of each group.
         max_num_batched_tokens: the scheduler's tokens per step.
-        scaled: (window or None, block) of each kind whose layers cache fewer bytes per token than
-            ``layer_bytes`` (Gemma 4: ``gemma4.py`` keeps h_kvg x d_kg in full-attention layers, h_kv x
-            d_k in windowed ones); vLLM gives that kind a block of b x (largest / its bytes) tokens so
-            every page is one size (``unify_kv_cache_spec_page_size``).  KV-shared layers
-            (``kv_sharing_target_layer_name``) cache nothing and own no page.
     """
 
     kinds: tuple[tuple[int | None, int], ...]
@@ -273,16 +268,10 @@ class WindowLayout:
     group_size: int
     groups: tuple[int | None, ...]
     max_num_batched_tokens: int
-    scaled: tuple[tuple[int | None, int], ...] = ()
 
     @property
     def page(self) -> int:
         return self.block_size * self.layer_bytes
-
-    def block_of(self, window: int | None) -> int:
-        """The block of a kind: b, or b · (largest bytes per token / the kind's) for a kind of
-        fewer bytes per token (``unify_kv_cache_spec_page_size``)."""
-        return dict(self.scaled).get(window, self.block_size)
 
     def blocks(self, available: int) -> int:
         """Blocks of the pool: available // page // g (``get_num_blocks``)."""
@@ -294,10 +283,9 @@ class WindowLayout:
 
     def group_blocks(self, window: int | None, max_model_len: int) -> int:
         """Blocks one request of ``max_model_len`` tokens takes in a group of ``window``."""
-        b = self.block_of(window)
         if window is None:
-            return _cdiv(max_model_len, b)
-        return _cdiv(min(window - 1 + self.max_num_batched_tokens, max_model_len), b) + 1
+            return _cdiv(max_model_len, self.block_size)
+        return _cdiv(min(window - 1 + self.max_num_batched_tokens, max_model_len), self.block_size) + 1
 
     def blocks_per_request(self, max_model_len: int) -> int:
         """Blocks one request of ``max_model_len`` tokens takes over all groups."""
@@ -314,13 +302,7 @@ class WindowLayout:
 
 
 def window_layout(
-    spec,
-    values: dict,
-    heads_share: Fraction,
-    kv_bytes: int,
-    block_size: int,
-    max_num_batched_tokens: int,
-    tp: int | None = None,
+    spec, values: dict, heads_share: Fraction, kv_bytes: int, block_size: int, max_num_batched_tokens: int
 ) -> WindowLayout | None:
     """vLLM's layout for a model with sliding-window layers, or ``None`` when no layer has a window.
 
@@ -328,13 +310,9 @@ def window_layout(
         heads_share: the share of the KV heads one device keeps (max(1, h_kv / tp) / h_kv).
         kv_bytes: bytes of one cached element (the KV cache dtype).
 
-    Args (more):
-        tp: tensor parallelism; with it, kinds of different cache sizes per token get vLLM's page
-            unification (each kind's heads per device max(1, heads // tp)).
-
     Raises:
-        InputError: layers of different cache sizes per token without ``tp`` or whose sizes do
-            not divide the largest (vLLM raises too), or K and V of a kind in different layer counts.
+        InputError: layers of different cache sizes per token (vLLM then scales block sizes to one
+            page: not modelled), or K and V of a kind in different layer counts.
     """
     from symtrans.engine.architectures import build
     from symtrans.engine.evaluate import exact
@@ -354,33 +332,6 @@ def window_layout(
     count = {w: min(c) for w, c in layers.items()}
     kinds = tuple((w, count[w]) for w in sorted(count, key=lambda w: -1 if w is None else w) if count[w] > 0)
     sizes = {per_layer[w] * kv_bytes * heads_share for w, _ in kinds}
-    scaled: tuple[tuple[int | None, int], ...] = ()
-    if len(sizes) != 1 and tp is not None:
-        # Gemma 4: its full-attention layers keep h_kvg heads of d_kg, its windowed layers h_kv of d_k; each
-        # layer's heads split over tp as max(1, heads // tp) (gemma4.py, Gemma4Attention); layers of fewer bytes
-        # per token get a block b · (largest / theirs), so that every page is one size
-        # (kv_cache_utils.unify_kv_cache_spec_page_size; it raises when the ratio is not whole)
-        per_kind = {}
-        for w, _ in kinds:
-            heads = {
-                int(exact(n.step.cache_heads, values))
-                for n in caching
-                if n.step.cache_heads is not None
-                and (None if n.step.cache_window is None else int(exact(n.step.cache_window, values))) == w
-            }
-            if len(heads) != 1:
-                break
-            H = heads.pop()
-            per_kind[w] = per_layer[w] * kv_bytes * Fraction(max(1, H // tp), H)
-        if len(per_kind) == len(kinds) and all(v.denominator == 1 for v in per_kind.values()):
-            top = max(per_kind.values())
-            if any(top % v for v in per_kind.values()):
-                raise InputError(
-                    "--engine vllm: the layers' cache sizes per token do not divide the largest: vLLM refuses such "
-                    "a model (unify_kv_cache_spec_page_size: 'Cannot unify by adjusting block_size')"
-                )
-            scaled = tuple((w, block_size * int(top // v)) for w, v in per_kind.items() if v != top)
-            sizes = {top}
     if len(sizes) != 1 or next(iter(sizes)).denominator != 1:
         raise InputError(
             "--engine vllm: windowed and full-attention layers of different cache sizes per token: vLLM's page "
@@ -390,4 +341,4 @@ def window_layout(
     lo, hi = min(counts), max(counts)
     g = hi if len(kinds) == 1 or hi < lo * 1.5 else lo  # kv_cache_utils._get_kv_cache_groups_uniform_page_size
     groups = tuple(w for w, c in kinds for _ in range(_cdiv(c, g)))
-    return WindowLayout(kinds, int(sizes.pop()), block_size, g, groups, max_num_batched_tokens, scaled)
+    return WindowLayout(kinds, int(sizes.pop()), block_size, g, groups, max_num_batched_tokens)
