@@ -379,8 +379,6 @@ STACK_READS_LEFT = {
     # (which layer index holds an FFN alone, a Zamba2 shared block): per-index facts the tree's
     # counts do not state
     "analysis/checkpoint.py": {"mixers"},
-    # vLLM's profile-run peak (a dense or MoE layer's width), from the sizes at numbers
-    "accounting/vllm_profile.py": {"'N_moe'"},
 }
 
 

@@ -487,10 +487,37 @@ def test_activation_peak_estimate_by_hand_and_against_the_3090_logs():
     for tokens, peak in ((20_000, "17.06"), (29_000, "17.98")):
         logged = (Fraction(peak) - Fraction("14.9888")) * GiB
         assert abs(vp.activation_peak(values, tokens, 256, 1, 2)[0] - logged) <= Fraction(5, 100) * logged
-    # an MoE layer with dense ones (DeepSeek-V3's shape): the wider of the two
-    moe = {"d_model": 7168, "d_ff": 18432, "d_ff_e": 2048, "k": 8, "V": 129280, "N": 61, "N_moe": 58}
+    # an MoE layer with dense ones (DeepSeek-V3's shape: 58 MoE layers of 61): the wider of the two
+    moe = {"d_model": 7168, "d_ff": 18432, "d_ff_e": 2048, "k": 8, "V": 129280, "N": 61}
     dense_tok, moe_tok = 2 * 7168 + 3 * 18432, 2 * 7168 + 8 * (3 * 2048 + 7168)
-    assert vp.activation_peak(moe, 1000, 1, 1, 2)[0] == 1000 * 2 * max(dense_tok, moe_tok) + 129280 * 4
+    peak = vp.activation_peak(moe, 1000, 1, 1, 2, moe_layers=58)[0]
+    assert peak == 1000 * 2 * max(dense_tok, moe_tok) + 129280 * 4
+
+
+def test_activation_peak_takes_the_moe_layers_from_the_tree():
+    # Mixtral-8x7B's sizes with a narrower expert (d_ff_e = 1,024, k = 1) and its first layer dense
+    # (moe_first_dense = 1, no N_moe): 31 MoE layers of 32 by the config rule (layers 2..32), so the
+    # dense layer's MLP (d_ff = 14,336) is in vLLM's profile run and its width sets the peak.  Before,
+    # N_moe was read from the sizes and, absent, all 32 layers were taken as MoE layers.
+    from symtrans.accounting.deploy import moe_layers
+    from symtrans.catalog.presets import PRESETS
+    from symtrans.engine.architectures import build
+    from symtrans.engine.evaluate import exact
+
+    spec = PRESETS["mixtral-8x7b"].spec.replace(sizes={"d_ff_e": 1024, "k": 1}, moe_first_dense=1)
+    values = spec.values
+    n = exact(moe_layers(build(spec)), values)
+    assert n == sum(1 for layer in range(1, 33) if layer > 1) == 31
+    dense_tok = 2 * 4096 + 3 * 14336  # residual + normed input, gate-up output + its activated half
+    moe_tok = 2 * 4096 + 1 * (3 * 1024 + 4096)  # fused MoE intermediate caches, k = 1
+    assert (dense_tok, moe_tok) == (51_200, 15_360)
+    peak = 1000 * 2 * dense_tok + 1 * 32000 * 4  # 1,000 tokens in bf16, 1 row of fp32 logits
+    assert vp.activation_peak(values, 1000, 1, 1, 2, moe_layers=n)[0] == peak == 102_528_000
+    # the all-MoE layout keeps the MoE width (what every N_moe-free spec got before)
+    all_moe = PRESETS["mixtral-8x7b"].spec.replace(sizes={"d_ff_e": 1024, "k": 1})
+    n = exact(moe_layers(build(all_moe)), all_moe.values)
+    assert n == 32
+    assert vp.activation_peak(all_moe.values, 1000, 1, 1, 2, moe_layers=n)[0] == 1000 * 2 * moe_tok + 128_000
 
 
 @pytest.mark.parametrize(

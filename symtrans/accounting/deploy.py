@@ -47,8 +47,9 @@ import sympy as sp
 from symtrans.accounting.hardware import MIN_UTILISATION, Accelerator, fraction
 from symtrans.base.errors import InputError
 from symtrans.engine.architectures import build
+from symtrans.engine.cost import Cost
 from symtrans.engine.evaluate import exact
-from symtrans.engine.roles import VISION_BLOCKS, Role
+from symtrans.engine.roles import VISION_BLOCKS, Block, Role
 
 if TYPE_CHECKING:  # pragma: no cover
     from symtrans.accounting.quantization import Quantization
@@ -263,6 +264,20 @@ def _heads_per_device(heads: int, tp: int) -> int:
     raise InputError(f"--tensor-parallel {tp} must divide the {heads} key/value heads or be a multiple of them")
 
 
+def moe_layers(tree: Cost) -> sp.Expr:
+    """MoE layers of a model: its ``Block.MOE`` blocks, each times the multiplicity of the
+    layers that hold it (the first ``moe_first_dense`` dense layers, N_moe of a hybrid stack
+    and every other layer are the tree's own: engine/architectures.py, engine/stack.py)."""
+
+    def count(c: Cost, outer: sp.Expr) -> sp.Expr:
+        m = outer * c.multiplicity
+        if c.block == Block.MOE:
+            return m
+        return sp.Add(*[count(ch, m) for ch in c.children])
+
+    return count(tree, sp.Integer(1))
+
+
 def _cache_per_device(spec, values: dict, tp: int, kv_dtype: str) -> tuple[int, int, int]:
     """(cache bytes per token on one of ``tp`` devices, KV heads per device, KV heads), summed
     over the Cost tree's caching steps: each keeps ``Step.cache`` elements per token split into
@@ -473,7 +488,9 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
         act_bytes = 4 if o.dtype == "fp32" else 2
         if o.activation_reserve is None:
             # the sampler's part of that peak, held by the last pipeline stage only (vllm_profile.activation_peak)
-            engine_terms["activation peak"], logits = vp.activation_peak(values, mnbt, seqs, tp, act_bytes, rules)
+            engine_terms["activation peak"], logits = vp.activation_peak(
+                values, mnbt, seqs, tp, act_bytes, rules, moe_layers=exact(moe_layers(build(spec)), values)
+            )
         # the larger figure is the tensor-parallel group's all-reduce buffers (NCCL, custom all-reduce): vLLM 0.19.0
         # logs 2.07 to 2.13 GiB at TP 2 and 4 but 0.07 GiB at PP 2 and PP 4 (vllm_profile.VERSIONS["0.19"])
         engine_terms["non-torch memory"] = (

@@ -238,7 +238,13 @@ def max_num_seqs(rules: VersionRules, cuda_bytes: int, acc_name: str) -> int:
 
 
 def activation_peak(
-    values: dict, tokens: int, seqs: int, tp: int, act_bytes: int, rules: VersionRules | None = None
+    values: dict,
+    tokens: int,
+    seqs: int,
+    tp: int,
+    act_bytes: int,
+    rules: VersionRules | None = None,
+    moe_layers: int | None = None,
 ) -> tuple[int, int]:
     """Estimated peak of vLLM's profiling run, bytes per device, and the part of it that only
     the last pipeline stage (the one that samples) holds.
@@ -247,7 +253,9 @@ def activation_peak(
     the residual stream and the normed input (2·d_model), and the MLP's gate-up output with
     its activated half (3·d_ff/tp; an MoE layer's fused kernel keeps k·(3·d_ff/tp + d_model)
     per token, vllm/model_executor/layers/fused_moe/fused_moe.py's intermediate caches), at
-    the model's activation dtype.
+    the model's activation dtype.  ``moe_layers``: the model's MoE layers (the Cost tree's
+    ``Block.MOE`` blocks times their multiplicity); fewer than N means dense layers too, and the
+    peak is the wider layer's.  ``None``: all N layers are MoE layers when ``k`` is set.
 
     The sampler (``_dummy_sampler_run`` in vllm/v1/worker/gpu_model_runner.py) on ``seqs`` rows
     of V logits.  Up to 0.18 symtrans counts the fp32 logits alone (4 bytes a logit).  From
@@ -271,7 +279,7 @@ def activation_peak(
         per_token = dense
     else:  # the experts' width is d_ff_e where the model also has dense layers (DeepSeek), else d_ff
         moe = 2 * d + k * (3 * values.get("d_ff_e", dff) // tp + d)
-        has_dense = values.get("N_moe", values["N"]) < values["N"]
+        has_dense = (values["N"] if moe_layers is None else moe_layers) < values["N"]
         per_token = max(moe, dense) if has_dense else moe
     forward = tokens * act_bytes * per_token
     if rules is None or not rules.sampler_bytes:
