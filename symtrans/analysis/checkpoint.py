@@ -539,6 +539,7 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
 
     # layers beyond N, missing layers, and tensors a layer lacks that its siblings have
     n_of = _stack_layers(spec)
+    kinds: set[str] | None = None  # the layer kinds of the Cost tree's stack, read at first need
     layered = [e for e in params if e.layer is not None and id(e) not in claimed]
     for stack, n in n_of.items():
         mine = [e for e in layered if e.stack == stack]
@@ -555,14 +556,19 @@ def _structure_terms(entries: list[Entry], spec: Spec, formula: int) -> tuple[li
         mine = [e for e in mine if e.layer < n]
         if not mine or spec.share_layers != "none":
             continue  # ALBERT stores one group of layers that all N layers share: no gaps
-        if "zamba2_hybrid" in spec.mixers:  # Zamba2: hybrid layers hold more than Mamba 2 layers, and a
+        if kinds is None:  # Cost.kind of the tree's Block.LAYER nodes: ("mamba", "attention") for Jamba
+            from symtrans.analysis.walk import layer_kinds
+            from symtrans.engine.architectures import build
+
+            kinds = set(layer_kinds(build(spec)))
+        if "zamba2_hybrid" in kinds:  # Zamba2: hybrid layers hold more than Mamba 2 layers, and a
             continue  # shared block (and its adapters) is stored at its first use only: no gaps read
         per: dict[int, dict[tuple, Entry]] = {}
         # the spec's answers, read once (is_moe builds the sizes' dict: per tensor it cost 0.3 s)
         first_attention_norm = spec.first_attention_norm
-        ffn_layers = {"mlp", "moe"} & set(spec.mixers.split("|"))  # Nemotron-H: layers of an FFN alone
+        ffn_layers = {"mlp", "moe"} & kinds  # Nemotron-H: layers of an FFN alone
         by_design = spec.is_moe or bool(ffn_layers)
-        hybrid = "|" in spec.mixers
+        hybrid = len(kinds) > 1  # a stack of more than one kind of layer
         for e in mine:
             if e.role == Role.RELATIVE_BIAS:  # stored once per stack, in its first layer
                 continue
