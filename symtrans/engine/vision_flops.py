@@ -34,7 +34,11 @@ into a bias-free m_vis^2 d_vis -> d_vis map, then linear_1 and linear_2); ``Qwen
 (Unfold + bias-free Linear patches, the class token appended, CLIP-style layers, the class token
 dropped, ``Llama4VisionPixelShuffleMLP``: pixel shuffle then fc1 d_ff_vis -> d_ad_in, fc2) with
 ``Llama4MultiModalProjector`` (d_vout -> D, which ``Llama4ForConditionalGeneration.forward``
-applies to what ``get_image_features`` returns: counted here too); ``LlavaNextModel`` (anyres
+applies to what ``get_image_features`` returns: counted here too); ``Kimi_K25VisionModel``
+(Conv2d patches of 3 channels, its position table resampled by an embedding_bag, each image its
+own attention span, ``temporal_merge`` gathering m_vis x m_vis patches by index_add) with
+``Kimi_K25MultimodalProjection`` (in_proj m_vis^2 d_vis -> m_vis^2 d_vis, out_proj -> D);
+``LlavaNextModel`` (anyres
 tiling, ``_anyres``: the CLIP tower and the projector on each of the image's tiles and its base
 tile; ``pack_image_features`` unpads and appends ``image_newline`` without a matmul).
 """
@@ -50,7 +54,8 @@ from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.spec import Spec
 
-# The wrappers whose image FLOPs are modelled, and those refused (the tower named).
+# The wrappers' towers whose image FLOPs are modelled (spec.vision; LLaVA-NeXT's is clip with
+# image_newline).
 IMAGE_FLOP_VISIONS = (
     "clip",
     "qwen2_vl",
@@ -61,14 +66,15 @@ IMAGE_FLOP_VISIONS = (
     "mistral3",
     "qwen3_vl",
     "llama4",
-    "llava_next",
+    "kimi_k25",
 )
-# Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's table
-# interpolated to each image's grid): the Qwen towers' sides multiples of p_vis m_vis.
-VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3")
+# Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's and Kimi
+# K2.5's tables interpolated to each image's grid): the Qwen and Kimi towers' sides multiples
+# of p_vis m_vis (their processors pad or resize to such sides).
+VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3", "kimi_k25")
 _QWEN_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
+# Wrappers whose image FLOPs are refused (the tower named).
 _NOT_YET = {
-    "kimi_k25": "Kimi K2.5's MoonViT tower",
     "gemma4": "Gemma 4's vision tower",
 }
 
@@ -144,8 +150,8 @@ def check_modelled(spec: Spec) -> None:
     """Refuse a model whose image FLOPs are not modelled, naming its tower.
 
     Raises:
-        InputError: Kimi K2.5 (the towers in _NOT_YET), or a model without a wrapper's vision
-            tower.
+        InputError: Gemma 4 (the towers in _NOT_YET), or a model without a wrapper's vision
+            tower of IMAGE_FLOP_VISIONS.
     """
     if spec.vision in _NOT_YET:
         raise InputError(f"image FLOPs of {_NOT_YET[spec.vision]} are not modelled yet ({spec.vision})")
@@ -184,7 +190,7 @@ def grid(spec: Spec, image: ImageInput) -> tuple[int, int]:
         unit = p * v["m_vis"]
         if image.height % unit or image.width % unit or not image.height or not image.width:
             raise InputError(
-                f"image size {image.height} x {image.width} px: {spec.vision}'s processor resizes images to sides that "
+                f"image size {image.height} x {image.width} px: {spec.vision}'s processor resizes (or pads) images to sides that "
                 f"are multiples of patch_size x spatial_merge_size = {unit} px; give such a size"
             )
         return image.height // p, image.width // p
@@ -266,6 +272,15 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
         return ImageFlops(patch + _layers(P, True, attention) + merger, P, P, lm, tuple(notes))
     if spec.vision == "llama4":
         return _llama4(spec, image, rows, patch)
+    if spec.vision == "kimi_k25":  # MoonViT: one attention span per image, then m x m patches merged
+        m = v["m_vis"]
+        lm = P // (m * m)
+        proj = 2 * lm * (m**2 * d) ** 2 + 2 * lm * m**2 * d * D  # in_proj, out_proj on the merged tokens
+        notes = [
+            f"{rows} x {cols} = {P} patches of {v['p_vis']} px in each MoonViT layer (its position table resampled "
+            f"to the grid without matmuls); the projector joins {m} x {m} into {lm}"
+        ]
+        return ImageFlops(patch + _layers(P) + proj, P, P, lm, tuple(notes))
     head = _siglip_head(P) if spec.vision_head else 0
     if spec.vision == "gemma3":
         k = rows // math.isqrt(image.pooled)  # Gemma3MultiModalProjector's AvgPool2d kernel and stride

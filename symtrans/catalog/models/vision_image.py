@@ -11,8 +11,9 @@ Qwen3VLVisionConfig's deepstack_visual_indexes (8, 16, 24) (Qwen3.5's tower has 
 Llama4VisionConfig's image_size 448 and pixel_shuffle_ratio 0.5; PixtralVisionConfig's image_size 1024 (Mistral3Config without vision_config: 1540), the longest
 side its processor gives, which ``--image-size`` may change (2-D rotary positions: any size).
 Qwen2-VL, Qwen2.5-VL and Qwen3-VL have no image size in their config (their processor resizes
-each image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels):
-the size must be given.  LLaVA-NeXT tiles each image after a best fit among its
+each image to a multiple of patch_size x spatial_merge_size between min_pixels and max_pixels),
+nor has Kimi K2.5 (its processor pads each side to a multiple of patch_size x
+merge_kernel_size): the size must be given.  LLaVA-NeXT tiles each image after a best fit among its
 image_grid_pinpoints (LlavaNextConfig's default [[336, 672], [672, 336], [672, 672], [1008, 336],
 [336, 1008]]), so its FLOPs depend on the image's own size, which must be given too.
 """
@@ -145,6 +146,15 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
         if not isinstance(deep, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in deep):
             raise ConfigError(f"vision_config.deepstack_visual_indexes must be a list of integers, not {show(deep)}")
         kw["deepstack"] = len({i for i in deep if 0 <= i < spec.size("N_vis")})  # `layer_num in` the list
+    elif spec.vision == "kimi_k25":
+        pos_h = _int(vcfg.get("pos_emb_height", 64), "vision_config.pos_emb_height")
+        pos_w = _int(vcfg.get("pos_emb_width", 64), "vision_config.pos_emb_width")
+        if pos_h > pos_w:  # Kimi_K25VisionPositionEmbeddings: num_grid_per_side = pos_emb_height
+            raise ConfigError(
+                f"vision_config.pos_emb_height {pos_h} exceeds pos_emb_width {pos_w}: Kimi K2.5 resamples a "
+                f"{pos_h} x {pos_h} square of its {pos_h} x {pos_w} position table, past its rows, so "
+                "get_image_features cannot run"
+            )
     elif spec.vision == "llama4":
         ratio = vcfg.get("pixel_shuffle_ratio", 0.5)
         k = round(1 / ratio) if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio > 0 else 0
