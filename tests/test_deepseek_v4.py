@@ -1,7 +1,9 @@
 """DeepSeek-V4 (deepseek_v4): the published DeepSeek-V4-Flash config (tests/fixtures/configs,
 source in SOURCES.md) against transformers 5.24's DeepseekV4ForCausalLM built on the meta device,
-the same figure by hand from the tensor shapes of modeling_deepseek_v4.py, and the one-line
-refusals of FLOPs, KV cache and memory.
+the same figure by hand from the tensor shapes of modeling_deepseek_v4.py, the one-line
+refusals of FLOPs and a KV cache per token, and the cache per sequence (memory.kv_cache_bytes)
+against the tensors transformers' own cache holds after real forwards of tiny configs, and by hand
+for DeepSeek-V4-Flash.
 
 The random draws (hypothesis), the key audit and the FLOPs refusal of the audit base are in
 tests/test_model_types.py; the re-save in tests/test_resave.py.
@@ -10,9 +12,11 @@ tests/test_model_types.py; the re-save in tests/test_resave.py.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symtrans.accounting.flops import flops_expr
-from symtrans.accounting.memory import kv_cache_per_token
+from symtrans.accounting.memory import kv_cache_bytes, kv_cache_per_token
 from symtrans.base.errors import InputError
 from symtrans.catalog.hf_config import spec_from_config
 from symtrans.cli import main as cli
@@ -66,7 +70,9 @@ def test_flash_by_hand(read_fixture):
 def test_workload_is_refused_in_one_line(read_fixture, what):
     """FLOPs and the KV cache of the compressed attention are not modelled: one line, not a guess."""
     spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
-    with pytest.raises(InputError, match="not modelled; parameters are exact") as refused:
+    with pytest.raises(
+        InputError, match=r"not modelled \(its cache per sequence is, .*: memory.kv_cache_bytes\); parameters are exact"
+    ) as refused:
         flops_expr(spec, "forward") if what == "forward" else kv_cache_per_token(spec)
     assert "\n" not in str(refused.value)
 
@@ -75,3 +81,127 @@ def test_cli_refuses_flops_with_exit_2(config_dir, capsys):
     assert cli.main(["flops", str(config_dir / f"{FLASH}.json")]) == 2
     out, err = capsys.readouterr()
     assert not out and err.count("\n") == 1 and "not modelled" in err
+
+
+def test_flash_cache_by_hand(read_fixture):
+    """DeepSeek-V4-Flash's cache per sequence at bf16, from the shapes of DeepseekV4CSACache,
+    DeepseekV4HCACache and DynamicSlidingWindowLayer (modeling_deepseek_v4.py, cache_utils.py,
+    transformers 5.24): 2 sliding layers keep keys and values of d_k 512 for min(T, w - 1 = 127)
+    positions; 21 CSA layers (m 4) keep one shared K=V window, floor(T/4) entries of 512 + 128
+    (compressor, indexer), T mod 4 open tokens' kv and gate of 2 x (2 x 512 + 2 x 128), and from
+    T >= 4 on the overlap (4 x 640 at bf16, its gate at fp32); 20 HCA layers (m 128) one window,
+    floor(T/128) entries of 512 and T mod 128 open tokens' kv and gate of 512."""
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+    b = 2
+
+    def by_hand(t: int) -> int:
+        window = min(t, 127)
+        swa = 2 * (2 * 512 * window * b)
+        csa = 21 * (512 * window * b + 640 * (t // 4) * b + 2 * 2 * 640 * (t % 4) * b + (t >= 4) * 4 * 640 * (b + 4))
+        hca = 20 * (512 * window * b + 512 * (t // 128) * b + 2 * 512 * (t % 128) * b)
+        return swa + csa + hca
+
+    # 1M tokens (max_position_embeddings): 520,192 + 7,049,484,288 + 170,373,120 bytes
+    assert by_hand(1_048_576) == 7_220_377_600
+    for t in (1, 3, 4, 127, 128, 1000, 4099, 1_048_576):
+        assert exact(kv_cache_bytes(spec, 1, t, "bf16"), spec.values) == by_hand(t), t
+    assert exact(kv_cache_bytes(spec, 3, 1000, "bf16"), spec.values) == 3 * by_hand(1000)
+
+
+def _tiny(layer_types, w, m_csa, m_hca) -> dict:
+    """A DeepSeek-V4 small enough to run on CPU, with one layer of each kind listed."""
+    return {
+        "model_type": "deepseek_v4", "vocab_size": 97, "hidden_size": 32, "moe_intermediate_size": 16,
+        "num_hidden_layers": len(layer_types), "layer_types": list(layer_types), "num_attention_heads": 4,
+        "head_dim": 16, "qk_rope_head_dim": 4, "q_lora_rank": 24, "n_routed_experts": 4, "num_experts_per_tok": 2,
+        "hc_mult": 2, "o_groups": 2, "o_lora_rank": 8, "index_n_heads": 2, "index_head_dim": 8, "index_topk": 3,
+        "sliding_window": w, "max_position_embeddings": 256,
+        "compress_rates": {"compressed_sparse_attention": m_csa, "heavily_compressed_attention": m_hca},
+    }  # fmt: skip
+
+
+def _real_cache_bytes(cache) -> int:
+    """Bytes of every tensor transformers' cache holds, each storage once: a CSA or HCA layer's
+    values are its keys' tensor; its compressor and indexer states are dicts of tensors."""
+    seen: dict[tuple, int] = {}
+    for layer in cache.layers:
+        tensors = [getattr(layer, "keys", None), getattr(layer, "values", None)]
+        for name in ("buffer_kv", "buffer_gate", "compressed_kv", "overlap_kv", "overlap_gate"):
+            tensors += list(getattr(layer, name, {}).values())
+        for t in tensors:
+            if t is not None and t.numel():
+                seen[(t.data_ptr(), tuple(t.shape), t.dtype)] = t.numel() * t.element_size()
+    return sum(seen.values())
+
+
+TINY = (
+    (("sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"), 6, 4, 8),
+    (("heavily_compressed_attention", "compressed_sparse_attention", "compressed_sparse_attention"), 3, 3, 5),
+)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp32", "fp16"])
+@pytest.mark.parametrize("tiny", range(len(TINY)))
+def test_cache_equals_transformers_cache(dtype, tiny):
+    """Prefills of T tokens, T below, at and past the window and the rates and not a multiple of
+    them, then decode steps: the bytes of the cache's tensors equal kv_cache_bytes at every T."""
+    from conftest import require
+
+    require("transformers")
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    cfg = _tiny(*TINY[tiny])
+    spec, _ = spec_from_config(cfg, "tiny deepseek_v4")
+    torch_dtype = {"bf16": torch.bfloat16, "fp32": torch.float32, "fp16": torch.float16}[dtype]
+    config = AutoConfig.for_model(**cfg)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch_dtype).eval()
+    batch = 2
+    for t in (1, 2, 4, 5, 8, 9, 15, 17, 30):
+        with torch.no_grad():
+            out = model(torch.randint(0, 97, (batch, t)), use_cache=True)
+        expected = exact(kv_cache_bytes(spec, batch, t, dtype), spec.values)
+        assert _real_cache_bytes(out.past_key_values) == expected, (dtype, tiny, t)
+    cache = out.past_key_values
+    for step in range(1, 12):  # a state that depends on T only, whether it came in one prefill or not
+        with torch.no_grad():
+            cache = model(torch.randint(0, 97, (batch, 1)), cache=cache, use_cache=True).past_key_values
+        assert _real_cache_bytes(cache) == exact(kv_cache_bytes(spec, batch, 30 + step, dtype), spec.values), step
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]),
+                   min_size=1, max_size=4),
+    w=st.integers(2, 12), m_csa=st.integers(1, 7), m_hca=st.integers(1, 9), t=st.integers(1, 40),
+)  # fmt: skip
+def test_cache_equals_transformers_cache_drawn(kinds, w, m_csa, m_hca, t):
+    """Random layer patterns, windows, rates and lengths, fp32: the real cache's bytes."""
+    from conftest import require
+
+    require("transformers")
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    cfg = _tiny(kinds, w, m_csa, m_hca)
+    spec, _ = spec_from_config(cfg, "tiny deepseek_v4")
+    model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**cfg), attn_implementation="eager").eval()
+    with torch.no_grad():
+        out = model(torch.randint(0, 97, (1, t)), use_cache=True)
+    assert _real_cache_bytes(out.past_key_values) == exact(kv_cache_bytes(spec, 1, t, "fp32"), spec.values)
+
+
+@pytest.mark.parametrize("bad", [{"sliding_window": None}, {"sliding_window": 1}])
+def test_cache_needs_a_window(bad):
+    cfg = {**_tiny(TINY[0][0], 6, 4, 8), **bad}
+    spec, _ = spec_from_config(cfg, "tiny deepseek_v4")
+    with pytest.raises(InputError, match="sliding_window of 2 or more"):
+        kv_cache_bytes(spec, 1, 10, "bf16")
+
+
+def test_cache_refuses_a_quantized_dtype(read_fixture):
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+    with pytest.raises(InputError, match="model's dtype") as refused:
+        kv_cache_bytes(spec, 1, 10, "fp8")
+    assert "\n" not in str(refused.value)

@@ -243,12 +243,27 @@ def kv_cache_bytes(
     with state-space or linear-attention layers adds their constant state per sequence
     (``state_bytes_per_sequence``), kept in the same dtype.
 
+    DeepSeek-V4 (``Step.held``, ``engine.deepseek_v4.cache_steps``): what its cache stores after
+    ``seq`` tokens, not linear in ``seq``: the window's w - 1 keys as stored, floor(seq/m)
+    compressed entries, seq mod m open tokens, CSA's overlap state (its gates at 4 bytes).  Per
+    token the compressed entries grow by (N_csa*(d_k + d_idx)/m_csa + N_hca*d_k/m_hca)*b on
+    average.  Checked against the tensors of transformers' cache in tests/test_deepseek_v4.py.
+
     Raises:
-        ValueError: unknown dtype; a ``per-layer`` attention pattern.
+        ValueError: unknown dtype; a ``per-layer`` attention pattern; for DeepSeek-V4 a dtype other
+            than a model's (fp32, bf16, fp16: its cache holds the model's dtype).
     """
+    tree = build(spec)
+    if tree.holds():  # a cache stated per sequence (Step.held): DeepSeek-V4's
+        if kv_dtype not in TRAINING_DTYPES:
+            raise InputError(
+                "DeepSeek-V4's cache is held in the model's dtype (with fp32 overlap gates): give one of "
+                f"{', '.join(TRAINING_DTYPES)}, not {kv_dtype}"
+            )
+        b = get_dtype(kv_dtype).bytes
+        return batch * (b * (tree.cache_at(seq) + tree.state) + 4 * tree.held_fp32_at(seq))
     b = get_dtype(kv_dtype).bytes
     kv_cache_per_token(spec, kv_dtype)  # the same checks
-    tree = build(spec)
     return batch * b * (tree.cache_at(seq, seq if src is None else src) + tree.state)
 
 

@@ -25,6 +25,8 @@ from symtrans.engine.roles import Block, Role
 
 ZERO = sp.Integer(0)
 ONE = sp.Integer(1)
+# the sequence length a Step.held expression is written in (Cost.cache_at puts the length in)
+SEQ = sp.Symbol("T_seq", integer=True, nonnegative=True)
 
 # Step kinds.  Conventions act on them: "dense" is an activation x weight matmul,
 # "attention" a matmul of two activations (QK^T, scores x V), "none" costs no FLOPs.
@@ -86,6 +88,13 @@ class Step:
         state: elements this step keeps per sequence whatever its length (a Mamba
             mixer's SSM state and convolution window, a linear-attention state): bytes
             are ``state`` x the state dtype's bytes.
+        held: elements this step's cache keeps for one sequence after ``SEQ`` tokens, an
+            expression of ``SEQ`` (``Cost.cache_at`` puts the length in), for a cache that is
+            neither so many elements per token nor a constant state: DeepSeek-V4's window of
+            w - 1 keys, compressed entries every m tokens, open windows' buffers
+            (``deepseek_v4.cache_steps``); bytes are ``held`` x the cache dtype's bytes.
+        held_fp32: the same, for elements kept at fp32 whatever the cache dtype (4 bytes each:
+            DeepSeek-V4's overlap gate logits, summed with its fp32 position bias).
         input_grad: False for a map applied to the raw model input (pixels, mel frames):
             no backward pass computes the gradient with respect to it, so its backward
             costs 1 x its forward (the weight gradient), not 2 x.
@@ -116,6 +125,8 @@ class Step:
     cache_window: sp.Expr | None = None
     source_cache: sp.Expr = ZERO
     cache_heads: sp.Expr = ONE
+    held: sp.Expr = ZERO
+    held_fp32: sp.Expr = ZERO
 
     @property
     def active_params(self) -> sp.Expr:
@@ -200,16 +211,31 @@ class Cost:
         source tokens for cross-attention): every caching step keeps ``Step.cache`` elements
         for each of min(seq, ``cache_window``) positions, plus ``Step.source_cache`` for each
         of the ``src`` source positions.  The constant state (``state``) is not included.
+        A step's ``held`` elements (``SEQ`` put to ``seq``) are included, its ``held_fp32`` are
+        not (``held_fp32_at``).
         Units: elements (times the cache dtype's bytes: bytes)."""
         terms = []
         for node in self.nodes():
             st = node.step
+            if st.held != 0:
+                terms.append(node.multiplicity * st.held.xreplace({SEQ: seq}))
             if st.cache != 0:
                 kept = seq if st.cache_window is None else sp.Min(seq, st.cache_window)
                 terms.append(node.multiplicity * st.cache * kept)
             if st.source_cache != 0:
                 terms.append(node.multiplicity * st.source_cache * src)
         return sp.Add(*terms)
+
+    def held_fp32_at(self, seq: sp.Expr) -> sp.Expr:
+        """Cache elements of one sequence after ``seq`` tokens kept at fp32 whatever the cache
+        dtype (``Step.held_fp32`` summed, ``SEQ`` put to ``seq``).  Units: elements (x 4: bytes)."""
+        return sp.Add(
+            *[n.multiplicity * n.step.held_fp32.xreplace({SEQ: seq}) for n in self.nodes() if n.step.held_fp32 != 0]
+        )
+
+    def holds(self) -> bool:
+        """Whether a step's cache is stated per sequence (``Step.held``/``held_fp32``)."""
+        return any(n.step.held != 0 or n.step.held_fp32 != 0 for n in self.nodes())
 
     @property
     def flops(self) -> sp.Expr:
@@ -329,6 +355,8 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             cache_window=e(st.cache_window),
             source_cache=e(st.source_cache),
             cache_heads=e(st.cache_heads),
+            held=e(st.held),
+            held_fp32=e(st.held_fp32),
         )
         for st in c.steps
     )

@@ -34,9 +34,27 @@ each layer has two (``attn_hc``, ``ffn_hc``), each ``fn`` (2 + n_hc)*n_hc x n_hc
 its final norm: ``hc_fn`` n_hc x n_hc*d_model, ``hc_base`` n_hc, ``hc_scale`` 1.  The stack adds
 them where the spec has n_hc (``stack.hybrid_layers``, ``architectures``).
 
+Cache (``cache_steps``, ``Step.held``; ``memory.kv_cache_bytes`` sums them): what transformers
+5.24's cache holds for one sequence after T tokens (``DynamicCache`` of a ``DeepseekV4Config``:
+``DynamicSlidingWindowLayer``, ``DeepseekV4CSACache``, ``DeepseekV4HCACache``), at b bytes per
+element of the model's dtype, w the ``sliding_window``:
+
+* every layer keeps the last min(T, w - 1) keys of its window (d_k each); a ``v4_swa`` layer's
+  ``DynamicSlidingWindowLayer`` stores its values as a second tensor, a CSA or HCA layer's cache
+  makes the values the keys' own tensor (one copy): 2*d_k or d_k per kept position;
+* a ``v4_hca`` layer: floor(T/m_hca) compressed entries of d_k (``compressed_kv``), and the
+  T mod m_hca tokens of the window still open, kv and gate of d_k each (``buffer_kv``,
+  ``buffer_gate``);
+* a ``v4_csa`` layer: floor(T/m_csa) compressed entries of d_k (compressor) and of d_idx (indexer);
+  the T mod m_csa open tokens, kv and gate of 2*d_k and 2*d_idx (both series); and, once a window
+  has closed (T >= m_csa), the last window's first series (``overlap_kv``, m_csa x (d_k + d_idx) at b
+  bytes) and its gate logits plus the position bias (``overlap_gate``, the same count at 4 bytes: the
+  fp32 ``position_bias`` makes the sum fp32 whatever the model's dtype).
+
 Units: parameters, and the forward FLOPs of the maps at the build shape.  The attention itself
-(the sliding window, the compressed entries, the indexer's top-k) is not counted, so FLOPs, the
-KV cache and time of these kinds are refused (``mixer_rules.V4_WORKLOAD_REFUSAL``).
+(the sliding window, the compressed entries, the indexer's top-k) is not counted, so FLOPs and time
+of these kinds are refused, and so is a KV cache per token, which this cache has not
+(``mixer_rules.V4_WORKLOAD_REFUSAL``).
 """
 
 from __future__ import annotations
@@ -46,7 +64,7 @@ from dataclasses import replace
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.cost import DENSE, Cost, Matrix, Step
+from symtrans.engine.cost import DENSE, SEQ, Cost, Matrix, Step
 from symtrans.engine.kinds import LayerKind
 from symtrans.engine.primitives import linear, norm
 from symtrans.engine.roles import Block, Role
@@ -190,6 +208,8 @@ class _V4Attention(LayerKind):
             steps += _indexer(spec, t)
         elif cls.compressor == "hca":
             steps += _compressor(spec, t, S.d_k, 1, S.m_hca, "HCA compressor")
+        if spec.has("w"):  # the cache needs the window (memory refuses without it)
+            steps += cache_steps(cls.name)
         return Cost(name=cls.title, block=cls.block, steps=tuple(steps), source=SOURCE)
 
 
@@ -214,3 +234,35 @@ class V4HeavilyCompressedAttention(_V4Attention):
     name = "v4_hca"
     title = "DeepSeek-V4 heavily compressed attention"
     compressor = "hca"
+
+
+def _held(label: str, held: sp.Expr, fp32: sp.Expr = sp.Integer(0)) -> Step:
+    return Step(
+        label=label, role=Role.CACHE_STATE, held=held, held_fp32=fp32, note=f"{label} (cache)", source=CACHE_SOURCE
+    )
+
+
+CACHE_SOURCE = "DeepseekV4CSACache / DeepseekV4HCACache / DynamicSlidingWindowLayer (transformers 5.24)"
+
+
+def cache_steps(name: str) -> list[Step]:
+    """What one layer of kind ``name`` keeps in transformers' cache for one sequence after
+    ``cost.SEQ`` = T tokens (module docstring, Cache): ``Step.held`` elements at the model's
+    dtype and ``Step.held_fp32`` elements at fp32.
+
+    Shapes: the window's keys (1, 1, min(T, w - 1), d_k); ``compressed_kv`` (1, floor(T/m), d);
+    ``buffer_kv``/``buffer_gate`` (1, T mod m, series*d); ``overlap_kv``/``overlap_gate`` (1, m, d).
+    Units: elements (floor and Mod in SymPy; exact at integer T).  Source: ``CACHE_SOURCE``.
+    """
+    t = SEQ
+    window = sp.Min(t, S.w - 1)
+    if name == "v4_swa":  # DynamicSlidingWindowLayer: keys and values, two tensors
+        return [_held("window keys and values", 2 * S.d_k * window)]
+    steps = [_held("window keys, also the values", S.d_k * window)]  # values is keys' tensor
+    if name == "v4_hca":
+        entries = S.d_k * sp.floor(t / S.m_hca)
+        return steps + [_held("HCA compressed entries and open window", entries + 2 * S.d_k * sp.Mod(t, S.m_hca))]
+    width = S.d_k + S.d_idx  # the compressor's and the indexer's
+    closed = sp.Min(1, sp.floor(t / S.m_csa))  # the overlap state exists once a window has closed
+    held = width * sp.floor(t / S.m_csa) + 2 * 2 * width * sp.Mod(t, S.m_csa) + closed * S.m_csa * width
+    return steps + [_held("CSA compressed entries, open window and overlap", held, closed * S.m_csa * width)]

@@ -79,9 +79,10 @@ ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KI
 MAMBA2_KINDS = {"mamba2", "attention_mamba2", "zamba2_hybrid"}
 # FLOPs, memory and time of DeepSeek-V4's attention (Spec.check_workload)
 V4_WORKLOAD_REFUSAL = (
-    "FLOPs, KV cache and time of DeepSeek-V4's attention (a sliding window of keys that are also the "
-    "values, compressed entries every m_csa or m_hca tokens, the lightning indexer's top-k) are not "
-    "modelled; parameters are exact"
+    "FLOPs, time and a KV cache per token of DeepSeek-V4's attention (a sliding window of keys that are "
+    "also the values, compressed entries every m_csa or m_hca tokens, the lightning indexer's top-k) are "
+    "not modelled (its cache per sequence is, given a sliding_window of 2 or more: memory.kv_cache_bytes); "
+    "parameters are exact"
 )
 
 

@@ -110,6 +110,7 @@ class Role(str, Enum):
     # --- DeepSeek-V4 (engine/deepseek_v4.py)
     COMPRESSOR = "compressor"  # a CSA/HCA KV compressor's kv_proj, gate_proj, position_bias, kv_norm
     HYPER_CONNECTION = "hyper_connection"  # mHC: fn, base, scale of attn_hc, ffn_hc and hc_head
+    CACHE_STATE = "cache_state"  # no tensor of the model: what its cache keeps per sequence (Step.held)
     # --- the generic path (catalog/generic): a tensor whose module's class and name do not
     # make its role certain; its label is the module path
     GENERIC = "generic"

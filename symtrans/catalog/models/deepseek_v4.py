@@ -18,8 +18,12 @@ Read off transformers 5.24's ``models/deepseek_v4`` (``DeepseekV4Config``,
   ``n_shared_experts`` is never read (there is always one).
 * ``num_key_value_heads``, ``attention_bias`` and ``n_shared_experts`` shape nothing.
 
+* ``sliding_window`` (w, default 128) sizes no parameter, only the cache (``memory.v4_cache_bytes``);
+  one that is null or below 2 (transformers' window then keeps every key) is left out, and the cache
+  is then refused.
+
 The multi-token-prediction layer of the checkpoints (``num_nextn_predict_layers``) is not built.
-FLOPs, the KV cache and time are refused (``mixer_rules.V4_WORKLOAD_REFUSAL``).
+FLOPs, a KV cache per token and time are refused (``mixer_rules.V4_WORKLOAD_REFUSAL``).
 """
 
 from __future__ import annotations
@@ -129,6 +133,9 @@ def read_deepseek_v4(r: Reader) -> Spec:
         E=E,
         k=k,
     )
+    window = r.cfg.get("sliding_window", 128)  # DeepseekV4Config's default; sizes only the cache
+    if isinstance(window, int) and not isinstance(window, bool) and window >= 2:
+        sizes["w"] = window
     types = _layer_types(r, n)
     counts = {t: types.count(t) for t in _TYPES}
     present = [t for t in _TYPES if counts[t]]
