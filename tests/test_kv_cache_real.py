@@ -80,8 +80,8 @@ def _prefill(hf, model, spec, length: int) -> tuple[int, int, int]:
     return cache_bytes(out.past_key_values), cache_bytes(out.past_key_values, state=True), src
 
 
-# Encoder attention symtrans does not model (LED's Longformer window
-# and global tokens): their memory, the cache included, is refused in one line, not estimated.
+# AUDIT_BASE's LED has a different window per encoder layer ([4, 6]): its FLOPs and cache are refused in
+# one line (LED with one window and LongT5: tests/test_long_flops.py compares the real cache).
 CACHE_REFUSED = {"led": "Longformer"}
 # DeepSeek-V4's cache (DynamicSlidingWindowLayer keys and values, then, in its CSA and HCA layers, one
 # shared K=V window, compressed entries every m tokens, the compressors' partial-window buffers and CSA's

@@ -193,3 +193,144 @@ def test_walk_refuses_the_blocks_in_one_line():
     with pytest.raises(InputError, match="does not trace the padded blocks") as refused:
         walk(spec)
     assert "\n" not in str(refused.value)
+
+
+# --- LED (LEDForConditionalGeneration, Longformer self-attention in the encoder) ------------------
+# Convention: what the eager forward executes with no global_attention_mask (no global tokens, the
+# class's default): LEDEncoder pads the source to a multiple of attention_window w_att and every encoder
+# layer runs on the padded positions; the window runs as overlapping chunks, Q K^T on 2 L_pad / w_att - 1
+# chunks of w_att x w_att, scores x V on 2 L_pad / w_att chunks of w_att / 2 x 3 w_att / 2.  The
+# decoder's cross-attention reads the L_src unpadded positions.
+
+LED_TINY = dict(
+    model_type="led",
+    vocab_size=20,
+    d_model=8,
+    encoder_layers=1,
+    decoder_layers=2,
+    encoder_attention_heads=2,
+    decoder_attention_heads=2,
+    encoder_ffn_dim=6,
+    decoder_ffn_dim=5,
+    attention_window=4,
+    max_encoder_position_embeddings=64,
+    max_decoder_position_embeddings=16,
+)
+LED_FIXTURE = Path(__file__).parent / "fixtures" / "configs" / "led-16384-converted.json"
+
+
+def _led_model(cfg: dict, meta: bool = False):
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()  # "Input ids are automatically padded ..."
+    conf = transformers.LEDConfig(**{k: v for k, v in cfg.items() if k != "model_type"}, attn_implementation="eager")
+    torch.manual_seed(0)
+    if meta:
+        with torch.device("meta"):
+            return transformers.LEDForConditionalGeneration(conf)
+    return transformers.LEDForConditionalGeneration(conf)
+
+
+def _check_led(cfg: dict, batch: int, src: int, tgt: int) -> None:
+    import torch
+
+    spec, _ = spec_from_config(cfg, "led")
+    model = _led_model(cfg)
+    ids, dec = torch.full((batch, src), 5, dtype=torch.long), torch.ones(batch, tgt, dtype=torch.long)
+    forward = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec))
+    training = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec).logits.sum().backward())
+    values = {**spec.values, "B": batch, "L_src": src, "L_tgt": tgt, "L": tgt}
+    assert int(evaluate(flops_expr(spec, "forward"), values)) == forward, (cfg, batch, src, tgt)
+    assert int(evaluate(flops_expr(spec, "training"), values)) == training, (cfg, batch, src, tgt)
+
+
+@pytest.mark.parametrize("window", [4, 6])
+@pytest.mark.parametrize("src", [3, 8, 13])  # shorter than a window, a multiple of 4, padded tails
+def test_led_forward_and_training_match_the_counter(window, src):
+    _check_led(dict(LED_TINY, attention_window=window), 2, src, 3)
+
+
+@given(
+    heads=st.sampled_from([1, 2, 4]),
+    layers=st.integers(1, 2),
+    half=st.integers(2, 4),  # w_att = 2 half; transformers' chunking fails at w_att = 2
+    per_layer_list=st.booleans(),
+    batch=st.integers(1, 2),
+    src=st.integers(1, 20),
+    tgt=st.integers(1, 4),
+)
+def test_led_drawn_sizes_match_the_counter(heads, layers, half, per_layer_list, batch, src, tgt):
+    window = [2 * half] * layers if per_layer_list else 2 * half  # one window for every layer, either form
+    cfg = dict(
+        LED_TINY,
+        encoder_attention_heads=heads,
+        encoder_layers=layers,
+        decoder_attention_heads=heads,
+        attention_window=window,
+    )
+    _check_led(cfg, batch, src, tgt)
+
+
+def test_led_published_config_by_hand():
+    """allenai/led-base-16384's converted config (d_model 1024, 8 heads of 64, d_ff 2048, 6 + 6 layers,
+    V 50,265, attention_window 512 on every layer) at B = 1, L_src = 1000, L_tgt = 7, written out as
+    arithmetic (LEDEncoder runs on 1000 padded to 1024; FlopCounterMode cannot check it on the meta
+    device: LEDEncoderSelfAttention calls .item() on is_index_global_attn).  149,347,031,040."""
+    d, h, dk, ff, n, v, pad, w, src, tgt = 1024, 8, 128, 2048, 6, 50265, 1024, 512, 1000, 7
+    encoder = n * (
+        8 * pad * d * d  # query, key, value, output on the padded positions
+        + 4 * pad * d * ff  # fc1, fc2
+        + 2 * h * (pad // (w // 2) - 1) * w * w * dk  # Q K^T: 7 overlapping chunks of 512 x 512
+        + 2 * h * (pad // (w // 2)) * (w // 2) * (3 * w // 2) * dk  # scores x V: 8 chunks of 256 x 768
+    )
+    decoder = n * (
+        8 * tgt * d * d  # self-attention maps
+        + 4 * h * tgt * tgt * dk  # its scores and values
+        + 4 * tgt * d * d  # cross-attention query and output maps
+        + 4 * src * d * d  # cross-attention key and value maps on the 1000 unpadded positions
+        + 4 * h * tgt * src * dk  # cross-attention scores and values
+        + 4 * tgt * d * ff  # fc1, fc2
+    )
+    by_hand = encoder + decoder + 2 * tgt * d * v  # + the tied LM head: 149,347,031,040
+    spec, _ = spec_from_config(json.loads(LED_FIXTURE.read_text()), "led")
+    assert spec.size("w_att") == 512
+    values = {**spec.values, "B": 1, "L_src": src, "L_tgt": tgt, "L": tgt}
+    assert int(evaluate(flops_expr(spec, "forward"), values)) == by_hand
+
+
+def test_led_cache_equals_the_real_cache():
+    """LED's decoder is BART's: per target token 2 N_dec h d_k K/V, per source token the same for
+    cross-attention (fp32: 2 x 2 x 8 x 4 = 128 bytes each).  After a forward of B = 2, L_src = 7
+    (padded to 8 inside the encoder only), L_tgt = 5: 2 x (5 + 7) x 128 = 3,072 bytes."""
+    import torch
+
+    spec, _ = spec_from_config(LED_TINY, "led")
+    assert exact(kv_cache_per_token(spec, "fp32"), spec.values) == 2 * 2 * 8 * 4
+    model = _led_model(LED_TINY).eval()
+    with torch.no_grad():
+        out = model(
+            input_ids=torch.full((2, 7), 5, dtype=torch.long),
+            decoder_input_ids=torch.ones(2, 5, dtype=torch.long),
+            use_cache=True,
+        )
+    cache = out.past_key_values
+    real = 0
+    for part in (cache.self_attention_cache, cache.cross_attention_cache):
+        for layer in part.layers:
+            real += sum(t.numel() * t.element_size() for t in (layer.keys, layer.values))
+    assert real == 3_072
+    assert exact(kv_cache_bytes(spec, 2, 5, "fp32", src=7), spec.values) == real
+
+
+def test_led_refusals_in_one_line():
+    """Different windows per layer, and memory (activations of the chunked window), stay refused."""
+    mixed, _ = spec_from_config(dict(LED_TINY, encoder_layers=2, attention_window=[4, 6]), "led")
+    assert not mixed.has("w_att")
+    for run, match in (
+        (lambda: flops_expr(mixed, "forward"), "one attention window w_att"),
+        (lambda: memory_terms(spec_from_config(LED_TINY, "led")[0], batch=1, seq_len=8), "chunked window"),
+    ):
+        with pytest.raises(InputError, match=match) as refused:
+            run()
+        assert "\n" not in str(refused.value)

@@ -2498,7 +2498,7 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # Audio encoders over the raw waveform (catalog/models/audio.py) run the shortest waveform of T frames;
 # their training count is checked in tests/test_audio_types.py (torch 2.13's counter counts a grouped
 # convolution's weight gradient G_pos times, and these bases have G_pos of 3 and 2).
-NO_FLOPS = ("led",)  # LED's sliding window (LongT5: tests/test_long_flops.py as well)
+NO_FLOPS = ("led",)  # AUDIT_BASE's LED has windows [4, 6]: refused (one window: tests/test_long_flops.py)
 AUDIO = ("wav2vec2", "hubert")
 NO_FLOPS += ("deepseek_v4",)  # its compressed and sliding attention (mixer_rules.V4_WORKLOAD_REFUSAL)
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")

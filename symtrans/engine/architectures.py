@@ -42,7 +42,12 @@ from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_fron
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
-from symtrans.engine.transient_global import longformer_global_maps, transient_global, transient_global_steps
+from symtrans.engine.transient_global import (
+    longformer_global_maps,
+    longformer_padded,
+    transient_global,
+    transient_global_steps,
+)
 from symtrans.engine.vision import vision_parts
 
 
@@ -608,7 +613,8 @@ def _build(spec: Spec, wl: Workload) -> Cost:
         )
         if enc_emb.steps:
             children.append(enc_emb)
-        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, wl.src, n_enc)], B * wl.src))
+        q_enc = longformer_padded(wl.src) if spec.encoder_attention == "longformer" else wl.src  # LED pads
+        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, q_enc, n_enc)], B * q_enc))
         if dec_emb.steps:
             children.append(substitute(dec_emb, dec))
         ctx = wl.tgt if wl.context is None else wl.context

@@ -29,7 +29,7 @@ from symtrans.engine.cost import ATTENTION, DENSE, ONE, ZERO, Cost, Matrix, Step
 from symtrans.engine.primitives import Dims, dims, expr_text, linear, norm  # noqa: F401 (re-exported)
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
-from symtrans.engine.transient_global import block_local_pairs
+from symtrans.engine.transient_global import block_local_pairs, longformer_pairs
 
 MASKS = ("full", "causal", "half", "window")
 
@@ -264,8 +264,11 @@ def attention(
         elif kind == "cross":  # the encoder output's keys and values, computed once at prefill, per source token
             steps[at] = replace(steps[at], source_cache=D.h_kv * width, cache_heads=D.h_kv)
     steps += qk_norms(spec, tq, tkv)
+    value_pairs = None
     if kind == "self" and spec.encoder_attention in ("local", "transient-global"):
         pairs = block_local_pairs(spec, q)  # LongT5: the padded blocks and their 3-block keys, as computed
+    elif kind == "self" and spec.encoder_attention == "longformer":
+        pairs, value_pairs = longformer_pairs(q)  # LED: q is already the padded length; overlapping chunks
     elif windowed and kind == "self" and spec.window_mask and mask != "window":
         pairs = q * kv  # the window masks the full square the eager forward computes (Spec.window_mask)
     elif windowed and kind != "cross":  # local / sliding-window self-attention
@@ -299,7 +302,7 @@ def attention(
         Step(
             label="scores V",
             role=Role.ATTENTION_VALUES,
-            flops=2 * batch * D.h * pairs * D.d_v,
+            flops=2 * batch * D.h * (pairs if value_pairs is None else value_pairs) * D.d_v,
             kind=ATTENTION,
             shape=f"h x ({expr_text(q)} x {expr_text(kv)}) . ({expr_text(kv)} x {expr_text(D.d_v)})",
             note="weighted sum of values, per head",

@@ -56,6 +56,9 @@ _LEGEND = [
         "tokens",
     ),
     SymbolInfo("b_glob", r"b_{\mathrm{glob}}", "tokens summed into one transient global token (LongT5)", "tokens"),
+    SymbolInfo(
+        "w_att", r"w_{\mathrm{att}}", "Longformer attention window, both sides (LED attention_window)", "tokens"
+    ),
     SymbolInfo("d_ff_e", r"d_{\mathrm{ff},e}", "inner width of a routed expert (moe_intermediate_size)", "features"),
     SymbolInfo("d_ff_s", r"d_{\mathrm{ff},s}", "inner width of the shared expert", "features"),
     SymbolInfo("N_moe", r"N_{\mathrm{moe}}", "mixture-of-experts layers among the N layers", "layers"),

@@ -85,6 +85,7 @@ MODEL_SIZES = (
     "N_w",
     "b_loc",
     "b_glob",
+    "w_att",
     # --- mixture of experts and multi-head latent attention (types-moe)
     "d_ff_e",
     "d_ff_s",

@@ -17,7 +17,10 @@ the eager forward executes: ``_split_into_blocks`` pads the L_src positions to c
 blocks of b_loc = local_radius + 1 and each block's queries meet the keys of 3 blocks (its own and
 its neighbours', zero blocks at the ends): the padded-block convention, every computed score counted,
 masked or padded; transient-global adds floor(L_src / b_glob) global keys to every block.  Checked
-against FlopCounterMode in tests/test_long_flops.py.  LED's FLOPs stay refused.
+against FlopCounterMode in tests/test_long_flops.py.  LED (``longformer_padded``, ``longformer_pairs``):
+every encoder layer runs on the input padded to a multiple of attention_window, and the sliding
+window is computed in overlapping chunks; the count is what those einsums execute, with no global
+tokens (no global_attention_mask).
 
 Units: parameters; FLOPs (2 per multiply-accumulate).
 """
@@ -125,10 +128,32 @@ def transient_global(spec: Spec, layers: sp.Expr) -> Cost:
     )
 
 
+def longformer_padded(q: sp.Expr) -> sp.Expr:
+    """The encoder positions LED computes for q tokens: ``LEDEncoder._pad_to_window_size`` pads the
+    input to a multiple of attention_window, ceil(q / w_att) w_att (every encoder layer runs on them;
+    the encoder output is cut back to q before cross-attention)."""
+    return sp.ceiling(q / S.w_att) * S.w_att
+
+
+def longformer_pairs(q_pad: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """(Q K^T pairs, scores x V pairs) of LED's chunked sliding window over q_pad padded positions, per
+    head and sequence, with one-sided window a = w_att / 2 (``LEDEncoderSelfAttention``, no global tokens):
+
+    * ``_sliding_chunks_query_key_matmul``: q_pad / a - 1 overlapping chunks of 2a queries x 2a keys,
+      (q_pad / a - 1) (2a)^2 = 2 q_pad w_att - w_att^2 pairs;
+    * ``_sliding_chunks_matmul_attn_probs_value``: q_pad / a chunks of a queries x 3a values,
+      (q_pad / a) a (3a) = 3 q_pad w_att / 2 pairs.
+
+    The overlapping chunks compute more than the band |i - j| <= a: every product the einsums
+    execute is counted (the chunked-window convention)."""
+    return 2 * q_pad * S.w_att - S.w_att**2, sp.Rational(3, 2) * q_pad * S.w_att
+
+
 def longformer_global_maps() -> list[Step]:
     """The global-attention projections of one Longformer encoder layer: W_Q, W_K, W_V for the
-    global tokens, d_model -> d_model with bias each (3 d_model^2 + 3 d_model parameters); their
-    FLOPs depend on the global tokens and are refused (0 here)."""
+    global tokens, d_model -> d_model with bias each (3 d_model^2 + 3 d_model parameters); 0 FLOPs:
+    without a global_attention_mask (LEDForConditionalGeneration's default) no token is global
+    and the forward never applies them."""
     source = "Beltagy et al. 2020 §3.1 (Longformer: Q_g, K_g, V_g); LEDEncoderSelfAttention"
     steps: list[Step] = []
     for label, role in (("query_global", Role.Q_PROJ), ("key_global", Role.K_PROJ), ("value_global", Role.V_PROJ)):

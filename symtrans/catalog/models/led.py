@@ -10,10 +10,13 @@ self-attention in the encoder:
   query_global, key_global, value_global, all biased d_model x d_model) and ``output`` (biased),
   a LayerNorm, fc1/fc2 (biased), a LayerNorm: post-norm; decoder layers are BART's.
 
-``attention_window`` (one even positive window, or one per encoder layer) shapes no weight.
-Refused: ``tie_word_embeddings`` false (transformers 5.x then unties the tables, not modelled).
-FLOPs, memory and time are refused (``long_rules.check_workload``).  Checked on the meta device,
-by the key audit and the re-save test in tests/test_model_types.py.
+``attention_window`` (one even positive window, or one per encoder layer) shapes no weight; one
+window for every layer is w_att, which sizes the FLOPs (engine/transient_global.py: the encoder runs
+on the input padded to a multiple of w_att, the window in overlapping chunks; no global tokens).
+Refused: ``tie_word_embeddings`` false (transformers 5.x then unties the tables, not modelled);
+FLOPs of different windows per layer, and memory (``long_rules.check_workload``).  Checked on the
+meta device, by the key audit and the re-save test in tests/test_model_types.py; FLOPs and cache in
+tests/test_long_flops.py.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
 from symtrans.engine.spec import Spec
 
 
-def _windows(r: Reader, layers: int) -> None:
+def _windows(r: Reader, layers: int) -> int | None:
     """attention_window: an even positive integer, or a list of one per encoder layer
-    (LEDEncoder and LEDEncoderSelfAttention refuse anything else)."""
+    (LEDEncoder and LEDEncoderSelfAttention refuse anything else); the one window of every layer,
+    or None for a list of different windows (FLOPs then refused)."""
     w = r.cfg.get("attention_window", 512)
     given = w if isinstance(w, list) else [w]
     if isinstance(w, list) and len(w) != layers:
@@ -37,6 +41,7 @@ def _windows(r: Reader, layers: int) -> None:
             raise ConfigError(
                 f"attention_window must be even positive integers (LEDEncoderSelfAttention), not {show(v)}"
             )
+    return given[0] if len(set(given)) == 1 else None
 
 
 def read_led(r: Reader) -> Spec:
@@ -52,7 +57,7 @@ def read_led(r: Reader) -> Spec:
     check_divides("d_model", d, "encoder_attention_heads", h, "LEDEncoderSelfAttention")
     check_divides("d_model", d, "decoder_attention_heads", h_dec, "LEDDecoderAttention")
     n_enc, n_dec = r.size("encoder_layers"), r.size("decoder_layers")
-    _windows(r, n_enc)
+    window = _windows(r, n_enc)
     V = r.size("vocab_size")
     pad = r.cfg.get("pad_token_id", 1)
     if isinstance(pad, int) and not isinstance(pad, bool) and not -V <= pad < V:
@@ -72,6 +77,10 @@ def read_led(r: Reader) -> Spec:
         L_tgt_max=r.size("max_decoder_position_embeddings"),
     )
     sizes.update(dict(N=n_enc) if n_enc == n_dec else dict(N_enc=n_enc, N_dec=n_dec))
+    if window is not None:
+        sizes["w_att"] = window
+    else:
+        r.notes.append(f"{r.model}: attention_window differs between encoder layers: FLOPs and memory are refused")
     if h_dec != h:
         sizes["h_dec"] = h_dec
     if ff_dec != ff:
