@@ -1613,6 +1613,16 @@ def gemma4_text(draw) -> dict:
 
 
 # A small Gemma4VisionConfig (the tower's keys drawn by the gemma4 strategy)
+# A small Gemma 4 audio tower (Gemma4AudioConfig keys; the others its defaults).
+GEMMA4_AUDIO = dict(
+    model_type="gemma4_audio",
+    hidden_size=8,
+    num_attention_heads=2,
+    num_hidden_layers=1,
+    conv_kernel_size=3,
+    output_proj_dims=6,
+    subsampling_conv_channels=[8, 3],
+)
 GEMMA4_VISION = dict(
     hidden_size=8,
     intermediate_size=6,
@@ -1628,8 +1638,9 @@ GEMMA4_VISION = dict(
 @st.composite
 def gemma4(draw) -> dict:
     """Gemma4ForConditionalGeneration: a drawn Gemma 4 text model beside a drawn small Gemma 4
-    vision tower (or none: vision_config null or missing), the wrapper's tie flag drawn (it alone
-    ties), no audio tower (audio_config is refused)."""
+    vision tower (or none: vision_config null or missing), beside a vision tower a drawn small
+    Gemma 4 audio tower (or none), the wrapper's tie flag drawn (it alone ties).  An audio tower
+    without a vision tower is refused (no published config has one), so never drawn."""
     text = draw(gemma4_text())
     cfg = dict(model_type="gemma4", text_config=text)
     if draw(st.integers(0, 4)):
@@ -1652,9 +1663,30 @@ def gemma4(draw) -> dict:
         ):
             _maybe(draw, vision, key, strategy)
         cfg["vision_config"] = vision
+        if draw(st.integers(0, 2)):
+            h = draw(st.integers(1, 3))
+            audio = dict(
+                model_type="gemma4_audio",
+                hidden_size=h * draw(st.integers(1, 3)),
+                num_attention_heads=h,
+                num_hidden_layers=draw(st.integers(1, 2)),
+                conv_kernel_size=draw(st.integers(1, 5)),
+                output_proj_dims=draw(st.integers(1, 9)),
+                # c1 below 4: input_proj_linear takes (c1 // 4) c2 = 0 features
+                subsampling_conv_channels=[draw(st.integers(1, 9)), draw(st.integers(1, 4))],
+            )
+            for key, strategy in (
+                ("use_clipped_linears", st.booleans()),
+                ("attention_chunk_size", st.integers(1, 6)),
+                ("attention_context_left", st.integers(1, 6)),
+                ("attention_context_right", st.integers(0, 3)),
+                ("residual_weight", st.floats(0.1, 1.0)),
+            ):
+                _maybe(draw, audio, key, strategy)
+            cfg["audio_config"] = audio
     elif draw(st.booleans()):
         cfg["vision_config"] = None
-    if draw(st.booleans()):
+    if "audio_config" not in cfg and draw(st.booleans()):
         cfg["audio_config"] = None
     _maybe(draw, cfg, "tie_word_embeddings", st.booleans())
     return cfg

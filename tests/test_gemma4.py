@@ -1,8 +1,10 @@
 """Gemma 4's language model (``gemma4_text``, Gemma4ForCausalLM) on published configs.
 
 The configs are tests/fixtures/gemma4/*.json (sources in tests/fixtures/configs/SOURCES.md):
-Gemma 4 31B-it as transformers 5.7 printed it, and a partial Gemma 4 E2B text config from a
-public repository's test.  Both are ``gemma4`` wrappers; their ``text_config`` is counted here.
+Gemma 4 31B-it as transformers 5.7 printed it, a partial Gemma 4 E2B text config from a
+public repository's test, and the E4B's published audio_config.  The first two are ``gemma4``
+wrappers; their ``text_config`` is counted here, and the wrappers whole (vision and audio towers)
+below.
 Oracles, none of them symtrans's own output:
 
 * transformers 5.24's Gemma4ForCausalLM built from the text config on the meta device;
@@ -125,7 +127,8 @@ def _wrapper(cfg: dict) -> dict[str, int]:
 
     spec, _ = spec_from_config(cfg, "test")
     model = build(spec)
-    return {part: exact(select_part(model, part).params, spec.values) for part in ("all", "text", "vision")}
+    parts = ("all", "text", "vision") + (("audio",) if "d_aud" in spec.values else ())
+    return {part: exact(select_part(model, part).params, spec.values) for part in parts}
 
 
 def test_the_wrapper_total_by_hand():
@@ -151,12 +154,13 @@ def test_the_wrapper_total_by_hand():
     assert _wrapper(cfg) == {"all": total, "text": PUBLISHED["gemma-4-31b-it"], "vision": vision + d * 5376}
 
 
-def test_audio_config_is_refused_in_one_line():
-    """The E2B / E4B models' audio tower (Gemma4AudioModel, a conformer) is not counted yet."""
+def test_audio_without_vision_is_refused_in_one_line():
+    """An audio tower beside no vision tower: transformers builds it, symtrans refuses (no
+    published config has one)."""
     from symtrans.catalog.hf_config import ConfigError
 
     cfg = json.loads((FIXTURES / "gemma-4-31b-it.json").read_text())
-    cfg["audio_config"] = {"model_type": "gemma4_audio"}
+    cfg.update(vision_config=None, audio_config={"model_type": "gemma4_audio"})
     with pytest.raises(ConfigError, match="audio") as refused:
         spec_from_config(cfg, "test")
     assert "\n" not in str(refused.value)
@@ -194,3 +198,76 @@ def test_e2b_text_and_vision_without_audio():
         model = transformers.Gemma4ForConditionalGeneration(config)
     assert sum(p.numel() for p in model.parameters()) == total
     assert _wrapper(cfg) == {"all": total, "text": PUBLISHED["gemma-4-e2b-partial"], "vision": vision + d * 1536}
+
+
+def _audio_by_hand(d: int, n: int, h: int, kernel: int, out: int, c1: int, c2: int) -> int:
+    """Gemma4AudioModel written out from transformers 5.24's modeling_gemma4.py, module by module
+    (every linear bias-free but output_proj; the clipped linears' bounds and the relative
+    positions are buffers)."""
+    sub = (9 * c1 + c1) + (9 * c1 * c2 + c2) + (c1 // 4) * c2 * d  # conv 0 + LN, conv 1 + LN, input_proj_linear
+    ffn = 2 * (d * 4 * d) + 2 * d  # ffw_layer_1, ffw_layer_2, pre/post_layer_norm
+    attn = 3 * d * d + d * d + d * d + d // h  # q/k/v, post, relative_k_proj, per_dim_scale
+    lconv = d * 2 * d + d * kernel + d * d + 2 * d  # linear_start, depthwise, linear_end, 2 norms
+    layer = 2 * ffn + attn + lconv + 3 * d  # norm_pre_attn, norm_post_attn, norm_out
+    return sub + n * layer + d * out + out  # output_proj with its bias
+
+
+def test_e2b_with_the_published_audio_tower():
+    """The E2B text model and vision tower above with the E4B's published audio_config
+    (fixture gemma-4-e4b-audio-config.json; its sizes are Gemma4AudioConfig's defaults, which the
+    E2B shares): the tower by hand is 304,824,608, and 24 d^2 + K d + d / h + 9 d a layer; with
+    embed_audio (1536 -> 1536, bias-free) 307,183,904.  Three ways: arithmetic, transformers 5.24
+    on the meta device (the parameters named audio), and symtrans's parts.  Not the published
+    E2B total: the partial text config is not the published one."""
+    audio_cfg = json.loads((FIXTURES / "gemma-4-e4b-audio-config.json").read_text())["audio_config"]
+    tower = _audio_by_hand(1024, 12, 8, 5, 1536, 128, 32)
+    d = 1024
+    assert (
+        tower
+        == 10 * 128 + 9 * 128 * 32 + 32 + 32 * 32 * d + 12 * (24 * d * d + 5 * d + d // 8 + 9 * d) + d * 1536 + 1536
+    )
+    assert tower == 304_824_608
+    audio = tower + 1536 * 1536
+    assert audio == 307_183_904
+    cfg = dict(model_type="gemma4", text_config=_text("gemma-4-e2b-partial"), vision_config=E2B_VISION)
+    cfg["audio_config"] = audio_cfg
+    config = transformers.Gemma4Config(**{k: v for k, v in cfg.items() if k != "model_type"})
+    with torch.device("meta"):
+        model = transformers.Gemma4ForConditionalGeneration(config)
+    total = 4_230_882_560 + audio
+    assert total == 4_538_066_464
+    assert sum(p.numel() for p in model.parameters()) == total
+    assert sum(p.numel() for n, p in model.named_parameters() if "audio" in n) == audio
+    assert sum(p.numel() for p in model.model.audio_tower.parameters()) == tower
+    vision = 4_230_882_560 - PUBLISHED["gemma-4-e2b-partial"]
+    assert _wrapper(cfg) == {"all": total, "text": PUBLISHED["gemma-4-e2b-partial"], "vision": vision, "audio": audio}
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        (12, 2, 3, 1, 7, 3, 5),  # c1 = 3: input_proj_linear takes 0 features
+        (16, 1, 4, 4, 1, 9, 2),
+        (6, 3, 6, 2, 4, 4, 1),
+    ],
+)
+def test_audio_tower_by_hand_on_small_keys(sizes):
+    """Keys the defaults hide (c1 // 4, a kernel of 1, one head per channel): the hand formula
+    above = Gemma4AudioModel on the meta device = symtrans's audio part less embed_audio."""
+    d, n, h, kernel, out, c1, c2 = sizes
+    acfg = dict(
+        model_type="gemma4_audio",
+        hidden_size=d,
+        num_hidden_layers=n,
+        num_attention_heads=h,
+        conv_kernel_size=kernel,
+        output_proj_dims=out,
+        subsampling_conv_channels=[c1, c2],
+    )
+    with torch.device("meta"):
+        tower = transformers.Gemma4AudioModel(transformers.Gemma4AudioConfig(**acfg))
+    by_hand = _audio_by_hand(*sizes)
+    assert sum(p.numel() for p in tower.parameters()) == by_hand
+    cfg = dict(model_type="gemma4", text_config=_text("gemma-4-e2b-partial"), vision_config=E2B_VISION)
+    cfg["audio_config"] = acfg
+    assert _wrapper(cfg)["audio"] == by_hand + out * 1536

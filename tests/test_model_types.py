@@ -38,6 +38,7 @@ require("hypothesis")
 from hf_reference import (  # noqa: E402  # noqa: E402
     CLIP_TEXT,
     CLIP_VISION,
+    GEMMA4_AUDIO,
     GEMMA4_VISION,
     IDEFICS3_VISION,
     KIMI_K25_VISION,
@@ -1625,7 +1626,15 @@ MUTATIONS: dict[tuple[str, str], list] = {
         dict(GEMMA4_VISION, standardize=True, use_clipped_linears=True),  # buffers only: no parameter moves
         None,  # no vision tower and no embed_vision
     ],
-    ("gemma4", "audio_config"): [{}],  # the audio tower: refused in one line (GAPS)
+    ("gemma4", "audio_config"): [
+        GEMMA4_AUDIO,
+        dict(GEMMA4_AUDIO, hidden_size=12, num_attention_heads=3, num_hidden_layers=2, conv_kernel_size=1),
+        dict(GEMMA4_AUDIO, subsampling_conv_channels=[3, 5], output_proj_dims=1),  # (3 // 4) x 5 = 0 inputs
+        dict(GEMMA4_AUDIO, use_clipped_linears=False, attention_chunk_size=4, residual_weight=1.0),  # no effect
+        {},  # Gemma4AudioConfig's defaults: the published E2B / E4B tower, 304,824,608 + embed_audio
+        dict(GEMMA4_AUDIO, hidden_size=9),  # 2 heads do not divide 9: refused (GAPS)
+        None,
+    ],
     ("gemma4", "tie_word_embeddings"): [False],
     ("kimi_k25", "text_config"): [
         dict(AUDIT_BASE["kimi_k25"]["text_config"], model_type="kimi_k2"),  # Kimi_K25Config renames it
@@ -2091,7 +2100,8 @@ GAPS: dict[tuple[str, str], str] = {
     # a qwen3_5_moe_text there is not what it builds: refused, as gemma3's
     ("qwen3_5", "text_config"): "a text_config naming another model_type: refused, not read as qwen3_5_text",
     ("qwen3_5", "vision_config"): "a vision_config naming another tower: refused, not read as Qwen3.5's",
-    ("gemma4", "audio_config"): "Gemma 4's audio tower (conformer) is not counted yet: refused in one line",
+    ("gemma4", "audio_config"): "an audio tower whose num_attention_heads do not divide hidden_size (transformers "
+    "builds it, but its attention's output cannot fill post's hidden_size inputs): refused",
     ("kimi_k25", "vision_config"): "a remote-code size key (vt_num_hidden_layers) that transformers ignores and "
     "that differs from what it builds: refused",
     ("kimi_k25", "projection_hidden_size"): "a pre_norm wider or narrower than the tower's features builds, but no "

@@ -34,6 +34,7 @@ from symtrans.engine.cost import Cost, Matrix
 from symtrans.engine.roles import (
     ATTENTION_BLOCKS,
     ATTENTION_PROJECTIONS,
+    AUDIO_BLOCKS,
     MIXER_BLOCKS,
     VISION_BLOCKS,
     Block,
@@ -227,7 +228,7 @@ def _sublayers(cost: Cost) -> tuple[sp.Expr, sp.Expr]:
                 "bottleneck adapters are placed after attention and FFN sublayers (Houlsby et al. 2019 §2.1); "
                 "this stack has state-space or linear-attention mixers, where no placement is defined"
             )
-        if c.block in (Block.SHARED_LAYER_WEIGHTS, *VISION_BLOCKS):
+        if c.block in (Block.SHARED_LAYER_WEIGHTS, *VISION_BLOCKS, *AUDIO_BLOCKS):
             return
         if c.block in ATTENTION_BLOCKS or c.block in _FFN_BLOCKS:
             subs += mult

@@ -55,7 +55,7 @@ smolvlm     SmolVLMForConditionalGeneration (*) SmolVLMConfig + its text config 
 qwen3_vl    Qwen3VLForConditionalGeneration (*) Qwen3VLConfig + Qwen3VLTextConfig + Qwen3VLVisionConfig
 qwen3_vl_moe Qwen3VLMoeForConditionalGeneration (*) Qwen3VLMoeConfig + Qwen3VLMoeTextConfig + its vision config
 kimi_k25    Kimi_K25ForConditionalGeneration (*) Kimi_K25Config + DeepseekV3Config + Kimi_K25VisionConfig
-gemma4      Gemma4ForConditionalGeneration (*)  Gemma4Config + Gemma4TextConfig + Gemma4VisionConfig
+gemma4      Gemma4ForConditionalGeneration (*)  Gemma4Config + Gemma4TextConfig + Gemma4VisionConfig + Gemma4AudioConfig
 llama4      Llama4ForConditionalGeneration (*)  Llama4Config + Llama4TextConfig + Llama4VisionConfig
 qwen3_5     Qwen3_5ForConditionalGeneration (*) Qwen3_5Config + Qwen3_5TextConfig + Qwen3_5VisionConfig
 qwen3_5_moe Qwen3_5MoeForConditionalGeneration (*) Qwen3_5MoeConfig + Qwen3_5MoeTextConfig + its vision config
@@ -172,6 +172,7 @@ from symtrans.catalog.models.vision import (
     MISTRAL3_TEXT_DEFAULT,
     PALIGEMMA_TEXT_DEFAULT,
     gemma3_vision,
+    gemma4_audio,
     gemma4_vision,
     idefics3_vision,
     kimi_k25_vision,
@@ -709,7 +710,8 @@ WRAPPERS: dict[str, Wrapper] = {
         flat=False,
         language_model="model.language_model (Gemma4TextModel) and lm_head",
         vision="the vision tower (model.vision_tower: Gemma4VisionModel, from vision_config) and "
-        "model.embed_vision (an RMSNorm without scale and one bias-free map)",
+        "model.embed_vision (an RMSNorm without scale and one bias-free map); the audio tower "
+        "(model.audio_tower: Gemma4AudioModel, from audio_config) and model.embed_audio are the audio part",
     ),
     "llava_next": Wrapper(
         text_type="llama",
@@ -842,12 +844,14 @@ def _wrapped(r: Reader) -> Spec:
     elif r.mt == "kimi_k25":
         sizes, opts, notes = kimi_k25_vision(r, spec.size("d_model"))
     elif r.mt == "gemma4":
-        if r.cfg.get("audio_config") is not None:
-            raise ConfigError(
-                "audio_config is set: Gemma 4's audio tower (model.audio_tower, a conformer, and model.embed_audio) "
-                "is not counted yet; symtrans counts a gemma4 config without one (audio_config null)"
-            )
         sizes, opts, notes = gemma4_vision(r)
+        audio, audio_notes = gemma4_audio(r)
+        if audio and not sizes:
+            raise ConfigError(
+                "audio_config is set but vision_config is null: symtrans counts Gemma 4's audio tower beside its "
+                "vision tower only (no published config has one without the other)"
+            )
+        sizes, notes = {**sizes, **audio}, notes + audio_notes
     elif r.mt == "llama4":
         sizes, opts, notes = llama4_vision(r)
     elif r.mt in ("qwen3_5", "qwen3_5_moe"):

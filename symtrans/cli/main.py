@@ -187,6 +187,8 @@ def params_result(res, generated: bool = True, part: str = "all") -> dict:
 
         model = build(spec)
         out["parts"] = {p: exact(select_part(model, p).params, values) for p in ("all", "text", "vision")}
+        if "d_aud" in values:  # Gemma 4's audio tower and embed_audio: in all, neither text nor vision
+            out["parts"]["audio"] = exact(select_part(model, "audio").params, values)
         out["part"] = part
     out["notes"] = list(res.notes) + (list(res.preset.notes) if res.preset else [])
     out["counted_class"] = res.counted_class
@@ -329,7 +331,9 @@ def _cmd_params(args) -> int:
         rest = r["parts"]["all"] - r["parts"]["text"] - r["parts"]["vision"]
         lines.append(
             f"  text only ({text_part}): {grouped(r['parts']['text'])}; "
-            f"{vision_part}: {grouped(r['parts']['vision'])}; all: {grouped(r['parts']['all'])}"
+            f"{vision_part}: {grouped(r['parts']['vision'])}; "
+            + (f"audio tower and embed_audio: {grouped(r['parts']['audio'])}; " if "audio" in r["parts"] else "")
+            + f"all: {grouped(r['parts']['all'])}"
             + (
                 f" (with the logits' learned scale{' and bias' if rest == 2 else ''}, {rest}, in neither tower)"
                 if dual

@@ -155,6 +155,17 @@ _LEGEND = [
     SymbolInfo("h_vis", r"h_{\mathrm{vis}}", "vision tower attention heads (Gemma 4)", "heads"),
     SymbolInfo("h_kv_vis", r"h_{\mathrm{kv,vis}}", "vision tower key/value heads (Gemma 4)", "heads"),
     SymbolInfo("d_k_vis", r"d_{k,\mathrm{vis}}", "vision tower head width (Gemma 4)", "features"),
+    SymbolInfo("d_aud", r"d_{\mathrm{aud}}", "audio tower width (Gemma 4 conformer)", "features"),
+    SymbolInfo("N_aud", r"N_{\mathrm{aud}}", "audio tower layers (Gemma 4 conformer)", "layers"),
+    SymbolInfo("h_aud", r"h_{\mathrm{aud}}", "audio tower attention heads (Gemma 4)", "heads"),
+    SymbolInfo("K_aud", r"K_{\mathrm{aud}}", "audio tower depthwise convolution kernel (Gemma 4)", "frames"),
+    SymbolInfo("d_out_aud", r"d_{\mathrm{out,aud}}", "audio tower output width (Gemma 4 output_proj_dims)", "features"),
+    SymbolInfo(
+        "c1_aud", r"c_{1,\mathrm{aud}}", "audio subsampling: first convolution's channels (Gemma 4)", "channels"
+    ),
+    SymbolInfo(
+        "c2_aud", r"c_{2,\mathrm{aud}}", "audio subsampling: second convolution's channels (Gemma 4)", "channels"
+    ),
     SymbolInfo("n_feat", r"n_{\mathrm{feat}}", "vision layers whose features the projector concatenates", "layers"),
     SymbolInfo(
         "d_proj",

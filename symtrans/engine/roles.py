@@ -145,6 +145,7 @@ class Block(str, Enum):
     # --- vision-language wrappers: the image side beside the language model
     VISION_TOWER = "vision_tower"  # CLIP / Qwen2-VL vision encoder (engine/vision.py)
     PROJECTOR = "projector"  # the map from vision features into the language model's width
+    AUDIO_TOWER = "audio_tower"  # Gemma 4's conformer audio encoder and its embed_audio map
     # --- dual encoders (engine/dual.py)
     TEXT_HEAD = "text_head"  # the text tower's map of its pooled token into the joint space
     CONTRASTIVE = "contrastive"  # the image-text logits' learned scale (and bias): neither tower's
@@ -164,6 +165,8 @@ STACKS = (Block.ENCODER, Block.DECODER)
 HEADS = (Block.LM_HEAD, Block.MLM_HEAD)
 # The image side of a vision-language model: not part of the text-only figure.
 VISION_BLOCKS = (Block.VISION_TOWER, Block.PROJECTOR)
+# The audio side (Gemma 4): neither the text-only nor the vision figure.
+AUDIO_BLOCKS = (Block.AUDIO_TOWER,)
 # --- seq2seq and front ends: the maps a model applies to its raw input (pixels, mel frames)
 # before the first layer; they run with the encoder (prefill of an encoder-decoder).
 FRONT_END_ROLES = (Role.PATCH_EMBEDDING, Role.AUDIO_CONV)

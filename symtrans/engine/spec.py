@@ -117,6 +117,13 @@ MODEL_SIZES = (
     "h_vis",
     "h_kv_vis",
     "d_k_vis",
+    "d_aud",
+    "N_aud",
+    "h_aud",
+    "K_aud",
+    "d_out_aud",
+    "c1_aud",
+    "c2_aud",
     "n_feat",
     "d_proj",
     "n_ds",
@@ -210,7 +217,8 @@ _OPTIONAL_VISION_SIZES = {
     "paligemma": ("d_proj",),
     "idefics3": (),
     "kimi_k25": (),
-    "gemma4": (),
+    # Gemma 4's audio tower (engine/vision.gemma4_audio), where audio_config is set
+    "gemma4": ("d_aud", "N_aud", "h_aud", "K_aud", "d_out_aud", "c1_aud", "c2_aud"),
 }
 # Towers that are SigLIP's (engine/vision.siglip_tower) with its optional attention-pooling
 # head: the only ones with a ``vision_head`` (Idefics3's SigLIP-shaped tower has none).

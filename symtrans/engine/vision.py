@@ -44,7 +44,7 @@ from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import linear, norm
 from symtrans.engine.cost import ZERO, Cost, Step
-from symtrans.engine.roles import VISION_BLOCKS, Block, Role
+from symtrans.engine.roles import AUDIO_BLOCKS, VISION_BLOCKS, Block, Role
 from symtrans.engine.spec import Spec
 
 _CLIP = "Radford et al. 2021 §2.4 (CLIP ViT); HF CLIPVisionTransformer"
@@ -76,6 +76,12 @@ _GEMMA4 = (
     "Gemma Team 2026 (Gemma 4); HF Gemma4VisionModel (Gemma4VisionPatchEmbedder, Gemma4VisionEncoderLayer, "
     "Gemma4VisionPooler) and Gemma4MultimodalEmbedder (model.embed_vision), transformers 5.24 models/gemma4"
 )
+_GEMMA4_AUDIO = (
+    "Gemma Team 2026 (Gemma 4 audio: a USM-style conformer, Zhang et al. 2023); HF Gemma4AudioModel "
+    "(Gemma4AudioSubSampleConvProjection, Gemma4AudioLayer) and Gemma4MultimodalEmbedder (model.embed_audio), "
+    "transformers 5.24 models/gemma4"
+)
+_NO_AUDIO = "the text workload has no audio: the audio tower runs once per clip, not in this forward"
 _NO_IMAGES = "the text workload has no images: the vision tower runs once per image, not in this forward"
 
 
@@ -497,6 +503,73 @@ def gemma4_tower(spec: Spec) -> list[Cost]:
     return [tower, Cost(name="embed_vision", block=Block.PROJECTOR, steps=tuple(proj), source=_GEMMA4)]
 
 
+def _weights(label: str, n: sp.Expr, note: str) -> Step:
+    return Step(label=label, role=Role.VISION, params=n, weights=n, note=note, source=_GEMMA4_AUDIO, input_grad=False)
+
+
+def gemma4_audio(spec: Spec) -> list[Cost]:
+    """Gemma 4's audio tower (``model.audio_tower``: Gemma4AudioModel, a conformer) and
+    ``model.embed_audio`` (Gemma4MultimodalEmbedder), transformers 5.24 models/gemma4.  Every
+    linear is bias-free except ``output_proj``; the clipped linears' bounds are buffers.
+
+    Subsampling: two bias-free 3 x 3 convolutions, 1 -> c1_aud -> c2_aud channels, each with a
+    bias-free LayerNorm (9 c1 + c1 + 9 c1 c2 + c2), and ``input_proj_linear``
+    (c1_aud // 4) c2_aud -> d_aud (the module sizes it from the first convolution's channels).
+    N_aud layers, with d_k = d_aud / h_aud (``check``: h_aud divides d_aud): two macaron
+    feed-forwards (two RMSNorms, d_aud -> 4 d_aud -> d_aud), attention (q, k, v d_aud -> d_aud,
+    ``post`` d_aud -> d_aud, ``relative_k_proj`` d_aud -> d_aud, a ``per_dim_scale`` of d_k),
+    the light convolution (RMSNorm, ``linear_start`` d_aud -> 2 d_aud, a depthwise kernel of
+    K_aud taps per channel, RMSNorm, ``linear_end`` d_aud -> d_aud) and three RMSNorms:
+    24 d_aud^2 + K_aud d_aud + d_aud / h_aud + 9 d_aud a layer.  ``output_proj`` d_aud ->
+    d_out_aud with a bias.  The sinusoidal relative positions are a buffer.
+    embed_audio: an RMSNorm without a scale and a bias-free d_out_aud -> d_model map.
+    """
+    d, n_out = S.d_aud, S.d_out_aud
+    c1, c2 = S.c1_aud, S.c2_aud
+    src = _GEMMA4_AUDIO
+    layer: list[Step] = []
+    for ffn in ("feed_forward1", "feed_forward2"):
+        layer += norm(spec, f"{ffn}.pre_layer_norm", d, ZERO, kind="rmsnorm")
+        layer += _lin(f"{ffn}.ffw_layer_1", d, 4 * d, False, src) + _lin(f"{ffn}.ffw_layer_2", 4 * d, d, False, src)
+        layer += norm(spec, f"{ffn}.post_layer_norm", d, ZERO, kind="rmsnorm")
+    for label in ("q_proj", "k_proj", "v_proj", "post", "relative_k_proj"):
+        layer += _lin(f"self_attn.{label}", d, d, False, src)
+    layer.append(_weights("self_attn.per_dim_scale", d / S.h_aud, "one learned scale per head dimension d_aud / h_aud"))
+    layer += norm(spec, "lconv1d.pre_layer_norm", d, ZERO, kind="rmsnorm")
+    layer += _lin("lconv1d.linear_start", d, 2 * d, False, src)
+    layer.append(
+        _weights("lconv1d.depthwise_conv1d", S.K_aud * d, "depthwise causal convolution: K_aud taps a channel")
+    )
+    layer += norm(spec, "lconv1d.conv_norm", d, ZERO, kind="rmsnorm")
+    layer += _lin("lconv1d.linear_end", d, d, False, src)
+    for label in ("norm_pre_attn", "norm_post_attn", "norm_out"):
+        layer += norm(spec, label, d, ZERO, kind="rmsnorm")
+    steps = [
+        _weights("subsampling conv 0 (3 x 3, 1 -> c1_aud, bias-free) and its LayerNorm", 10 * c1, "9 c1 + c1"),
+        _weights(
+            "subsampling conv 1 (3 x 3, c1 -> c2_aud, bias-free) and its LayerNorm", 9 * c1 * c2 + c2, "9 c1 c2 + c2"
+        ),
+        _weights(
+            "input_proj_linear ((c1_aud // 4) c2_aud -> d_aud, bias-free)",
+            sp.floor(c1 / 4) * c2 * d,
+            "the flattened frequency axis: c1_aud // 4 rows of c2_aud channels (HF sizes it so)",
+        ),
+    ]
+    steps += _lin("output_proj", d, n_out, True, src)
+    tower = Cost(
+        name="audio tower (Gemma 4)",
+        block=Block.AUDIO_TOWER,
+        steps=tuple(steps),
+        children=(
+            Cost(name="audio layer", block=Block.LAYER, steps=tuple(layer), multiplicity=S.N_aud, note=_NO_AUDIO),
+        ),
+        note=_NO_AUDIO,
+        source=src,
+    )
+    proj = _lin("embedding_projection (after an RMSNorm without scale)", n_out, S.d_model, False, src)
+    return [tower, Cost(name="embed_audio", block=Block.AUDIO_TOWER, steps=tuple(proj), note=_NO_AUDIO, source=src)]
+
+
 def vision_parts(spec: Spec) -> list[Cost]:
     """The image side of ``spec`` (empty without ``vision``)."""
     if spec.vision == "clip":
@@ -520,7 +593,7 @@ def vision_parts(spec: Spec) -> list[Cost]:
     if spec.vision == "kimi_k25":
         return kimi_k25_tower(spec)
     if spec.vision == "gemma4":
-        return gemma4_tower(spec)
+        return gemma4_tower(spec) + (gemma4_audio(spec) if "d_aud" in spec.values else [])
     return []
 
 
@@ -530,7 +603,8 @@ def select_part(cost: Cost, part: str) -> Cost:
     ``"text"``: the tree without its ``VISION_BLOCKS`` children (language model, LM head;
     a dual encoder's text tower and its projection);
     ``"vision"``: only those children (vision tower, projector), without the top level's own
-    steps; ``"all"``: ``cost`` itself.  A dual encoder's ``Block.CONTRASTIVE`` (the logits'
+    steps; ``"audio"``: only the ``AUDIO_BLOCKS`` children (Gemma 4's audio tower and
+    embed_audio), which ``"text"`` and ``"vision"`` leave out; ``"all"``: ``cost`` itself.  A dual encoder's ``Block.CONTRASTIVE`` (the logits'
     scale and bias) is neither tower's: in ``"all"`` only.  Selected by ``Block``, never by a
     component's name.
 
@@ -539,10 +613,13 @@ def select_part(cost: Cost, part: str) -> Cost:
     """
     if part == "all":
         return cost
-    if part not in ("text", "vision"):
-        raise InputError(f"part must be all, text or vision, not {part!r}")
+    if part not in ("text", "vision", "audio"):
+        raise InputError(f"part must be all, text, vision or audio, not {part!r}")
+    side = {"text": (), "vision": VISION_BLOCKS, "audio": AUDIO_BLOCKS}[part]
     keep = tuple(
-        c for c in cost.children if c.block != Block.CONTRASTIVE and (c.block in VISION_BLOCKS) == (part == "vision")
+        c
+        for c in cost.children
+        if c.block != Block.CONTRASTIVE and (c.block in side if side else c.block not in VISION_BLOCKS + AUDIO_BLOCKS)
     )
     steps = cost.steps if part == "text" else ()
     return replace(cost, steps=steps, children=keep)

@@ -409,6 +409,8 @@ def _vision_rules() -> tuple[Rule, ...]:
         # Kimi K2.5's mm_projector, Gemma 4's embed_vision
         Rule(r"(?:multi_modal_projector|connector|mm_projector|embed_vision)\..*", R.VISION, B.PROJECTOR),
         Rule(r"(?:vision_tower|visual|vision_model)(?:\..*)?", R.VISION, B.VISION_TOWER),
+        # Gemma 4's audio tower (a conformer) and its embed_audio map
+        Rule(r"(?:audio_tower|embed_audio)(?:\..*)?", R.VISION, B.AUDIO_TOWER),
     )
 
 

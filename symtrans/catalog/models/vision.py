@@ -807,3 +807,65 @@ def gemma4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]
         f"weights); embed_vision maps {sizes['d_vis']} -> d_model (bias-free, after an RMSNorm without scale)"
     )
     return sizes, {"vision": "gemma4"}, notes
+
+
+# Gemma4AudioConfig's defaults (transformers 5.24 models/gemma4): the E2B / E4B audio tower.
+GEMMA4_AUDIO_DEFAULTS = {
+    "hidden_size": 1024,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 8,
+    "conv_kernel_size": 5,
+    "output_proj_dims": 1536,
+    "subsampling_conv_channels": [128, 32],
+}
+
+
+def gemma4_audio(r: Reader) -> tuple[dict[str, int], list[str]]:
+    """(sizes, notes) of Gemma 4's audio tower and ``embed_audio`` (``engine/vision.gemma4_audio``);
+    none where audio_config is null or missing (Gemma4Model then builds neither).
+
+    Raises:
+        ConfigError: an audio_config that is not an object or names another model_type, a
+            malformed size, num_attention_heads not dividing hidden_size (Gemma4AudioAttention's
+            heads of hidden_size // num_attention_heads would not fill ``post``'s input), or
+            subsampling_conv_channels not two positive integers.
+    """
+    acfg = _sub(r, "audio_config")
+    if acfg is None:
+        return {}, []
+    amt = acfg.get("model_type", "gemma4_audio")
+    if amt != "gemma4_audio":
+        raise ConfigError(
+            f"audio_config model_type {show(amt)} is not supported inside gemma4: symtrans counts Gemma 4's own "
+            "audio tower (gemma4_audio) only"
+        )
+    ar = Reader(acfg, "gemma4_audio", ("Gemma4AudioConfig", "Gemma4AudioModel"), GEMMA4_AUDIO_DEFAULTS, {})
+    d, h = ar.size("hidden_size"), ar.size("num_attention_heads")
+    check_divides("hidden_size", d, "num_attention_heads", h, "Gemma4AudioAttention")
+    ch = acfg.get("subsampling_conv_channels", GEMMA4_AUDIO_DEFAULTS["subsampling_conv_channels"])
+    if (
+        not isinstance(ch, list | tuple)
+        or len(ch) != 2
+        or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in ch)
+    ):
+        raise ConfigError(
+            f"audio_config.subsampling_conv_channels must be two positive integers, not {show(ch)}: "
+            "Gemma4AudioSubSampleConvProjection builds two convolutions"
+        )
+    sizes = dict(
+        d_aud=d,
+        N_aud=ar.size("num_hidden_layers"),
+        h_aud=h,
+        K_aud=ar.size("conv_kernel_size"),
+        d_out_aud=ar.size("output_proj_dims"),
+        c1_aud=ch[0],
+        c2_aud=ch[1],
+    )
+    notes = [f"audio_config: {n}" for n in ar.notes]
+    notes.append(
+        f"audio tower: Gemma 4 conformer, {sizes['N_aud']} layers of width {d} ({h} heads), depthwise kernel "
+        f"{sizes['K_aud']}, subsampling convolutions of {ch[0]} and {ch[1]} channels, output_proj {d} -> "
+        f"{sizes['d_out_aud']}; embed_audio maps {sizes['d_out_aud']} -> d_model (bias-free, after an RMSNorm "
+        "without scale)"
+    )
+    return sizes, notes
