@@ -34,7 +34,9 @@ def _part(node) -> str | None:
     step of the language model's layers."""
     from symtrans.engine.roles import Block, Role
 
-    vision = {Block.VISION_TOWER, Block.PROJECTOR, Block.AUDIO_TOWER}
+    if Block.AUDIO_TOWER in node.blocks:  # Gemma 4's audio tower and embed_audio
+        return "the audio tower and its projection into the language model (embed_audio)"
+    vision = {Block.VISION_TOWER, Block.PROJECTOR}
     if vision & set(node.blocks) or node.step.role in (Role.VISION, Role.PATCH_EMBEDDING, Role.CLS_TOKEN):
         return "the vision encoder and its projector (a vision-language model)"
     words = {

@@ -137,17 +137,25 @@ def params_result(res, generated: bool = True, part: str = "all") -> dict:
 
     ``generated``: answer from the data generated from the closed forms when the model's
     structure has some (no SymPy), else compute with SymPy (``cli.numbers``).
-    ``part``: ``"text"`` or ``"vision"`` make ``total``, ``closed_form`` and ``components``
-    those of that part of a vision-language model (``vision.select_part``; ``"part"`` says
-    which); ``parts`` always holds all three figures.
+    ``part``: ``"text"``, ``"vision"`` or ``"audio"`` make ``total``, ``closed_form`` and
+    ``components`` those of that part of a vision-language model (``vision.select_part``;
+    ``"part"`` says which); ``parts`` always holds all the figures (``"audio"`` only for a
+    model with an audio tower: Gemma 4's tower and embed_audio).
 
     Raises:
-        UsageError: ``part`` is not ``"all"`` and the model has no vision tower.
+        UsageError: ``part`` is not ``"all"`` and the model has no vision tower, or ``part`` is
+        ``"audio"`` and it has no audio tower.
     """
     from symtrans.cli import numbers as NB
 
     spec = res.spec
     values = spec.values
+    if part == "audio" and "d_aud" not in values:
+        whole = " (it is an audio encoder as a whole: use --part all)" if spec.frontend == "wav2vec2" else ""
+        raise UsageError(
+            f"symtrans params: --part audio counts an audio tower beside a language model "
+            f"(Gemma 4 with audio_config); {res.name} has none{whole}"
+        )
     if part != "all" and spec.vision == "none":
         raise UsageError(
             f"symtrans params: --part {part} needs a vision-language model; {res.name} has no vision tower"
@@ -325,10 +333,11 @@ def _cmd_params(args) -> int:
         "all": "parameters",
         "text": f"parameters of the {'text tower' if dual else 'language model'} (text only)",
         "vision": f"parameters of the {vision_part}",
+        "audio": "parameters of the audio tower and embed_audio",
     }[part]
     lines = [f"{r['model']}: {grouped(headline)} {what} ({count(headline)})"]
     if "parts" in r:
-        rest = r["parts"]["all"] - r["parts"]["text"] - r["parts"]["vision"]
+        rest = r["parts"]["all"] - r["parts"]["text"] - r["parts"]["vision"] - r["parts"].get("audio", 0)
         lines.append(
             f"  text only ({text_part}): {grouped(r['parts']['text'])}; "
             f"{vision_part}: {grouped(r['parts']['vision'])}; "
@@ -390,6 +399,15 @@ def _check_flops_options(args, res) -> None:
 
 def _cmd_flops(args) -> int:
     res = _resolve(args)
+    if getattr(args, "part", "all") == "audio":  # a choice so that the refusal is one line, not argparse's usage
+        whole = (
+            f"; {res.name} is an audio encoder as a whole: use --part all"
+            if res.generic is None and res.spec.frontend == "wav2vec2"
+            else "; params --part audio counts Gemma 4's audio tower"
+        )
+        raise UsageError(
+            "symtrans flops: --part audio (an audio tower's FLOPs per second of input) is not modelled" + whole
+        )
     if getattr(args, "part", "all") == "vision":  # the image tower, per image
         from symtrans.cli.image_flops import cmd_image_flops
 
@@ -711,9 +729,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--part",
-        choices=("all", "text", "vision"),
+        choices=("all", "text", "vision", "audio"),
         default="all",
-        help="a vision-language model: the whole class (all), its language model (text) or its vision side",
+        help="a vision-language model: the whole class (all), its language model (text), its vision side "
+        "or its audio tower (Gemma 4: audio tower and embed_audio)",
     )
     p.add_argument(
         "--adapter",
@@ -732,10 +751,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add_flops_options(p)
         p.add_argument(
             "--part",
-            choices=("all", "vision"),
+            choices=("all", "vision", "audio"),
             default="all",
             help="vision: the image tower (a dual encoder's, or a vision-language model's tower and projector), "
-            "forward FLOPs per image and for --batch images, tokens per image stated",
+            "forward FLOPs per image and for --batch images, tokens per image stated; audio: not modelled (refused)",
         )
         p.add_argument(
             "--image-size",

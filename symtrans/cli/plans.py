@@ -110,7 +110,7 @@ def build(spec, query: tuple) -> Plan:
 def params_plan(spec, part: str = "all") -> Plan:
     """``symtrans params``: the total (and active) parameters with their closed forms, and
     the components down to the layers (``summary.rows``), of the whole model or of one
-    ``part`` of a vision-language model (``--part text|vision``, ``vision.select_part``)."""
+    ``part`` of a vision-language model (``--part text|vision|audio``, ``vision.select_part``)."""
     from symtrans.engine.architectures import build as build_model
     from symtrans.engine.simplify import closed_form
     from symtrans.engine.vision import select_part
