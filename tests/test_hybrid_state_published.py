@@ -43,8 +43,8 @@ def test_published_hybrid_cache_and_state(name, kv, state):
     assert exact(state_bytes_per_sequence(spec, "bf16"), spec.values) == state
 
 
-# walk does not trace Zamba2's hybrid layers (a shared block used N_hyb times, stored N_mem times) yet
-WALK_CASES = [c for c in CASES if not c[0].startswith("zamba2")]
+# every case walks (Zamba2's hybrid layers: its shared block's steps at each of the N_hyb uses)
+WALK_CASES = CASES
 
 
 @pytest.mark.parametrize(("name", "kv", "state"), WALK_CASES, ids=[c[0] for c in WALK_CASES])

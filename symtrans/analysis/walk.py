@@ -236,7 +236,7 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
             _attention(b, spec, st, x, x, "causal", mask, x[1], n)
 
         stack = next(c for c in tree.children if c.block == Block.DECODER)
-        hybrid_stack(b, spec, stack, x, wl.self_mask, attention, _ffn, _moe)
+        hybrid_stack(b, spec, stack, x, wl.self_mask, attention, _ffn, _moe, kept_pairs)
         if spec.lm_head:
             _lm_head(b, spec, x)
         return Walk(spec, workload, tuple(b.steps), kinds)

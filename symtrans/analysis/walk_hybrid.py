@@ -1,4 +1,4 @@
-"""The shape walk of a stack of layer kinds (``Spec.mixers``: Jamba, Qwen3-Next, Falcon-H1,
+"""The shape walk of a stack of layer kinds (``Spec.mixers``: Jamba, Qwen3-Next, Falcon-H1, Zamba2,
 Nemotron-H, Granite 4.0-H, Bamba, LFM2, Mamba, Mamba 2), with what each layer keeps.
 
 Written from the reference PyTorch forwards of transformers 5.24 (``MambaMixer.slow_forward``,
@@ -26,6 +26,14 @@ convolution window, an SSM or delta-rule state), its shape without the batch.
   solves are not matrix products (torch.linalg.solve_triangular); state (h_lv, d_lk, d_lv).
 * LFM2's short convolution: in_proj (d_model -> 3 d_model), conv1d over d_model channels,
   out_proj; state (d_model, d_conv).
+* Zamba2's hybrid layer (``Zamba2HybridLayer``, ``Zamba2AttentionDecoderLayer``, ``Zamba2MLP``):
+  the layer input concatenated with the token embeddings (2 d_model wide), its norm, attention
+  with q/k/v_proj 2 d_model -> h d_k, h_kv d_k, h_kv d_k (plus, with the shared attention adapter,
+  a rank-r_adp map 2 d_model -> r_adp -> 2 d_model added to each), scores and values over d_k,
+  o_proj h d_k -> d_model, the feed-forward norm, gate_up_proj d_model -> 2 d_ff plus its adapter
+  d_model -> r_adp -> 2 d_ff, down_proj d_ff -> d_model, the layer's ``linear`` d_model ->
+  d_model, added to the input of its Mamba 2 mixer; it keeps K and V (h_kv, d_k) per token and
+  the Mamba 2 states.
 
 Bytes are elements x the dtype's bytes; tests/test_kv_cache_real.py compares them with the
 tensors transformers' cache holds after a real forward of each hybrid type's tiny model.
@@ -44,7 +52,17 @@ from symtrans.engine.cost import Cost
 from symtrans.engine.roles import Block
 from symtrans.engine.spec import Spec
 
-WALKED = ("attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "mlp", "moe", "attention_mamba2")
+WALKED = (
+    "attention",
+    "mamba",
+    "mamba2",
+    "gated_deltanet",
+    "short_conv",
+    "mlp",
+    "moe",
+    "attention_mamba2",
+    "zamba2_hybrid",
+)
 DELTA_CHUNK = 64  # transformers' torch_chunk_gated_delta_rule and fla chunk by 64 unless told
 
 
@@ -141,6 +159,40 @@ def _short_conv(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr) -> None:
     b.linear(st, "X' = y W_out", x, S.d_model, S.d_model, n)
 
 
+def _zamba2_hybrid(b: Any, spec: Spec, st: str, x: tuple, mask: str, n: sp.Expr, kept_pairs: Callable) -> None:
+    B, q, _ = x
+    d2, dk, r = 2 * S.d_model, S.d_k, S.r_adp
+    h = S.h
+    h_kv = S.h_kv if spec.has("h_kv") else S.h
+    x2 = b.op(st, "[X, E] (layer input beside the token embeddings)", [x, x], (B, q, d2), n, kind="reshape")
+    b.op(st, "shared block input norm (2 d_model)", [x2], x2, n)
+    projections = (("Q", h), ("K", h_kv), ("V", h_kv))
+    for name, heads in projections:
+        b.linear(st, f"{name} = [X, E] W_{name}", x2, d2, heads * dk, n, "Zamba2Attention, 2 d_model wide")
+        if spec.shared_attention_adapter:
+            a = b.linear(st, f"{name} adapter: [X, E] A_{name}", x2, d2, r, n, "LoRA adapter of this use (down)")
+            b.linear(st, f"{name} adapter: . B_{name}, added to {name}", a, r, d2, n, "(up)")
+    Q = b.op(st, "split heads; rotate Q and K (RoPE)", [], (B, h, q, dk), n, kind="reshape")
+    K = b.op(st, "repeat K and V heads to h", [], (B, h, q, dk), n, kind="reshape")
+    b.op(st, "K kept in the cache (per token)", [], (h_kv, dk), n, kind="cache")
+    b.op(st, "V kept in the cache (per token)", [], (h_kv, dk), n, kind="cache")
+    pairs = kept_pairs(q, q, mask, True)
+    scores = b.mm(st, "S = Q K^T / sqrt(d_k)", Q, (B, h, dk, q), n, f"{mask} mask", pairs=pairs, masked="out")
+    b.op(st, "A = softmax(mask(S))", [scores], scores, n)
+    out = b.mm(st, "O = A V", scores, K, n, f"{mask} mask", pairs=pairs, masked="left")
+    cat = b.op(st, "concatenate heads", [out], (B, q, h * dk), n, kind="reshape")
+    y = b.linear(st, "O W_O (back to d_model)", cat, h * dk, S.d_model, n)
+    b.op(st, "shared block feed-forward norm", [y], y, n)
+    gu = b.linear(st, "[G, U] = Y W_gate_up", y, S.d_model, 2 * S.d_ff, n, "Zamba2MLP.gate_up_proj")
+    a = b.linear(st, "MLP adapter: Y A", y, S.d_model, r, n, "LoRA adapter of this use (down)")
+    b.linear(st, "MLP adapter: . B, added to [G, U]", a, r, 2 * S.d_ff, n, "(up)")
+    hid = b.op(st, "act(G) * U", [gu], (B, q, S.d_ff), n)
+    y = b.linear(st, "(act(G) * U) W_down", hid, S.d_ff, S.d_model, n)
+    y = b.linear(st, "Y W_linear", y, S.d_model, S.d_model, n, "Zamba2HybridLayer.linear")
+    b.op(st, "X + Y (the Mamba 2 mixer's input)", [x, y], x, n)
+    _mamba2(b, spec, st, x, n)
+
+
 def hybrid_stack(
     b: Any,
     spec: Spec,
@@ -150,16 +202,18 @@ def hybrid_stack(
     attention: Callable[..., None],
     ffn: Callable[..., None],
     moe: Callable[..., None],
+    kept_pairs: Callable[..., sp.Expr],
 ) -> None:
     """The layers of ``stack`` (the decoder's Cost, whose ``Block.LAYER`` nodes name their kinds
     and counts) on ``x`` = (B, L, d_model), a full forward (every position new): per kind, the
     input norm, its mixer, the residual add, repeated over its layers; then the feed-forward halves
     the tree has (N - N_moe dense and N_moe MoE, or all N of one kind, or none for Mamba); then the
     final norm.  ``attention(b, spec, st, x, kind, mask, n)``,
-    ``ffn(b, spec, st, x, n)`` and ``moe(b, spec, st, x, n)`` are the walk's own steps.
+    ``ffn(b, spec, st, x, n)`` and ``moe(b, spec, st, x, n)`` are the walk's own steps,
+    ``kept_pairs(q, kv, mask, causal)`` its row-by-row count of kept query-key pairs.
 
     Raises:
-        InputError: a kind the walk does not trace (DeepSeek Sparse Attention).
+        InputError: a kind the walk does not trace (DeepSeek Sparse Attention, Gemma 4's, DeepSeek-V4's).
     """
     kinds = tree_kinds(stack)
     for name, _ in kinds:
@@ -179,6 +233,8 @@ def hybrid_stack(
             D = dims(spec)
             b.op(st, "K kept in the cache (per token)", [], (D.h_kv, D.d_k), n, kind="cache")
             b.op(st, "V kept in the cache (per token)", [], (D.h_kv, D.d_v), n, kind="cache")
+        if name == "zamba2_hybrid":
+            _zamba2_hybrid(b, spec, st, x, mask, n, kept_pairs)
         if name == "attention_mamba2":
             _mamba2(b, spec, st, x, n)
             b.op(st, "attention output + Mamba 2 output", [x, x], x, n)
