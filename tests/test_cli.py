@@ -102,14 +102,25 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, needle):
 
 
 def test_an_unknown_set_name_with_no_near_miss_lists_the_names(capsys):
-    # Nothing resembles "colour": the line names every size and option --set takes, as
-    # argparse does for an invalid choice, and leaves out the workload (B has --batch).
+    # Nothing resembles "colour": the line names the first sizes and options --set takes, as
+    # argparse names choices, and how many more of each; it leaves out the workload (B has
+    # --batch).  The ~130 sizes and ~70 options no longer fit in one error line (capped at
+    # 1,000 characters), which once cut the options off entirely.
+    from symtrans.engine.legend import LEGEND
+    from symtrans.engine.spec import OPTION_NAMES, WORKLOAD_OPTIONS
+
     code, _, err = run(capsys, "params", "gpt2", "--set", "colour=red")
-    assert code == 2 and err.count("\n") == 1
-    sizes, options = err.split("choose a size (")[1].split(") or an option (")
-    assert {"d_model", "d_ff", "h", "h_kv", "N", "V", "L_max", "E", "k"} <= set(sizes.split(", "))
-    assert "B" not in sizes.split(", ") and "T_gen" not in sizes.split(", ")
-    assert {"norm", "ffn", "positional", "tie_output", "moe_first_dense"} <= set(options.rstrip(")\n").split(", "))
+    assert code == 2 and err.count("\n") == 1 and "characters in all" not in err
+    sizes, options = err.rstrip(")\n").split("choose a size (")[1].split(") or an option (")
+    shown_sizes, more_sizes = sizes.split(" and ")
+    shown_options, more_options = options.split(" and ")
+    assert {"d_model", "d_ff", "h", "h_kv", "N", "V", "L_max", "E", "k"} <= set(shown_sizes.split(", "))
+    assert "B" not in shown_sizes.split(", ") and "T_gen" not in shown_sizes.split(", ")
+    assert {"norm", "ffn", "positional", "tie_output", "moe_first_dense"} <= set(shown_options.split(", "))
+    # "and N more": every name is accounted for, shown or counted
+    all_sizes = [n for n in LEGEND if n not in WORKLOAD_OPTIONS]
+    assert int(more_sizes.split()[0]) == len(all_sizes) - len(shown_sizes.split(", "))
+    assert int(more_options.split()[0]) == len(OPTION_NAMES) - len(shown_options.split(", "))
 
 
 def test_a_hub_id_is_not_downloaded_and_the_message_says_how_to_get_the_config(capsys, tmp_path, monkeypatch):

@@ -64,10 +64,27 @@ def parse_setting(item: str) -> tuple[str, object]:
     if close:
         shown = [f"{c} ({SIZE_OF_KEY[c]})" if c in SIZE_OF_KEY else c for c in close]
         hint = f"; did you mean {', '.join(shown)}?"
-    else:  # nothing alike: name them all, as argparse does for an invalid choice
+    else:  # nothing alike: name the first of each, in the legend's order, as argparse names choices
         sizes = [n for n in SYMBOLS if n not in WORKLOAD_OPTIONS]  # B, D, ... have options of their own
-        hint = f"; choose a size ({', '.join(sizes)}) or an option ({', '.join(OPTION_NAMES)})"
+        hint = f"; choose a size ({_first(sizes)}) or an option ({_first(list(OPTION_NAMES))})"
     raise InputError(f"unknown --set name {name!r}{hint}")
+
+
+# Characters of names an unknown --set name's hint shows of each list: the ~130 sizes and ~70
+# options no longer fit in one error line (escape.MESSAGE_CAP, 1,000 characters), which cut the
+# options off entirely; the legend's order puts the common sizes (d_model ... k) first.
+_HINT_NAMES = 400
+
+
+def _first(names: list[str]) -> str:
+    """``names`` joined by commas up to ``_HINT_NAMES`` characters, then how many more."""
+    shown: list[str] = []
+    for n in names:
+        if shown and len(", ".join([*shown, n])) > _HINT_NAMES:
+            break
+        shown.append(n)
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {rest} more" if rest else "")
 
 
 def apply_settings(spec: Spec, settings: list[str]) -> tuple[Spec, tuple[str, ...]]:
