@@ -66,21 +66,45 @@ def test_flash_by_hand(read_fixture):
     assert exact(build(spec).active_params, spec.values) == active == 13_799_622_231
 
 
-@pytest.mark.parametrize("what", ["forward", "kv"])
-def test_workload_is_refused_in_one_line(read_fixture, what):
-    """FLOPs and the KV cache of the compressed attention are not modelled: one line, not a guess."""
+def test_kv_per_token_is_refused_in_one_line(read_fixture):
+    """A KV cache per token does not exist for this cache: one line, not a guess."""
     spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
     with pytest.raises(
-        InputError, match=r"not modelled \(its cache per sequence is, .*: memory.kv_cache_bytes\); parameters are exact"
+        InputError,
+        match=r"not modelled \(its forward FLOPs are: .*; its cache per sequence is, .*: memory.kv_cache_bytes\); parameters are exact",
     ) as refused:
-        flops_expr(spec, "forward") if what == "forward" else kv_cache_per_token(spec)
+        kv_cache_per_token(spec)
     assert "\n" not in str(refused.value)
 
 
-def test_cli_refuses_flops_with_exit_2(config_dir, capsys):
-    assert cli.main(["flops", str(config_dir / f"{FLASH}.json")]) == 2
+@pytest.mark.parametrize(
+    "mode, convention, mask",
+    [("training", "flops", "full"), ("backward", "flops", "full"), ("forward", "flops", "causal"),
+     ("forward", "flops", "half"), ("forward", "chinchilla", "full"), ("forward", "all-ops", "full")],
+)  # fmt: skip
+def test_unverified_flops_are_refused_in_one_line(read_fixture, mode, convention, mask):
+    """Only the eager forward under flops/macs with the full mask is checked (FlopCounterMode below)."""
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+    with pytest.raises(InputError, match="modelled for the forward under the flops or macs") as refused:
+        flops_expr(spec, mode, convention, mask)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("args", [["--mode", "training"], ["--mask", "causal"], ["--convention", "chinchilla"]])
+def test_cli_refuses_unverified_flops_with_exit_2(config_dir, capsys, args):
+    assert cli.main(["flops", str(config_dir / f"{FLASH}.json"), *args]) == 2
     out, err = capsys.readouterr()
-    assert not out and err.count("\n") == 1 and "not modelled" in err
+    assert not out and err.count("\n") == 1 and "modelled for the forward" in err
+
+
+def test_cli_refuses_decode_and_time_with_exit_2(config_dir, capsys):
+    for args in (
+        ["flops", "--mode", "decode", "--prefill", "8", "--generate", "4"],
+        ["time", "--accelerator", "h100-sxm"],
+    ):
+        assert cli.main([args[0], str(config_dir / f"{FLASH}.json"), *args[1:]]) == 2, args
+        out, err = capsys.readouterr()
+        assert not out and err.count("\n") == 1 and "modelled" in err, args
 
 
 def test_flash_cache_by_hand(read_fixture):
@@ -205,3 +229,79 @@ def test_cache_refuses_a_quantized_dtype(read_fixture):
     with pytest.raises(InputError, match="model's dtype") as refused:
         kv_cache_bytes(spec, 1, 10, "fp8")
     assert "\n" not in str(refused.value)
+
+
+# --- forward FLOPs: FlopCounterMode on an eager forward (torch.utils.flop_counter; matrix products
+# only, 2 per multiply-accumulate), the convention symtrans's flops/full counts.
+
+
+def _counted_forward(cfg: dict, batch: int, t: int, use_cache: bool) -> int:
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    config = AutoConfig.for_model(**cfg)
+    model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", experts_implementation="eager")
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.eval()(torch.randint(0, cfg["vocab_size"], (batch, t)), use_cache=use_cache)
+    return counter.get_total_flops()
+
+
+def _symtrans_forward(cfg: dict, batch: int, t: int, convention: str = "flops") -> int:
+    spec, _ = spec_from_config(cfg, "tiny deepseek_v4")
+    return exact(flops_expr(spec, "forward", convention, "full"), {**spec.values, "B": batch, "L": t})
+
+
+@pytest.mark.parametrize("use_cache", [False, True])
+@pytest.mark.parametrize("tiny", range(len(TINY)))
+def test_forward_flops_equal_flop_counter(tiny, use_cache):
+    """Eager forwards of the tiny configs (rates 4/8 and 3/5) at T below, at and past the rates and
+    the window, multiples of them or not, with and without a cache: FlopCounterMode = symtrans."""
+    from conftest import require
+
+    require("transformers")
+    cfg = _tiny(*TINY[tiny])
+    for batch, t in ((1, 1), (2, 3), (2, 5), (1, 8), (1, 9), (2, 17), (1, 30)):
+        assert _counted_forward(cfg, batch, t, use_cache) == _symtrans_forward(cfg, batch, t), (batch, t)
+    assert 2 * _symtrans_forward(cfg, 2, 17, "macs") == _symtrans_forward(cfg, 2, 17)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]),
+                   min_size=1, max_size=3),
+    m_csa=st.integers(1, 7), m_hca=st.integers(1, 9), t=st.integers(1, 24), batch=st.integers(1, 2),
+    hc=st.integers(1, 3), heads=st.sampled_from([(2, 1), (4, 2), (4, 4)]), experts=st.sampled_from([(4, 1), (3, 3)]),
+)  # fmt: skip
+def test_forward_flops_equal_flop_counter_drawn(kinds, m_csa, m_hca, t, batch, hc, heads, experts):
+    """Random layer patterns, rates, lengths, streams, heads/output groups and experts: FlopCounterMode."""
+    from conftest import require
+
+    require("transformers")
+    cfg = {**_tiny(kinds, 4, m_csa, m_hca), "hc_mult": hc, "num_attention_heads": heads[0], "o_groups": heads[1]}
+    cfg.update(n_routed_experts=experts[0], num_experts_per_tok=experts[1])
+    assert _counted_forward(cfg, batch, t, False) == _symtrans_forward(cfg, batch, t)
+
+
+def test_flash_forward_flops_by_hand(read_fixture):
+    """DeepSeek-V4-Flash's forward at B = 1, T = 4097 (not a multiple of 4 or 128: 1024 CSA entries,
+    32 HCA entries), written out from the matrix products of modeling_deepseek_v4.py (transformers
+    5.24) as eager computes them: every query scores all T window keys plus the compressed entries."""
+    d, h, dk, rq, g, ro, n, E, k, f, V = 4096, 64, 512, 1024, 8, 1024, 4, 256, 6, 2048, 129280
+    hi, di, t = 64, 128, 4097
+    hc = 2 * t * (2 + n) * n * n * d + 2 * t * n * n * d  # fn (F.linear), comb^T @ streams
+    attention = 2 * t * (d * rq + rq * h * dk + d * dk + h * dk * ro + g * ro * d)  # q_a, q_b, kv, o_a, o_b
+    moe = 2 * t * d * E + 2 * t * k * 3 * d * f + 2 * t * 3 * d * f  # router, 6 experts, shared MLP
+    layer = 2 * hc + attention + moe
+
+    def scores(entries: int) -> int:  # Q K^T and scores V over T + entries keys
+        return 2 * 2 * h * t * (t + entries) * dk
+
+    csa = 2 * 2 * t * d * 2 * dk + 2 * 2 * t * d * 2 * di + 2 * t * rq * hi * di + 2 * t * d * hi
+    csa += 2 * t * hi * di * (t // 4) + scores(t // 4)  # compressor, indexer maps, index scores
+    hca = 2 * 2 * t * d * dk + scores(t // 128)
+    total = 43 * layer + 2 * scores(0) + 21 * csa + 20 * hca + 2 * t * n * n * d + 2 * t * d * V  # hc_head, lm_head
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+    assert exact(flops_expr(spec, "forward"), {**spec.values, "B": 1, "L": t}) == total

@@ -33,6 +33,7 @@ from functools import lru_cache
 import sympy as sp
 
 from symtrans.base.errors import InputError
+from symtrans.engine import mixer_rules
 from symtrans.engine import symbols as S
 from symtrans.engine.architectures import Workload, build
 from symtrans.engine.conventions import (  # noqa: F401 (TRAINING_MODES re-exported)
@@ -155,7 +156,7 @@ def flops_expr(
 
     The closed form depends only on ``spec.structure()``; it is cached on it.
     """
-    spec.check_workload()  # a per-layer attention pattern is refused (types-moe)
+    spec.check_workload(v4_forward=mixer_rules.v4_flops(spec, mode, convention, mask))  # per-layer patterns refused
     return _flops_expr(spec.structure(), mode, convention, mask, recompute)
 
 
@@ -276,7 +277,7 @@ def component_flops(
     from symtrans.engine.simplify import closed_form
 
     _check(mode, mask, recompute)
-    spec.check_workload()
+    spec.check_workload(v4_forward=mixer_rules.v4_flops(spec, mode, convention, mask))
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)

@@ -51,10 +51,18 @@ element of the model's dtype, w the ``sliding_window``:
   bytes) and its gate logits plus the position bias (``overlap_gate``, the same count at 4 bytes: the
   fp32 ``position_bias`` makes the sum fp32 whatever the model's dtype).
 
-Units: parameters, and the forward FLOPs of the maps at the build shape.  The attention itself
-(the sliding window, the compressed entries, the indexer's top-k) is not counted, so FLOPs and time
-of these kinds are refused, and so is a KV cache per token, which this cache has not
-(``mixer_rules.V4_WORKLOAD_REFUSAL``).
+Forward FLOPs (``flops``/``macs`` convention, ``--mask full``; ``mixer_rules.V4_FLOPS``), as the
+eager implementation computes them over B sequences of T tokens, with T_c = floor(T/m) compressed
+entries of the layer's compressor (0 for ``v4_swa``): the maps above, 2 x tokens x weights each
+(the grouped ``o_a_proj`` 2 x tokens x h*d_k*r_o); every query's scores and weighted values
+against all T keys and the T_c entries, 4*B*h*T*(T + T_c)*d_k (``eager_attention_forward``: the
+sliding window, the causal mask and the indexer's top-k only mask this full square); the
+indexer's scores 2*B*T*h_idx*d_idx*T_c (``DeepseekV4IndexerScorer``; its head-weighted sum and
+top-k are elementwise); each hyper-connection's ``fn`` 2*tokens*(2 + n_hc)*n_hc*n_hc*d_model and
+its comb mix 2*tokens*n_hc^2*d_model (``comb^T @ streams`` in ``DeepseekV4DecoderLayer``).
+Checked against FlopCounterMode on eager forwards (tests/test_deepseek_v4.py).  Training, decode,
+other masks and conventions, time and a KV cache per token (which this cache has not) are refused
+in one line (``mixer_rules.v4_flops``, ``mixer_rules.V4_WORKLOAD_REFUSAL``).
 """
 
 from __future__ import annotations
@@ -64,9 +72,9 @@ from dataclasses import replace
 import sympy as sp
 
 from symtrans.engine import symbols as S
-from symtrans.engine.cost import DENSE, SEQ, Cost, Matrix, Step
+from symtrans.engine.cost import ATTENTION, DENSE, SEQ, Cost, Matrix, Step
 from symtrans.engine.kinds import LayerKind
-from symtrans.engine.primitives import linear, norm
+from symtrans.engine.primitives import expr_text, linear, norm
 from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
@@ -170,6 +178,15 @@ def hyper_connection(tokens: sp.Expr, label: str) -> Cost:
         ),
         _vector(f"{label} base", Role.HYPER_CONNECTION, rows, "their biases (base)", HC_SOURCE),
         _vector(f"{label} scale", Role.HYPER_CONNECTION, sp.Integer(3), "pre, post, comb scales (scale)", HC_SOURCE),
+        Step(
+            label=f"{label} comb mix",
+            role=Role.HYPER_CONNECTION,
+            flops=2 * tokens * S.n_hc * S.n_hc * S.d_model,
+            kind=ATTENTION,
+            shape="tokens x (n_hc x n_hc) . (n_hc x d_model)",
+            note="comb^T times the n_hc residual streams (DeepseekV4DecoderLayer's torch.matmul)",
+            source=HC_SOURCE,
+        ),
     ]
     return Cost(name=label, block=Block.OTHER, steps=tuple(steps), source=HC_SOURCE)
 
@@ -195,6 +212,47 @@ def hyper_head(tokens: sp.Expr) -> Cost:
     return Cost(name="hyper-connection head", block=Block.OTHER, steps=tuple(steps), source=HC_SOURCE)
 
 
+def _scores(batch: sp.Expr, q: sp.Expr, keys: sp.Expr) -> list[Step]:
+    """eager_attention_forward over the window's keys and the compressed entries: every query
+    against all ``keys`` (the full square eager computes; the sliding window, the causal mask and the
+    indexer's top-k only mask it), h heads of d_k, one key tensor that is also the value."""
+    pairs = q * keys
+    return [
+        Step(
+            label="Q K^T",
+            role=Role.ATTENTION_SCORES,
+            flops=2 * batch * S.h * pairs * S.d_k,
+            kind=ATTENTION,
+            shape=f"h x ({expr_text(q)} x d_k) . (d_k x {expr_text(keys)})",
+            note="scores of every query against the L keys and the compressed entries (masked, not skipped)",
+            source=SOURCE,
+        ),
+        Step(
+            label="scores V",
+            role=Role.ATTENTION_VALUES,
+            flops=2 * batch * S.h * pairs * S.d_k,
+            kind=ATTENTION,
+            shape=f"h x ({expr_text(q)} x {expr_text(keys)}) . ({expr_text(keys)} x d_k)",
+            note="weighted sum of the values (the keys' own tensor), per head",
+            source=SOURCE,
+        ),
+    ]
+
+
+def _index_scores(batch: sp.Expr, q: sp.Expr, entries: sp.Expr) -> Step:
+    """DeepseekV4IndexerScorer: every query's h_idx heads against all floor(L/m_csa) indexer entries."""
+    return Step(
+        label="index scores",
+        role=Role.INDEXER_SCORES,
+        flops=2 * batch * S.h_idx * q * entries * S.d_idx,
+        kind=ATTENTION,
+        shape=f"h_idx x ({expr_text(q)} x d_idx) . (d_idx x {expr_text(entries)})",
+        note="ReLU(q k^T) of every indexer head against every compressed entry; the head-weighted sum and the "
+        "top-k are elementwise (0 FLOPs)",
+        source=SOURCE,
+    )
+
+
 class _V4Attention(LayerKind):
     block = Block.CAUSAL_SELF_ATTENTION
     compressor = ""
@@ -203,11 +261,16 @@ class _V4Attention(LayerKind):
     def mixer(cls, spec, batch, q, context, mask, decode):
         t = batch * q
         steps = _attention_core(spec, t)
+        entries = sp.Integer(0)  # compressed entries the layer's queries also score
         if cls.compressor == "csa":
             steps += _compressor(spec, t, S.d_k, 2, S.m_csa, "CSA compressor")
             steps += _indexer(spec, t)
+            entries = sp.floor(context / S.m_csa)
+            steps.append(_index_scores(batch, q, entries))
         elif cls.compressor == "hca":
             steps += _compressor(spec, t, S.d_k, 1, S.m_hca, "HCA compressor")
+            entries = sp.floor(context / S.m_hca)
+        steps += _scores(batch, q, context + entries)
         if spec.has("w"):  # the cache needs the window (memory refuses without it)
             steps += cache_steps(cls.name)
         return Cost(name=cls.title, block=cls.block, steps=tuple(steps), source=SOURCE)

@@ -79,11 +79,33 @@ ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KI
 MAMBA2_KINDS = {"mamba2", "attention_mamba2", "zamba2_hybrid"}
 # FLOPs, memory and time of DeepSeek-V4's attention (Spec.check_workload)
 V4_WORKLOAD_REFUSAL = (
-    "FLOPs, time and a KV cache per token of DeepSeek-V4's attention (a sliding window of keys that are "
+    "time, decode and a KV cache per token of DeepSeek-V4's attention (a sliding window of keys that are "
     "also the values, compressed entries every m_csa or m_hca tokens, the lightning indexer's top-k) are "
-    "not modelled (its cache per sequence is, given a sliding_window of 2 or more: memory.kv_cache_bytes); "
-    "parameters are exact"
+    "not modelled (its forward FLOPs are: symtrans flops --mode forward --mask full; its cache per sequence "
+    "is, given a sliding_window of 2 or more: memory.kv_cache_bytes); parameters are exact"
 )
+
+# The one DeepSeek-V4 count checked: the forward as the eager implementation computes it
+# (tests/test_deepseek_v4.py, FlopCounterMode): every query scores all L keys and compressed entries.
+V4_FLOPS = ("forward", ("flops", "macs"), "full")
+
+
+def v4_flops(spec: Any, mode: str, convention: str, mask: str) -> bool:
+    """True for a DeepSeek-V4 spec asked for its forward FLOPs under ``flops`` or ``macs`` with the
+    full mask (``V4_FLOPS``); False for any other spec.
+
+    Raises:
+        InputError: a DeepSeek-V4 spec with another mode, convention or mask (one line).
+    """
+    if not set(mixer_kinds(spec)) & set(V4_KINDS):
+        return False
+    if mode != V4_FLOPS[0] or convention not in V4_FLOPS[1] or mask != V4_FLOPS[2]:
+        raise InputError(
+            f"DeepSeek-V4's FLOPs are modelled for the forward under the flops or macs convention with "
+            f"--mask full (as its eager attention computes them), not mode {mode}, convention {convention}, "
+            f"mask {mask}"
+        )
+    return True
 
 
 def mixer_free(spec: Any) -> tuple[str, ...]:
