@@ -34,6 +34,16 @@ convolution window, an SSM or delta-rule state), its shape without the batch.
   d_model -> r_adp -> 2 d_ff, down_proj d_ff -> d_model, the layer's ``linear`` d_model ->
   d_model, added to the input of its Mamba 2 mixer; it keeps K and V (h_kv, d_k) per token and
   the Mamba 2 states.
+* Gemma 4 (``Gemma4TextAttention``, ``Gemma4TextDecoderLayer``, ``Gemma4TextModel``): a
+  full-attention layer (``global_attention``) maps d_model -> h d_kg queries and h_kvg d_kg keys
+  (and values, unless ``attention_k_eq_v``: the keys serve as values and the cache holds them
+  twice); the KV-sharing tail (``shared_attention``, ``shared_global_attention``) maps only its
+  queries and its output, reading an earlier layer's keys and values (nothing kept); sliding
+  layers are the walk's attention within w.  Each feed-forward half runs the GeGLU MLP (2 d_ff
+  wide in the KV-sharing layers with ``use_double_wide_mlp``), the experts beside it (router
+  d_model -> E, k experts of d_ff_e per token) and the per-layer input (gate d_model -> d_ple,
+  projection d_ple -> d_model); before the stack, the per-layer table (a lookup) and
+  per_layer_model_projection d_model -> N d_ple.
 
 Bytes are elements x the dtype's bytes; tests/test_kv_cache_real.py compares them with the
 tensors transformers' cache holds after a real forward of each hybrid type's tiny model.
@@ -49,7 +59,7 @@ from symtrans.base.errors import InputError
 from symtrans.engine import symbols as S
 from symtrans.engine.components import dims
 from symtrans.engine.cost import Cost
-from symtrans.engine.roles import Block
+from symtrans.engine.roles import Block, Role
 from symtrans.engine.spec import Spec
 
 WALKED = (
@@ -62,7 +72,11 @@ WALKED = (
     "moe",
     "attention_mamba2",
     "zamba2_hybrid",
+    "global_attention",
+    "shared_attention",
+    "shared_global_attention",
 )
+GEMMA4_KINDS = ("global_attention", "shared_attention", "shared_global_attention")
 DELTA_CHUNK = 64  # transformers' torch_chunk_gated_delta_rule and fla chunk by 64 unless told
 
 
@@ -73,15 +87,28 @@ def tree_kinds(stack: Cost) -> list[tuple[str, sp.Expr]]:
     return [(c.kind, c.multiplicity) for c in stack.children if c.block == Block.LAYER]
 
 
-def ffn_halves(stack: Cost) -> list[tuple[sp.Expr, bool]]:
-    """(layers, MoE) of the feed-forward halves of a stack of layer kinds, as its Cost tree states
-    them: each ``Block.FFN_SUBLAYER`` node's multiplicity and whether it holds a ``Block.MOE``
-    block; none for a stack of mixers only (Mamba)."""
-    return [
-        (c.multiplicity, any(True for _ in c.blocks_of(Block.MOE)))
-        for c in stack.children
-        if c.block == Block.FFN_SUBLAYER
-    ]
+def ffn_halves(stack: Cost) -> list[tuple[sp.Expr, bool, bool, bool]]:
+    """(layers, MoE, MLP, per-layer input) of the feed-forward halves of a stack of layer kinds, as
+    its Cost tree states them: each ``Block.FFN_SUBLAYER`` node's multiplicity, whether it holds a
+    ``Block.MOE`` block, whether it runs a dense MLP (a ``Block.FFN`` child, or no MoE: Gemma 4 runs
+    both) and Gemma 4's per-layer input (a step of role PLE_GATE); none for a stack of mixers only."""
+    out = []
+    for c in stack.children:
+        if c.block != Block.FFN_SUBLAYER:
+            continue
+        is_moe = any(True for _ in c.blocks_of(Block.MOE))
+        mlp = not is_moe or any(ch.block == Block.FFN for ch in c.children)
+        ple = any(node.step.role == Role.PLE_GATE for node in c.nodes())
+        out.append((c.multiplicity, is_moe, mlp, ple))
+    return out
+
+
+def _wide_ffn(b: Any, spec: Spec, st: str, x: tuple, n: sp.Expr, ffn: Callable) -> None:
+    """The MLP at 2 d_ff (Gemma 4's use_double_wide_mlp in its KV-sharing layers)."""
+    g = b.linear(st, "G = X W_gate (2 d_ff)", x, S.d_model, 2 * S.d_ff, n, "use_double_wide_mlp")
+    b.linear(st, "U = X W_up (2 d_ff)", x, S.d_model, 2 * S.d_ff, n)
+    b.op(st, "act(G) * U", [g, g], g, n)
+    b.linear(st, "Y = (act(G) * U) W_down", g, 2 * S.d_ff, S.d_model, n)
 
 
 def _conv(b: Any, st: str, B: sp.Expr, q: sp.Expr, channels: sp.Expr, n: sp.Expr) -> None:
@@ -193,6 +220,56 @@ def _zamba2_hybrid(b: Any, spec: Spec, st: str, x: tuple, mask: str, n: sp.Expr,
     _mamba2(b, spec, st, x, n)
 
 
+def _gemma4_attention(b: Any, spec: Spec, st: str, x: tuple, mask: str, n: sp.Expr, kind: str, kept_pairs) -> None:
+    """A Gemma 4 attention layer of ``kind`` (global_attention, shared_attention, shared_global_attention)."""
+    B, q, _ = x
+    D = dims(spec)
+    wide = kind in ("global_attention", "shared_global_attention")
+    own = kind == "global_attention"  # the shared tail reads an earlier layer's keys and values
+    g = {S.d_k: S.d_kg, S.h_kv: S.h_kvg} if wide else {}
+    dk, h_kv = sp.sympify(D.d_k).xreplace(g), sp.sympify(D.h_kv).xreplace(g)
+    h = D.h
+    q_ = b.linear(st, "Q = X W_Q", x, S.d_model, h * dk, n)
+    Q = b.op(st, "split heads, query norm, rotate Q (RoPE)", [q_], (B, h, q, dk), n, kind="reshape")
+    K = (B, h_kv, q, dk)
+    if own:
+        b.linear(st, "K = X W_K", x, S.d_model, h_kv * dk, n)
+        if spec.k_eq_v:
+            b.op(st, "V = K (attention_k_eq_v: no v_proj)", [K], K, n, kind="reshape")
+        else:
+            b.linear(st, "V = X W_V", x, S.d_model, h_kv * dk, n)
+        b.op(st, "key norm, value norm (no weights), rotate K", [K], K, n)
+        b.op(st, "K kept in the cache (per token)", [], (h_kv, dk), n, kind="cache")
+        b.op(st, "V kept in the cache (per token; the keys again under k_eq_v)", [], (h_kv, dk), n, kind="cache")
+    else:
+        b.op(st, "K, V of the last earlier layer of this type (nothing kept)", [], K, n, kind="reshape")
+    K = b.op(st, "repeat K and V heads to h", [K], (B, h, q, dk), n, kind="reshape")
+    pairs = kept_pairs(q, q, mask, True, S.w) if not wide else kept_pairs(q, q, mask, True)
+    why = f"{mask} mask" + ("" if wide else ", window w")
+    scores = b.mm(st, "S = Q K^T", Q, (B, h, dk, q), n, why, pairs=pairs, masked="out")
+    b.op(st, "A = softmax(mask(S))", [scores], scores, n)
+    out = b.mm(st, "O = A V", scores, K, n, why, pairs=pairs, masked="left")
+    cat = b.op(st, "concatenate heads", [out], (B, q, h * dk), n, kind="reshape")
+    b.linear(st, "X' = O W_O", cat, h * dk, S.d_model, n)
+    b.op(st, "post-attention norm", [x], x, n)
+
+
+def _per_layer_inputs(b: Any, x: tuple) -> None:
+    B, q, _ = x
+    st = "per-layer inputs"
+    b.op(st, "per-layer table rows (embed_tokens_per_layer)", [], (B, q, S.N * S.d_ple), kind="lookup")
+    p = b.linear(st, "X W_ple (per_layer_model_projection)", x, S.d_model, S.N * S.d_ple, note="Gemma4TextModel")
+    b.op(st, "norm of each d_ple slice, add the table rows", [p], p)
+
+
+def _per_layer_input(b: Any, st: str, x: tuple, n: sp.Expr) -> None:
+    B, q, _ = x
+    g = b.linear(st, "per-layer input gate: X W_gate", x, S.d_model, S.d_ple, n, "d_model -> d_ple")
+    b.op(st, "act(gate) * this layer's per-layer input", [g], g, n)
+    y = b.linear(st, "per-layer projection", g, S.d_ple, S.d_model, n, "d_ple -> d_model")
+    b.op(st, "norm, residual add", [y, x], x, n)
+
+
 def hybrid_stack(
     b: Any,
     spec: Spec,
@@ -224,6 +301,8 @@ def hybrid_stack(
             )
     B, q, _ = x
     norms = spec.norm != "none"
+    if any(c.block == Block.EMBEDDINGS for c in stack.children):  # Gemma 4's per-layer inputs
+        _per_layer_inputs(b, x)
     for name, n in kinds:
         st = f"{name.replace('_', ' ')} layer x {sp.sstr(n)}"
         if norms:
@@ -231,8 +310,11 @@ def hybrid_stack(
         if name in ("attention", "attention_mamba2"):
             attention(b, spec, st, x, mask, n)
             D = dims(spec)
-            b.op(st, "K kept in the cache (per token)", [], (D.h_kv, D.d_k), n, kind="cache")
-            b.op(st, "V kept in the cache (per token)", [], (D.h_kv, D.d_v), n, kind="cache")
+            per = "per token, the last w - 1 only" if spec.has("w") else "per token"  # Gemma 4's sliding layers
+            b.op(st, f"K kept in the cache ({per})", [], (D.h_kv, D.d_k), n, kind="cache")
+            b.op(st, f"V kept in the cache ({per})", [], (D.h_kv, D.d_v), n, kind="cache")
+        if name in GEMMA4_KINDS:
+            _gemma4_attention(b, spec, st, x, mask, n, name, kept_pairs)
         if name == "zamba2_hybrid":
             _zamba2_hybrid(b, spec, st, x, mask, n, kept_pairs)
         if name == "attention_mamba2":
@@ -249,11 +331,20 @@ def hybrid_stack(
         if step is not None:
             step(b, spec, st, x, n)
         b.op(st, "residual add", [x, x], x, n)
-    for n, is_moe in ffn_halves(stack):
+    for i, (n, is_moe, mlp, ple) in enumerate(ffn_halves(stack)):
+        wide = mlp and spec.shared_ffn_double and i == 1  # Gemma 4's KV-sharing half
         st = f"{'MoE ' if is_moe else ''}feed-forward half x {sp.sstr(n)}"
         if norms:
             b.op(st, "feed-forward norm", [x], x, n)
-        (moe if is_moe else ffn)(b, spec, st, x, n)
+        if mlp:
+            if wide:
+                _wide_ffn(b, spec, st, x, n, ffn)
+            else:
+                ffn(b, spec, st, x, n)
+        if is_moe:
+            moe(b, spec, st, x, n)
         b.op(st, "residual add", [x, x], x, n)
+        if ple:
+            _per_layer_input(b, st, x, n)
     if spec.final_norm and norms:
         b.op("decoder", "final norm", [x], x)
