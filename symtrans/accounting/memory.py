@@ -372,6 +372,25 @@ def activations_per_layer(
     return layer_saved_bytes(spec, batch, seq_len, a, dropout, keep_scores)
 
 
+def inference_weights_bytes(spec: Spec, dtype: str = "bf16", quantization=None, params: sp.Expr | None = None):
+    """Bytes of the weights served for inference: ``quantization`` (a ``quantization.Quantization``)
+    lays out its matrices with their scales, zeros and statistics, the rest in ``dtype``
+    (``quantization.weight_terms``); else every parameter in ``dtype``, 4-bit weights two per
+    byte with an odd count rounded up to a whole byte.  ``params``: the parameter count's
+    closed form when the caller has it.
+
+    Raises:
+        ValueError: unknown dtype.
+    """
+    dt = get_dtype(dtype)
+    if quantization is not None:
+        from symtrans.accounting.quantization import WeightFormat, weight_terms
+
+        return sp.Add(*weight_terms(spec, WeightFormat(dtype, quantization)).values())
+    params = closed_form(build(spec).params) if params is None else params
+    return params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
+
+
 def memory_terms(
     spec: Spec,
     dtype: str = "bf16",
@@ -429,7 +448,7 @@ def memory_terms(
     if quantization is not None and mode != "inference":
         raise InputError("quantized weights are counted for inference (--inference), not training")
     choice(RECOMPUTE, recompute, "recompute option")
-    dt = get_dtype(dtype)
+    get_dtype(dtype)  # an unknown dtype refused here
     b = _positive(batch, "the batch size")
     s = (
         _positive(seq_len, "the sequence length")
@@ -464,12 +483,7 @@ def memory_terms(
         m = margin if isinstance(margin, sp.Basic) else fraction(margin, "the margin", upper=None, allow_zero=True)
         if not m.is_Rational or m < 0:
             raise InputError(f"the margin must be a non-negative fraction, not {margin}")
-        if quantization is not None:
-            from symtrans.accounting.quantization import WeightFormat, weight_terms
-
-            out["weights_bytes"] = sp.Add(*weight_terms(spec, WeightFormat(dtype, quantization)).values())
-        else:  # 4-bit weights: two per byte, an odd count rounds up to a whole byte
-            out["weights_bytes"] = params * dt.bytes if dt.bytes.q == 1 else sp.ceiling(params * dt.bytes)
+        out["weights_bytes"] = inference_weights_bytes(spec, dtype, quantization, params)
         out["gradients_bytes"] = sp.Integer(0)
         out["optimizer_bytes"] = sp.Integer(0)
         keep_scores = eager_attention and not flash_attention

@@ -582,7 +582,21 @@ def cmd_memory(args, res=None, emit=None) -> int:
 
     res = res or _resolve(args)
     emit = emit or _emit
-    r = memory_command_result(res, args)
+    dp_given = args.dp  # _check_parallel_options settles it to 1
+    try:
+        r = memory_command_result(res, args)
+    except InputError:  # refused; DeepSeek-V4's cache is stated per sequence (checked here, off the fast path)
+        from symtrans.cli.held_memory import held_memory_lines, held_memory_result, holds_cache
+
+        if res.generic is not None or not holds_cache(res.spec):
+            raise
+        args.dp = dp_given
+        r = held_memory_result(res, args, _dtype_source)
+        emit(
+            args,
+            json.dumps(with_symbols(r), indent=2) if args.format == "json" else "\n".join(held_memory_lines(r, _bytes)),
+        )
+        return 0
     if args.format == "json":
         emit(args, json.dumps(with_symbols(r), indent=2))
         return 0
