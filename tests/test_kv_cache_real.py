@@ -184,7 +184,7 @@ def _walked() -> set[str]:
 
 
 HYBRIDS = [mt for mt in GENERATIVE if _kinds(mt) != {"attention"} and _kinds(mt) <= _walked()]
-# stacks with a kind the walk does not trace (DeepSeek Sparse Attention, Gemma 4's own kinds): refused
+# stacks with a kind the walk does not trace (DeepSeek-V4's): refused
 UNWALKED = [mt for mt in GENERATIVE if not _kinds(mt) <= _walked()]
 
 

@@ -1,13 +1,15 @@
 """The shape walk of the layer kinds added after the first hybrids (issue 21, Build 3): Zamba2's
 hybrid layer (a shared transformer block read at 2 d_model, its LoRA adapters, a d_model map,
 then Mamba 2) and Gemma 4's (full attention at d_kg with K = V or not, the KV-sharing tail, the
-double-wide MLP, per-layer inputs, the experts beside the MLP).
+double-wide MLP, per-layer inputs, the experts beside the MLP) and DeepSeek Sparse Attention
+(MLA reading the top k_idx keys, and its lightning indexer).
 
 Oracle, independent of symtrans: ``torch.utils.flop_counter.FlopCounterMode`` on transformers
 5.x's eager CPU forward (``attn_implementation="eager"``: the full L x L score square, so the
 walk is taken at ``mask="full"``) of tiny models: AUDIT_BASE's config of the type and
 hypothesis draws of ``hf_reference``'s strategy for it.  The walk's FLOPs come from its own
-shapes (analysis/walk_hybrid.py, written from ``modeling_zamba2.py`` and ``modeling_gemma4.py``), not from the engine's
+shapes (analysis/walk_hybrid.py, written from ``modeling_zamba2.py``, ``modeling_gemma4.py``,
+``modeling_deepseek_v32.py``), not from the engine's
 steps; that they also equal the engine's forward, and that its cache and state steps equal the
 real cache, is tests/test_kv_cache_real.py's check (``HYBRIDS``).
 """
@@ -97,3 +99,14 @@ def test_gemma4_walk_equals_the_counter_on_draws(hf, cfg):
         assume(all(t in types[:first] for t in types[first:]))
     assume(not shared or types is not None)  # the class's default pattern: left to test_model_types
     _walk_against_counter(hf, "gemma4_text", cfg, 1, 6, **GEMMA4_CALL)
+
+
+# --- DeepSeek Sparse Attention (deepseek_v32; glm_moe_dsa, whose dense layers are MLA): eager attention
+# applies the indexer's top k_idx as a mask over the dense square, so under mask "full" the walk counts
+# the dense pairs; the indexer scores every causal key.  L past k_idx (AUDIT_BASE's k_idx) included.
+
+
+@pytest.mark.parametrize("model_type", ["deepseek_v32", "glm_moe_dsa"])
+def test_dsa_walk_equals_the_counter(hf, model_type):
+    for seq in (3, 7, 12):
+        _walk_against_counter(hf, model_type, _cfg(model_type), 2, seq)

@@ -232,8 +232,8 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         _embed(b, spec, "embeddings", B, wl.seq)
         x = (B, wl.seq, S.d_model)
 
-        def attention(b, spec, st, x, mask, n):
-            _attention(b, spec, st, x, x, "causal", mask, x[1], n)
+        def attention(b, spec, st, x, mask, n, keys=None):
+            _attention(b, spec, st, x, x, "causal", mask, x[1], n, keys=keys)
 
         stack = next(c for c in tree.children if c.block == Block.DECODER)
         hybrid_stack(b, spec, stack, x, wl.self_mask, attention, _ffn, _moe, kept_pairs)
@@ -696,9 +696,10 @@ def _attention(
     context: sp.Expr,
     n: sp.Expr,
     window: bool | None = None,
+    keys: sp.Expr | None = None,
 ) -> None:
     if spec.mla:
-        return _mla_attention(b, spec, st, x, mask, context, n)
+        return _mla_attention(b, spec, st, x, mask, context, n, keys)
     D = dims(spec)
     Bt, q, _ = x
     kv_rows = src[1]  # rows the K and V projections see
@@ -789,10 +790,15 @@ def _attention(
     b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
 
 
-def _mla_attention(b: _Builder, spec: Spec, st: str, x: Shape, mask: str, context: sp.Expr, n: sp.Expr) -> None:
+def _mla_attention(
+    b: _Builder, spec: Spec, st: str, x: Shape, mask: str, context: sp.Expr, n: sp.Expr, keys: sp.Expr | None = None
+) -> None:
     """Multi-head latent attention (DeepSeek-V2 §2.1) as transformers 5.x runs it
     (DeepseekV3Attention): the latent c (r_kv) and the shared rotary key (d_rope) of the new
-    tokens are cached, and W_UKV expands every cached latent into h keys and values each step."""
+    tokens are cached, and W_UKV expands every cached latent into h keys and values each step.
+    ``keys``: DeepSeek Sparse Attention's top k_idx keys per query (DeepSeek-V3.2 §2.1, eq. 2),
+    counted as a causal window of k_idx keys under ``causal`` and ``half``; under ``full`` and
+    ``window`` the dense square (eager attention applies the top-k as a mask)."""
     Bt, q, _ = x
     kv = context
     dk = S.d_nope + S.d_rope
@@ -812,8 +818,11 @@ def _mla_attention(b: _Builder, spec: Spec, st: str, x: Shape, mask: str, contex
     K = b.op(st, "split heads, append the shared k_rope to every head", [kv_], (Bt, S.h, kv, dk), n, kind="reshape")
     Vv = b.op(st, "split V heads", [kv_], (Bt, S.h, kv, S.d_v), n, kind="reshape")
     Kt = b.op(st, "K^T", [K], (Bt, S.h, dk, kv), n, kind="reshape")
-    pairs = kept_pairs(q, kv, mask, True, S.w) if spec.has("w") else kept_pairs(q, kv, mask, True)
-    why = "causal self-attention over the expanded keys"
+    if keys is not None:
+        pairs = kept_pairs(q, kv, "full" if mask == "window" else mask, True, keys)
+    else:
+        pairs = kept_pairs(q, kv, mask, True, S.w) if spec.has("w") else kept_pairs(q, kv, mask, True)
+    why = "causal self-attention over the expanded keys" + (", top k_idx of them" if keys is not None else "")
     scores = b.mm(st, "S = Q K^T / sqrt(d_nope + d_rope)", Q, Kt, n, why, pairs=pairs, masked="out")
     A = b.op(st, "A = softmax(mask(S))", [scores], scores, n)
     out = b.mm(st, "O = A V", A, Vv, n, why, pairs=pairs, masked="left")

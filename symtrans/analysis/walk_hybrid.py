@@ -44,6 +44,12 @@ convolution window, an SSM or delta-rule state), its shape without the batch.
   d_model -> E, k experts of d_ff_e per token) and the per-layer input (gate d_model -> d_ple,
   projection d_ple -> d_model); before the stack, the per-layer table (a lookup) and
   per_layer_model_projection d_model -> N d_ple.
+* DeepSeek Sparse Attention (DeepSeek-V3.2 §2.1; ``DeepseekV32Attention``, ``DeepseekV32Indexer``):
+  the walk's MLA, each query reading min(p, k_idx) keys under ``causal`` (a window of k_idx) and
+  the dense square under ``full`` (eager attention masks the top-k), then the lightning indexer:
+  wq_b r_q -> h_idx d_idx from the query latent, wk d_model -> d_idx, weights_proj d_model ->
+  h_idx, the scores (h_idx x d_idx per causal pair) and their head-weighted sum (h_idx per pair);
+  it keeps r_kv + d_rope (the latent, the rotary key) and d_idx (the indexer key) per token.
 
 Bytes are elements x the dtype's bytes; tests/test_kv_cache_real.py compares them with the
 tensors transformers' cache holds after a real forward of each hybrid type's tiny model.
@@ -75,6 +81,7 @@ WALKED = (
     "global_attention",
     "shared_attention",
     "shared_global_attention",
+    "dsa",
 )
 GEMMA4_KINDS = ("global_attention", "shared_attention", "shared_global_attention")
 DELTA_CHUNK = 64  # transformers' torch_chunk_gated_delta_rule and fla chunk by 64 unless told
@@ -270,6 +277,22 @@ def _per_layer_input(b: Any, st: str, x: tuple, n: sp.Expr) -> None:
     b.op(st, "norm, residual add", [y, x], x, n)
 
 
+def _indexer(b: Any, spec: Spec, st: str, x: tuple, mask: str, n: sp.Expr, kept_pairs: Callable) -> None:
+    """DeepSeek-V3.2's lightning indexer (§2.1, eq. 1; ``DeepseekV32Indexer``) on the new tokens."""
+    B, q, _ = x
+    cq = (B, q, S.r_q)
+    b.linear(st, "indexer queries C_Q W_IQ (from the MLA query latent)", cq, S.r_q, S.h_idx * S.d_idx, n)
+    b.linear(st, "indexer key k = X W_IK (one per token, shared by the heads)", x, S.d_model, S.d_idx, n)
+    b.op(st, "indexer key LayerNorm, rotate", [(B, q, S.d_idx)], (B, q, S.d_idx), n)
+    w = b.linear(st, "indexer head weights X W_IW", x, S.d_model, S.h_idx, n)
+    pairs = kept_pairs(q, q, mask, True)
+    Qi = (B, S.h_idx, q, S.d_idx)
+    s_ = b.mm(st, "indexer scores ReLU(q k^T)", Qi, (B, S.h_idx, S.d_idx, q), n, "every causal key", pairs, "out")
+    b.mm(st, "head-weighted sum w . scores", w, (B, S.h_idx, q), n, "per (query, key) pair", pairs, "out")
+    b.op(st, "top k_idx keys per query (a comparison)", [s_], (B, q, S.k_idx), n, kind="reshape")
+    b.op(st, "indexer key kept in the cache (per token)", [], (S.d_idx,), n, kind="cache")
+
+
 def hybrid_stack(
     b: Any,
     spec: Spec,
@@ -290,7 +313,7 @@ def hybrid_stack(
     ``kept_pairs(q, kv, mask, causal)`` its row-by-row count of kept query-key pairs.
 
     Raises:
-        InputError: a kind the walk does not trace (DeepSeek Sparse Attention, Gemma 4's, DeepSeek-V4's).
+        InputError: a kind the walk does not trace (DeepSeek-V4's compressed and sliding attention).
     """
     kinds = tree_kinds(stack)
     for name, _ in kinds:
@@ -311,8 +334,22 @@ def hybrid_stack(
             attention(b, spec, st, x, mask, n)
             D = dims(spec)
             per = "per token, the last w - 1 only" if spec.has("w") else "per token"  # Gemma 4's sliding layers
-            b.op(st, f"K kept in the cache ({per})", [], (D.h_kv, D.d_k), n, kind="cache")
-            b.op(st, f"V kept in the cache ({per})", [], (D.h_kv, D.d_v), n, kind="cache")
+            if spec.mla:  # GLM-5's dense layers beside its DSA ones: MLA's latent and shared rotary key
+                b.op(
+                    st,
+                    "latent C_KV and k_rope kept in the cache (per token)",
+                    [],
+                    (S.r_kv + S.d_rope,),
+                    n,
+                    kind="cache",
+                )
+            else:
+                b.op(st, f"K kept in the cache ({per})", [], (D.h_kv, D.d_k), n, kind="cache")
+                b.op(st, f"V kept in the cache ({per})", [], (D.h_kv, D.d_v), n, kind="cache")
+        if name == "dsa":
+            attention(b, spec, st, x, mask, n, keys=S.k_idx)
+            b.op(st, "latent C_KV and k_rope kept in the cache (per token)", [], (S.r_kv + S.d_rope,), n, kind="cache")
+            _indexer(b, spec, st, x, mask, n, kept_pairs)
         if name in GEMMA4_KINDS:
             _gemma4_attention(b, spec, st, x, mask, n, name, kept_pairs)
         if name == "zamba2_hybrid":
