@@ -154,7 +154,10 @@ HF_CLASSES = {
 
 # T5 and its copies: transformers 5.x ties a fresh model's lm_head to ``shared`` whatever
 # tie_word_embeddings says; from_pretrained of an untied checkpoint keeps its own head.
-T5_FAMILY = ("t5", "mt5", "umt5", "longt5")
+# The types whose checkpoints of a config with tie_word_embeddings false store their own lm_head, which
+# from_pretrained keeps (T5 v1.1, mT5, UMT5).  Not LongT5: its checkpoints store only shared.weight
+# (huggingface/transformers#47620: google/long-t5-local-base loads with lm_head.weight missing).
+T5_UNTIED_HEAD = ("t5", "mt5", "umt5")
 
 # Multimodal wrappers: symtrans counts the whole class; its text-only figure is
 # language_model_count (model.model.language_model, or Idefics3's model.model.text_model, and lm_head).
@@ -183,7 +186,7 @@ def reference_total(hf, model_type: str, cfg: dict, model) -> int:
     untied head); the BART family's unused ``model.shared`` of an untied model is counted,
     as ``model.parameters()`` counts it; a multimodal wrapper is counted whole."""
     n = hf.count(model)  # a multimodal wrapper: the whole class, vision tower and projector included
-    if model_type in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
+    if model_type in T5_UNTIED_HEAD and cfg.get("tie_word_embeddings") is False:
         assert model.lm_head.weight is model.shared.weight  # 5.x ties a fresh model regardless
         n += model.lm_head.weight.numel()  # from_pretrained keeps it separate
     return n

@@ -46,10 +46,11 @@ PUBLISHED = [
     ("wav2vec2-base-960h", 94_371_712),
     ("higgs-audio-v3-semantic-hubert", 94_370_944),
     # long-t5-tglobal-base's shape (pszemraj's book-summary fine-tune, reconstructed, SOURCES.md):
-    # LongT5ForConditionalGeneration 222,913,152 on the meta device (head tied in a fresh 5.x model) + its
-    # own lm_head 32,128 x 768 = 247,587,456 = google/t5-v1_1-base's 247,577,856 + the transient-global
-    # weights: 32 buckets x 12 heads (global bias table) + 12 x 768 (a global-input RMSNorm per encoder layer)
-    ("long-t5-tglobal-base-16384-book-summary", 247_587_456),
+    # LongT5ForConditionalGeneration 222,913,152 on the meta device, the head tied (LongT5's checkpoints
+    # store only shared.weight, transformers#47620) = google/t5-v1_1-base's 247,577,856 less its own lm_head
+    # 32,128 x 768 (24,674,304) + the transient-global weights: 32 buckets x 12 heads (global bias table)
+    # + 12 x 768 (a global-input RMSNorm per encoder layer): 247,577,856 - 24,674,304 + 384 + 9,216
+    ("long-t5-tglobal-base-16384-book-summary", 222_913_152),
     # an LED config as a public conversion script writes it (SOURCES.md): LEDForConditionalGeneration 214,195,200
     # on the meta device = V d (shared, tied) + (16,384 + 1,024) d (two position tables) + 2 x 2 d (embedding
     # norms) + 6 x (7 (d^2 + d) + 2 d f + f + d + 4 d) (encoder: q, k, v, their global copies, output)

@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, require
 
 require("transformers")
-from hf_reference import T5_FAMILY, UNLOADABLE, reference_total  # noqa: E402
+from hf_reference import T5_UNTIED_HEAD, UNLOADABLE, reference_total  # noqa: E402
 from test_model_types import _cfg  # noqa: E402
 
 from symtrans.catalog.hf_config import SUPPORTED, spec_from_config  # noqa: E402
@@ -52,7 +52,7 @@ def test_fixture_resaved_counts_the_same(hf, path, tmp_path):
         cfg = fixed
     saved = _resaved(hf, cfg, tmp_path)
     assert saved.get("transformers_version") == hf.version  # really written by the installed 5.x
-    if cfg["model_type"] in T5_FAMILY and cfg.get("tie_word_embeddings") is False:
+    if cfg["model_type"] in T5_UNTIED_HEAD and cfg.get("tie_word_embeddings") is False:
         # MT5Config / T5Config / UMT5Config.__post_init__ force tie_word_embeddings to true, so the re-saved
         # file no longer says the head is untied (MT5Config keeps no trace; T5's scale_decoder_outputs is
         # about output scaling): it reads as the tied model, less the d_model x V head; symtrans notes it

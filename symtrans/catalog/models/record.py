@@ -81,6 +81,10 @@ WHY: dict[str, str] = {
     # --- seq2seq
     "augment": "SpecAugment masking of the input features in training: no weights in this model",
     "generation": "a generation setting (suppressed tokens, timestamp filtering): no weights",
+    "longt5_tie": (
+        "LongT5Config forces tying: false only turns off the decoder output scaling, and LongT5's checkpoints "
+        "store only shared.weight (transformers#47620)"
+    ),
     "blocks": "LongT5's local radius and global block size: which tokens attend to which, no weights",
     "longformer window": "Longformer's attention window per layer (LED): which tokens attend to which, no weights",
     # --- audio encoders (catalog/models/audio.py)

@@ -74,6 +74,17 @@ def read_t5(r: Reader) -> Spec:
         gated = given
     ffn = ("swiglu" if parts[-1] in ("silu", "swish") else "geglu") if gated else "mlp"
     tie = r.flag("tie_word_embeddings")
+    if not tie and r.mt == "longt5":
+        # LongT5's checkpoints store only shared.weight (google/long-t5-local-base and -tglobal-base load
+        # with lm_head.weight missing: huggingface/transformers#47620), so from_pretrained ties the head
+        # to it as a fresh model does; the flag false only means no decoder output scaling
+        # (LongT5Config.scale_decoder_outputs).
+        tie = True
+        r.notes.append(
+            "tie_word_embeddings is false: for LongT5 that means no decoder output scaling, and the head is "
+            "the token embedding (LongT5Config forces tying; the official checkpoints store only shared.weight, "
+            "transformers#47620); a fine-tune that stores its own lm_head has d_model x V more"
+        )
     if not tie:
         r.notes.append(
             "tie_word_embeddings is false: the LM head is its own d_model x V matrix, as in the "
@@ -234,6 +245,7 @@ LONGT5 = ModelType(
         blocks="global_block_size local_radius",
         # LongT5Config sets it to tie_word_embeddings: the decoder output times d_model**-0.5 before lm_head
         scale="scale_decoder_outputs",
+        longt5_tie="tie_word_embeddings",
     ),
     aliases=_T5_ALIASES,
     # LongT5Config derives it in __post_init__ (no field); a file's value is set after and wins, as in T5
