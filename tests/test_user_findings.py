@@ -457,6 +457,11 @@ def test_reconcile_warns_when_the_log_serves_another_model(capsys, tmp_path):
         ["sweep", "gpt2", "--grid", "N=9007199254740993", "--quantity", "params"],
         ["sweep", "gpt2", "--grid", "N=12,9007199254740993", "--quantity", "params"],
         ["sweep", "gpt2", "--grid", "N=1e20", "--quantity", "params"],
+        # a new user's finding: the workload's sizes took up to 10**40 (--set L=... was refused)
+        ["flops", "gpt2", "--seq-len", "9007199254740993"],
+        ["flops", "gpt2", "--batch", "100000000000000000000"],
+        ["flops", "gpt2", "--mode", "decode", "--prefill", "9007199254740993", "--generate", "1"],
+        ["deploy", "gpt2", "--accelerator", "h100-sxm", "--max-model-len", "9007199254740993"],
     ],
 )
 def test_one_size_limit_for_every_command(capsys, argv):
@@ -466,6 +471,20 @@ def test_one_size_limit_for_every_command(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "implausibly large for a size (the limit is 2**53)" in err
+
+
+def test_the_python_api_takes_the_same_limit_on_the_workload():
+    import symtrans
+
+    gpt2 = symtrans.model("gpt2")
+    with pytest.raises(
+        ValueError, match=r"B = 1152921504606846976 is implausibly large for a size \(the limit is 2\*\*53\)"
+    ):
+        gpt2.flops(batch=2**60, seq_len=8)
+    with pytest.raises(ValueError, match=r"L = 9007199254740993 is implausibly large"):
+        gpt2.flops(batch=1, seq_len=2**53 + 1)
+    # 2**53 itself is a size (the limit is inclusive, as --set's)
+    assert gpt2.flops(batch=1, seq_len=2**53) > 0
 
 
 def test_sweep_csv_takes_the_same_size_limit(capsys, tmp_path):

@@ -21,6 +21,26 @@ def format_arg(text: str) -> str:
     return FORMAT_ALIASES.get(t, t)
 
 
+def size_arg(name: str):
+    """An argparse ``type=`` for a workload size (``--batch``, ``--seq-len``, ``--prefill``, ...):
+    an exact integer from 1 to 2**53, the limit ``--set`` and the Python API put on every size
+    (``engine.spec.MAX_USER_SIZE``); budgets (``--compute``, ``--flops``) keep ``int_arg``'s.
+
+    The returned function raises ``argparse.ArgumentTypeError`` (one line naming ``name``).
+    """
+    from symtrans.engine.spec import MAX_USER_SIZE
+
+    parse_positive = int_arg(name)
+
+    def parse(text: str) -> int:
+        v = parse_positive(text)
+        if v > MAX_USER_SIZE:
+            raise argparse.ArgumentTypeError(f"{name} = {text} is implausibly large for a size (the limit is 2**53)")
+        return v
+
+    return parse
+
+
 def int_arg(name: str, minimum: int = 1):
     """An argparse ``type=`` for an exact integer >= ``minimum`` (accepts 4096, 4_096, 7e9
     and the count shorthand every output prints, 1.5B, 70B, 124.4M, when it is whole).

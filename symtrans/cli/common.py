@@ -15,7 +15,7 @@ import argparse
 from typing import Mapping, Sequence
 
 from symtrans.base.errors import SymtransError
-from symtrans.cli.arguments import format_arg, int_arg
+from symtrans.cli.arguments import format_arg, size_arg
 
 
 class UsageError(SymtransError):
@@ -68,10 +68,10 @@ def _common(
 
 
 def _workload(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--batch", type=int_arg("--batch"), default=1, metavar="B", help="sequences per batch (default 1)")
+    p.add_argument("--batch", type=size_arg("--batch"), default=1, metavar="B", help="sequences per batch (default 1)")
     p.add_argument(
         "--seq-len",
-        type=int_arg("--seq-len"),
+        type=size_arg("--seq-len"),
         default=None,
         metavar="L",
         help="tokens per sequence (default: the model's L)",

@@ -12,7 +12,7 @@ import argparse
 import json
 from fractions import Fraction
 
-from symtrans.cli.arguments import bytes_arg, int_arg
+from symtrans.cli.arguments import bytes_arg, int_arg, size_arg
 
 
 def _bytes_arg(name: str, allow_zero: bool = True):
@@ -98,21 +98,21 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
     )
     p.add_argument(
         "--max-num-batched-tokens",
-        type=int_arg("--max-num-batched-tokens"),
+        type=size_arg("--max-num-batched-tokens"),
         default=None,
         metavar="T",
         help="tokens of the profiling run (default: vLLM's for the release and device)",
     )
     p.add_argument(
         "--max-num-seqs",
-        type=int_arg("--max-num-seqs"),
+        type=size_arg("--max-num-seqs"),
         default=None,
         metavar="S",
         help="sequences of the profiling run's sampler (default: vLLM's for the release and device)",
     )
     p.add_argument(
         "--max-model-len",
-        type=int_arg("--max-model-len"),
+        type=size_arg("--max-model-len"),
         default=None,
         metavar="TOKENS",
         help="tokens of one request, prompt + generated (vLLM's; default: the model's context)",
@@ -133,7 +133,7 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
     )
     p.add_argument(
         "--shared-prefix",
-        type=int_arg("--shared-prefix"),
+        type=size_arg("--shared-prefix"),
         default=0,
         metavar="TOKENS",
         help="prompt tokens every request shares (a system prompt): its whole blocks are cached once "
@@ -157,20 +157,20 @@ def add_deploy_options(p, accelerator_required: bool = True, accelerator: bool =
     p.add_argument("--precision", default=None, metavar="P", help="peak used: bf16, fp16 or fp8 (default: the dtype's)")
     p.add_argument(
         "--concurrency",
-        type=int_arg("--concurrency"),
+        type=size_arg("--concurrency"),
         default=None,
         metavar="C",
         help="requests in flight in all (default: as many as fit)",
     )
     p.add_argument(
         "--prompt",
-        type=int_arg("--prompt"),
+        type=size_arg("--prompt"),
         default=None,
         metavar="L_pre",
         help="prompt tokens per request (default: the context L minus --generate)",
     )
     p.add_argument(
-        "--generate", type=int_arg("--generate"), default=None, metavar="T_gen", help="generated tokens (default 1)"
+        "--generate", type=size_arg("--generate"), default=None, metavar="T_gen", help="generated tokens (default 1)"
     )
     p.add_argument(
         "--gpu-memory-utilization",

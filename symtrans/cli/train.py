@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import int_arg, size_arg
 
 DEFAULT_TOKENS = None
 
@@ -37,11 +37,11 @@ def add_train_parser(sub, common, emit, usage_error) -> None:
         action="store_true",
         help="Megatron's distributed optimizer: master weights and states sharded over dp x cp",
     )
-    p.add_argument("--micro-batch", type=int_arg("--micro-batch"), default=1, metavar="b")
+    p.add_argument("--micro-batch", type=size_arg("--micro-batch"), default=1, metavar="b")
     p.add_argument(
-        "--global-batch", type=int_arg("--global-batch"), default=None, metavar="B", help="default micro-batch x dp"
+        "--global-batch", type=size_arg("--global-batch"), default=None, metavar="B", help="default micro-batch x dp"
     )
-    p.add_argument("--seq-len", type=int_arg("--seq-len"), default=None, metavar="s", help="default: the model's L")
+    p.add_argument("--seq-len", type=size_arg("--seq-len"), default=None, metavar="s", help="default: the model's L")
     p.add_argument("--recompute", default="none", choices=("none", "selective", "full"))
     p.add_argument(
         "--recompute-layers",

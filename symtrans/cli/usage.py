@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from symtrans.accounting.roofline import inference_lengths, inference_roofline, roofline_assumptions
 from symtrans.base.errors import InputError
-from symtrans.cli.arguments import int_arg
+from symtrans.cli.arguments import int_arg, size_arg
 from symtrans.engine.conventions import CONVENTIONS, MASK_MODES, MODES, RECOMPUTE, TRAINING_MODES
 
 _DTYPE_HELP = "fp32, bf16, fp16, fp8, int8, int4"
@@ -62,14 +62,14 @@ def add_flops_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--prefill",
-        type=int_arg("--prefill"),
+        type=size_arg("--prefill"),
         default=None,
         metavar="L_pre",
         help="prompt tokens for --mode prefill/decode (default: the sequence length)",
     )
     p.add_argument(
         "--generate",
-        type=int_arg("--generate"),
+        type=size_arg("--generate"),
         default=None,
         metavar="T_gen",
         help="generated tokens for --mode decode (default 1)",
@@ -161,8 +161,8 @@ def add_time_parser(sub, common, workload, emit) -> None:
     )
     p.add_argument("--tokens", type=int_arg("--tokens"), default=None, metavar="D", help="training tokens (run time)")
     p.add_argument("--recompute", default="none", metavar="KIND", help=f"{', '.join(RECOMPUTE)}")
-    p.add_argument("--prefill", type=int_arg("--prefill"), default=None, metavar="L_pre")
-    p.add_argument("--generate", type=int_arg("--generate"), default=None, metavar="T_gen")
+    p.add_argument("--prefill", type=size_arg("--prefill"), default=None, metavar="L_pre")
+    p.add_argument("--generate", type=size_arg("--generate"), default=None, metavar="T_gen")
     p.add_argument(
         "--dtype",
         default=None,

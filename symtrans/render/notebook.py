@@ -133,13 +133,17 @@ class Model:
 
         Raises:
             ValueError: no sequence length; a batch or length that is not a positive int
-                (floats and bools included); an unknown mode, convention or mask.
+                (floats and bools included) or is above 2**53, as ``--set`` refuses it; an
+                unknown mode, convention or mask.
         """
         from symtrans.engine.evaluate import exact
+        from symtrans.engine.spec import user_size
         from symtrans.engine.workload import resolve_workload
 
         if seq_len is None and not self.spec.has("L"):
             raise InputError("give seq_len (the model has no L)")
+        batch = user_size("B", batch)
+        seq_len = None if seq_len is None else user_size("L", seq_len)
         wl = resolve_workload(self.spec, batch, seq_len, mask=mask)  # the CLI's and the report's rule
         return exact(self.flops_closed_form(mode, convention, mask), wl.values(self.spec))
 
