@@ -450,6 +450,25 @@ def test_reconcile_warns_when_the_log_serves_another_model(capsys, tmp_path):
     assert a.replace(f"{Path(tmp_path, 'Qwen.log')}", "") == b.replace(f"{Path(tmp_path, 'meta-llama.log')}", "")
 
 
+def test_reconcile_takes_a_config_json_by_its_folder_and_a_bare_one_as_unnamed(capsys, tmp_path, monkeypatch):
+    # A new user's finding: 'reconcile vllm.log config.json' (the README's form) warned on every log,
+    # comparing the log's model with the name 'config'.  A config.json is named by its folder; one
+    # in the working folder names no model, so nothing is compared.
+    logs = Path(__file__).parent / "vllm_logs"
+    body = (logs / "vllm-10517-rtx3090-llama31-8b-20k.log").read_text(encoding="utf-8")
+    log = tmp_path / "served.log"
+    log.write_text("INFO 11-21 10:00:00 arg_utils.py:1] non-default args: {'model': 'Qwen/Qwen3-8B'}\n" + body)
+    config = (logs / "configs" / "llama-3.1-8b-instruct.json").read_text(encoding="utf-8")
+    for folder in (".", "llama-3.1-8b", "Qwen3-8B"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "config.json").write_text(config, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for model, warns in (("config.json", False), ("llama-3.1-8b/config.json", True), ("Qwen3-8B/config.json", False)):
+        code, _, err = run(capsys, "reconcile", str(log), model, "--accelerator", "rtx-3090")
+        assert code == 0
+        assert ("the log serves 'Qwen/Qwen3-8B'" in err) is warns, (model, err)
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -308,9 +308,12 @@ def log_model(text: str) -> tuple[str, int] | None:
 
 def _squash(name: str) -> str:
     """The last part of a model id or path, lower case, letters and digits only."""
-    base = name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    path = name.replace("\\", "/").rstrip("/")
+    base = path.rsplit("/", 1)[-1]
     if base.lower() == "config.json":
-        base = name.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2] if "/" in name.rstrip("/") else base
+        # a config.json names its model by its folder; one in the working folder names none (the
+        # README's 'reconcile vllm.log config.json' warned on every log)
+        base = path.rsplit("/", 2)[-2] if "/" in path else ""
     base = base[:-5] if base.lower().endswith(".json") else base
     return re.sub(r"[^a-z0-9]", "", base.lower())
 
