@@ -121,6 +121,32 @@ def test_bidirectional_all_is_refused_in_one_line():
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "keys", [{"num_key_value_heads": 3}, {"attention_k_eq_v": True, "num_global_key_value_heads": 3}]
+)
+def test_heads_that_do_not_divide_are_refused_in_one_line(keys):
+    """Key/value heads that do not divide the 4 query heads: transformers builds the model but its
+    eager forward fails (repeat_kv repeats each K/V head 4 // 3 = 1 time: 3 heads against 4); symtrans
+    refuses in one line instead of counting FLOPs of a forward that cannot run."""
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = dict(
+        model_type="gemma4_text", hidden_size=8, num_attention_heads=4, num_key_value_heads=1, head_dim=4,
+        global_head_dim=4, num_hidden_layers=2, intermediate_size=6, vocab_size=16, hidden_size_per_layer_input=0,
+        layer_types=["sliding_attention", "full_attention"], sliding_window=4,
+    )  # fmt: skip
+    cfg.update(keys)
+    transformers.logging.set_verbosity_error()
+    config = transformers.Gemma4TextConfig(**{k: v for k, v in cfg.items() if k != "model_type"})
+    model = transformers.Gemma4ForCausalLM(config).eval()
+    model.config._attn_implementation = "eager"
+    with pytest.raises(RuntimeError), torch.no_grad():
+        model(input_ids=torch.ones(1, 3, dtype=torch.long), use_cache=False, output_hidden_states=True)
+    with pytest.raises(ConfigError, match=r"num_attention_heads \(4\) is not a multiple of .*\(3\)") as refused:
+        spec_from_config(cfg, "test")
+    assert "\n" not in str(refused.value)
+
+
 def _wrapper(cfg: dict) -> dict[str, int]:
     """symtrans's figures of a gemma4 wrapper config: the whole class, the text-only and the vision figure."""
     from symtrans.engine.vision import select_part

@@ -50,6 +50,16 @@ def _layer_types(r: Reader, n: int) -> list[str]:
     return types
 
 
+def _heads_divide(h: int, h_kv: int, what: str) -> None:
+    """Refuse key/value heads that do not divide the query heads: Gemma4TextAttention builds such a
+    layer (its parameter count is defined) but its forward cannot run (``repeat_kv`` repeats each
+    key/value head h // h_kv times), so no FLOPs or cache exist to count."""
+    if h % h_kv:
+        raise ConfigError(
+            f"num_attention_heads ({h}) is not a multiple of {what} ({h_kv}): Gemma4TextAttention builds but cannot run"
+        )
+
+
 def _global_shape(r: Reader, types: list[str], d_k: int, h_kv: int) -> tuple[int, int]:
     """(d_kg, h_kvg): the head width and key/value heads of the full-attention layers."""
     plc = r.cfg.get("per_layer_config")
@@ -131,6 +141,7 @@ def read_gemma4_text(r: Reader) -> Spec:
             f"rotary settings, not {show(rope)}: Gemma4TextRotaryEmbedding reads one per type"
         )
     h, h_kv, d_k = r.size("num_attention_heads"), r.size("num_key_value_heads"), r.size("head_dim")
+    _heads_divide(h, h_kv, "num_key_value_heads")
     n_g, n_xs, n_xg = _kind_counts(r, types, n)
     n_s = n - n_g - n_xs - n_xg
     sizes: dict[str, int] = dict(d_model=d, d_ff=r.size("intermediate_size"), h=h, h_kv=h_kv, d_k=d_k)
@@ -150,6 +161,9 @@ def read_gemma4_text(r: Reader) -> Spec:
         sizes[counts[name]] = count
     if n_g or n_xg:
         d_kg, h_kvg = _global_shape(r, types, d_k, h_kv)
+        _heads_divide(
+            h, h_kvg, "the full-attention layers' key/value heads (num_global_key_value_heads or per_layer_config)"
+        )
         sizes["d_kg"] = d_kg
         if n_g:
             sizes["h_kvg"] = h_kvg
