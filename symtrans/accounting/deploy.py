@@ -504,6 +504,13 @@ def plan(spec, acc: Accelerator, o: DeployOptions) -> Plan:
             f"({rules.non_torch_source if o.non_torch is None else '--non-torch'}); CUDA graphs "
             f"{engine_terms['CUDA graphs']:,} bytes (V1 captures them after sizing the KV cache, in the headroom)"
         )
+        measured = vp.peak_measurement(o.engine_version)
+        if measured is not None and o.activation_reserve is None:
+            notes.append(
+                f"vLLM {o.engine_version} subtracts as its profiling peak {measured}: PyTorch's cached-but-free blocks "
+                + ("and the all-reduce inputs held for the NCCL stream " if tp > 1 else "")
+                + "count there, by amounts no log states, so this token budget is an upper bound for that release"
+            )
     if o.activation_reserve is None and vllm:
         reserve = sum(engine_terms.values())
     elif o.activation_reserve is None:

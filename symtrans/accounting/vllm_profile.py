@@ -206,6 +206,46 @@ def version(name: str | None) -> VersionRules:
     )
 
 
+# What the V0 worker subtracted as the profiling run's peak, where it was more than PyTorch's live tensors
+# (vllm/worker/worker.py, profile_num_available_blocks, later determine_num_available_blocks).  Up to 0.2.4:
+# torch.cuda.max_memory_allocated(), PyTorch's allocations only, the rule symtrans models.  From 0.6.4
+# (vllm PR 9352, 'Use torch.cuda.memory_stats() to profile peak memory usage'): PyTorch's peak plus the
+# memory outside PyTorch measured after empty_cache(), which VersionRules.non_torch stands for.
+PEAK_MEASUREMENTS: tuple[tuple[tuple[int, int, int], tuple[int, int, int], str], ...] = (
+    (
+        (0, 2, 5),
+        (0, 3, 2),
+        "total - free from torch.cuda.mem_get_info() right after profile_run(), with no empty_cache() between "
+        "(vllm PR 2031 'Fix peak memory profiling', which shipped in 0.2.5: its own Llama-2-70B TP 4 figures went "
+        "from 31,615 to 20,865 blocks)",
+    ),
+    (
+        (0, 3, 2),
+        (0, 6, 4),
+        "the free memory at start-up less the free memory right after profile_run(), with no empty_cache() between "
+        "(vllm PR 2863, 0.3.2, until PR 9352 in 0.6.4)",
+    ),
+)
+
+
+def peak_measurement(name: str | None) -> str | None:
+    """How vLLM release ``name`` measured the profiling run's peak, where that counts memory symtrans
+    cannot predict: PyTorch's cached-but-free blocks, and at tensor parallelism above 1 the all-reduce
+    inputs torch.distributed keeps until the NCCL stream catches up (later vLLM sets
+    ``TORCH_NCCL_AVOID_RECORD_STREAMS=1`` in ``init_device`` for this), whose amount depends on timing.
+    None for other releases, for ``latest`` and for a name that is not ``0.x.y``."""
+    if name is None:
+        return None
+    parts = str(name).strip().lower().removeprefix("v").split(".")
+    if len(parts) < 2 or not all(p.isdigit() and len(p) <= 4 for p in parts[:3]):
+        return None
+    release = tuple(int(p) for p in (parts + ["0"])[:3])
+    for first, stop, text in PEAK_MEASUREMENTS:
+        if first <= release < stop:
+            return text
+    return None
+
+
 def cuda_visible(acc) -> tuple[int, str]:
     """Bytes CUDA reports for ``acc`` and the source; the datasheet's capacity (with that
     said) for a device with no measured figure."""

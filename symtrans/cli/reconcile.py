@@ -87,6 +87,7 @@ def _assumed_engine(args, figs) -> dict:
 
 def reconcile_result(res, args, figs) -> dict:
     """The rows of ``reconcile`` (JSON-ready), one per figure the log prints."""
+    from symtrans.accounting import vllm_profile as vp
     from symtrans.accounting.deploy import DoesNotFit, plan
     from symtrans.accounting.hardware import parse_accelerator
     from symtrans.cli.deploy import _options
@@ -218,6 +219,14 @@ def reconcile_result(res, args, figs) -> dict:
             else "u·M − W − activations − non-torch (the log does not itemise them)"
         )
         row("kv_memory", "KV cache memory", figs.get("kv_memory"), available, "bytes", why)
+    measured = vp.peak_measurement(opts.engine_version)
+    # releases whose profiling peak held memory no log line states (vllm_profile.peak_measurement)
+    upper = (
+        f"; vLLM {opts.engine_version} subtracted {measured}: memory symtrans does not predict, so its figure is "
+        "an upper bound"
+        if measured
+        else ""
+    )
     if figs.get("gpu_blocks") is not None:
         row(
             "gpu_blocks",
@@ -225,7 +234,7 @@ def reconcile_result(res, args, figs) -> dict:
             figs.get("gpu_blocks"),
             f["token_budget"] // block,
             "blocks",
-            f"floor(available / ({block} x {f['kv_bytes_per_token']:,} bytes per token per device))",
+            f"floor(available / ({block} x {f['kv_bytes_per_token']:,} bytes per token per device))" + upper,
         )
     for key, label in (("kv_tokens", "GPU KV cache size"), ("refused_tokens", "KV cache tokens (the refusal)")):
         if figs.get(key) is not None:
@@ -235,9 +244,12 @@ def reconcile_result(res, args, figs) -> dict:
                 figs.get(key),
                 f["token_budget"],
                 "tokens",
-                f"blocks x {block}" + ("; symtrans refuses too" if refused else "; symtrans does not refuse")
-                if key == "refused_tokens"
-                else f"blocks x {block}",
+                (
+                    f"blocks x {block}" + ("; symtrans refuses too" if refused else "; symtrans does not refuse")
+                    if key == "refused_tokens"
+                    else f"blocks x {block}"
+                )
+                + upper,
             )
     if figs.get("concurrency") is not None and mml:
         conc = figs.figures["concurrency"]
