@@ -62,7 +62,7 @@ UNMAPPED = {
     "falcon-h1-tiny-90m-instruct",
     "nemotron-3-nano-30b-a3b",
     "zamba2-1.2b-shaped",
-    "dots.llm1-shaped",
+    "dots.llm1-base",
     "glm-4.7-flash",
     "deepseek-v3.2",
     "glm-5-fp8-aiconfigurator",

@@ -108,9 +108,11 @@ REFERENCE = {
     # (tests/test_moe_types.py builds them from the same files)
     "olmoe-1b-7b-0125-instruct": (6_919_161_856, "OlmoeForCausalLM"),
     "glm-4.5-air": (106_852_245_504, "Glm4MoeForCausalLM"),
-    "dots.llm1-shaped": (142_774_373_888, "Dots1ForCausalLM"),
+    # rednote-hilab/dots.llm1.base's published config.json (the Hub's blob page, SOURCES.md)
+    "dots.llm1-base": (142_774_373_888, "Dots1ForCausalLM"),
     "minimax-m2.7": (228_689_748_992, "MiniMaxM2ForCausalLM"),
-    "granite-3.1-3b-a800m-shaped": (3_298_793_472, "GraniteMoeForCausalLM"),
+    # ibm-granite/granite-3.1-3b-a800m-instruct's published config.json (the Hub's blame page, SOURCES.md)
+    "granite-3.1-3b-a800m-instruct": (3_298_793_472, "GraniteMoeForCausalLM"),
     "ernie-4.5-21b-a3b-shaped": (21_825_437_888, "Ernie4_5_MoeForCausalLM"),
     "hunyuan-a13b-shaped": (80_918_155_264, "HunYuanMoEV1ForCausalLM"),
     "glm-4.7-flash": (29_943_390_976, "Glm4MoeLiteForCausalLM"),
@@ -167,9 +169,9 @@ ACTIVE = {
     # and 248 of 256 experts idle per token
     "olmoe-1b-7b-0125-instruct": 1_282_017_280,
     "glm-4.5-air": 13_424_123_904,
-    "dots.llm1-shaped": 14_016_581_120,
+    "dots.llm1-base": 14_016_581_120,
     "minimax-m2.7": 11_030_537_216,
-    "granite-3.1-3b-a800m-shaped": 882_874_368,
+    "granite-3.1-3b-a800m-instruct": 882_874_368,
     "ernie-4.5-21b-a3b-shaped": 3_352_150_208,
     "hunyuan-a13b-shaped": 13_272_420_352,
     "glm-4.7-flash": 3_896_763_136,

@@ -26,12 +26,14 @@ MOE_FIXTURES = [
     ("olmoe-1b-7b-0125-instruct", 6_919_161_856, 1_282_017_280),
     # zai-org GLM-4.5-Air: 1 dense + 45 MoE layers of 128 experts and one shared, "106B total, 12B active"
     ("glm-4.5-air", 106_852_245_504, 13_424_123_904),
-    # rednote dots.llm1: 1 dense + 61 MoE layers of 128 experts and two shared, "142B total, 14B active"
-    ("dots.llm1-shaped", 142_774_373_888, 14_016_581_120),
+    # rednote dots.llm1 (the base model's published config.json): 1 dense + 61 MoE layers of 128 experts
+    # and two shared, "142B total, 14B active"
+    ("dots.llm1-base", 142_774_373_888, 14_016_581_120),
     # MiniMax-M2.7 (the M2 architecture): 62 MoE layers of 256 experts (top 8), "230B total, 10B active"
     ("minimax-m2.7", 228_689_748_992, 11_030_537_216),
-    # IBM granite-3.1-3b-a800m: 32 layers of 40 experts (top 8), tied head, "3.3B total, 800M active"
-    ("granite-3.1-3b-a800m-shaped", 3_298_793_472, 882_874_368),
+    # IBM granite-3.1-3b-a800m-instruct (its published config.json): 32 layers of 40 experts (top 8), tied
+    # head, "3.3B total, 800M active"
+    ("granite-3.1-3b-a800m-instruct", 3_298_793_472, 882_874_368),
     # Baidu ERNIE-4.5-21B-A3B: 1 dense + 27 MoE layers of 64 experts and two shared, "21B total, 3B active"
     ("ernie-4.5-21b-a3b-shaped", 21_825_437_888, 3_352_150_208),
     # Tencent Hunyuan-A13B: 32 layers of 64 experts (moe_topk [8] * 32) and one shared, "80B total, 13B active"

@@ -373,7 +373,10 @@ DOTS1 = ModelType(
     ),
     aliases={"num_local_experts": "n_routed_experts"},
     getattr_keys=("head_dim",),
-    legacy_keys=keys("scoring_func"),  # dots.llm1's checkpoints; Dots1's router is always sigmoid
+    # dots.llm1's checkpoints (their config.json, tests/fixtures/configs/dots.llm1-base.json): Dots1's
+    # router is always sigmoid, every layer after first_k_dense_replace is a MoE one whatever
+    # moe_layer_freq says, and the window follows sliding_window alone (transformers 5.24 reads none of the three)
+    legacy_keys=keys("scoring_func moe_layer_freq use_sliding_window"),
     pad_default=None,
     family="moe",
 )
