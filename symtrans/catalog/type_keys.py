@@ -658,7 +658,8 @@ LEGACY_KEYS: dict[str, frozenset[str]] = {
         {"ignore_index", "media_placeholder_token_id", "use_unified_vision_chunk", "video_placeholder"}
     ),
     # google/gemma-4-31B-it as transformers 5.7 printed it: eoa_token_id (5.24 reads eoa_token_index) and
-    # vision_soft_tokens_per_image (the processor's), read by no 5.24 config or modeling code (grepped)
+    # vision_soft_tokens_per_image (the processor's), read by no 5.24 config or modeling code (grepped): no
+    # parameter; ``flops --part vision`` reads it as the processor's max_soft_tokens (catalog/models/vision_image.py)
     "gemma4": frozenset({"eoa_token_id", "vision_soft_tokens_per_image"}),
     # vidore/colpali-v1.2-merged (a PaliGemma 448 px checkpoint): 4.x's loss ignore_index
     "paligemma": frozenset({"ignore_index"}),

@@ -760,7 +760,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             "--image-size",
             default=None,
             metavar="S|HxW",
-            help="with --part vision: the image in pixels, for a tower that takes any size (Qwen-VL, Mistral 3, Kimi K2.5) or tiles it (LLaVA-NeXT)",
+            help="with --part vision: the image in pixels, for a tower that takes any size (Qwen-VL, Mistral 3, Kimi K2.5), tiles it (LLaVA-NeXT) or "
+            "resizes it to its soft-token budget (Gemma 4)",
         )
         p.set_defaults(func=_cmd_flops)
         add_memory_parser(sub, _common, _workload, _emit)

@@ -40,7 +40,9 @@ own attention span, ``temporal_merge`` gathering m_vis x m_vis patches by index_
 ``Kimi_K25MultimodalProjection`` (in_proj m_vis^2 d_vis -> m_vis^2 d_vis, out_proj -> D);
 ``LlavaNextModel`` (anyres
 tiling, ``_anyres``: the CLIP tower and the projector on each of the image's tiles and its base
-tile; ``pack_image_features`` unpads and appends ``image_newline`` without a matmul).
+tile; ``pack_image_features`` unpads and appends ``image_newline`` without a matmul);
+``Gemma4Model.get_image_features`` (``Gemma4VisionModel`` on the processor's patches, padded to
+its patch budget, and ``embed_vision`` on the image's soft tokens: ``_gemma4``).
 """
 
 from __future__ import annotations
@@ -67,16 +69,15 @@ IMAGE_FLOP_VISIONS = (
     "qwen3_vl",
     "llama4",
     "kimi_k25",
+    "gemma4",
 )
 # Wrappers whose tower takes images of any size (rotary positions, or Qwen3-VL's and Kimi
 # K2.5's tables interpolated to each image's grid): the Qwen and Kimi towers' sides multiples
 # of p_vis m_vis (their processors pad or resize to such sides).
 VARIABLE_SIZE_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "mistral3", "kimi_k25")
 _QWEN_VISIONS = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
-# Wrappers whose image FLOPs are refused (the tower named).
-_NOT_YET = {
-    "gemma4": "Gemma 4's vision tower",
-}
+# Gemma4ImageProcessor's max_soft_tokens values (transformers 5.24 _SUPPORTED_SOFT_TOKENS): it refuses others.
+GEMMA4_SOFT_TOKENS = (70, 140, 280, 560, 1120)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class ImageInput:
         pinpoints: LLaVA-NeXT's ``image_grid_pinpoints`` as (height, width) pairs in pixels, and
             ``tile`` its tower's image_size in pixels (the side of each tile); height and width
             are then the image's own size, before the processor resizes it.
+        soft: Gemma 4's max_soft_tokens (the processor's soft-token budget per image); height
+            and width are then the image's own size, before the processor resizes it.
     """
 
     height: int
@@ -108,6 +111,7 @@ class ImageInput:
     shuffle: int = 0
     pinpoints: tuple[tuple[int, int], ...] = ()
     tile: int = 0
+    soft: int = 0
 
 
 @dataclass(frozen=True)
@@ -150,11 +154,8 @@ def check_modelled(spec: Spec) -> None:
     """Refuse a model whose image FLOPs are not modelled, naming its tower.
 
     Raises:
-        InputError: Gemma 4 (the towers in _NOT_YET), or a model without a wrapper's vision
-            tower of IMAGE_FLOP_VISIONS.
+        InputError: a model without a wrapper's vision tower of IMAGE_FLOP_VISIONS.
     """
-    if spec.vision in _NOT_YET:
-        raise InputError(f"image FLOPs of {_NOT_YET[spec.vision]} are not modelled yet ({spec.vision})")
     if spec.vision not in IMAGE_FLOP_VISIONS:
         raise InputError(f"image FLOPs are not modelled for vision={spec.vision}")
 
@@ -206,6 +207,8 @@ def vlm_image_flops(spec: Spec, image: ImageInput) -> ImageFlops:
             size the tower cannot take (``grid``).
     """
     check_modelled(spec)
+    if spec.vision == "gemma4":
+        return _gemma4(spec, image)
     v = spec.values
     d, D, C, p = S.d_vis, S.d_model, S.C_vis, S.p_vis
     rows, cols = grid(spec, image)
@@ -416,3 +419,100 @@ def _anyres(image: ImageInput, side: int, patch: sp.Expr) -> ImageFlops:
         f"of the tiles' tokens unpadded to {r} x {c}, each row followed by image_newline: {P} + {r} x ({c} + 1) = {lm}",
     ]
     return ImageFlops(n * (patch + _layers(T) + proj), n * P, n * T, lm, tuple(notes))
+
+
+def gemma4_resize(height: int, width: int, patch: int, budget: int, k: int) -> tuple[int, int]:
+    """The (height, width) in pixels Gemma 4's processor resizes an image of ``height`` x
+    ``width`` px to, for patches of ``patch`` px, a budget of ``budget`` patches and a pooling
+    kernel of ``k``.
+
+    transformers 5.24's ``image_processing_gemma4.get_aspect_ratio_preserving_size``, the same
+    float arithmetic in the same order: scale by sqrt(budget patch^2 / (height width)), floor
+    each side to a multiple of k patch px; a side floored to 0 becomes k patch px, the other
+    floor(long / short) k patch px, at most (budget // k^2) k patch px.
+
+    Raises:
+        InputError: where transformers raises (both sides floored to 0, or the result over the
+            budget).
+    """
+    total, target = height * width, budget * patch**2
+    factor = math.sqrt(target / total)
+    unit = k * patch
+    h = int(math.floor(factor * height / unit)) * unit
+    w = int(math.floor(factor * width / unit)) * unit
+    if h == 0 and w == 0:
+        raise InputError(
+            f"image size {height} x {width} px resizes to 0 x 0 px: Gemma 4's processor (sides multiples of "
+            f"pooling_kernel_size x patch_size = {unit} px) fails"
+        )
+    longest = (budget // k**2) * unit
+    if h == 0:
+        h, w = unit, min(int(math.floor(width / height)) * unit, longest)
+    elif w == 0:
+        h, w = min(int(math.floor(height / width)) * unit, longest), unit
+    if h * w > target:
+        raise InputError(
+            f"image size {height} x {width} px resizes to {h} x {w} px, over the {budget} patches of {patch} px: "
+            "Gemma 4's processor fails"
+        )
+    return h, w
+
+
+def _gemma4(spec: Spec, image: ImageInput) -> ImageFlops:
+    """One image through Gemma 4's ``get_image_features`` (transformers 5.24 modeling_gemma4.py).
+
+    With n = image.soft (max_soft_tokens), k = m_vis (pooling_kernel_size), the processor's
+    budget T = n k^2 patches (``Gemma4ImageProcessor._preprocess``: max_patches): the image is
+    resized to h x w px (``gemma4_resize``), cut into (h / p_vis)(w / p_vis) patches and padded
+    to T; the tower runs on all T (padding masked, not skipped), so its FLOPs do not depend on
+    the image's size:
+
+    - ``Gemma4VisionPatchEmbedder.input_proj`` on the T flattened patches: 2 T C_vis p_vis^2 d_vis,
+      C_vis = 3 (the position tables are an embedding lookup: no FLOPs);
+    - each of N_vis ``Gemma4VisionEncoderLayer``: q 2 T d_vis h_vis d_k_vis, k and v
+      4 T d_vis h_kv_vis d_k_vis, o 2 T h_vis d_k_vis d_vis (``Gemma4VisionAttention``; q_norm,
+      k_norm, v_norm and the 2-D rotary positions elementwise); Q K^T and the weighted sum of V
+      4 T^2 h_vis d_k_vis (``eager_attention_forward``, the K/V heads repeated to h_vis); the
+      GeGLU ``Gemma4VisionMLP`` 6 T d_vis d_ff_vis;
+    - ``Gemma4VisionPooler._avg_pool_by_positions``: a (n x T) averaging matrix times the
+      (T x d_vis) states, 2 n T d_vis;
+    - ``Gemma4MultimodalEmbedder.embedding_projection`` on the image's soft tokens alone
+      (the pooler's mask strips the padding): 2 t d_vis d_model, t = (h / (k p_vis))(w / (k p_vis)),
+      the tokens the language model receives (``num_soft_tokens_per_image``).
+
+    Raises:
+        InputError: pooling_kernel_size 1 (the pooler then returns its padding mask, True for
+            padding, which get_image_features keeps as the valid tokens: its split fails), a
+            resize transformers refuses (``gemma4_resize``), or a patch grid side over
+            position_embedding_size (the position table's lookup is out of range).
+    """
+    v = spec.values
+    p, k, n = v["p_vis"], v["m_vis"], image.soft
+    if k == 1:
+        raise InputError(
+            "pooling_kernel_size 1: Gemma 4's pooler then returns its padding mask (True for padding) as the mask "
+            "of valid tokens, so get_image_features keeps the wrong rows and its split fails"
+        )
+    T = n * k * k
+    h, w = gemma4_resize(image.height, image.width, p, T, k)
+    rows, cols = h // p, w // p
+    if max(rows, cols) > v["P_vis"]:
+        raise InputError(
+            f"the {rows} x {cols} patch grid (the {image.height} x {image.width} px image resized to {h} x {w} px) "
+            f"has a side over position_embedding_size {v['P_vis']}: Gemma 4's position table has no row for it"
+        )
+    lm = (rows // k) * (cols // k)
+    d, f, dk = S.d_vis, S.d_ff_vis, S.d_k_vis
+    q, kv = S.h_vis * dk, S.h_kv_vis * dk
+    layer = 2 * T * d * q + 4 * T * d * kv + 2 * T * q * d + 4 * T**2 * q + 6 * T * d * f
+    flops = 2 * T * S.C_vis * S.p_vis**2 * d + S.N_vis * layer + 2 * n * T * d + 2 * lm * d * S.d_model
+    notes = (
+        f"the {image.height} x {image.width} px image is resized to {h} x {w} px (aspect ratio kept, sides "
+        f"multiples of pooling_kernel_size x patch_size = {k * p} px, at most max_soft_tokens x {k}^2 = {T} "
+        f"patches): {rows} x {cols} = {rows * cols} patches, padded to {T}, all of which each layer computes "
+        "(the padding masked, not skipped)",
+        f"the pooler averages {k} x {k} patches into {n} slots by a matmul ({n} x {T} weights times the states: "
+        f"counted); embed_vision maps the image's {rows // k} x {cols // k} = {lm} soft tokens, the language "
+        f"model's tokens for it (max_soft_tokens {n})",
+    )
+    return ImageFlops(flops, rows * cols, T, lm, notes)

@@ -15,7 +15,11 @@ each image to a multiple of patch_size x spatial_merge_size between min_pixels a
 nor has Kimi K2.5 (its processor pads each side to a multiple of patch_size x
 merge_kernel_size): the size must be given.  LLaVA-NeXT tiles each image after a best fit among its
 image_grid_pinpoints (LlavaNextConfig's default [[336, 672], [672, 336], [672, 672], [1008, 336],
-[336, 1008]]), so its FLOPs depend on the image's own size, which must be given too.
+[336, 1008]]), so its FLOPs depend on the image's own size, which must be given too.  Gemma 4's
+processor resizes each image to fit its budget of max_soft_tokens x pooling_kernel_size^2
+patches and pads it to the budget: the tokens per image depend on the image's own size, which
+must be given; the budget is the config's vision_soft_tokens_per_image (the published configs
+write the processor's max_soft_tokens there), else Gemma4ImageProcessor's default 280.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 from symtrans.catalog.reader import ConfigError, show
 from symtrans.engine.spec import Spec
-from symtrans.engine.vision_flops import VARIABLE_SIZE_VISIONS, ImageInput, check_modelled
+from symtrans.engine.vision_flops import GEMMA4_SOFT_TOKENS, VARIABLE_SIZE_VISIONS, ImageInput, check_modelled
 
 # The image side in pixels of a tower whose config names none: (a vision_config without
 # image_size: the tower's config class's default; no vision_config: the wrapper's default tower).
@@ -44,6 +48,7 @@ _TOWER = {
     "llama4": "Llama 4's vision tower (one tile)",
 }
 _PINPOINTS = ((336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008))  # LlavaNextConfig.__post_init__
+_GEMMA4_SOFT = 280  # Gemma4ImageProcessor.max_soft_tokens
 _QWEN2_5_WINDOW = 112
 _QWEN2_5_FULL = (7, 15, 23, 31)
 
@@ -86,7 +91,9 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
 
     Raises:
         InputError: a tower whose image FLOPs are not modelled (``check_modelled``).
-        ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL, Qwen3-VL), a
+        ConfigError: no size for a tower without one in its config (Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
+            Kimi K2.5, LLaVA-NeXT, Gemma 4), Gemma 4's vision_soft_tokens_per_image not a value its
+            processor takes, a
             size other than a fixed-size tower's, a vision_config that is not an object, or a
             malformed key.
     """
@@ -109,6 +116,13 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
             raise ConfigError(
                 "llava_next tiles each image by its own size (anyres: a best fit among image_grid_pinpoints): give "
                 "--image-size (pixels, e.g. 672 or 480x640)"
+            )
+        height, width = size
+    elif spec.vision == "gemma4":  # resized to its patch budget by the image's own size
+        if size is None:
+            raise ConfigError(
+                "gemma4 resizes each image by its own size to its soft-token budget: give --image-size (pixels, "
+                "e.g. 768 or 480x640)"
             )
         height, width = size
     else:
@@ -164,6 +178,14 @@ def image_input(cfg: dict[str, Any], spec: Spec, size: tuple[int, int] | None) -
                 "shuffle of k x k patches"
             )
         kw["shuffle"] = k
+    elif spec.vision == "gemma4":
+        soft = cfg.get("vision_soft_tokens_per_image", _GEMMA4_SOFT)
+        if isinstance(soft, bool) or not isinstance(soft, int) or soft not in GEMMA4_SOFT_TOKENS:
+            raise ConfigError(
+                f"vision_soft_tokens_per_image must be one of {', '.join(map(str, GEMMA4_SOFT_TOKENS))} (Gemma 4's "
+                f"processor refuses other max_soft_tokens), not {show(soft)}"
+            )
+        kw["soft"] = soft
     elif spec.vision == "gemma3":
         kw["pooled"] = _int(cfg.get("mm_tokens_per_image", 256), "mm_tokens_per_image")
     return ImageInput(height=height, width=width, **kw)
