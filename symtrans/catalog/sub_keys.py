@@ -118,10 +118,10 @@ def audit(where: str, cfg: dict[str, Any], cls: str, counted: Any) -> None:
     known = SUB_CONFIG_KEYS.get(cls)
     if known is None:
         return
-    from symtrans.catalog import hf_config as H
     from symtrans.catalog.reader import ConfigError
+    from symtrans.catalog.type_keys import COMMON_KEYS
 
-    unknown = [k for k in cfg if isinstance(k, str) and k not in known and k not in H.COMMON_KEYS]
+    unknown = [k for k in cfg if isinstance(k, str) and k not in known and k not in COMMON_KEYS]
     if not unknown:
         return
     near, _ = near_misses(unknown, set(counted))
@@ -138,16 +138,16 @@ def near_misses(unknown: list[str], counted: set[str]) -> tuple[list[tuple[str, 
     hidden_size): a misspelling changes letters inside a word, not whole words."""
     import difflib
 
-    from symtrans.catalog import hf_config as H
+    from symtrans.catalog.type_keys import TYPO_CUTOFF, real_keys
 
     targets = sorted(counted)
     by_lower = {k.lower(): k for k in targets}
     typos, others = [], []
     for key in unknown:
         match = None
-        if key not in H.REAL_KEYS:
+        if key not in real_keys():
             match = by_lower.get(key.lower()) or next(
-                iter(difflib.get_close_matches(key, targets, 1, H.TYPO_CUTOFF)), None
+                iter(difflib.get_close_matches(key, targets, 1, TYPO_CUTOFF)), None
             )
         if match and not _more_words(key, match):
             typos.append((key, match))
