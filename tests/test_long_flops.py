@@ -1,7 +1,9 @@
-"""FLOPs and KV cache of LongT5's encoder attention (engine/transient_global.py) against the
-implementation: ``torch.utils.flop_counter.FlopCounterMode`` (torch 2.13) on transformers 5.24's
-eager ``LongT5ForConditionalGeneration`` forward (and forward + backward), and the tensors of its
-cache after a real forward.
+"""FLOPs and KV cache of LongT5's and LED's encoder attention (engine/transient_global.py), and the
+shape walk of both (analysis/walk.py, FLOPs from its own shapes), against the implementation:
+``torch.utils.flop_counter.FlopCounterMode`` (torch 2.13) on transformers 5.24's eager
+``LongT5ForConditionalGeneration`` / ``LEDForConditionalGeneration`` forward (and forward + backward),
+and the tensors of its cache after a real forward.  LED's windows may differ per encoder layer
+(``attention_window`` a list: ``LEDEncoderLayer`` reads ``attention_window[layer_id]``).
 
 The convention counted is the implementation's padded blocks: ``_split_into_blocks`` pads the
 L_src positions to ceil(L_src / b_loc) blocks of b_loc = local_radius + 1, and each block's b_loc
@@ -66,7 +68,8 @@ def _counted(run) -> int:
 
 
 def _check(cfg: dict, batch: int, src: int, tgt: int) -> None:
-    """FlopCounterMode's forward and forward + backward totals equal symtrans's at B, L_src, L_tgt."""
+    """FlopCounterMode's forward and forward + backward totals equal symtrans's at B, L_src, L_tgt; the
+    forward also equals the shape walk's."""
     import torch
 
     spec, _ = spec_from_config(cfg, "longt5")
@@ -76,6 +79,7 @@ def _check(cfg: dict, batch: int, src: int, tgt: int) -> None:
     training = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec).logits.sum().backward())
     values = {**spec.values, "B": batch, "L_src": src, "L_tgt": tgt, "L": tgt}
     assert int(evaluate(flops_expr(spec, "forward"), values)) == forward, (cfg, batch, src, tgt)
+    assert _walked(spec, batch, src, tgt) == forward, (cfg, batch, src, tgt)  # the walk, from its shapes
     # the global aggregates multiply by a constant one-hot matrix: backward 1 x forward there, 2 x elsewhere
     assert int(evaluate(flops_expr(spec, "training"), values)) == training, (cfg, batch, src, tgt)
 
@@ -129,6 +133,7 @@ def test_published_config_on_the_meta_device():
     assert (spec.size("b_loc"), spec.size("b_glob")) == (128, 16)
     values = {**spec.values, "B": 1, "L_src": 1000, "L_tgt": 7, "L": 7}
     assert int(evaluate(flops_expr(spec, "forward"), values)) == counted
+    assert _walked(spec, 1, 1000, 7) == counted  # the shape walk's blocks, from its own shapes
 
 
 def test_pairs_written_out():
@@ -185,20 +190,19 @@ def test_memory_and_missing_block_sizes_are_refused_in_one_line():
         bare.replace(sizes={"b_loc": 3, "b_glob": 4})
 
 
-def test_walk_refuses_the_blocks_in_one_line():
-    """The shape walk traces dense shapes only: it refuses rather than sum a full square."""
+def _walked(spec, batch: int, src: int, tgt: int) -> int:
+    """The shape walk's forward FLOPs (analysis/walk.py: from its own shapes) at B, L_src, L_tgt."""
     from symtrans.analysis.walk import walk
+    from symtrans.engine.architectures import Workload
 
-    spec, _ = spec_from_config(dict(TINY, encoder_attention_type="local"), "x")
-    with pytest.raises(InputError, match="does not trace the padded blocks") as refused:
-        walk(spec)
-    assert "\n" not in str(refused.value)
+    return exact(walk(spec, Workload()).flops, {**spec.values, "B": batch, "L_src": src, "L_tgt": tgt, "L": tgt})
 
 
 # --- LED (LEDForConditionalGeneration, Longformer self-attention in the encoder) ------------------
 # Convention: what the eager forward executes with no global_attention_mask (no global tokens, the
-# class's default): LEDEncoder pads the source to a multiple of attention_window w_att and every encoder
-# layer runs on the padded positions; the window runs as overlapping chunks, Q K^T on 2 L_pad / w_att - 1
+# class's default): LEDEncoder pads the source to a multiple of attention_window w_att (the largest, when
+# the layers' windows differ) and every encoder layer runs on the padded positions; each layer's window
+# (attention_window[layer_id]) runs as overlapping chunks, Q K^T on 2 L_pad / w_att - 1
 # chunks of w_att x w_att, scores x V on 2 L_pad / w_att chunks of w_att / 2 x 3 w_att / 2.  The
 # decoder's cross-attention reads the L_src unpadded positions.
 
@@ -242,6 +246,7 @@ def _check_led(cfg: dict, batch: int, src: int, tgt: int) -> None:
     training = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec).logits.sum().backward())
     values = {**spec.values, "B": batch, "L_src": src, "L_tgt": tgt, "L": tgt}
     assert int(evaluate(flops_expr(spec, "forward"), values)) == forward, (cfg, batch, src, tgt)
+    assert _walked(spec, batch, src, tgt) == forward, (cfg, batch, src, tgt)  # the walk, from its shapes
     assert int(evaluate(flops_expr(spec, "training"), values)) == training, (cfg, batch, src, tgt)
 
 
@@ -251,17 +256,32 @@ def test_led_forward_and_training_match_the_counter(window, src):
     _check_led(dict(LED_TINY, attention_window=window), 2, src, 3)
 
 
+# Windows per layer that divide the largest (the padding unit), >= 4: transformers' chunking fails at 2
+_DIVIDING = {4: [4], 6: [6], 8: [4, 8], 12: [4, 6, 12]}
+
+
 @given(
     heads=st.sampled_from([1, 2, 4]),
-    layers=st.integers(1, 2),
-    half=st.integers(2, 4),  # w_att = 2 half; transformers' chunking fails at w_att = 2
-    per_layer_list=st.booleans(),
+    layers=st.integers(1, 3),
+    biggest=st.sampled_from(sorted(_DIVIDING)),
+    form=st.sampled_from(["one", "list of one", "per layer"]),
+    picks=st.lists(st.integers(0, 2), min_size=3, max_size=3),
     batch=st.integers(1, 2),
-    src=st.integers(1, 20),
+    src=st.integers(1, 26),
     tgt=st.integers(1, 4),
 )
-def test_led_drawn_sizes_match_the_counter(heads, layers, half, per_layer_list, batch, src, tgt):
-    window = [2 * half] * layers if per_layer_list else 2 * half  # one window for every layer, either form
+def test_led_drawn_sizes_match_the_counter(heads, layers, biggest, form, picks, batch, src, tgt):
+    """One window, the same window listed per layer, or each layer its own (LEDEncoderLayer reads
+    attention_window[layer_id]; the encoder pads to a multiple of the largest)."""
+    options = _DIVIDING[biggest]
+    if form == "one":
+        window = biggest
+    elif form == "list of one":
+        window = [biggest] * layers
+    else:
+        window = [options[p % len(options)] for p in picks[: layers - 1]] + [biggest]  # the largest is drawn
+        turn = picks[-1] % layers
+        window = window[turn:] + window[:turn]  # anywhere in the stack
     cfg = dict(
         LED_TINY,
         encoder_attention_heads=heads,
@@ -270,6 +290,33 @@ def test_led_drawn_sizes_match_the_counter(heads, layers, half, per_layer_list, 
         attention_window=window,
     )
     _check_led(cfg, batch, src, tgt)
+
+
+@pytest.mark.parametrize("window", [[8, 4, 8], [4, 12, 6], [6, 6, 12]])
+@pytest.mark.parametrize("src", [1, 5, 12, 13, 25])  # one token, inside a window, exact fits, padded tails
+def test_led_windows_per_layer_match_the_counter(window, src):
+    """Different windows per encoder layer (parameters unchanged): each layer's chunks are its own
+    window's, on the input padded to a multiple of the largest."""
+    _check_led(dict(LED_TINY, encoder_layers=len(window), attention_window=window), 2, src, 3)
+
+
+def test_led_windows_per_layer_written_out():
+    """attention_window [8, 4, 8] at L_src = 13: padded to 16 (a multiple of 8) in every layer; per head
+    and sequence, the 8-window layers compute (16/4 - 1) 8^2 = 192 Q K^T pairs and 16/4 x 4 x 12 = 192
+    score-value pairs each, the 4-window layer (16/2 - 1) 4^2 = 112 and 16/2 x 2 x 6 = 96."""
+    spec, notes = spec_from_config(dict(LED_TINY, encoder_layers=3, attention_window=[8, 4, 8]), "led")
+    assert (spec.size("w_att"), spec.encoder_windows) == (8, "8|4|8")
+    assert any("encoder_windows 8|4|8" in n for n in notes)
+    d, h, dk, ff, pad, src, tgt, n_dec, v = 8, 2, 4, 6, 16, 13, 3, 2, 20
+    encoder = 3 * (8 * pad * d * d + 4 * pad * d * ff) + 2 * h * dk * (2 * (192 + 192) + (112 + 96))
+    decoder = (
+        n_dec * (8 * tgt * d * d + 4 * h * tgt * tgt * dk + 4 * tgt * d * d + 4 * src * d * d + 4 * h * tgt * src * dk)
+        + n_dec * 4 * tgt * d * 5
+    )  # fc1, fc2 of decoder_ffn_dim 5
+    by_hand = encoder + decoder + 2 * tgt * d * v  # + the tied LM head
+    values = {**spec.values, "B": 1, "L_src": src, "L_tgt": tgt, "L": tgt}
+    assert int(evaluate(flops_expr(spec, "forward"), values)) == by_hand
+    assert _walked(spec, 1, src, tgt) == by_hand
 
 
 def test_led_published_config_by_hand():
@@ -297,6 +344,7 @@ def test_led_published_config_by_hand():
     assert spec.size("w_att") == 512
     values = {**spec.values, "B": 1, "L_src": src, "L_tgt": tgt, "L": tgt}
     assert int(evaluate(flops_expr(spec, "forward"), values)) == by_hand
+    assert _walked(spec, 1, src, tgt) == by_hand  # the shape walk's padding and chunks, from its own shapes
 
 
 def test_led_cache_equals_the_real_cache():
@@ -324,12 +372,21 @@ def test_led_cache_equals_the_real_cache():
 
 
 def test_led_refusals_in_one_line():
-    """Different windows per layer, and memory (activations of the chunked window), stay refused."""
-    mixed, _ = spec_from_config(dict(LED_TINY, encoder_layers=2, attention_window=[4, 6]), "led")
-    assert not mixed.has("w_att")
+    """Windows that do not divide the largest (LEDEncoder pads to a multiple of the largest, and a
+    layer's chunks need a multiple of its own: transformers 5.24 fails on most lengths), and memory
+    (activations of the chunked window), stay refused; so do per-layer windows that contradict w_att or
+    the layer count."""
+    mixed, notes = spec_from_config(dict(LED_TINY, encoder_layers=2, attention_window=[4, 6]), "led")
+    assert not mixed.has("w_att") and any("do not divide the largest" in n for n in notes)
+    listed, _ = spec_from_config(dict(LED_TINY, encoder_layers=2, attention_window=[4, 8]), "led")
     for run, match in (
-        (lambda: flops_expr(mixed, "forward"), "one attention window w_att"),
+        (lambda: flops_expr(mixed, "forward"), "encoder_windows when the layers' windows differ"),
         (lambda: memory_terms(spec_from_config(LED_TINY, "led")[0], batch=1, seq_len=8), "chunked window"),
+        (lambda: memory_terms(listed, batch=1, seq_len=8), "chunked window"),
+        (lambda: listed.replace(sizes={"w_att": 16}), "w_att must be the largest of encoder_windows"),
+        (lambda: listed.replace(sizes={"N": 3}), "lists 2 windows for 3 encoder layers"),
+        (lambda: listed.replace(encoder_windows="4|6"), "encoder_windows 4 do not divide the largest, 6"),
+        (lambda: listed.replace(encoder_windows="4|x"), "even positive integers joined by"),
     ):
         with pytest.raises(InputError, match=match) as refused:
             run()

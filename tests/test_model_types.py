@@ -2508,11 +2508,16 @@ def _engine_flops(spec, expr_of, **values) -> int:
 # Audio encoders over the raw waveform (catalog/models/audio.py) run the shortest waveform of T frames;
 # their training count is checked in tests/test_audio_types.py (torch 2.13's counter counts a grouped
 # convolution's weight gradient G_pos times, and these bases have G_pos of 3 and 2).
-NO_FLOPS = ("led",)  # AUDIT_BASE's LED has windows [4, 6]: refused (one window: tests/test_long_flops.py)
+# AUDIT_BASE's LED has windows [4, 6]: 4 does not divide 6 (the padding unit), refused; windows that
+# divide the largest, one or per layer: tests/test_long_flops.py
+NO_FLOPS = ("led",)
 AUDIO = ("wav2vec2", "hubert")
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1", "zamba2")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
+# DeepSeek-V4: the forward only (mixer_rules.V4_FLOPS); training and decode refused in one line
+# (tests/test_deepseek_v4.py)
+FORWARD_ONLY += ("deepseek_v4",)
 
 
 # Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's

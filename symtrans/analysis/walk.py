@@ -19,6 +19,10 @@ steps (times their repeats) the walk must equal the cost engine's forward FLOPs,
 ``tests/test_walk.py`` checks for every preset, so a shape, mask or window error in either shows
 up there; the layer counts themselves are checked there against a layer-by-layer count.
 
+A long-input encoder is walked as transformers computes it: LongT5's padded blocks and transient
+global tokens, LED's input padded to a multiple of its largest window and each layer's overlapping
+chunks of its own window (``Step.chunk_window``), with no global tokens.
+
 A stack of layer kinds (hybrid and state-space models) is walked by ``walk_hybrid``: its Mamba,
 Mamba 2, Gated DeltaNet and short-convolution mixers from transformers' reference forwards, and the
 tensors each layer keeps (``Walk.kept``: K/V per token, states per sequence).
@@ -210,15 +214,10 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
     Raises:
         ValueError: for an invalid workload mask, a decode step of a stack of layer kinds
             (the tree's ``Cost.kind`` layers; its full forward is ``walk_hybrid.hybrid_stack``'s), a kind
-            that walk_hybrid does not trace, or LongT5's / LED's encoder attention (not traced).
+            that walk_hybrid does not trace.
     """
     if workload.mask not in MASKS:
         raise InputError(f"mask must be one of {', '.join(MASKS)}, not {workload.mask!r}")
-    if spec.encoder_attention != "full":
-        raise InputError(
-            f"walk does not trace the padded blocks of {spec.encoder_attention} encoder attention "
-            "(LongT5, LED); flops counts them"
-        )
     b = _Builder()
     wl = workload
     B = wl.batch
@@ -242,12 +241,32 @@ def walk(spec: Spec, workload: Workload = FORWARD) -> Walk:
         return Walk(spec, workload, tuple(b.steps), kinds)
     fam = spec.family
     if fam == "encoder-decoder":
+        q_enc = wl.src
+        if spec.encoder_attention == "longformer":  # LED runs its encoder on the ids padded to the window
+            q_enc = sp.ceiling(wl.src / S.w_att) * S.w_att
+            b.op(
+                "encoder embeddings",
+                "pad the ids to a multiple of w_att",
+                [(B, wl.src)],
+                (B, q_enc),
+                kind="reshape",
+                note="LEDEncoder._pad_to_window_size (pad_token_id; w_att the largest window of the layers)",
+            )
         if spec.frontend == "conv1d":
             _audio_front(b, spec, "encoder embeddings", B, wl.src)
         else:
-            _embed(b, spec, "encoder embeddings", B, wl.src, table=S.L_src_max if spec.has("L_src_max") else S.L_max)
-        x_enc = (B, wl.src, S.d_model)
-        _stack(b, spec, "encoder", x_enc, _layer_groups(tree, Block.ENCODER), kind="self", mask=wl.mask, context=wl.src)
+            _embed(b, spec, "encoder embeddings", B, q_enc, table=S.L_src_max if spec.has("L_src_max") else S.L_max)
+        x_enc = (B, q_enc, S.d_model)
+        _stack(b, spec, "encoder", x_enc, _layer_groups(tree, Block.ENCODER), kind="self", mask=wl.mask, context=q_enc)
+        if spec.encoder_attention == "longformer":
+            x_enc = b.op(
+                "encoder",
+                "cut the output back to the L_src positions",
+                [x_enc],
+                (B, wl.src, S.d_model),
+                kind="reshape",
+                note="LEDEncoder drops the padding; cross-attention reads L_src keys",
+            )
         first_decoder_step = len(b.steps)
         _embed(
             b,
@@ -471,24 +490,26 @@ def layer_kinds(tree: Cost) -> tuple[str, ...]:
 
 
 def _layer_groups(tree: Cost, stack: Block) -> list[tuple]:
-    """(layers, MoE, windowed) for each ``Block.LAYER`` node of the tree's ``stack``: its
+    """(layers, MoE, windowed, chunk window) for each ``Block.LAYER`` node of the tree's ``stack``: its
     multiplicity, whether it holds a ``Block.MOE`` block, and whether its causal self-attention
     keeps a window of K/V (``Step.cache_window``; ``None`` for a stack that caches nothing, an
     encoder, whose layers attend within ``w`` whenever the spec has one).  ``windowed`` is also
-    ``None`` when every layer group has the same pattern (the step names then carry no window)."""
+    ``None`` when every layer group has the same pattern (the step names then carry no window).
+    The chunk window is an LED encoder layer's Longformer window (``Step.chunk_window``), else None."""
     layers = [c for s in tree.children if s.block == stack for c in s.children if c.block == Block.LAYER]
     groups = []
     for layer in layers:
         moe = any(True for _ in layer.blocks_of(Block.MOE))
         keys = [n.step for n in layer.nodes() if n.step.role == Role.K_PROJ and n.step.cache != 0]
         window = None if not keys else any(st.cache_window is not None for st in keys)
-        groups.append((layer.multiplicity, moe, window))
+        chunk = next((n.step.chunk_window for n in layer.nodes() if n.step.chunk_window is not None), None)
+        groups.append((layer.multiplicity, moe, window, chunk))
     if len({g[2] for g in groups}) == 1:
-        groups = [(n, moe, None) for n, moe, _ in groups]
+        groups = [(n, moe, None, chunk) for n, moe, _, chunk in groups]
     merged: dict[tuple, sp.Expr] = {}  # layers alike in the walk (ModernBERT's first one differs by a norm)
-    for n, moe, window in groups:
-        merged[(moe, window)] = merged.get((moe, window), ZERO) + n
-    return [(n, moe, window) for (moe, window), n in merged.items()]
+    for n, moe, window, chunk in groups:
+        merged[(moe, window, chunk)] = merged.get((moe, window, chunk), ZERO) + n
+    return [(n, moe, window, chunk) for (moe, window, chunk), n in merged.items()]
 
 
 def _own_sizes(b: _Builder, start: int, subs: dict) -> None:
@@ -642,17 +663,21 @@ def _stack(
     memory: Shape | None = None,
 ) -> None:
     for group in groups:
-        n, moe, window = (*group, None)[:3]  # window: None = whenever the spec has w
+        n, moe, window, chunk = (*group, None, None)[:4]  # window: None = whenever the spec has w
         name = (
             f"{'MoE ' if moe else ''}{stage} layer"
             + {None: "", True: " (sliding window w)", False: " (full attention)"}[window]
+            + (f" (window {sp.sstr(chunk)})" if chunk is not None else "")
         )
-        sub = [
-            (
-                "attention",
-                lambda st, r, window=window: _attention(b, spec, st, x, x, kind, mask, context, r, window),
-            )
-        ]
+        if kind == "self" and spec.encoder_attention != "full":  # LongT5's blocks, LED's chunks
+            sub = [("attention", lambda st, r, chunk=chunk: _long_attention(b, spec, st, x, r, chunk))]
+        else:
+            sub = [
+                (
+                    "attention",
+                    lambda st, r, window=window: _attention(b, spec, st, x, x, kind, mask, context, r, window),
+                )
+            ]
         if memory is not None:
             sub.append(
                 ("cross-attention", lambda st, r: _attention(b, spec, st, x, memory, "cross", mask, memory[1], r))
@@ -787,6 +812,100 @@ def _attention(
     cat = b.op(st, "concatenate heads", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
     if spec.attention_gate and kind != "cross":
         b.op(st, "O * sigmoid(gate)", [cat], cat, n)
+    b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
+
+
+def _long_attention(b: _Builder, spec: Spec, st: str, x: Shape, n: sp.Expr, chunk: sp.Expr | None) -> None:
+    """A long-input encoder's self-attention as transformers 5.24 computes it, eager, no global tokens.
+
+    LED (``LEDEncoderSelfAttention``, Beltagy et al. 2020 §3.1), window w = ``chunk`` over the q padded
+    positions, a = w / 2: ``_sliding_chunks_query_key_matmul`` multiplies q / a - 1 overlapping chunks
+    of w queries by w keys; ``_sliding_chunks_matmul_attn_probs_value`` multiplies q / a chunks of a
+    queries' probabilities by 3a values (padded by a at each end).  The mask's band is the same chunked
+    product of 1-wide ones (a contraction of size 1: an elementwise product, 0 FLOPs).  The global
+    tokens' query_global, key_global and value_global maps do not run without global tokens.
+
+    LongT5 (``LongT5LocalAttention`` / ``LongT5TransientGlobalAttention``, Guo et al. 2022 §3.1):
+    ceil(q / b_loc) blocks of b_loc queries (the last padded), each against its own and both
+    neighbouring blocks' keys, 3 b_loc, and for transient-global the G = floor(q / b_glob) global
+    tokens' keys: the global aggregates x^T one_hot (a product by the B x q x G one-hot matrix),
+    their norm, and the layer's W_K and W_V on the G tokens."""
+    D = dims(spec)
+    Bt, q, _ = x
+    q_ = b.linear(st, "Q = X W_Q", x, D.d_model, D.h * D.d_k, n)
+    k_ = b.linear(st, "K = X W_K", x, D.d_model, D.h * D.d_k, n)
+    b.linear(st, "V = X W_V", x, D.d_model, D.h * D.d_v, n)
+    heads = b.op(st, "split Q, K, V heads", [q_, k_], (Bt, D.h, q, D.d_k), n, kind="reshape")
+    if spec.encoder_attention == "longformer":
+        w = chunk
+        a = w / 2
+        qc = b.op(
+            st,
+            "Q: overlapping chunks of w, stride w/2 (_chunk)",
+            [heads],
+            (Bt, D.h, q / a - 1, w, D.d_k),
+            n,
+            kind="reshape",
+        )
+        kc = b.op(st, "K^T: the same chunks", [heads], (Bt, D.h, q / a - 1, D.d_k, w), n, kind="reshape")
+        scores = b.mm(st, "S = Q K^T / sqrt(d_k), chunk by chunk", qc, kc, n, "every product of the overlapping chunks")
+        band = b.op(
+            st, "diagonals to the band of w + 1 keys per query", [scores], (Bt, q, D.h, w + 1), n, kind="reshape"
+        )
+        b.op(st, "+ mask band (the chunked product of 1-wide ones: 0 FLOPs)", [band], band, n)
+        b.op(st, "A = softmax(S)", [band], band, n)
+        ac = b.op(
+            st,
+            "A: chunks of w/2 queries x 3w/2 keys (_pad_and_diagonalize)",
+            [band],
+            (Bt, D.h, q / a, a, 3 * a),
+            n,
+            kind="reshape",
+        )
+        vc = b.op(
+            st,
+            "V padded w/2 each side: chunks of 3w/2, stride w/2",
+            [heads],
+            (Bt, D.h, q / a, 3 * a, D.d_v),
+            n,
+            kind="reshape",
+        )
+        out = b.mm(st, "O = A V, chunk by chunk", ac, vc, n, "each chunk of w/2 queries against 3w/2 values")
+    else:
+        blocks = sp.ceiling(q / S.b_loc)
+        keys = 3 * S.b_loc
+        if spec.encoder_attention == "transient-global":
+            G = sp.floor(q / S.b_glob)
+            xt = b.op(st, "X^T", [x], (Bt, D.d_model, q), n, kind="reshape")
+            agg = b.mm(
+                st, "global aggregates X^T one_hot", xt, (Bt, q, G), n, "each of the G tokens sums b_glob tokens"
+            )
+            g = b.op(st, "transpose; global_input_layer_norm", [agg], (Bt, G, D.d_model), n)
+            b.linear(st, "K_g = X_g W_K (global tokens)", g, D.d_model, D.h * D.d_k, n, "the layer's own W_K")
+            b.linear(st, "V_g = X_g W_V (global tokens)", g, D.d_model, D.h * D.d_v, n, "the layer's own W_V")
+            keys = keys + G
+        qb = b.op(
+            st,
+            "Q: ceil(L / b_loc) blocks of b_loc (padded)",
+            [heads],
+            (Bt, D.h, blocks, S.b_loc, D.d_k),
+            n,
+            kind="reshape",
+        )
+        kb = b.op(
+            st,
+            "K^T: 3 neighbouring blocks per block" + (" + G global keys" if keys != 3 * S.b_loc else ""),
+            [heads],
+            (Bt, D.h, blocks, D.d_k, keys),
+            n,
+            kind="reshape",
+        )
+        scores = b.mm(st, "S = Q K^T, block by block", qb, kb, n, "every query of a block against its block's keys")
+        b.op(st, "S + position bias (local, and global for transient-global)", [scores], scores, n)
+        A = b.op(st, "A = softmax(S)", [scores], scores, n)
+        vb = b.op(st, "V: the same keys' values", [heads], (Bt, D.h, blocks, keys, D.d_v), n, kind="reshape")
+        out = b.mm(st, "O = A V, block by block", A, vb, n)
+    cat = b.op(st, "concatenate heads (padding dropped)", [out], (Bt, q, D.h * D.d_v), n, kind="reshape")
     b.linear(st, "X' = O W_O", cat, D.h * D.d_v, D.d_model, n)
 
 

@@ -14,6 +14,7 @@ Sources: Vaswani et al. 2017 (encoder-decoder); Devlin et al. 2019 and HF
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -39,6 +40,7 @@ from symtrans.engine.deepseek_v4 import hyper_head
 from symtrans.engine.disentangled import conv_layer, relative_table
 from symtrans.engine.dual import dual_parts
 from symtrans.engine.frontends import audio_conv, patch_embedding, wav2vec2_front
+from symtrans.engine.long_rules import encoder_windows
 from symtrans.engine.roles import ATTENTION_BLOCKS, Block, Role
 from symtrans.engine.spec import DECODER_SIZES, Spec
 from symtrans.engine.stack import hybrid_layers
@@ -155,12 +157,14 @@ def encoder_layer(
     name: str = "encoder layer",
     window: bool | None = None,
     mask: str = "full",
+    longformer_window: sp.Expr = S.w_att,
 ) -> Cost:
     """Self-attention + norm + FFN + norm (torch ``TransformerEncoderLayer``, HF ``BertLayer``);
-    ``attention_norm=False``: no norm before the attention (ModernBERT's first layer); ``window``
-    and ``mask`` as ``components.attention``'s (the mask reaches a ``Spec.window_mask`` window only)."""
+    ``attention_norm=False``: no norm before the attention (ModernBERT's first layer); ``window``,
+    ``mask`` and ``longformer_window`` as ``components.attention``'s (the mask reaches a
+    ``Spec.window_mask`` window only)."""
     t = batch * q
-    att = attention(spec, "self", batch, q, q, mask=mask, window=window)
+    att = attention(spec, "self", batch, q, q, mask=mask, window=window, longformer_window=longformer_window)
     if spec.encoder_attention == "longformer":  # LED: the global tokens' own Q, K, V maps
         att = replace(att, steps=att.steps + tuple(longformer_global_maps()))
     elif spec.encoder_attention == "transient-global":  # LongT5: the global tokens and their keys and values
@@ -173,6 +177,32 @@ def encoder_layer(
         t,
         multiplicity,
     )
+
+
+def _led_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, n: sp.Expr) -> list[Cost]:
+    """An encoder-decoder's n encoder layers: alike, or LED's layers grouped by window when
+    ``Spec.encoder_windows`` lists different ones (``LEDEncoderLayer`` reads
+    ``config.attention_window[layer_id]``): the layers of the largest window, w_att, as n less the
+    others, then each smaller window's layers, its window and count written out."""
+    windows = encoder_windows(spec)
+    if not windows:
+        return [encoder_layer(spec, batch, q, n)]
+    counts = Counter(windows)
+    big = max(windows)
+    others = sorted((w for w in counts if w != big), reverse=True)
+    out = [encoder_layer(spec, batch, q, n - sum(counts[w] for w in others), name="encoder layer (window w_att)")]
+    for w in others:
+        out.append(
+            encoder_layer(
+                spec,
+                batch,
+                q,
+                sp.Integer(counts[w]),
+                name=f"encoder layer (window {w})",
+                longformer_window=sp.Integer(w),
+            )
+        )
+    return out
 
 
 def _encoder_layers(spec: Spec, batch: sp.Expr, q: sp.Expr, n: sp.Expr, mask: str = "full") -> list[Cost]:
@@ -614,7 +644,7 @@ def _build(spec: Spec, wl: Workload) -> Cost:
         if enc_emb.steps:
             children.append(enc_emb)
         q_enc = longformer_padded(wl.src) if spec.encoder_attention == "longformer" else wl.src  # LED pads
-        children.append(_stack(spec, "encoder", Block.ENCODER, [encoder_layer(spec, B, q_enc, n_enc)], B * q_enc))
+        children.append(_stack(spec, "encoder", Block.ENCODER, _led_layers(spec, B, q_enc, n_enc), B * q_enc))
         if dec_emb.steps:
             children.append(substitute(dec_emb, dec))
         ctx = wl.tgt if wl.context is None else wl.context

@@ -195,6 +195,7 @@ def attention(
     kv: sp.Expr,
     mask: str = "full",
     window: bool | None = None,
+    longformer_window: sp.Expr = S.w_att,
 ) -> Cost:
     """Multi-head attention: W_Q, W_K, W_V, W_O, QK^T and the weighted sum of V.
 
@@ -207,6 +208,7 @@ def attention(
         window: whether this layer attends within the window ``w``; None means
             whenever the spec has ``w`` (with ``N_w`` the architecture builds the
             windowed and the full layers separately, see ``Spec``).
+        longformer_window: an LED encoder layer's window (``Spec.encoder_windows``; default w_att).
 
     Parameters: W_Q d_model x h*d_k, W_K and W_V d_model x h_kv*d_k (d_v for V),
     W_O h*d_v x d_model, plus the biases the spec asks for (Vaswani 2017 §3.2.2;
@@ -268,7 +270,9 @@ def attention(
     if kind == "self" and spec.encoder_attention in ("local", "transient-global"):
         pairs = block_local_pairs(spec, q)  # LongT5: the padded blocks and their 3-block keys, as computed
     elif kind == "self" and spec.encoder_attention == "longformer":
-        pairs, value_pairs = longformer_pairs(q)  # LED: q is already the padded length; overlapping chunks
+        pairs, value_pairs = longformer_pairs(
+            q, longformer_window
+        )  # LED: q is already the padded length; overlapping chunks
     elif windowed and kind == "self" and spec.window_mask and mask != "window":
         pairs = q * kv  # the window masks the full square the eager forward computes (Spec.window_mask)
     elif windowed and kind != "cross":  # local / sliding-window self-attention
@@ -285,6 +289,7 @@ def attention(
             elementwise=per_element("scale") * batch * D.h * pairs,  # the 1/sqrt(d_k) scaling
             note="attention scores: every kept query-key pair, a d_k-wide dot product per head",
             source="Vaswani et al. 2017 eq. 1",
+            chunk_window=longformer_window if value_pairs is not None else None,
         )
     )
     steps.append(

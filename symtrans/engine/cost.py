@@ -79,6 +79,9 @@ class Step:
         cache_window: at most this many positions of ``cache`` are kept (``w`` for a
             sliding-window layer: transformers' sliding-window cache layer and vLLM keep
             the last w); ``None`` keeps every position.
+        chunk_window: for LED's Longformer Q K^T, the layer's attention window (w_att, or its own
+            from ``Spec.encoder_windows``), whose overlapping chunks the layer computes; ``None``
+            elsewhere.  The shape walk reads a layer's window here.
         source_cache: elements this step keeps per *source* token (cross-attention's keys
             and values of the encoder output, computed once at prefill): an
             encoder-decoder's cache holds them for the L_src source positions.
@@ -98,12 +101,6 @@ class Step:
         input_grad: False for a map applied to the raw model input (pixels, mel frames):
             no backward pass computes the gradient with respect to it, so its backward
             costs 1 x its forward (the weight gradient), not 2 x.
-        grad: 1 where the backward pass differentiates this product, 0 where no gradient
-            reaches it, or an expression of the workload that is 0 or 1 (its backward then
-            costs 2 x its forward x ``grad``).  DeepSeek-V4's lightning indexer returns integer
-            top-k indices (0); a V4 compressor's maps reach the loss only once a window of m
-            tokens has closed, Min(1, floor(L/m)) (``deepseek_v4`` module docstring, Training).
-            ``roles.NO_GRAD_ROLES`` are 0 whatever this says.
         matrices: the 2-D tensors among ``params`` (``Matrix``: a linear map d_in -> d_out
             is ``Matrix(1, d_out, d_in)``, an embedding ``Matrix(1, V, d_model, lookup=True)``);
             the rest of ``params`` are vectors (norms, biases).  Quantized formats and
@@ -126,10 +123,10 @@ class Step:
     factor: int = 0
     matrices: tuple[Matrix, ...] = ()
     input_grad: bool = True
-    grad: sp.Expr = ONE
     cache: sp.Expr = ZERO
     state: sp.Expr = ZERO
     cache_window: sp.Expr | None = None
+    chunk_window: sp.Expr | None = None
     source_cache: sp.Expr = ZERO
     cache_heads: sp.Expr = ONE
     held: sp.Expr = ZERO
@@ -364,7 +361,6 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             cache_heads=e(st.cache_heads),
             held=e(st.held),
             held_fp32=e(st.held_fp32),
-            grad=e(st.grad),
         )
         for st in c.steps
     )

@@ -445,7 +445,11 @@ class Spec:
             ``L_rel`` DebertaV2Encoder still creates it (2*d_model parameters, never run).
         encoder_attention: an encoder-decoder's encoder self-attention: ``full``, or LongT5's
             ``local`` blocks or ``transient-global`` (``engine/transient_global.py``: a global bias
-            table and a global-input RMSNorm per layer); FLOPs refused for these two.
+            table and a global-input RMSNorm per layer), or LED's ``longformer`` (window ``w_att``).
+        encoder_windows: LED's attention window of each encoder layer, joined by ``|``, when the
+            layers' windows differ (``LEDEncoderLayer`` reads ``config.attention_window[layer_id]``);
+            ``w_att`` is then the largest (``LEDEncoder._pad_to_window_size`` pads to a multiple of
+            it) and every window must divide it.  Empty: every layer has ``w_att``.
         relative_bias: where a T5-style bucketed relative bias (relative_buckets x h) lives:
             ``auto`` (once per stack iff ``positional`` is ``relative``: T5, Raffel et al. 2020
             §2.1), ``stack`` (once per stack beside any positions: MPNet's
@@ -519,6 +523,7 @@ class Spec:
     rel_norm: bool = False
     relative_bias: str = "auto"
     encoder_attention: str = "full"
+    encoder_windows: str = ""
     first_attention_norm: bool = True
     conv_kernel: int = 0
     conv_groups: int = 1
@@ -629,7 +634,7 @@ class Spec:
             changes["sizes"] = tuple(merged.items())
         return dataclasses.replace(self, **changes)
 
-    def check_sizes(self, sizes: dict[str, int], workload: bool = False, v4_counted: bool = False) -> None:
+    def check_sizes(self, sizes: dict[str, int], workload: bool = False, v4_forward: bool = False) -> None:
         """Validate this spec's sizes with ``sizes`` merged in, without building a Spec.
 
         The same size checks as construction (``replace(sizes=sizes)`` would raise the
@@ -648,9 +653,9 @@ class Spec:
         merged.update(sizes)
         _validate_sizes(self, merged, workload)
         if workload:
-            self.check_workload(v4_counted=v4_counted)
+            self.check_workload(v4_forward=v4_forward)
 
-    def check_workload(self, memory: bool = False, v4_counted: bool = False) -> None:
+    def check_workload(self, memory: bool = False, v4_forward: bool = False) -> None:
         """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern;
         with ``memory``, also the memory of an audio encoder (its feature encoder's activations).
 
@@ -660,7 +665,7 @@ class Spec:
         if memory and self.frontend == "wav2vec2":
             raise InputError(audio_rules.MEMORY_REFUSAL)
         long_rules.check_workload(self, memory)
-        if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS) and not v4_counted:
+        if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS) and not v4_forward:
             raise InputError(mixer_rules.V4_WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(
@@ -734,6 +739,7 @@ OPTION_TYPES: dict[str, Any] = {
     "rel_norm": bool,
     "relative_bias": RELATIVE_BIASES,
     "encoder_attention": long_rules.ENCODER_ATTENTIONS,
+    "encoder_windows": str,
     "first_attention_norm": bool,
     "conv_kernel": int,
     "conv_groups": int,
@@ -1058,6 +1064,7 @@ def _validate_sizes(spec: Spec, v: dict[str, int], workload: bool = False) -> No
     _validate_deberta(spec, v)
     _validate_ranges(spec, v)
     mixer_rules.check_mixer_sizes(spec, v)
+    long_rules.check_window_sizes(spec, v)
 
 
 def _validate_moe_mla_sizes(spec: Spec, v: dict[str, int]) -> None:

@@ -18,9 +18,9 @@ blocks of b_loc = local_radius + 1 and each block's queries meet the keys of 3 b
 its neighbours', zero blocks at the ends): the padded-block convention, every computed score counted,
 masked or padded; transient-global adds floor(L_src / b_glob) global keys to every block.  Checked
 against FlopCounterMode in tests/test_long_flops.py.  LED (``longformer_padded``, ``longformer_pairs``):
-every encoder layer runs on the input padded to a multiple of attention_window, and the sliding
-window is computed in overlapping chunks; the count is what those einsums execute, with no global
-tokens (no global_attention_mask).
+every encoder layer runs on the input padded to a multiple of attention_window (of the largest, when
+the layers' windows differ), and each layer's sliding window is computed in overlapping chunks of its
+own window; the count is what those einsums execute, with no global tokens (no global_attention_mask).
 
 Units: parameters; FLOPs (2 per multiply-accumulate).
 """
@@ -130,23 +130,26 @@ def transient_global(spec: Spec, layers: sp.Expr) -> Cost:
 
 def longformer_padded(q: sp.Expr) -> sp.Expr:
     """The encoder positions LED computes for q tokens: ``LEDEncoder._pad_to_window_size`` pads the
-    input to a multiple of attention_window, ceil(q / w_att) w_att (every encoder layer runs on them;
+    input to a multiple of attention_window (``max(attention_window)`` for a list: w_att is the
+    largest), ceil(q / w_att) w_att (every encoder layer runs on them;
     the encoder output is cut back to q before cross-attention)."""
     return sp.ceiling(q / S.w_att) * S.w_att
 
 
-def longformer_pairs(q_pad: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+def longformer_pairs(q_pad: sp.Expr, window: sp.Expr = S.w_att) -> tuple[sp.Expr, sp.Expr]:
     """(Q K^T pairs, scores x V pairs) of LED's chunked sliding window over q_pad padded positions, per
-    head and sequence, with one-sided window a = w_att / 2 (``LEDEncoderSelfAttention``, no global tokens):
+    head and sequence, for a layer of window w (w_att, or the layer's own from ``Spec.encoder_windows``),
+    one-sided a = w / 2 (``LEDEncoderSelfAttention``, no global tokens):
 
     * ``_sliding_chunks_query_key_matmul``: q_pad / a - 1 overlapping chunks of 2a queries x 2a keys,
-      (q_pad / a - 1) (2a)^2 = 2 q_pad w_att - w_att^2 pairs;
+      (q_pad / a - 1) (2a)^2 = 2 q_pad w - w^2 pairs;
     * ``_sliding_chunks_matmul_attn_probs_value``: q_pad / a chunks of a queries x 3a values,
-      (q_pad / a) a (3a) = 3 q_pad w_att / 2 pairs.
+      (q_pad / a) a (3a) = 3 q_pad w / 2 pairs.
 
-    The overlapping chunks compute more than the band |i - j| <= a: every product the einsums
+    q_pad is a multiple of the largest window, which every layer's window divides, so the chunks are
+    whole.  The overlapping chunks compute more than the band |i - j| <= a: every product the einsums
     execute is counted (the chunked-window convention)."""
-    return 2 * q_pad * S.w_att - S.w_att**2, sp.Rational(3, 2) * q_pad * S.w_att
+    return 2 * q_pad * window - window**2, sp.Rational(3, 2) * q_pad * window
 
 
 def longformer_global_maps() -> list[Step]:

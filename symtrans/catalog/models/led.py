@@ -10,11 +10,13 @@ self-attention in the encoder:
   query_global, key_global, value_global, all biased d_model x d_model) and ``output`` (biased),
   a LayerNorm, fc1/fc2 (biased), a LayerNorm: post-norm; decoder layers are BART's.
 
-``attention_window`` (one even positive window, or one per encoder layer) shapes no weight; one
-window for every layer is w_att, which sizes the FLOPs (engine/transient_global.py: the encoder runs
-on the input padded to a multiple of w_att, the window in overlapping chunks; no global tokens).
+``attention_window`` (one even positive window, or one per encoder layer) shapes no weight; it sizes
+the FLOPs (engine/transient_global.py: the encoder runs on the input padded to a multiple of the
+largest window, w_att, and each layer computes its own window in overlapping chunks; no global
+tokens).  A list of different windows is ``Spec.encoder_windows``, each layer's, in order.
 Refused: ``tie_word_embeddings`` false (transformers 5.x then unties the tables, not modelled);
-FLOPs of different windows per layer, and memory (``long_rules.check_workload``).  Checked on the
+FLOPs of windows that do not divide the largest (transformers' forward then fails on most lengths),
+and memory (``long_rules.check_workload``).  Checked on the
 meta device, by the key audit and the re-save test in tests/test_model_types.py; FLOPs and cache in
 tests/test_long_flops.py.
 """
@@ -26,10 +28,9 @@ from symtrans.catalog.reader import ConfigError, Reader, check_divides, show
 from symtrans.engine.spec import Spec
 
 
-def _windows(r: Reader, layers: int) -> int | None:
+def _windows(r: Reader, layers: int) -> list[int]:
     """attention_window: an even positive integer, or a list of one per encoder layer
-    (LEDEncoder and LEDEncoderSelfAttention refuse anything else); the one window of every layer,
-    or None for a list of different windows (FLOPs then refused)."""
+    (LEDEncoder and LEDEncoderSelfAttention refuse anything else); the window of each layer."""
     w = r.cfg.get("attention_window", 512)
     given = w if isinstance(w, list) else [w]
     if isinstance(w, list) and len(w) != layers:
@@ -41,7 +42,7 @@ def _windows(r: Reader, layers: int) -> int | None:
             raise ConfigError(
                 f"attention_window must be even positive integers (LEDEncoderSelfAttention), not {show(v)}"
             )
-    return given[0] if len(set(given)) == 1 else None
+    return given * layers if len(given) == 1 else given
 
 
 def read_led(r: Reader) -> Spec:
@@ -57,7 +58,7 @@ def read_led(r: Reader) -> Spec:
     check_divides("d_model", d, "encoder_attention_heads", h, "LEDEncoderSelfAttention")
     check_divides("d_model", d, "decoder_attention_heads", h_dec, "LEDDecoderAttention")
     n_enc, n_dec = r.size("encoder_layers"), r.size("decoder_layers")
-    window = _windows(r, n_enc)
+    windows = _windows(r, n_enc)
     V = r.size("vocab_size")
     pad = r.cfg.get("pad_token_id", 1)
     if isinstance(pad, int) and not isinstance(pad, bool) and not -V <= pad < V:
@@ -77,10 +78,21 @@ def read_led(r: Reader) -> Spec:
         L_tgt_max=r.size("max_decoder_position_embeddings"),
     )
     sizes.update(dict(N=n_enc) if n_enc == n_dec else dict(N_enc=n_enc, N_dec=n_dec))
-    if window is not None:
-        sizes["w_att"] = window
+    per_layer = ""
+    if any(max(windows) % w for w in windows):
+        r.notes.append(
+            f"{r.model}: attention_window {windows} has windows that do not divide the largest: LEDEncoder pads to a "
+            "multiple of the largest and the other layers' chunks then fail on most lengths, so FLOPs are refused"
+        )
     else:
-        r.notes.append(f"{r.model}: attention_window differs between encoder layers: FLOPs and memory are refused")
+        sizes["w_att"] = max(windows)
+        if len(set(windows)) > 1:
+            per_layer = "|".join(map(str, windows))
+            r.notes.append(
+                f"{r.model}: attention_window differs between encoder layers (encoder_windows {per_layer}): the "
+                f"encoder pads to a multiple of the largest, w_att = {max(windows)}, and each layer's window sets "
+                "its attention FLOPs"
+            )
     if h_dec != h:
         sizes["h_dec"] = h_dec
     if ff_dec != ff:
@@ -95,6 +107,7 @@ def read_led(r: Reader) -> Spec:
         positional="learned",
         embedding_norm=True,
         encoder_attention="longformer",
+        encoder_windows=per_layer,
         norm="layernorm",
         bias=True,
         norm_position="post",
