@@ -1,9 +1,11 @@
 """DeepSeek-V4 (deepseek_v4): the published DeepSeek-V4-Flash config (tests/fixtures/configs,
 source in SOURCES.md) against transformers 5.24's DeepseekV4ForCausalLM built on the meta device,
 the same figure by hand from the tensor shapes of modeling_deepseek_v4.py, the one-line
-refusals of FLOPs and a KV cache per token, and the cache per sequence (memory.kv_cache_bytes)
-against the tensors transformers' own cache holds after real forwards of tiny configs, and by hand
-for DeepSeek-V4-Flash.
+refusals of other FLOPs, of a KV cache per token and of deploy, and the cache per sequence
+(memory.kv_cache_bytes) against the tensors transformers' own cache holds after real forwards of
+tiny configs, and by hand for DeepSeek-V4-Flash.  FLOPs against FlopCounterMode on transformers
+5.24's eager model: forwards, training steps (loss.backward(): the indexer gets no gradient),
+prefills and decode steps with the cache; and by hand for DeepSeek-V4-Flash.
 
 The random draws (hypothesis), the key audit and the FLOPs refusal of the audit base are in
 tests/test_model_types.py; the re-save in tests/test_resave.py.
@@ -71,40 +73,56 @@ def test_kv_per_token_is_refused_in_one_line(read_fixture):
     spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
     with pytest.raises(
         InputError,
-        match=r"not modelled \(its forward FLOPs are: .*; its cache per sequence is, .*: memory.kv_cache_bytes\); parameters are exact",
+        match=r"not modelled \(its FLOPs are: .*; its cache per sequence is, .*: memory.kv_cache_bytes\); parameters are exact",
     ) as refused:
         kv_cache_per_token(spec)
     assert "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize(
-    "mode, convention, mask",
-    [("training", "flops", "full"), ("backward", "flops", "full"), ("forward", "flops", "causal"),
-     ("forward", "flops", "half"), ("forward", "chinchilla", "full"), ("forward", "all-ops", "full")],
+    "mode, convention, mask, recompute",
+    [("training", "flops", "causal", "none"), ("training", "flops", "full", "full"),
+     ("training", "macs", "full", "selective"), ("forward", "flops", "causal", "none"),
+     ("forward", "flops", "half", "none"), ("forward", "chinchilla", "full", "none"),
+     ("backward", "all-ops", "full", "none")],
 )  # fmt: skip
-def test_unverified_flops_are_refused_in_one_line(read_fixture, mode, convention, mask):
-    """Only the eager forward under flops/macs with the full mask is checked (FlopCounterMode below)."""
+def test_unverified_flops_are_refused_in_one_line(read_fixture, mode, convention, mask, recompute):
+    """Only what FlopCounterMode checks below: flops/macs, the full mask, no recomputation."""
     spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
-    with pytest.raises(InputError, match="modelled for the forward under the flops or macs") as refused:
-        flops_expr(spec, mode, convention, mask)
+    with pytest.raises(InputError, match="DeepSeek-V4's (training )?FLOPs are modelled") as refused:
+        flops_expr(spec, mode, convention, mask, recompute)
     assert "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize("args", [["--mode", "training"], ["--mask", "causal"], ["--convention", "chinchilla"]])
+def test_decode_without_a_window_is_refused_in_one_line(read_fixture):
+    from symtrans.accounting.flops import decode_expr
+
+    spec, _ = spec_from_config({**_tiny(TINY[0][0], 6, 4, 8), "sliding_window": None}, "tiny deepseek_v4")
+    with pytest.raises(InputError, match="decode FLOPs need its sliding_window") as refused:
+        decode_expr(spec)
+    assert "\n" not in str(refused.value)
+    with pytest.raises(InputError, match="modelled for forward, backward, training, prefill, decode"):
+        decode_expr(spec_from_config(read_fixture(FLASH), FLASH)[0], "chinchilla")
+
+
+@pytest.mark.parametrize(
+    "args", [["--mode", "training", "--recompute", "full"], ["--mask", "causal"], ["--convention", "chinchilla"]]
+)
 def test_cli_refuses_unverified_flops_with_exit_2(config_dir, capsys, args):
     assert cli.main(["flops", str(config_dir / f"{FLASH}.json"), *args]) == 2
     out, err = capsys.readouterr()
-    assert not out and err.count("\n") == 1 and "modelled for the forward" in err
+    assert not out and err.count("\n") == 1 and "FLOPs are modelled" in err
 
 
-def test_cli_refuses_decode_and_time_with_exit_2(config_dir, capsys):
-    for args in (
-        ["flops", "--mode", "decode", "--prefill", "8", "--generate", "4"],
-        ["time", "--accelerator", "h100-sxm"],
+def test_cli_refuses_time_and_deploy_with_exit_2(config_dir, capsys):
+    """time needs a KV cache per token; deploy sizes vLLM's paged cache in tokens: one line each."""
+    for args, says in (
+        (["time", "--accelerator", "h100-sxm"], "not modelled"),
+        (["deploy", "--accelerator", "h100-sxm"], "vLLM's layout of it is not modelled"),
     ):
         assert cli.main([args[0], str(config_dir / f"{FLASH}.json"), *args[1:]]) == 2, args
         out, err = capsys.readouterr()
-        assert not out and err.count("\n") == 1 and "modelled" in err, args
+        assert not out and err.count("\n") == 1 and says in err, args
 
 
 def test_flash_cache_by_hand(read_fixture):
@@ -305,3 +323,205 @@ def test_flash_forward_flops_by_hand(read_fixture):
     total = 43 * layer + 2 * scores(0) + 21 * csa + 20 * hca + 2 * t * n * n * d + 2 * t * d * V  # hc_head, lm_head
     spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
     assert exact(flops_expr(spec, "forward"), {**spec.values, "B": 1, "L": t}) == total
+
+
+# --- training, prefill and decode: FlopCounterMode on transformers 5.24's eager DeepseekV4ForCausalLM.
+# A training step is model(ids, labels=ids).loss.backward() in train mode; its backward differentiates
+# every product the loss reaches (2 x its forward) but the lightning indexer (DeepseekV4Indexer returns
+# integer top-k indices) and, before their first window of m tokens closes, the CSA/HCA compressors'
+# kv_proj and gate_proj (their forward returns new_zeros, cut from the maps).
+
+
+def _model(cfg: dict):
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    torch.manual_seed(0)
+    config = AutoConfig.for_model(**cfg)
+    return AutoModelForCausalLM.from_config(config, attn_implementation="eager", experts_implementation="eager")
+
+
+def _counted(run) -> tuple[int, object]:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter:
+        out = run()
+    return counter.get_total_flops(), out
+
+
+def _counted_training(cfg: dict, batch: int, t: int, use_cache: bool) -> tuple[int, int]:
+    """(forward, backward) FLOPs of one training step: the loss's forward, then loss.backward()."""
+    import torch
+
+    model = _model(cfg).train()
+    ids = torch.randint(0, cfg["vocab_size"], (batch, t))
+    forward, loss = _counted(lambda: model(ids, labels=ids, use_cache=use_cache).loss)
+    backward, _ = _counted(loss.backward)
+    return forward, backward
+
+
+def _symtrans(cfg: dict, mode: str, **values) -> int:
+    from symtrans.accounting.flops import decode_expr, evaluate, prefill_expr
+
+    spec, _ = spec_from_config(cfg, "tiny deepseek_v4")
+    expr = {"prefill": prefill_expr, "decode": decode_expr}.get(mode) or (lambda s: flops_expr(s, mode))
+    return int(evaluate(expr(spec), {**spec.values, **values}))
+
+
+@pytest.mark.parametrize("use_cache", [False, True])
+@pytest.mark.parametrize("tiny", range(len(TINY)))
+def test_training_flops_equal_flop_counter(tiny, use_cache):
+    """Training steps of the tiny configs (rates 4/8 and 3/5) at T below, at and past the rates and
+    the window, multiples of them or not: forward, backward and training = FlopCounterMode."""
+    from conftest import require
+
+    require("transformers")
+    cfg = _tiny(*TINY[tiny])
+    for batch, t in ((1, 1), (2, 3), (2, 4), (1, 5), (2, 7), (1, 8), (2, 9), (2, 17), (1, 30)):
+        forward, backward = _counted_training(cfg, batch, t, use_cache)
+        assert forward == _symtrans(cfg, "forward", B=batch, L=t), (batch, t)
+        assert backward == _symtrans(cfg, "backward", B=batch, L=t), (batch, t)
+        assert forward + backward == _symtrans(cfg, "training", B=batch, L=t), (batch, t)
+
+
+def test_training_is_not_three_forwards_by_hand():
+    """One CSA layer (TINY's sizes: d 32, head_dim 16, rate 4; indexer 2 heads of 8 from r_q 24), B 2:
+    FlopCounterMode's training step falls short of 3 x forward by twice what gets no gradient.
+    T = 3 (no window closed): the CSA compressor's kv_proj and gate_proj (d -> 2 x 16), the indexer's
+    (d -> 2 x 8), its q_b_proj (24 -> 2 x 8) and weights_proj (d -> 2); T = 9: the indexer alone, its
+    scores against floor(9/4) = 2 entries included."""
+    from conftest import require
+
+    require("transformers")
+    cfg = _tiny(("compressed_sparse_attention",), 6, 4, 8)
+    d, hd, di, hi, rq, b = 32, 16, 8, 2, 24, 2
+
+    def indexer(t: int) -> int:
+        return (
+            2 * 2 * b * t * d * 2 * di + 2 * b * t * rq * hi * di + 2 * b * t * d * hi + 2 * b * hi * t * (t // 4) * di
+        )
+
+    compressor = 2 * 2 * b * 3 * d * 2 * hd
+    assert 2 * (compressor + indexer(3)) == 84_480 and 2 * indexer(9) == 108_288
+    for t, short in ((3, 84_480), (9, 108_288)):
+        forward, backward = _counted_training(cfg, b, t, False)
+        assert 3 * forward - (forward + backward) == short, t
+        assert _symtrans(cfg, "training", B=b, L=t) == forward + backward
+
+
+def _counted_generation(cfg: dict, batch: int, prompt: int, steps: int) -> tuple[int, list[int]]:
+    """FLOPs of a prefill of ``prompt`` tokens with the cache (logits of the last one, as generate
+    asks: logits_to_keep=1), then of each of ``steps`` one-token decode steps against that cache."""
+    import torch
+
+    model = _model(cfg).eval()
+    with torch.no_grad():
+        ids = torch.randint(0, cfg["vocab_size"], (batch, prompt))
+        prefill, out = _counted(lambda: model(ids, use_cache=True, logits_to_keep=1))
+        decode = []
+        for _ in range(steps):
+            new = torch.randint(0, cfg["vocab_size"], (batch, 1))
+            flops, out = _counted(lambda: model(new, cache=out.past_key_values, use_cache=True))
+            decode.append(flops)
+    return prefill, decode
+
+
+@pytest.mark.parametrize("tiny", range(len(TINY)))
+def test_prefill_and_decode_flops_equal_flop_counter(tiny):
+    """Prefills of P tokens around the rates (4/8, 3/5) and the window (6, 3), then 4 decode steps:
+    prefill_expr = the prefill's count, decode_expr at T_gen = g = the first g steps' counts."""
+    from conftest import require
+
+    require("transformers")
+    cfg = _tiny(*TINY[tiny])
+    for prompt in (1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17):
+        prefill, decode = _counted_generation(cfg, 2, prompt, 4)
+        assert prefill == _symtrans(cfg, "prefill", B=2, L_pre=prompt), prompt
+        for g in range(1, 5):
+            assert sum(decode[:g]) == _symtrans(cfg, "decode", B=2, L_pre=prompt, T_gen=g), (prompt, g)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), t=st.integers(1, 12), batch=st.integers(1, 2), steps=st.integers(1, 3))
+def test_training_and_decode_flops_drawn(data, t, batch, steps):
+    """hf_reference.deepseek_v4's draws (layer schedules, rates 1-6, hash layers, shared experts,
+    biases, tying, streams) with a window of 2-9: a training step of T tokens, then a prefill of T
+    and decode steps, each = FlopCounterMode."""
+    from conftest import require
+
+    require("transformers")
+    from hf_reference import STRATEGIES
+
+    cfg = {**data.draw(STRATEGIES["deepseek_v4"], label="config"), "sliding_window": data.draw(st.integers(2, 9))}
+    cfg["max_position_embeddings"] = 64
+    forward, backward = _counted_training(cfg, batch, t, False)
+    assert forward + backward == _symtrans(cfg, "training", B=batch, L=t)
+    prefill, decode = _counted_generation(cfg, batch, t, steps)
+    assert prefill == _symtrans(cfg, "prefill", B=batch, L_pre=t)
+    assert sum(decode) == _symtrans(cfg, "decode", B=batch, L_pre=t, T_gen=steps)
+
+
+def _flash_pass(t: int, keys: int, c: int) -> dict[str, int]:
+    """DeepSeek-V4-Flash at B = 1: t new tokens whose queries each score ``keys`` window keys and the
+    floor(c/m) compressed entries of c tokens (m 4 for the 21 CSA layers, 128 for the 20 HCA), from
+    the matrix products of modeling_deepseek_v4.py (transformers 5.24), split into the products a
+    training step differentiates (body, head), the compressors' maps and the lightning indexer."""
+    d, h, dk, rq, g, ro, n, E, k, f, V = 4096, 64, 512, 1024, 8, 1024, 4, 256, 6, 2048, 129280
+    hi, di = 64, 128
+    hc = 2 * t * (2 + n) * n * n * d + 2 * t * n * n * d  # fn (F.linear), comb^T @ streams
+    attention = 2 * t * (d * rq + rq * h * dk + d * dk + h * dk * ro + g * ro * d)  # q_a, q_b, kv, o_a, o_b
+    moe = 2 * t * d * E + 2 * t * k * 3 * d * f + 2 * t * 3 * d * f  # router, 6 experts, shared MLP
+
+    def scores(entries: int) -> int:  # Q K^T and scores V
+        return 2 * 2 * h * t * (keys + entries) * dk
+
+    body = 43 * (2 * hc + attention + moe) + 2 * scores(0) + 21 * scores(c // 4) + 20 * scores(c // 128)
+    body += 2 * t * n * n * d  # hc_head
+    indexer = 2 * 2 * t * d * 2 * di + 2 * t * rq * hi * di + 2 * t * d * hi + 2 * t * hi * di * (c // 4)
+    return dict(
+        body=body,
+        head=2 * t * d * V,
+        csa=21 * 2 * 2 * t * d * 2 * dk,
+        hca=20 * 2 * 2 * t * d * dk,
+        indexer=21 * indexer,
+    )
+
+
+def test_flash_training_flops_by_hand(read_fixture):
+    """DeepSeek-V4-Flash's training step at B = 1: forward + 2 x (what gets a gradient): at T = 3 no
+    compressor window has closed, at T = 100 the CSA windows (m 4) have and the HCA ones (m 128) not,
+    at T = 4097 both; the indexer never."""
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+    for t in (3, 100, 4097):
+        p = _flash_pass(t, t, t)
+        forward = sum(p.values())
+        graded = p["body"] + p["head"] + (t >= 4) * p["csa"] + (t >= 128) * p["hca"]
+        assert exact(flops_expr(spec, "forward"), {**spec.values, "B": 1, "L": t}) == forward, t
+        assert exact(flops_expr(spec, "training"), {**spec.values, "B": 1, "L": t}) == forward + 2 * graded, t
+    p = _flash_pass(4097, 4097, 4097)
+    assert (
+        3 * sum(p.values()) - exact(flops_expr(spec, "training"), {**spec.values, "B": 1, "L": 4097})
+        == 2 * p["indexer"]
+    )
+
+
+def test_flash_prefill_and_decode_flops_by_hand(read_fixture):
+    """DeepSeek-V4-Flash at B = 1 after a prompt of P = 4095, 4096, 4097 tokens (around a multiple of 4
+    and of 128): the prefill with logits for its last token, and the decode step at context c = P + 1,
+    whose query scores min(c, w = 128) window keys and floor(c/m) entries; three steps summed."""
+    from symtrans.accounting.flops import decode_expr, prefill_expr
+
+    spec, _ = spec_from_config(read_fixture(FLASH), FLASH)
+
+    def pass_flops(t: int, keys: int, c: int, logits: int) -> int:
+        p = _flash_pass(t, keys, c)
+        return p["body"] + p["csa"] + p["hca"] + p["indexer"] + 2 * logits * 4096 * 129280
+
+    for prompt in (4095, 4096, 4097):
+        v = {**spec.values, "B": 1, "L_pre": prompt}
+        assert exact(prefill_expr(spec), v) == pass_flops(prompt, prompt, prompt, 1), prompt
+        steps = [pass_flops(1, min(c, 128), c, 1) for c in range(prompt + 1, prompt + 4)]
+        assert exact(decode_expr(spec), {**v, "T_gen": 1}) == steps[0], prompt
+        assert exact(decode_expr(spec), {**v, "T_gen": 3}) == sum(steps), prompt
+    assert pass_flops(1, 128, 4098, 1) == 30_523_916_288  # symtrans flops --mode decode --prefill 4097

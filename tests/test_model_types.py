@@ -2515,9 +2515,6 @@ AUDIO = ("wav2vec2", "hubert")
 FORWARD_ONLY = ("mamba", "falcon_mamba", "mamba2", "jamba", "qwen3_next", "lfm2", "bamba", "qwen3_5_text")
 FORWARD_ONLY += ("granitemoehybrid", "nemotron_h", "falcon_h1", "zamba2")
 FORWARD_ONLY += ("qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
-# DeepSeek-V4: the forward only (mixer_rules.V4_FLOPS); training and decode refused in one line
-# (tests/test_deepseek_v4.py)
-FORWARD_ONLY += ("deepseek_v4",)
 
 
 # Dual encoders run a text and an image forward: tests/test_dual_encoders.py checks each tower's

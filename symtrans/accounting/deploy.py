@@ -286,12 +286,21 @@ def _cache_per_device(spec, values: dict, tp: int, kv_dtype: str) -> tuple[int, 
 
     Raises:
         InputError: tp divides neither the query heads nor the KV heads; a model that caches
-            no K/V per token (state-space layers only); caching steps of different head counts that
+            no K/V per token (state-space layers only) or a cache per sequence (``Step.held``:
+            DeepSeek-V4); caching steps of different head counts that
             ``tp`` splits in different shares.
     """
     from symtrans.accounting.memory import get_dtype
 
-    caching = [n for n in build(spec).nodes() if n.step.cache != 0]
+    nodes = list(build(spec).nodes())
+    if any(n.step.held != 0 or n.step.held_fp32 != 0 for n in nodes):  # deepseek_v4.cache_steps
+        raise InputError(
+            "deploy sizes the paged KV cache in tokens, as vLLM does, and this model's cache (DeepSeek-V4: a "
+            "window of w - 1 keys, compressed entries every m_csa or m_hca tokens, open windows) is not so many "
+            "bytes per token, and vLLM's layout of it is not modelled; its cache per sequence: symtrans memory "
+            "--inference"
+        )
+    caching = [n for n in nodes if n.step.cache != 0]
     if not caching:
         raise InputError(
             "deploy sizes the paged KV cache in tokens, as vLLM does, and this model caches no keys or values "

@@ -8,7 +8,9 @@ multiply-accumulate) and every element-wise term (``Step.elementwise``); a
 * ``forward``: one forward pass of B sequences of L tokens (L_src/L_tgt for an
   encoder-decoder);
 * ``backward``: ``BACKWARD_MULTIPLIER`` (2) x forward: per matmul, the gradients with
-  respect to the inputs and to the weights;
+  respect to the inputs and to the weights; 0 for a product no gradient reaches
+  (``roles.NO_GRAD_ROLES``, ``Step.grad``: the lightning indexers, a DeepSeek-V4 compressor
+  before its first window closes), 1 x forward for a map of the raw input (``Step.input_grad``);
 * ``training``: forward + backward, plus the recomputation the ``recompute`` option asks
   for (``full``: one more forward pass of the layers, not the logits; ``selective``: one
   more forward of the attention-score terms, Korthikanti et al. 2022 §4);
@@ -78,8 +80,9 @@ def count(model: Cost, conv: Convention | str = "flops", select=None) -> sp.Expr
     return _sum_steps(model.nodes(), conv, select)
 
 
-def _sum_steps(nodes, conv: Convention, select=None) -> sp.Expr:
-    """``count`` over ``Cost.nodes`` (blocks from the model's root, multiplicity, step)."""
+def _sum_steps(nodes, conv: Convention, select=None, share=None) -> sp.Expr:
+    """``count`` over ``Cost.nodes`` (blocks from the model's root, multiplicity, step),
+    each step's cost times ``share(node)`` where given."""
     terms = []
     for node in nodes:
         if not conv.logits and node.within(*HEADS):
@@ -88,8 +91,14 @@ def _sum_steps(nodes, conv: Convention, select=None) -> sp.Expr:
             continue
         c = _step_cost(node.step, conv)
         if c != 0:
-            terms.append(node.multiplicity * c)
+            terms.append(node.multiplicity * c * (1 if share is None else share(node)))
     return sp.Add(*terms)
+
+
+def _no_grad(node: Node) -> sp.Expr:
+    """The share of a step's forward that no gradient flows back through: 1 for the
+    ``NO_GRAD_ROLES``, else 1 - ``Step.grad`` (0 for most steps)."""
+    return sp.Integer(1) if node.step.role in NO_GRAD_ROLES else 1 - node.step.grad
 
 
 def _embedding_lookups(spec: Spec, model: Cost, wl: Workload, conv: Convention) -> sp.Expr:
@@ -156,7 +165,9 @@ def flops_expr(
 
     The closed form depends only on ``spec.structure()``; it is cached on it.
     """
-    spec.check_workload(v4_forward=mixer_rules.v4_flops(spec, mode, convention, mask))  # per-layer patterns refused
+    spec.check_workload(
+        v4_counted=mixer_rules.v4_flops(spec, mode, convention, mask, recompute)
+    )  # per-layer patterns refused
     return _flops_expr(spec.structure(), mode, convention, mask, recompute)
 
 
@@ -224,7 +235,9 @@ def _mode_cost(spec: Spec, wl: Workload, conv: Convention, mode: str, recompute:
     # projects the relative table with both W_Q and W_K even when one term is off).  A map of
     # the raw input (a convolutional front end on pixels or mel frames) has no input gradient
     # to compute: its backward is the weight gradient alone, 1 x its forward.
-    dead = _sum_steps(walked, conv, lambda n: n.step.role in NO_GRAD_ROLES)  # and the DSA indexer (no_grad)
+    # The DSA indexer (no_grad) and DeepSeek-V4's indexer (integer top-k) and, before a window
+    # of m tokens closes, its compressors (``Step.grad``) get no gradient either.
+    dead = _sum_steps(walked, conv, lambda n: _no_grad(n) != 0, _no_grad)
     bwd = BACKWARD_MULTIPLIER * (fwd - dead) - _sum_steps(walked, conv, lambda n: not n.step.input_grad)
     if mode == "backward":
         return bwd
@@ -277,7 +290,7 @@ def component_flops(
     from symtrans.engine.simplify import closed_form
 
     _check(mode, mask, recompute)
-    spec.check_workload(v4_forward=mixer_rules.v4_flops(spec, mode, convention, mask))
+    spec.check_workload(v4_counted=mixer_rules.v4_flops(spec, mode, convention, mask, recompute))
     conv = get_convention(convention)
     wl = Workload(mask=mask)
     model = build(spec, wl)
@@ -390,7 +403,7 @@ def _prefill_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
 
     _check(_NO_MODE, mask, "none")
     _require_generation(spec)
-    spec.check_workload()
+    spec.check_workload(v4_counted=mixer_rules.v4_flops(spec, "prefill", convention, mask))
     conv = get_convention(convention)
     if spec.family == "encoder-decoder":
         wl = Workload(src=S.L_pre, tgt=sp.Integer(1), mask=mask)
@@ -429,7 +442,7 @@ def _decode_step_model(spec: Spec, mask: str) -> Cost:
     """The tree of decode step t (one new token per sequence; see ``decode_step_expr``)."""
     _check(_NO_MODE, mask, "none")
     _require_generation(spec)
-    spec.check_workload()
+    spec.check_workload(v4_counted=mixer_rules.v4_flops(spec, "decode", "flops", mask))
     one = sp.Integer(1)
     if spec.family == "encoder-decoder":
         return build(spec, Workload(src=S.L_pre, tgt=one, context=S.t, mask=mask))
@@ -437,6 +450,7 @@ def _decode_step_model(spec: Spec, mask: str) -> Cost:
 
 
 def _decode_step_count(spec: Spec, convention: str, mask: str) -> sp.Expr:
+    mixer_rules.v4_flops(spec, "decode", convention, mask)  # DeepSeek-V4: flops or macs only
     conv = get_convention(convention)
     model = _decode_step_model(spec, mask)
     one = sp.Integer(1)
@@ -548,6 +562,8 @@ def decode_expr(spec: Spec, convention: str = "flops", mask: str = "full") -> sp
 def _decode_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     from symtrans.engine.simplify import closed_form
 
+    if mixer_rules.v4_flops(spec, "decode", convention, mask):
+        return closed_form(_v4_decode(spec, convention, mask))
     spec.check_workload()
     if _has_window(spec):
         return _windowed_decode(spec, convention, mask)
@@ -556,6 +572,19 @@ def _decode_expr(spec: Spec, convention: str, mask: str) -> sp.Expr:
     if total is None:
         total = sp.summation(sp.expand(step), (S.t, 1, S.T_gen))
     return closed_form(total) if not total.has(sp.Sum) else total
+
+
+def _v4_decode(spec: Spec, convention: str, mask: str) -> sp.Expr:
+    """DeepSeek-V4's decode of T_gen tokens after L_pre: its step at context c reads Min(c, w)
+    window keys and floor(c/m) compressed entries, summed over c = L_pre + 1 .. L_pre + T_gen in
+    closed form (``deepseek_v4.decode_sum``)."""
+    from symtrans.engine.deepseek_v4 import decode_sum
+
+    _check(_NO_MODE, mask, "none")
+    spec.check_workload(v4_counted=True)
+    c = sp.Dummy("c", integer=True, positive=True)
+    model = build(spec, Workload(seq=sp.Integer(1), context=c, mask=mask))
+    return decode_sum(count(model, get_convention(convention)), c, S.L_pre, S.T_gen)
 
 
 def decode_sum(spec: Spec, convention: str = "flops", mask: str = "full") -> tuple[sp.Expr, tuple[int, ...]] | None:

@@ -210,8 +210,10 @@ from symtrans.catalog.type_keys import (
     TEXT_ONLY_CONFIG_KEYS,
     TEXT_ONLY_DEFAULTS,
     TEXT_ONLY_NO_PARAM_EFFECT,
+    TYPO_CUTOFF,
     WORKLOAD_GETATTR_KEYS,
 )
+from symtrans.catalog.type_keys import real_keys as _real_keys
 from symtrans.catalog.type_tables import (  # noqa: F401 (re-exported: SIZE_OF_KEY, size_of_key)
     ALIASES,
     CLASSES,
@@ -287,25 +289,6 @@ def _load_all() -> None:
 # The table's types, then the records' (the order of CLASSES), without importing a record module.
 SUPPORTED = (*dict.keys(CLASSES), *(mt for mt in _models.INDEX if mt not in _models.TEXT_ONLY_TYPES))
 
-# Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
-# has: such a key is never taken for a typo, whichever model_type it appears in (``REAL_KEYS``,
-# built on first use: it reads every record).
-_REAL_KEYS: list[frozenset[str]] = []
-
-
-def _real_keys() -> frozenset[str]:
-    if not _REAL_KEYS:
-        _REAL_KEYS.append(
-            frozenset().union(
-                *CONFIG_KEYS.values(),
-                COMMON_KEYS,
-                *NO_PARAM_EFFECT.values(),
-                *GETATTR_KEYS.values(),
-                *GETATTR_QUIET.values(),
-            )
-        )
-    return _REAL_KEYS[0]
-
 
 def __getattr__(name: str):
     if name == "REAL_KEYS":
@@ -331,10 +314,6 @@ def param_keys(model_type: str) -> frozenset[str]:
     return frozenset(k for k in keys if k not in quiet)
 
 
-# Unknown keys at least this similar to a known one (difflib ratio, 0..1) are taken as
-# typos: num_key_value_head / num_key_value_heads is 0.97, intermediate_sise 0.94, while
-# distinct real keys such as rope_theta / rope_parameters (0.56) stay well below.
-TYPO_CUTOFF = 0.85
 # At most this many unknown top-level keys.  Real config.json files have a few dozen keys
 # and a handful of unknown ones (keys of newer transformers versions); each unknown key is
 # compared with every known one for typos, so a file of 686,000 unknown keys took 440 s.

@@ -746,3 +746,28 @@ TEXT_ONLY_NO_PARAM_EFFECT["qwen2_5_vl_text"] = dict(TEXT_ONLY_NO_PARAM_EFFECT["q
         TEXT_ONLY_NO_PARAM_EFFECT,
     )
 )
+
+
+# Unknown keys at least this similar to a known one (difflib ratio, 0..1) are taken as
+# typos: num_key_value_head / num_key_value_heads is 0.97, intermediate_sise 0.94, while
+# distinct real keys such as rope_theta / rope_parameters (0.56) stay well below.
+TYPO_CUTOFF = 0.85
+
+# Every key some supported config class (or PretrainedConfig, 4.x or a published checkpoint)
+# has: such a key is never taken for a typo, whichever model_type it appears in (``REAL_KEYS``,
+# built on first use, once hf_config has registered the records: it reads every record).
+_REAL_KEYS: list[frozenset[str]] = []
+
+
+def real_keys() -> frozenset[str]:
+    if not _REAL_KEYS:
+        _REAL_KEYS.append(
+            frozenset().union(
+                *CONFIG_KEYS.values(),
+                COMMON_KEYS,
+                *NO_PARAM_EFFECT.values(),
+                *GETATTR_KEYS.values(),
+                *GETATTR_QUIET.values(),
+            )
+        )
+    return _REAL_KEYS[0]

@@ -185,19 +185,19 @@ def with_symbols(out: dict) -> dict:
     return out
 
 
-def flops_values(res, batch: int, seq_len: int | None, v4_forward: bool = False) -> dict[str, int]:
+def flops_values(res, batch: int, seq_len: int | None, v4_counted: bool = False) -> dict[str, int]:
     """Sizes for evaluating forward FLOPs: the spec's, with the workload's B, L (and
     L_src/L_tgt) set by the one rule of ``engine.workload.resolve_workload``."""
-    return command_workload(res, batch, seq_len, v4_forward=v4_forward).values(res.spec)
+    return command_workload(res, batch, seq_len, v4_counted=v4_counted).values(res.spec)
 
 
-def command_workload(res, batch: int, seq_len: int | None, mask: str = "full", v4_forward: bool = False):
+def command_workload(res, batch: int, seq_len: int | None, mask: str = "full", v4_counted: bool = False):
     """The ``engine.workload.Workload`` of a command on ``res`` (a ``resolve.Resolved``):
     ``--batch``, ``--seq-len`` (else the model's L, with its source) and ``--mask``."""
     from symtrans.engine.workload import resolve_workload
 
     return resolve_workload(
-        res.spec, batch, seq_len, mask=mask, seq_len_source=res.seq_len_source, v4_forward=v4_forward
+        res.spec, batch, seq_len, mask=mask, seq_len_source=res.seq_len_source, v4_counted=v4_counted
     )
 
 

@@ -214,11 +214,11 @@ def _seconds(x) -> str:
     return seconds(float(_frac(x)))
 
 
-def _values(res, batch: int, seq_len: int | None, args=None, v4_forward: bool = False) -> dict[str, int]:
+def _values(res, batch: int, seq_len: int | None, args=None, v4_counted: bool = False) -> dict[str, int]:
     from symtrans.catalog.resolve import seq_len_warning
     from symtrans.cli.common import _warn, flops_values
 
-    v = flops_values(res, batch, seq_len, v4_forward)
+    v = flops_values(res, batch, seq_len, v4_counted)
     w = seq_len_warning(res.spec, v)
     if w and args is not None:
         _warn(args, w)
@@ -286,8 +286,8 @@ def flops_command_result(res, args, generated: bool = True) -> dict:
         _warn(args, f"--mask window: {res.name} has no sliding window (no w): every layer counts as under --mask full")
     if args.recompute != "none" and mode != "training":
         raise InputError(f"--recompute applies to --mode training, not {mode}")
-    v4_forward = mixer_rules.v4_flops(spec, mode, conv.name, args.mask)  # DeepSeek-V4: the forward only
-    v = _values(res, args.batch, args.seq_len, args, v4_forward)
+    v4_counted = mixer_rules.v4_flops(spec, mode, conv.name, args.mask, args.recompute)  # DeepSeek-V4
+    v = _values(res, args.batch, args.seq_len, args, v4_counted)
     head = {
         "model": res.name,
         "mode": mode,

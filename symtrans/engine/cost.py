@@ -101,6 +101,12 @@ class Step:
         input_grad: False for a map applied to the raw model input (pixels, mel frames):
             no backward pass computes the gradient with respect to it, so its backward
             costs 1 x its forward (the weight gradient), not 2 x.
+        grad: 1 where the backward pass differentiates this product, 0 where no gradient
+            reaches it, or an expression of the workload that is 0 or 1 (its backward then
+            costs 2 x its forward x ``grad``).  DeepSeek-V4's lightning indexer returns integer
+            top-k indices (0); a V4 compressor's maps reach the loss only once a window of m
+            tokens has closed, Min(1, floor(L/m)) (``deepseek_v4`` module docstring, Training).
+            ``roles.NO_GRAD_ROLES`` are 0 whatever this says.
         matrices: the 2-D tensors among ``params`` (``Matrix``: a linear map d_in -> d_out
             is ``Matrix(1, d_out, d_in)``, an embedding ``Matrix(1, V, d_model, lookup=True)``);
             the rest of ``params`` are vectors (norms, biases).  Quantized formats and
@@ -123,6 +129,7 @@ class Step:
     factor: int = 0
     matrices: tuple[Matrix, ...] = ()
     input_grad: bool = True
+    grad: sp.Expr = ONE
     cache: sp.Expr = ZERO
     state: sp.Expr = ZERO
     cache_window: sp.Expr | None = None
@@ -361,6 +368,7 @@ def substitute(c: Cost, subs: dict[sp.Symbol, sp.Symbol]) -> Cost:
             cache_heads=e(st.cache_heads),
             held=e(st.held),
             held_fp32=e(st.held_fp32),
+            grad=e(st.grad),
         )
         for st in c.steps
     )

@@ -60,9 +60,35 @@ sliding window, the causal mask and the indexer's top-k only mask this full squa
 indexer's scores 2*B*T*h_idx*d_idx*T_c (``DeepseekV4IndexerScorer``; its head-weighted sum and
 top-k are elementwise); each hyper-connection's ``fn`` 2*tokens*(2 + n_hc)*n_hc*n_hc*d_model and
 its comb mix 2*tokens*n_hc^2*d_model (``comb^T @ streams`` in ``DeepseekV4DecoderLayer``).
-Checked against FlopCounterMode on eager forwards (tests/test_deepseek_v4.py).  Training, decode,
-other masks and conventions, time and a KV cache per token (which this cache has not) are refused
-in one line (``mixer_rules.v4_flops``, ``mixer_rules.V4_WORKLOAD_REFUSAL``).
+Prefill (``flops.prefill_expr``) is this forward over the L_pre prompt tokens, the cache
+returning all of them to eager attention, with the LM head on the last token only (``logits_to_keep=1``).
+
+Training (``flops --mode backward/training``; ``Step.grad``): a training step's backward runs the
+gradients of every product the loss reaches, 2 x its forward, except:
+
+* the lightning indexer (``DeepseekV4Indexer``: its compressor's kv_proj and gate_proj, q_b_proj,
+  ``DeepseekV4IndexerScorer``'s weights_proj and scores) returns ``topk(...).indices``, integers that
+  ``DeepseekV4CSACompressor.forward`` only scatters into the additive ``block_bias``: no gradient
+  reaches any of it, so its backward is 0 (forward FLOPs only);
+* a CSA or HCA compressor's kv_proj and gate_proj before its first window closes (L < m): with no
+  window, ``DeepseekV4HCACompressor.forward`` and ``DeepseekV4CSACompressor.forward`` return
+  ``chunk_kv.new_zeros(...)``, cut from the maps, so their backward is 0; from L >= m on their
+  compressed entries join the keys, 2 x forward.  ``Step.grad`` = Min(1, floor(L/m)).
+
+Activation recomputation is refused (``mixer_rules.v4_flops``): transformers' checkpointing of
+``DeepseekV4DecoderLayer`` does not recompute all of its forward.
+
+Decode (``flops --mode decode``; ``flops.decode_expr``): the step of one new token at context c (the
+c - 1 cached tokens and itself) runs the maps above on one token per sequence; its query scores the
+Min(c, w) window keys ``DynamicSlidingWindowLayer.update`` / ``DeepseekV4HCACache.update`` return
+(the w - 1 kept and its own) plus the floor(c/m) compressed entries (``update_compressor_states``;
+closing a window is element-wise), the indexer's query floor(c/m_csa) entries.  The sum over
+c = L_pre + 1 .. L_pre + T_gen is closed term by term (``decode_sum``).
+
+Checked against FlopCounterMode on transformers 5.24's eager model (tests/test_deepseek_v4.py):
+forwards, training steps (``loss.backward()``), prefills and decode steps with the cache.  Other
+masks and conventions, time and a KV cache per token (which this cache has not) are refused in one
+line (``mixer_rules.v4_flops``, ``mixer_rules.V4_WORKLOAD_REFUSAL``).
 """
 
 from __future__ import annotations
@@ -122,8 +148,11 @@ def _attention_core(spec: Spec, tokens: sp.Expr) -> list[Step]:
     return steps
 
 
-def _compressor(spec: Spec, tokens: sp.Expr, width: sp.Expr, series: int, rate: sp.Expr, what: str) -> list[Step]:
-    """A KV compressor of ``series`` series of ``width`` (kv_proj, gate_proj, position_bias, kv_norm)."""
+def _compressor(
+    spec: Spec, tokens: sp.Expr, width: sp.Expr, series: int, rate: sp.Expr, what: str, grad: sp.Expr
+) -> list[Step]:
+    """A KV compressor of ``series`` series of ``width`` (kv_proj, gate_proj, position_bias, kv_norm),
+    its products differentiated ``grad`` times (``Step.grad``; module docstring, Training)."""
     out = series * width
     steps = linear(
         f"{what} W_KV", S.d_model, out, tokens, False, SOURCE, f"{what}: the entries to compress (kv_proj)",
@@ -144,11 +173,13 @@ def _compressor(spec: Spec, tokens: sp.Expr, width: sp.Expr, series: int, rate: 
         )
     )
     steps += norm(spec, f"{what} norm", width, tokens, Role.COMPRESSOR)
-    return steps
+    return [replace(st, grad=grad) for st in steps]
 
 
 def _indexer(spec: Spec, tokens: sp.Expr) -> list[Step]:
-    steps = _compressor(spec, tokens, S.d_idx, 2, S.m_csa, "indexer compressor")
+    """DeepseekV4Indexer: its compressor, queries and head weights; no gradient reaches any of
+    them (it returns integer top-k indices: module docstring, Training)."""
+    steps = _compressor(spec, tokens, S.d_idx, 2, S.m_csa, "indexer compressor", sp.Integer(0))
     steps += linear(
         "W_IQ", S.r_q, S.h_idx * S.d_idx, tokens, False, SOURCE, "indexer queries from the query latent (q_b_proj)",
         role=Role.INDEXER_Q,
@@ -157,7 +188,7 @@ def _indexer(spec: Spec, tokens: sp.Expr) -> list[Step]:
         "W_IW", S.d_model, S.h_idx, tokens, False, SOURCE, "a weight per indexer head and token (weights_proj)",
         role=Role.INDEXER_WEIGHTS,
     )  # fmt: skip
-    return steps
+    return [replace(st, grad=sp.Integer(0)) for st in steps]
 
 
 def hyper_connection(tokens: sp.Expr, label: str) -> Cost:
@@ -259,18 +290,23 @@ class _V4Attention(LayerKind):
 
     @classmethod
     def mixer(cls, spec, batch, q, context, mask, decode):
+        """``q`` new tokens of each of ``batch`` sequences, ``context`` tokens so far (the new ones
+        included).  A whole sequence (q = context = L) scores all L keys; a decode step (q = 1,
+        ``decode``) scores the Min(context, w) keys its window cache returns.  Both also score the
+        floor(context/m) compressed entries (module docstring, Forward and Decode)."""
         t = batch * q
         steps = _attention_core(spec, t)
         entries = sp.Integer(0)  # compressed entries the layer's queries also score
         if cls.compressor == "csa":
-            steps += _compressor(spec, t, S.d_k, 2, S.m_csa, "CSA compressor")
-            steps += _indexer(spec, t)
             entries = sp.floor(context / S.m_csa)
+            steps += _compressor(spec, t, S.d_k, 2, S.m_csa, "CSA compressor", sp.Min(1, entries))
+            steps += _indexer(spec, t)
             steps.append(_index_scores(batch, q, entries))
         elif cls.compressor == "hca":
-            steps += _compressor(spec, t, S.d_k, 1, S.m_hca, "HCA compressor")
             entries = sp.floor(context / S.m_hca)
-        steps += _scores(batch, q, context + entries)
+            steps += _compressor(spec, t, S.d_k, 1, S.m_hca, "HCA compressor", sp.Min(1, entries))
+        keys = sp.Min(context, S.w) if decode else context  # mixer_rules.v4_flops: decode needs w
+        steps += _scores(batch, q, keys + entries)
         if spec.has("w"):  # the cache needs the window (memory refuses without it)
             steps += cache_steps(cls.name)
         return Cost(name=cls.title, block=cls.block, steps=tuple(steps), source=SOURCE)
@@ -329,3 +365,40 @@ def cache_steps(name: str) -> list[Step]:
     closed = sp.Min(1, sp.floor(t / S.m_csa))  # the overlap state exists once a window has closed
     held = width * sp.floor(t / S.m_csa) + 2 * 2 * width * sp.Mod(t, S.m_csa) + closed * S.m_csa * width
     return steps + [_held("CSA compressed entries, open window and overlap", held, closed * S.m_csa * width)]
+
+
+def _running_sums(c: sp.Symbol, x: sp.Expr) -> dict[sp.Expr, sp.Expr]:
+    """What a decode step at context ``c`` reads, each with its sum over c = 1..x (integer x >= 0):
+    the window's keys Min(c, w), sum M(M + 1)/2 + (x - M)*w with M = Min(x, w); the compressed
+    entries floor(c/m), sum m*q*(q - 1)/2 + q*(x - m*q + 1) with q = floor(x/m) (blocks 0..q - 1
+    of m values each, then the x - m*q + 1 values c = m*q..x of floor q)."""
+    M = sp.Min(x, S.w)
+    out = {sp.Min(c, S.w): M * (M + 1) / 2 + (x - M) * S.w}
+    for m in (S.m_csa, S.m_hca):
+        q = sp.floor(x / m)
+        out[sp.floor(c / m)] = m * q * (q - 1) / 2 + q * (x - m * q + 1)
+    return out
+
+
+def decode_sum(step: sp.Expr, c: sp.Symbol, first: sp.Expr, n: sp.Expr) -> sp.Expr:
+    """The sum of ``step``, the FLOPs of one decode step at context ``c`` (the tokens so far, the
+    new one included), over the n steps at c = first + 1 .. first + n, in closed form.
+
+    The step is A + K_w*Min(c, w) + K_csa*floor(c/m_csa) + K_hca*floor(c/m_hca) with A and the K
+    free of c (module docstring, Decode); each term sums as the difference of its running sums
+    (``_running_sums``) at first + n and at first.
+
+    Raises:
+        InputError: a step not of that form (one line).
+    """
+    from symtrans.base.errors import InputError
+
+    reads = _running_sums(c, c)
+    dummies = {atom: sp.Dummy(f"x{i}") for i, atom in enumerate(reads)}
+    e = sp.expand(step.xreplace(dummies))
+    coeffs = {atom: sp.expand(sp.diff(e, x)) for atom, x in dummies.items()}
+    rest = sp.expand(e - sp.Add(*[coeffs[a] * x for a, x in dummies.items()]))
+    if any(k.has(c, *dummies.values()) for k in coeffs.values()) or rest.has(c, *dummies.values()):
+        raise InputError("a DeepSeek-V4 decode step is not linear in its window keys and compressed entries")
+    upper, lower = _running_sums(c, first + n), _running_sums(c, first)
+    return n * rest + sp.Add(*[k * (upper[a] - lower[a]) for a, k in coeffs.items()])

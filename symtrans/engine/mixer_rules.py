@@ -77,33 +77,45 @@ V4_KINDS = ("v4_swa", "v4_csa", "v4_hca")
 ATTENTION_KINDS = ("attention", "dsa", "attention_mamba2", *GEMMA4_KINDS, *V4_KINDS, "zamba2_hybrid")
 # Kinds that hold a Mamba 2 mixer (its options and its heads' checks apply).
 MAMBA2_KINDS = {"mamba2", "attention_mamba2", "zamba2_hybrid"}
-# FLOPs, memory and time of DeepSeek-V4's attention (Spec.check_workload)
+# Memory and time of DeepSeek-V4's attention (Spec.check_workload)
 V4_WORKLOAD_REFUSAL = (
-    "time, decode and a KV cache per token of DeepSeek-V4's attention (a sliding window of keys that are "
+    "time and a KV cache per token of DeepSeek-V4's attention (a sliding window of keys that are "
     "also the values, compressed entries every m_csa or m_hca tokens, the lightning indexer's top-k) are "
-    "not modelled (its forward FLOPs are: symtrans flops --mode forward --mask full; its cache per sequence "
+    "not modelled (its FLOPs are: symtrans flops --mask full, any mode; its cache per sequence "
     "is, given a sliding_window of 2 or more: memory.kv_cache_bytes); parameters are exact"
 )
 
-# The one DeepSeek-V4 count checked: the forward as the eager implementation computes it
-# (tests/test_deepseek_v4.py, FlopCounterMode): every query scores all L keys and compressed entries.
-V4_FLOPS = ("forward", ("flops", "macs"), "full")
+# The DeepSeek-V4 counts checked (tests/test_deepseek_v4.py, FlopCounterMode on transformers 5.24's
+# eager model): forward, backward and training as one training step computes them, prefill and
+# decode with the cache; every query scores all the keys eager attention is given.
+V4_FLOPS = (("forward", "backward", "training", "prefill", "decode"), ("flops", "macs"), "full")
 
 
-def v4_flops(spec: Any, mode: str, convention: str, mask: str) -> bool:
-    """True for a DeepSeek-V4 spec asked for its forward FLOPs under ``flops`` or ``macs`` with the
-    full mask (``V4_FLOPS``); False for any other spec.
+def v4_flops(spec: Any, mode: str, convention: str, mask: str, recompute: str = "none") -> bool:
+    """True for a DeepSeek-V4 spec asked for FLOPs it models (``V4_FLOPS``: a mode of them
+    under ``flops`` or ``macs`` with the full mask, no recomputation); False for any other spec.
 
     Raises:
-        InputError: a DeepSeek-V4 spec with another mode, convention or mask (one line).
+        InputError: a DeepSeek-V4 spec with another mode, convention or mask, with activation
+            recomputation, or asked for decode without a sliding window w (one line each).
     """
     if not set(mixer_kinds(spec)) & set(V4_KINDS):
         return False
-    if mode != V4_FLOPS[0] or convention not in V4_FLOPS[1] or mask != V4_FLOPS[2]:
+    if mode not in V4_FLOPS[0] or convention not in V4_FLOPS[1] or mask != V4_FLOPS[2]:
         raise InputError(
-            f"DeepSeek-V4's FLOPs are modelled for the forward under the flops or macs convention with "
-            f"--mask full (as its eager attention computes them), not mode {mode}, convention {convention}, "
+            f"DeepSeek-V4's FLOPs are modelled for {', '.join(V4_FLOPS[0])} under the flops or macs convention "
+            f"with --mask full (as its eager attention computes them), not mode {mode}, convention {convention}, "
             f"mask {mask}"
+        )
+    if recompute != "none":
+        raise InputError(
+            f"DeepSeek-V4's training FLOPs are modelled without activation recomputation, not --recompute "
+            f"{recompute} (transformers' checkpointing does not recompute all of a layer's forward)"
+        )
+    if mode == "decode" and not spec.has("w"):
+        raise InputError(
+            "DeepSeek-V4's decode FLOPs need its sliding_window (2 or more): a decode step scores the keys "
+            "its window cache keeps"
         )
     return True
 

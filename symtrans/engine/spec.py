@@ -634,7 +634,7 @@ class Spec:
             changes["sizes"] = tuple(merged.items())
         return dataclasses.replace(self, **changes)
 
-    def check_sizes(self, sizes: dict[str, int], workload: bool = False, v4_forward: bool = False) -> None:
+    def check_sizes(self, sizes: dict[str, int], workload: bool = False, v4_counted: bool = False) -> None:
         """Validate this spec's sizes with ``sizes`` merged in, without building a Spec.
 
         The same size checks as construction (``replace(sizes=sizes)`` would raise the
@@ -653,9 +653,9 @@ class Spec:
         merged.update(sizes)
         _validate_sizes(self, merged, workload)
         if workload:
-            self.check_workload(v4_forward=v4_forward)
+            self.check_workload(v4_counted=v4_counted)
 
-    def check_workload(self, memory: bool = False, v4_forward: bool = False) -> None:
+    def check_workload(self, memory: bool = False, v4_counted: bool = False) -> None:
         """Refuse to evaluate FLOPs, the KV cache or time of a ``per-layer`` attention pattern;
         with ``memory``, also the memory of an audio encoder (its feature encoder's activations).
 
@@ -665,7 +665,7 @@ class Spec:
         if memory and self.frontend == "wav2vec2":
             raise InputError(audio_rules.MEMORY_REFUSAL)
         long_rules.check_workload(self, memory)
-        if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS) and not v4_forward:
+        if set(mixer_kinds(self)) & set(mixer_rules.V4_KINDS) and not v4_counted:
             raise InputError(mixer_rules.V4_WORKLOAD_REFUSAL)
         if self.attention_pattern != "uniform":
             raise InputError(

@@ -118,7 +118,7 @@ def resolve_workload(
     generated: int | None = None,
     mask: str = "full",
     seq_len_source: str = "",
-    v4_forward: bool = False,
+    v4_counted: bool = False,
 ) -> Workload:
     """The workload of one command on ``spec`` (the module docstring states the rule).
 
@@ -129,7 +129,7 @@ def resolve_workload(
         mask: ``full``, ``causal`` or ``half``.
         seq_len_source: where the default ``L`` comes from (``Resolved.seq_len_source``);
             ``--seq-len`` when ``seq_len`` is given.
-        v4_forward: the workload of DeepSeek-V4's forward FLOPs (``mixer_rules.v4_flops``), which
+        v4_counted: the workload of DeepSeek-V4's FLOPs (``mixer_rules.v4_flops``), which
             ``Spec.check_workload`` otherwise refuses.
 
     Raises:
@@ -168,6 +168,6 @@ def resolve_workload(
         seq_len_source=source,
     )
     spec.check_sizes(
-        wl.values(spec), workload=True, v4_forward=v4_forward
+        wl.values(spec), workload=True, v4_counted=v4_counted
     )  # the option ranges at this workload (global_tokens <= L)
     return wl

@@ -97,12 +97,17 @@ def class_keys(model_type: str) -> tuple[str, frozenset[str]]:
     """The name of ``model_type``'s config class and the keys it takes: its ``__init__``'s
     named arguments, its ``attribute_map`` (aliases such as ``n_embd``) and the keys of its
     default ``to_dict()`` (keys set in ``__post_init__``)."""
-    import inspect
-
     modules()
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-    cls = CONFIG_MAPPING[model_type]
+    return config_class_keys(CONFIG_MAPPING[model_type])
+
+
+def config_class_keys(cls) -> tuple[str, frozenset[str]]:
+    """``class_keys`` of a transformers config class ``cls`` (a wrapper's sub-config class,
+    such as ``CLIPVisionConfig``, as well as a model_type's own)."""
+    import inspect
+
     keys = {
         n
         for n, p in inspect.signature(cls.__init__).parameters.items()

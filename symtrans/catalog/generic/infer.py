@@ -39,6 +39,7 @@ class Inference:
     probes: int
     builds: int
     numeric: list[str] = field(default_factory=list)
+    moved: frozenset[str] = frozenset()  # key paths whose change moved some quantity
 
 
 def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, int]:
@@ -233,7 +234,8 @@ def infer(
             forms[name] = None
     numeric = sorted(n for n, f in forms.items() if f is None)
     numeric += [f"structure:{k}" for k in jointly["structural"]]
-    return Inference(forms, symbols, values, done, measure.builds, numeric)
+    moved = frozenset(k for k, (_, q) in changed.items() if any(q.get(n) != b for n, b in base_q.items()))
+    return Inference(forms, symbols, values, done, measure.builds, numeric, moved)
 
 
 def _memo(measure):

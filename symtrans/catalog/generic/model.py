@@ -82,8 +82,8 @@ def check_keys(cfg: dict[str, Any], model_type: str, kept: set[str], counted: se
     in the built config (``kept``: its ``to_dict()``; a legacy key the class reads and drops,
     such as DeepSeek-V4's compress_ratios, is not unknown).  A near miss (difflib ratio >=
     TYPO_CUTOFF, or equal ignoring case) of a key the count depends on (``counted``: the
-    closed form's top-level keys) is refused; a key real in another class (REAL_KEYS, such as
-    use_sliding_window) never is.  The rest are returned for a note.
+    closed form's top-level keys and those whose change moved a tensor) is refused; a key
+    real in another class (REAL_KEYS, such as use_sliding_window) never is.  The rest are returned for a note.
 
     Raises:
         ConfigError: naming each near miss and the key it resembles (transformers keeps it
@@ -102,27 +102,68 @@ def check_keys(cfg: dict[str, Any], model_type: str, kept: set[str], counted: se
             f"{len(unknown):,} keys are unknown to {cls} (at most {H.MAX_UNKNOWN_KEYS:,} are accepted); "
             f"this is not a config.json of a {model_type} model"
         )
-    import difflib
+    from symtrans.catalog.sub_keys import near_misses
 
-    targets = sorted(counted)
-    by_lower = {k.lower(): k for k in targets}
-    real = H.REAL_KEYS
-    typos, others = [], []
-    for key in unknown:
-        match = None
-        if key not in real:
-            match = by_lower.get(key.lower()) or next(
-                iter(difflib.get_close_matches(key, targets, 1, H.TYPO_CUTOFF)), None
-            )
-        if match:
-            typos.append(f"{key} (did you mean {match}?)")
-        else:
-            others.append(key)
+    typos, others = near_misses(unknown, counted)
     if typos:
         raise ConfigError(
-            f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
+            f"unknown key{'s' if len(typos) > 1 else ''} "
+            f"{', '.join(f'{key} (did you mean {match}?)' for key, match in typos)}: {cls} has no such key, "
             "so it would be ignored and a default used instead; fix the spelling"
         )
+    return others
+
+
+def check_sub_keys(cfg: dict[str, Any], config, counted: set[str]) -> list[str]:
+    """The keys of ``cfg``'s sub-configs (``text_config``, ``vision_config``, ``audio_config``,
+    ..., at any depth) unknown to the sub-config's own transformers class, as ``a.b`` paths in
+    file order, as ``check_keys`` treats the top level.  A sub-config is a key whose value in
+    ``cfg`` is an object and in ``config`` (the built transformers config) a config instance;
+    its known keys are its class's (``build.config_class_keys``: ``__init__`` arguments,
+    ``attribute_map``, default ``to_dict()``) and the keys every config takes (COMMON_KEYS);
+    a key the class reads and drops (absent from its ``to_dict()``) is not unknown.
+    ``counted``: the key paths the count depends on (``a.b``: the closed form's keys and the
+    keys whose change moved a tensor in the inference).
+
+    Raises:
+        ConfigError: one line naming each near miss (difflib ratio >= TYPO_CUTOFF, or equal
+            ignoring case, of a counted key of the same sub-config) by its path and the key it
+            resembles: transformers keeps it as an extra attribute and builds that key's
+            default; more than MAX_UNKNOWN_KEYS unknown keys in all.
+    """
+    from transformers import PretrainedConfig
+
+    from symtrans.catalog import hf_config as H
+    from symtrans.catalog.reader import ConfigError
+    from symtrans.catalog.sub_keys import near_misses, typo_line
+
+    typos: list[str] = []
+    others: list[str] = []
+    pending = [(cfg, config, "")]
+    while pending:
+        level, obj, pre = pending.pop(0)
+        for key, value in level.items():
+            sub = getattr(obj, key, None) if isinstance(value, dict) and isinstance(key, str) else None
+            if not isinstance(sub, PretrainedConfig):
+                continue
+            path = f"{pre}{key}."
+            cls, keys = B.config_class_keys(type(sub))
+            kept = set(sub.to_dict())
+            unknown = [
+                k for k in value if isinstance(k, str) and k not in keys and k not in H.COMMON_KEYS and k in kept
+            ]
+            if len(others) + len(unknown) > H.MAX_UNKNOWN_KEYS:
+                raise ConfigError(
+                    f"more than {H.MAX_UNKNOWN_KEYS:,} keys of the sub-configs are unknown to their config classes "
+                    "(at most that many are accepted); this is not a model's config.json"
+                )
+            mine = {c[len(path) :] for c in counted if c.startswith(path) and "." not in c[len(path) :]}
+            near, rest = near_misses(unknown, mine)
+            typos += [typo_line(path + k, m, cls) for k, m in near]
+            others += [path + k for k in rest]
+            pending.append((value, sub, path))
+    if typos:
+        raise ConfigError("; ".join(typos) + "; fix the spelling")
     return others
 
 
@@ -164,8 +205,11 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
     if check != total:  # the forms were verified at the real config: a mismatch is a bug
         raise RuntimeError(f"generic closed form gives {check} at the real config, the meta build {total}")
     keys = {k: inf.symbols[k].name for k in inf.values if inf.symbols[k].name in used}
-    # a typo of a key the count depends on is an error (transformers would use the default)
-    unknown = check_keys(cfg, mt, set(config_dict), {k for k in keys if "." not in k})
+    # a typo of a key the count depends on is an error (transformers would use the default),
+    # at the top level and inside every sub-config
+    counted = set(keys) | set(inf.moved)
+    unknown = check_keys(cfg, mt, set(config_dict), {k for k in counted if "." not in k})
+    unknown_sub = check_sub_keys(cfg, config, counted)
     version = B.version()
     numeric_count = sum(1 for n in inf.numeric if n in real_q)
     notes = [
@@ -175,6 +219,12 @@ def count(cfg: dict[str, Any], name: str = "config", probes: int = 6, class_name
     if unknown:
         notes.append(
             f"key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known to {type(config).__name__} "
+            f"(transformers {version}): ignored"
+        )
+    if unknown_sub:
+        owners = "their sub-configs' classes" if len(unknown_sub) > 1 else "its sub-config's class"
+        notes.append(
+            f"key{'s' if len(unknown_sub) > 1 else ''} {', '.join(unknown_sub)} not known to {owners} "
             f"(transformers {version}): ignored"
         )
     if numeric_count:

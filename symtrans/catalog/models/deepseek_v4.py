@@ -23,8 +23,9 @@ Read off transformers 5.24's ``models/deepseek_v4`` (``DeepseekV4Config``,
   is then refused.
 
 The multi-token-prediction layer of the checkpoints (``num_nextn_predict_layers``) is not built.
-Forward FLOPs are counted as the eager forward computes them (``engine/deepseek_v4.py``); training,
-decode, a KV cache per token and time are refused (``mixer_rules.v4_flops``, ``V4_WORKLOAD_REFUSAL``).
+FLOPs are counted as the eager model computes them (``engine/deepseek_v4.py``): forward, backward and
+training (the lightning indexer gets no gradient), prefill and decode with the cache; a KV cache per
+token and time are refused (``mixer_rules.v4_flops``, ``V4_WORKLOAD_REFUSAL``).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from symtrans.catalog.reader import ConfigError, Reader, check_divides, check_rotary_head, show
+from symtrans.catalog.sub_keys import audit
 
 # LlavaConfig.sub_configs_defaults["vision_config"] (no vision_config in the file).
 LLAVA_VISION_DEFAULTS = {
@@ -178,6 +179,24 @@ def _feature_layers(r: Reader, default: int) -> int:
     return 1
 
 
+def _sub_reader(
+    where: str,
+    cfg: dict[str, Any],
+    mt: str,
+    classes: tuple[str, str],
+    defaults: dict[str, Any],
+    aliases: dict[str, str],
+) -> Reader:
+    """The Reader of the sub-config ``cfg`` (at ``where``: vision_config, audio_config), once
+    ``sub_keys.audit`` has refused a misspelt key of a size it reads (its defaults and aliases).
+
+    Raises:
+        ConfigError: a near miss of such a key, in one line naming its path.
+    """
+    audit(where, cfg, classes[0], {*defaults, *aliases, *aliases.values()})
+    return Reader(cfg, mt, classes, defaults, aliases)
+
+
 def _projector_bias(r: Reader, default: bool) -> bool:
     bias = r.cfg.get("multimodal_projector_bias", default)
     if not isinstance(bias, bool):
@@ -203,7 +222,14 @@ def llava_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]:
                 f"vision_config model_type {show(vmt)} is not supported inside {show(r.mt)}: symtrans counts a "
                 "CLIP vision tower (clip_vision_model) only"
             )
-        vr = Reader(vcfg, "clip_vision_model", ("CLIPVisionConfig", "CLIPVisionModel"), CLIP_VISION_DEFAULTS, {})
+        vr = _sub_reader(
+            "vision_config",
+            vcfg,
+            "clip_vision_model",
+            ("CLIPVisionConfig", "CLIPVisionModel"),
+            CLIP_VISION_DEFAULTS,
+            {},
+        )
     sizes, side = _square_vit(vr, vcfg or {}, "CLIPVisionConfig")
     n_feat, bias = _feature_layers(r, -2), _projector_bias(r, True)
     sizes["n_feat"] = n_feat
@@ -219,7 +245,8 @@ def qwen2_vl_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
         ConfigError: a malformed size, or list-valued (non-square) patch sizes.
     """
     vcfg = _sub(r, "vision_config") or {}
-    vr = Reader(
+    vr = _sub_reader(
+        "vision_config",
         vcfg,
         "qwen2_vl_vision",
         ("Qwen2VLVisionConfig", "Qwen2VisionTransformerPretrainedModel"),
@@ -304,8 +331,13 @@ def siglip_vision(vcfg: dict[str, Any] | None, wrapper: str) -> tuple[dict[str, 
             f"vision_config model_type {show(vmt)} is not supported inside {wrapper}: symtrans counts a SigLIP "
             "vision tower (siglip_vision_model) only"
         )
-    vr = Reader(
-        vcfg or {}, "siglip_vision_model", ("SiglipVisionConfig", "SiglipVisionModel"), SIGLIP_VISION_DEFAULTS, {}
+    vr = _sub_reader(
+        "vision_config",
+        vcfg or {},
+        "siglip_vision_model",
+        ("SiglipVisionConfig", "SiglipVisionModel"),
+        SIGLIP_VISION_DEFAULTS,
+        {},
     )
     sizes, side = _square_vit(vr, vcfg or {}, "SiglipAttention")
     head = vr.flag("vision_use_head")
@@ -359,7 +391,9 @@ def mistral3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
             )
         if isinstance(vcfg.get("patch_size"), list):
             raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
-        vr = Reader(vcfg, "pixtral", ("PixtralVisionConfig", "PixtralVisionModel"), PIXTRAL_VISION_DEFAULTS, {})
+        vr = _sub_reader(
+            "vision_config", vcfg, "pixtral", ("PixtralVisionConfig", "PixtralVisionModel"), PIXTRAL_VISION_DEFAULTS, {}
+        )
     d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
     # PixtralVisionConfig sets head_dim = hidden_size // heads; its 2-D rotary table needs one
     # (a width of 0 divides by zero) of even width above 4 (the RoPE validation of transformers 5.x)
@@ -404,7 +438,7 @@ def _qwen_vision_reader(
         if isinstance(vcfg.get(key), list):
             raise ConfigError(f"vision_config.{key} is a list: symtrans counts square patches of one size")
     aliases = {"num_attention_heads": "num_heads", "num_hidden_layers": "depth"}
-    return vcfg, Reader(vcfg, f"{mt}_vision", classes, defaults, aliases)
+    return vcfg, _sub_reader("vision_config", vcfg, f"{mt}_vision", classes, defaults, aliases)
 
 
 def _qwen_vision_sizes(vr: Reader) -> dict[str, int]:
@@ -492,7 +526,9 @@ def idefics3_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str
             f"SigLIP-shaped tower ({', '.join(IDEFICS3_VISION_TYPES)})"
         )
     cls = "SmolVLMVisionConfig" if r.mt == "smolvlm" else "Idefics3VisionConfig"
-    vr = Reader(vcfg, vmt, (cls, cls.replace("Config", "Transformer")), IDEFICS3_VISION_DEFAULTS, {})
+    vr = _sub_reader(
+        "vision_config", vcfg, vmt, (cls, cls.replace("Config", "Transformer")), IDEFICS3_VISION_DEFAULTS, {}
+    )
     sizes, side = _square_vit(vr, vcfg, "Idefics3VisionAttention")
     s = sizes["m_vis"] = r.size("scale_factor")
     notes = [f"vision_config: {n}" for n in vr.notes]
@@ -588,7 +624,14 @@ def llama4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]
             f"vision_config model_type {show(vmt)} is not supported inside llama4: symtrans counts Llama 4's own "
             "vision model (llama4_vision_model) only"
         )
-    vr = Reader(vcfg, "llama4_vision_model", ("Llama4VisionConfig", "Llama4VisionModel"), LLAMA4_VISION_DEFAULTS, {})
+    vr = _sub_reader(
+        "vision_config",
+        vcfg,
+        "llama4_vision_model",
+        ("Llama4VisionConfig", "Llama4VisionModel"),
+        LLAMA4_VISION_DEFAULTS,
+        {},
+    )
     d, h = vr.size("hidden_size"), vr.size("num_attention_heads")
     if d % h:  # Llama4VisionAttention builds h * (d // h) wide maps and a head width its 2-D rotary table splits
         raise ConfigError(
@@ -688,7 +731,14 @@ def kimi_k25_vision(r: Reader, d_model: int) -> tuple[dict[str, int], dict[str, 
             differs from what transformers 5.24 builds (it ignores that key).
     """
     vcfg = _sub(r, "vision_config") or {}
-    vr = Reader(vcfg, "kimi_k25_vision", ("Kimi_K25VisionConfig", "Kimi_K25VisionModel"), KIMI_K25_VISION_DEFAULTS, {})
+    vr = _sub_reader(
+        "vision_config",
+        vcfg,
+        "kimi_k25_vision",
+        ("Kimi_K25VisionConfig", "Kimi_K25VisionModel"),
+        KIMI_K25_VISION_DEFAULTS,
+        {},
+    )
     if isinstance(vcfg.get("patch_size"), list):
         raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
     sizes = dict(
@@ -783,7 +833,9 @@ def gemma4_vision(r: Reader) -> tuple[dict[str, int], dict[str, Any], list[str]]
         )
     if isinstance(vcfg.get("patch_size"), list):
         raise ConfigError("vision_config.patch_size is a list: symtrans counts square patches of one size")
-    vr = Reader(vcfg, "gemma4_vision", ("Gemma4VisionConfig", "Gemma4VisionModel"), GEMMA4_VISION_DEFAULTS, {})
+    vr = _sub_reader(
+        "vision_config", vcfg, "gemma4_vision", ("Gemma4VisionConfig", "Gemma4VisionModel"), GEMMA4_VISION_DEFAULTS, {}
+    )
     h, h_kv = vr.size("num_attention_heads"), vr.size("num_key_value_heads")
     check_divides("num_attention_heads", h, "num_key_value_heads", h_kv, "Gemma4VisionAttention")
     sizes = dict(
@@ -839,7 +891,9 @@ def gemma4_audio(r: Reader) -> tuple[dict[str, int], list[str]]:
             f"audio_config model_type {show(amt)} is not supported inside gemma4: symtrans counts Gemma 4's own "
             "audio tower (gemma4_audio) only"
         )
-    ar = Reader(acfg, "gemma4_audio", ("Gemma4AudioConfig", "Gemma4AudioModel"), GEMMA4_AUDIO_DEFAULTS, {})
+    ar = _sub_reader(
+        "audio_config", acfg, "gemma4_audio", ("Gemma4AudioConfig", "Gemma4AudioModel"), GEMMA4_AUDIO_DEFAULTS, {}
+    )
     d, h = ar.size("hidden_size"), ar.size("num_attention_heads")
     check_divides("hidden_size", d, "num_attention_heads", h, "Gemma4AudioAttention")
     ch = acfg.get("subsampling_conv_channels", GEMMA4_AUDIO_DEFAULTS["subsampling_conv_channels"])
