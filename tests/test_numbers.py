@@ -435,3 +435,18 @@ def test_an_engine_edit_needs_no_regeneration(tmp_path):
     assert first["sympy"] is True and second["sympy"] is False
     assert first["out"] == second["out"] == want
     assert first["where"] == str(tmp_path / "copy" / "symtrans" / "__init__.py")  # the edited copy ran
+
+
+def test_exact_decimal_writes_a_fraction_as_digits_never_p_over_q_alone():
+    from fractions import Fraction
+
+    from symtrans.base.numbers import exact_decimal
+
+    # 125 x 425,496,231 = 53,187,028,875; remainder 117 and 117/125 = 0.936: the digits end
+    assert exact_decimal(Fraction(53187028992, 125)) == "425,496,231.936"
+    assert exact_decimal(1024) == "1,024"
+    # 1/3 never ends: rounded to two places, the fraction beside it
+    assert exact_decimal(Fraction(1, 3)) == "about 0.33 (exactly 1/3)"
+    # 1/128 = 0.0078125 ends only after 7 places (> 6): rounded too
+    assert exact_decimal(Fraction(1, 128)) == "about 0.01 (exactly 1/128)"
+    assert exact_decimal(Fraction(1, 64)) == "0.015625"  # 6 places: exact

@@ -514,3 +514,250 @@ def test_sweep_csv_takes_the_same_size_limit(capsys, tmp_path):
     path.write_text("N\n12\n24\n", encoding="utf-8")
     code, out, err = run(capsys, "sweep", "gpt2", "--csv", str(path), "--quantity", "params")
     assert code == 0, err
+
+
+# --- a new user's trial: per-token averages, misspelt duplicates, sweep of LED/LongT5, depth limits
+
+
+def _decimal_digits(total: int, tokens: int) -> str:
+    """total / tokens written out with the decimal module (exact: 40 digits of precision)."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 40
+    text = str(Decimal(total) / Decimal(tokens))
+    whole, _, frac = text.partition(".")
+    return f"{int(whole):,}.{frac}"
+
+
+@pytest.mark.parametrize("kind", ["led", "longt5"])
+def test_a_per_token_average_prints_as_its_exact_decimal(capsys, tmp_path, kind):
+    # A new user's finding: LED's per-token FLOPs printed as "12488927232/5" although the README
+    # said every count printed is an integer.  The total over B x L_tgt tokens of a chunked
+    # (LED) or blocked (LongT5) encoder need not divide: the line now says it is an average and
+    # prints the decimal digits.  Total: FlopCounterMode on transformers' eager forward
+    # (test_long_flops' tiny configs and models); B = 1, L_src = 13 (LED) or 11 (LongT5: 13 divides),
+    # L_tgt = 5: 5 tokens.
+    require("transformers")
+    import torch
+    from test_long_flops import LED_TINY, TINY, _counted, _led_model, _model
+
+    cfg, model = (LED_TINY, _led_model(LED_TINY)) if kind == "led" else (TINY, _model(TINY))
+    src = 13 if kind == "led" else 11
+    ids, dec = torch.full((1, src), 5, dtype=torch.long), torch.ones(1, 5, dtype=torch.long)
+    total = _counted(lambda: model(input_ids=ids, decoder_input_ids=dec))
+    assert total % 5 != 0  # the case reported: not a whole number of FLOPs per token
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "flops", str(path), "--set", f"L_src={src}", "--set", "L_tgt=5")
+    assert code == 0, err
+    assert f"per token (an average: the total over B x L_tgt = 5 tokens): {_decimal_digits(total, 5)} (" in out
+    assert "exactly" not in out  # no p/q: x/5 ends after one decimal
+    code, out, _ = run(capsys, "flops", str(path), "--set", f"L_src={src}", "--set", "L_tgt=5", "--format", "json")
+    from fractions import Fraction
+
+    assert Fraction(json.loads(out)["per_token"]) == Fraction(total, 5)  # JSON: the exact "p/q"
+
+
+def test_a_per_token_average_that_does_not_end_prints_rounded_with_its_fraction(capsys):
+    # allenai/led-base-16384 converted at B = 1, L_src = 1000, L_tgt = 7: 149,347,031,040 FLOPs, written
+    # out as arithmetic in test_long_flops.test_led_published_config_by_hand.  Per token: / 7 =
+    # 21,335,290,148 remainder 4 (7 x 21,335,290,148 = 149,347,031,036), and 4/7 = 0.5714...: .57.
+    led = str(CONFIGS / "led-16384-converted.json")
+    code, out, err = run(capsys, "flops", led, "--set", "L_src=1000", "--set", "L_tgt=7")
+    assert code == 0, err
+    assert "149,347,031,040 (149.3 GFLOP)" in out.splitlines()[0]
+    assert (
+        "  per token (an average: the total over B x L_tgt = 7 tokens): "
+        "about 21,335,290,148.57 (exactly 149347031040/7; 21.3 GFLOP)"
+    ) in out.splitlines()
+    # --tokens: the run's FLOPs are D x that average, labelled so: 10 x 149,347,031,040 / 7
+    code, out, err = run(
+        capsys, "flops", led, "--mode", "training", "--set", "L_src=1000", "--set", "L_tgt=7", "--tokens", "10"
+    )
+    assert code == 0, err
+    assert "per run of D=10 tokens (D x the average per token): about " in out
+    # a whole number per token keeps the plain label: GPT-2 at L 1024 (test_cli: 291,648,307,200 / 1024)
+    code, out, _ = run(capsys, "flops", "gpt2")
+    assert f"  per token: {291_648_307_200 // 1024:,} (" in out
+
+
+@pytest.mark.parametrize("extra", [{}, {"intermediate_sise": 14336}])
+def test_a_misspelt_duplicate_of_a_present_key_says_so(tmp_path, capsys, extra):
+    # A new user's finding: a config with both num_hidden_layers and num_hiden_layers was refused
+    # with "did you mean num_hidden_layers? ... a default used instead", false: LlamaConfig reads
+    # num_hidden_layers (32) and ignores the misspelling.  The refusal now says what is true.
+    cfg = {**_llama3_8b(), "num_hiden_layers": 16, **extra}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "params", str(path))
+    assert_usage_error(
+        code,
+        out,
+        err,
+        "num_hiden_layers (a misspelt duplicate of num_hidden_layers, which the config also sets)",
+        "ignored and the correctly spelt key read",
+    )
+    assert "default" not in err and "did you mean" not in err
+    # only the misspelling present: it is ignored and the default used, as before
+    cfg = _llama3_8b()
+    cfg["num_hiden_layers"] = cfg.pop("num_hidden_layers")
+    path.write_text(json.dumps(cfg))
+    assert_usage_error(
+        *run(capsys, "params", str(path)), "num_hiden_layers (did you mean num_hidden_layers?)", "a default used"
+    )
+
+
+def test_a_misspelt_duplicate_in_a_sub_config_says_so(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "clip", "text_config": {"num_hidden_layers": 3, "num_hidden_layer": 3}}))
+    assert_usage_error(
+        *run(capsys, "params", str(path)),
+        "text_config.num_hidden_layer is not a key of its config class (a misspelt duplicate of num_hidden_layers",
+        "read num_hidden_layers",
+    )
+
+
+def test_a_misspelt_duplicate_through_the_generic_reader_says_so(tmp_path, capsys):
+    # the generic path (a model type without a curated record: bitnet, as test_generic_cli)
+    require("transformers")
+    cfg = {
+        "model_type": "bitnet",
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_hiden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "vocab_size": 100,
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert_usage_error(
+        *run(capsys, "params", str(path)),
+        "num_hiden_layers (a misspelt duplicate of num_hidden_layers, which the config also sets)",
+        "BitNetConfig",
+    )
+
+
+@pytest.mark.parametrize(
+    "fixture, params, reason",
+    [
+        ("led-16384-converted", 214_195_200, "memory of LED's Longformer encoder attention"),
+        ("long-t5-tglobal-base-16384-book-summary", 222_913_152, "memory of LongT5's transient-global encoder"),
+    ],
+)
+def test_sweep_of_a_model_without_memory_sweeps_the_other_columns(capsys, fixture, params, reason):
+    # A new user's finding: sweep refused LED and LongT5 outright, memory being a default column.
+    # Now the other columns are swept and one note says why memory is left out; asking for memory
+    # is still refused.  Parameters: transformers on the meta device (test_hf_config's REFERENCE
+    # figures for these fixtures, counted there against the real classes).
+    path = str(CONFIGS / f"{fixture}.json")
+    code, out, err = run(capsys, "sweep", path, "--grid", "L=7,8")
+    assert code == 0, err
+    header, *rows = out.splitlines()
+    assert header == "L,params,flops_forward,flops_training" and len(rows) == 2
+    assert [r.split(",")[:2] for r in rows] == [["7", str(params)], ["8", str(params)]]
+    notes = [line for line in err.splitlines() if "memory_bytes column left out" in line]
+    assert len(notes) == 1 and reason in notes[0]
+    code, out, err = run(capsys, "sweep", path, "--grid", "L=7", "--quantity", "params,memory")
+    assert code == 2 and out == "" and err.count("\n") == 1 and reason in err
+
+
+def test_a_config_json_reads_100000_layers_and_set_n_any_depth_to_2_53(capsys, tmp_path):
+    # A new user's finding: config.json's layer limit (100,000) differs from --set N's (2**53).
+    # They are two limits for two reasons: reading a config builds each layer's entry (layer_types
+    # and the like, linear in the depth), while --set N resizes the closed form and builds none.
+    # GPT-2 small per layer (config.json of gpt2, d 768, d_ff 3072): 4 d^2 + 4 d (attention, c_attn and
+    # c_proj with biases) + 2 d d_ff + d_ff + d (mlp) + 4 d (two LayerNorms) = 7,087,872; the rest
+    # (wte 50,257 x 768, wpe 1,024 x 768, ln_f 2 x 768) 39,385,344.
+    d, ff = 768, 3072
+    layer = 4 * d * d + 4 * d + 2 * d * ff + ff + d + 4 * d
+    rest = 50257 * d + 1024 * d + 2 * d
+    assert (layer, rest) == (7_087_872, 39_385_344) and rest + 12 * layer == 124_439_808  # the published 124M
+    cfg = json.loads((CONFIGS / "gpt2.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**cfg, "n_layer": 100_001}))
+    assert_usage_error(
+        *run(capsys, "params", str(path)), "n_layer is 100,001", "at most 100,000", "--set N=", "up to 2**53 layers"
+    )
+    path.write_text(json.dumps({**cfg, "n_layer": 100_000}))
+    code, out, err = run(capsys, "params", str(path), "--format", "json")
+    assert code == 0 and json.loads(out)["total"] == rest + 100_000 * layer, err
+    for n in (100_001, 2**53):  # --set N on the 12-layer config: the closed form at any depth
+        code, out, err = run(capsys, "params", str(CONFIGS / "gpt2.json"), "--set", f"N={n}", "--format", "json")
+        assert code == 0 and json.loads(out)["total"] == rest + n * layer, err
+    code, out, err = run(capsys, "params", "gpt2", "--set", f"N={2**53 + 1}")
+    assert_usage_error(code, out, err, "the limit is 2**53")
+    # a type whose reader builds a per-layer list (gemma2's layer_types) also takes --set N up to 2**53
+    code, out, err = run(capsys, "params", str(CONFIGS / "gemma-2-9b.json"), "--set", f"N={2**53}")
+    assert code == 0, err
+
+
+# The activation class transformers builds into a gated FFN, and the kind that names it
+# (Shazeer 2020: SwiGLU, GEGLU, ReGLU).
+_GATED_KIND = {
+    "SiLUActivation": "swiglu",
+    "GELUActivation": "geglu",
+    "NewGELUActivation": "geglu",
+    "GELUTanh": "geglu",
+    "ReLU": "reglu",
+}
+
+
+@pytest.mark.parametrize("act", ["silu", "gelu", "gelu_pytorch_tanh", "gelu_new", "relu"])
+def test_a_gated_ffn_is_named_by_the_activation_transformers_builds(act):
+    # A new user's finding: Zamba2's and T5's gated FFN said "geglu" for any activation but silu
+    # (hidden_act relu builds ReLU: a ReGLU).  The kind now follows the activation module in the
+    # model transformers builds (on the meta device): Zamba2MLP's act_fn, T5DenseGatedActDense's act.
+    require("transformers")
+    import torch
+    import transformers
+
+    from symtrans.catalog.hf_config import spec_from_config
+
+    transformers.logging.set_verbosity_error()
+    zamba2 = dict(
+        hidden_size=16,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        vocab_size=20,
+        n_mamba_heads=2,
+        mamba_d_state=4,
+        num_hidden_layers=2,
+        layers_block_type=["mamba", "hybrid"],
+        intermediate_size=8,
+        hidden_act=act,
+    )
+    with torch.device("meta"):
+        model = transformers.Zamba2ForCausalLM(transformers.Zamba2Config(**zamba2))
+    mlp = model.model.layers[1].shared_transformer.feed_forward
+    assert mlp.gate_up_proj.out_features == 2 * 8  # gated: gate and up, d_ff each
+    assert (
+        spec_from_config({"model_type": "zamba2", **zamba2}, "zamba2")[0].ffn == _GATED_KIND[type(mlp.act_fn).__name__]
+    )
+    t5 = dict(d_model=8, d_kv=2, num_heads=2, d_ff=6, num_layers=1, vocab_size=10, feed_forward_proj=f"gated-{act}")
+    with torch.device("meta"):
+        model = transformers.T5ForConditionalGeneration(transformers.T5Config(**t5))
+    dense = model.encoder.block[0].layer[1].DenseReluDense
+    assert type(dense).__name__ == "T5DenseGatedActDense"
+    assert spec_from_config({"model_type": "t5", **t5}, "t5")[0].ffn == _GATED_KIND[type(dense.act).__name__]
+
+
+def test_a_gated_ffn_with_an_activation_no_kind_names_is_refused(tmp_path, capsys):
+    path = tmp_path / "config.json"
+    t5 = json.loads((CONFIGS / "t5-base.json").read_text())
+    path.write_text(json.dumps({**t5, "feed_forward_proj": "gated-tanh"}))
+    assert_usage_error(*run(capsys, "params", str(path)), 'feed_forward_proj "gated-tanh"\'s activation "tanh"')
+
+
+def test_a_misspelt_duplicate_in_a_wrappers_vision_config_says_so(tmp_path, capsys):
+    # catalog/sub_keys: llava's vision_config (CLIPVisionConfig) with both spellings
+    cfg = json.loads((CONFIGS / "llava-1.5-7b.json").read_text())
+    cfg["vision_config"] = {**cfg["vision_config"], "num_hidden_layers": 24, "num_hiden_layers": 24}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code, out, err = run(capsys, "params", str(path))
+    assert_usage_error(
+        code, out, err, "vision_config.num_hiden_layers: unknown key, a misspelt duplicate of num_hidden_layers"
+    )
+    assert "default" not in err

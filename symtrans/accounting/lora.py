@@ -169,7 +169,7 @@ def expand_targets(names: tuple[str, ...] | list[str], spec: Spec) -> tuple[str,
 
 def _missing(name: str) -> str:
     if name == "gate":
-        return "'gate' needs a gated FFN (swiglu or geglu); this model's FFN has only up (W_1) and down (W_2)"
+        return "'gate' needs a gated FFN (swiglu, geglu or reglu); this model's FFN has only up (W_1) and down (W_2)"
     if name in ("ffn", "up", "down"):
         return "it has no feed-forward network"
     return "it has no attention projection of that role (a state-space or convolution stack)"

@@ -777,6 +777,7 @@ class Sweeper:
         check_lengths(spec, names + [r.name for r in rules] + list(defaults or {}))
         tie = length_ties(spec, set(names) | {r.name for r in rules} | set(spec.values) | set(defaults or {}))
         rules = _order([_tie_rule(r, tie) for r in rules])
+        by_default = quantities is None
         if quantities is None:
             quantities = ["params"] + (["active_params"] if spec.is_moe else []) + ["flops", "training_flops", "memory"]
         # Sizes the spec lacks but a column or rule gives change the closed form's structure
@@ -804,8 +805,18 @@ class Sweeper:
         from symtrans.base.budget import time_budget
 
         self.rule_values = [_RuleValues(r, scalars) for r in rules]
+        self.dropped_note = None
         with time_budget("compiling the sweep's closed forms"):  # SymPy's work has no a-priori bound
-            exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
+            try:
+                exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
+            except InputError as e:
+                if not by_default or "memory" not in quantities:
+                    raise
+                # the default columns: memory refused for this model (LED's chunked window, LongT5's
+                # blocks) leaves the other columns exact, so they are swept and the note says why
+                quantities = [q for q in quantities if q != "memory"]
+                exprs = _quantity_exprs(spec, quantities, mask, convention, memory_options)
+                self.dropped_note = f"memory_bytes column left out: {e}"
             self.kernels = [_compiled(name, e.xreplace(tie), scalars) for name, e in exprs.items()]
         known = set(self.inputs) | set(self.fixed)
         for name, args in [(rv.rule.name, rv.args) for rv in self.rule_values] + [
@@ -842,7 +853,7 @@ class Sweeper:
 
     def notes(self) -> list[str]:
         """The conventions used and the rows skipped over every batch so far."""
-        out = []
+        out = [self.dropped_note] if self.dropped_note else []
         if self.first_error is not None and self.rows_kept < self.rows_seen:
             sizes, msg = self.first_error
             where = ", ".join(f"{k}={v}" for k, v in sizes.items())
@@ -1078,7 +1089,8 @@ def sweep(
         spec: the model (its options; its sizes are the defaults for columns not given).
         columns: name -> array of sizes, one entry per configuration (``grid``, ``read_csv``).
         quantities: of ``solve.QUANTITIES``; default params (and active_params for
-            MoE), forward and training FLOPs, and training memory in bytes.
+            MoE), forward and training FLOPs, and training memory in bytes (left out, with a
+            note saying why, for a model whose memory is refused: LED, LongT5).
         rules: sizes derived from others (``solve.keep_rule``/``llama_rule``), evaluated
             exactly per row (a non-integer result is an error).
         defaults: further fixed values (B, L for FLOPs: B defaults to 1, L to the spec's L).

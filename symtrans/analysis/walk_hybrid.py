@@ -234,6 +234,8 @@ def _gemma4_attention(b: Any, spec: Spec, st: str, x: tuple, mask: str, n: sp.Ex
     wide = kind in ("global_attention", "shared_global_attention")
     own = kind == "global_attention"  # the shared tail reads an earlier layer's keys and values
     g = {S.d_k: S.d_kg, S.h_kv: S.h_kvg} if wide else {}
+    # D.d_k and D.h_kv are engine values (engine.primitives.dims: the Symbols d_k, h_kv or the
+    # expression d_model/h), never user text: sympify only makes a SymPy object of them for xreplace
     dk, h_kv = sp.sympify(D.d_k).xreplace(g), sp.sympify(D.h_kv).xreplace(g)
     h = D.h
     q_ = b.linear(st, "Q = X W_Q", x, S.d_model, h * dk, n)

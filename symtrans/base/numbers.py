@@ -43,6 +43,28 @@ def grouped(n: int) -> str:
     return f"{int(n):,}"
 
 
+def exact_decimal(x: int | Fraction, max_places: int = 6) -> str:
+    """A non-negative exact number as decimal digits with thousands separators, never p/q
+    alone: an integer as ``grouped``; a fraction whose decimal ends within ``max_places``
+    places as all its digits (53187028992/125 -> '425,496,231.936', exact); any other as
+    'about' its value to two places with the fraction beside it
+    (413535934464/1001 -> 'about 413,122,811.65 (exactly 413535934464/1001)')."""
+    f = Fraction(x)
+    if f.denominator == 1:
+        return grouped(f.numerator)
+    q, twos, fives = f.denominator, 0, 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    places = max(twos, fives)
+    if q == 1 and places <= max_places:  # a terminating decimal: every digit is exact
+        whole, frac = divmod(f.numerator * 10**places // f.denominator, 10**places)
+        return f"{whole:,}.{frac:0{places}d}"
+    whole, _, frac = fixed(f, 2).partition(".")
+    return f"about {int(whole):,}.{frac} (exactly {f.numerator}/{f.denominator})"
+
+
 def _half_up(f: Fraction) -> int:
     """``f`` rounded to an integer, ties away from zero (12.345k shows as 12.35k, as a
     reader rounds), exactly."""

@@ -197,6 +197,7 @@ from symtrans.catalog.reader import (  # noqa: F401 (re-exported: LAYER_KEYS, MA
     check_rotary_head,
     check_size,
     show,
+    typo_refusal,
     window_size,
 )
 from symtrans.catalog.type_keys import (
@@ -1074,13 +1075,9 @@ def unknown_keys(cfg: dict[str, Any], model_type: str) -> list[str]:
                 iter(difflib.get_close_matches(key, targets, 1, TYPO_CUTOFF)), None
             )
         if match:
-            typos.append(f"{key} (did you mean {match}?)")
+            typos.append((key, match))
         else:
             others.append(key)
     if typos:
-        cls = _of(CLASSES, TEXT_ONLY, model_type)[0]
-        raise ConfigError(
-            f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(typos)}: {cls} has no such key, "
-            "so it would be ignored and a default used instead; fix the spelling"
-        )
+        raise ConfigError(typo_refusal(typos, cfg, _of(CLASSES, TEXT_ONLY, model_type)[0]))
     return others

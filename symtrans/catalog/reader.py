@@ -13,13 +13,19 @@ import math
 from typing import Any
 
 from symtrans.base.errors import InputError
+from symtrans.engine.spec import MAX_USER_SIZE
 
 # Largest size accepted: beyond 2**53 a value is not a real model (and not exact in a float).
-MAX_SIZE = 2**53
-# The most layers read from a config.json: per-layer keys (layer_types, mlp_only_layers, ...)
-# are lists of one entry per layer, so the reading is linear in the depth; the deepest
-# published models have a few hundred layers.  A deeper model is counted in closed form at
-# any depth with --set N=... (or N_enc/N_dec) on a config of ordinary depth.
+# One limit with one home (engine.spec.MAX_USER_SIZE): --set, workload options, the Python API
+# and every size in a config.json.
+MAX_SIZE = MAX_USER_SIZE
+# The most layers read from a config.json, a different limit for a different reason: reading a
+# config builds one entry per layer (the layer_types, mlp_only_layers, ... lists a config gives,
+# or the default pattern the readers expand as transformers' config classes do), so its time and
+# memory are linear in the depth (10**8 layers took 800 MB, 2**31 a MemoryError); the deepest
+# published models have a few hundred layers.  --set N=... (or N_enc/N_dec) resizes the closed
+# form, where N is a symbol, and builds nothing per layer, so it takes any depth up to MAX_SIZE on
+# a config of ordinary depth.
 MAX_LAYERS = 100_000
 LAYER_KEYS = frozenset(
     ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers")
@@ -139,8 +145,9 @@ class Reader:
         v = check_size(k, v, zero_ok=zero_ok)
         if key in LAYER_KEYS and v > MAX_LAYERS:
             raise ConfigError(
-                f"{k} is {v:,}: more layers than symtrans reads from a config.json (at most {MAX_LAYERS:,}); "
-                "count a deeper model with --set N=... on a config of ordinary depth (a closed form at any depth)"
+                f"{k} is {v:,}: more layers than symtrans reads from a config.json (at most {MAX_LAYERS:,}: reading "
+                "builds each layer's entry); count a deeper model with --set N=... on a config of ordinary depth "
+                "(the closed form, up to 2**53 layers)"
             )
         return v
 
@@ -184,6 +191,68 @@ class Reader:
                     f"head_dim ({hd}) contradicts {hidden_key} / {heads_key} = {hidden} / {heads}: "
                     f"{self.model} has no head_dim setting and always uses {hidden_key} / {heads_key}"
                 )
+
+
+# The gated feed-forward networks' activations (transformers' ACT2FN names) by the Spec.ffn that
+# names them (Shazeer 2020, "GLU Variants Improve Transformer": SwiGLU, GEGLU, ReGLU).
+GATED_FFNS = {
+    "swiglu": ("silu", "swish"),
+    "geglu": ("gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu_python", "gelu_accurate", "gelu_10"),
+    "reglu": ("relu",),
+}
+
+
+def gated_ffn(key: str, act: Any) -> str:
+    """The ``Spec.ffn`` of a gated feed-forward network (gate, up and down maps: act(X W_gate) *
+    X W_up, then W_down) whose activation is ``act``, the ACT2FN name read from ``key``:
+    ``swiglu`` (silu, swish), ``geglu`` (gelu and its approximations), ``reglu`` (relu).  The
+    count is three maps whatever the activation; the kind names the one the model runs.
+
+    Raises:
+        ConfigError: any other activation (one line): no kind names it, and the label would
+            name an activation the model does not use.
+    """
+    for ffn, names in GATED_FFNS.items():
+        if act in names:
+            return ffn
+    known = "; ".join(f"{ffn}: {', '.join(names)}" for ffn, names in GATED_FFNS.items())
+    raise ConfigError(
+        f"{key} {show(act)}: symtrans names gated feed-forward networks by their activation ({known}) and "
+        "has no name for this one"
+    )
+
+
+def typo_refusal(typos: list[tuple[str, str]], cfg: dict[str, Any], cls: str) -> str:
+    """The one-line refusal of unknown keys that nearly spell a key the count reads.
+
+    ``typos``: (unknown key, the key it resembles) pairs in file order; ``cfg``: the config
+    (or sub-config) holding them; ``cls``: its config class.  A near miss whose real key is
+    absent is ignored by ``cls`` and the real key's default used ("did you mean ...?"); one
+    whose real key ``cfg`` also sets is a misspelt duplicate: ``cls`` reads the real key's
+    value and ignores the misspelling, so the message says that instead.
+    """
+    named = [
+        f"{key} (a misspelt duplicate of {match}, which the config also sets)"
+        if match in cfg
+        else f"{key} (did you mean {match}?)"
+        for key, match in typos
+    ]
+    dup = [match in cfg for _, match in typos]
+    if all(dup):
+        one = len(typos) == 1
+        tail = (
+            f"{cls} has no such key, so {'it' if one else 'each'} would be ignored and the correctly spelt key "
+            f"read; remove the misspelling{'' if one else 's'} (or move {'its value' if one else 'their values'} "
+            "to the correct key if meant)"
+        )
+    elif any(dup):
+        tail = (
+            f"{cls} has no such key, so each would be ignored and its real key read (its default where the "
+            "config does not set it); fix the spelling"
+        )
+    else:
+        tail = f"{cls} has no such key, so it would be ignored and a default used instead; fix the spelling"
+    return f"unknown key{'s' if len(typos) > 1 else ''} {', '.join(named)}: {tail}"
 
 
 def check_size(key: str, v: Any, zero_ok: bool = False) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from symtrans.base.errors import InputError
 from symtrans.base.numbers import parse_int
 from symtrans.engine.legend import LEGEND as SYMBOLS
-from symtrans.engine.spec import BOOL_SPELLINGS, OPTION_NAMES, OPTION_TYPES, WORKLOAD_OPTIONS, Spec
+from symtrans.engine.spec import BOOL_SPELLINGS, MAX_USER_SIZE, OPTION_NAMES, OPTION_TYPES, WORKLOAD_OPTIONS, Spec
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -30,7 +30,7 @@ def parse_setting(item: str) -> tuple[str, object]:
         value = parse_int(raw, name)
         if value <= 0:
             raise InputError(f"{name} must be a positive integer, not {raw}")
-        if value > 2**53:  # the limit hf_config.MAX_SIZE puts on sizes in a config.json
+        if value > MAX_USER_SIZE:  # the limit every size takes (config.json, workload options, the API)
             raise InputError(f"{name} = {raw} is implausibly large for a size (the limit is 2**53)")
         return name, value
     if name in OPTION_NAMES:

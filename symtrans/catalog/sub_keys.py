@@ -94,9 +94,15 @@ SUB_CONFIG_KEYS: dict[str, frozenset[str]] = {
 }
 
 
-def typo_line(path: str, match: str, cls: str) -> str:
+def typo_line(path: str, match: str, cls: str, present: bool = False) -> str:
     """The refusal of one misspelt sub-config key ``path`` (``vision_config.num_hiden_layers``)
-    that resembles ``match``, a key of the config class ``cls``."""
+    that resembles ``match``, a key of the config class ``cls``; ``present``: the sub-config
+    also sets ``match``, so the misspelling is a duplicate that ``cls`` ignores for it."""
+    if present:
+        return (
+            f"{path}: unknown key, a misspelt duplicate of {match}, which the config also sets ({cls} has no such "
+            f"key: transformers would ignore it and read {match})"
+        )
     return (
         f"{path}: unknown key; did you mean {match}? ({cls} has no such key: transformers would ignore it "
         f"and build its default {match})"
@@ -126,7 +132,9 @@ def audit(where: str, cfg: dict[str, Any], cls: str, counted: Any) -> None:
         return
     near, _ = near_misses(unknown, set(counted))
     if near:
-        raise ConfigError("; ".join(typo_line(f"{where}.{k}", m, cls) for k, m in near) + "; fix the spelling")
+        raise ConfigError(
+            "; ".join(typo_line(f"{where}.{k}", m, cls, m in cfg) for k, m in near) + "; fix the spelling"
+        )
 
 
 def near_misses(unknown: list[str], counted: set[str]) -> tuple[list[tuple[str, str]], list[str]]:

@@ -523,7 +523,8 @@ def add_analysis_parsers(sub, common, workload, emit, usage_error) -> None:
         "--quantity",
         default=None,
         metavar="LIST",
-        help="comma-separated: params, active_params, flops, training_flops, memory (default: all)",
+        help="comma-separated: params, active_params, flops, training_flops, memory (default: all; memory is "
+        "left out with a note for a model whose memory is not modelled, such as LED and LongT5)",
     )
     p.add_argument("--strict", action="store_true", help="an invalid grid combination is an error")
     p.add_argument(

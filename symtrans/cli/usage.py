@@ -2,8 +2,9 @@
 
 ``cli.py`` builds the parser and calls ``cmd_flops``/``cmd_memory``/``cmd_time``; this
 module holds their options, their JSON objects and their text.  Every count is exact:
-JSON integers, or a ``"p/q"`` string where a count is a fraction (e.g. a half-square
-mask at odd L); text shows the exact integer with separators and a decimal SI prefix
+JSON integers, or a ``"p/q"`` string where a count is a fraction (an average per token
+over a padded or chunked sequence); text shows the exact integer with separators (a
+fraction as its decimal digits, exact where they end, labelled as an average) and a decimal SI prefix
 (kFLOP, MFLOP, GFLOP, TFLOP, PFLOP: powers of 1000).  Bytes are shown both in binary
 units (KiB, MiB, GiB: powers of 1024) and in decimal ones (kB, MB, GB: powers of
 1000), each labelled.  Bad input raises ValueError (one line, exit 2 in ``cli.main``).
@@ -192,12 +193,23 @@ def _frac(x) -> Fraction:
 
 
 def _num(x, unit: str) -> str:
-    """'874,944,921,600 (874.9 GFLOP)'; fractions print as p/q."""
-    from symtrans.base.numbers import grouped, si
+    """'874,944,921,600 (874.9 GFLOP)'; a fraction (an average per token over a padded or
+    chunked sequence) as decimal digits, exact where they end ('425,496,231.936 (425.5 MFLOP)'),
+    else 'about 413,122,811.65 (exactly 413535934464/1001; 413.1 MFLOP)' (``numbers.exact_decimal``)."""
+    from symtrans.base.numbers import exact_decimal, si
 
     f = _frac(x)
-    exact = grouped(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-    return f"{exact} ({si(f, unit)})"
+    text = exact_decimal(f)
+    return f"{text[:-1]}; {si(f, unit)})" if text.endswith(")") else f"{text} ({si(f, unit)})"
+
+
+def _average(x, unit: str, tokens: int, what: str) -> str:
+    """The label and value of a per-token figure: the total / ``tokens``.  An integer prints as
+    a count; a fraction (attention padded to blocks or chunks, a window, a half-square mask)
+    is labelled as the average it is, over the ``tokens`` (B x L) tokens of ``what``."""
+    f = _frac(x)
+    label = "" if f.denominator == 1 else f" (an average: the total over {what} = {tokens:,} tokens)"
+    return f"{label}: {_num(f, unit)}"
 
 
 def _bytes(x) -> str:
@@ -415,6 +427,14 @@ def cmd_flops(args, res, emit) -> int:
     else:
         shape = f"B={r['batch']}, L={r['seq_len']}"
     per = "generated token" if r["mode"] == "decode" else "token"
+    if r["mode"] == "decode":
+        tokens, what = r["batch"] * r["T_gen"], "B x T_gen"
+    elif "L_pre" in r:
+        tokens, what = r["batch"] * r["L_pre"], "B x L_pre"
+    elif "L_tgt" in r:
+        tokens, what = r["batch"] * r["L_tgt"], "B x L_tgt"
+    else:
+        tokens, what = r["batch"] * r["seq_len"], "B x L"
     if "L_pre" in r:  # inference counts the prompt L_pre, not L: say where L_pre came from
         given = getattr(args, "prefill", None) is not None
         source = "--prefill" if given else f"the sequence length, {r['seq_len_source']} (set --prefill)"
@@ -424,11 +444,14 @@ def cmd_flops(args, res, emit) -> int:
     lines = [
         f"{r['model']}: {r['mode']} {u}s at {shape}: {_num(r['total'], u)}",
         length,
-        f"  per {per}: {_num(r['per_token'], u)}",
+        f"  per {per}{_average(r['per_token'], u, tokens, what)}",
         f"  per sequence: {_num(r['per_sequence'], u)}",
     ]
     if "per_run" in r:
-        lines.append(f"  per run of D={r['tokens']:,} tokens: {_num(r['per_run'], u)} = {r['pf_days']:.4g} PF-days")
+        run = "" if _frac(r["per_run"]).denominator == 1 else " (D x the average per token)"
+        lines.append(
+            f"  per run of D={r['tokens']:,} tokens{run}: {_num(r['per_run'], u)} = {r['pf_days']:.4g} PF-days"
+        )
     lines.append(f"  convention: {r['convention']}: {r['convention_note']}")
     if r["mode"] == "decode" and r["mask"] != "half":
         # a decode step's scores are its queries against the keys in the KV cache: full,

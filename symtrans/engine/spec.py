@@ -27,7 +27,7 @@ from symtrans.engine.legend import LEGEND as SYMBOLS
 FAMILIES = ("encoder-decoder", "encoder-only", "decoder-only")
 NORMS = ("layernorm", "rmsnorm", "none")
 POSITIONALS = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative", "transformer-xl", "sinusoidal-table")
-FFNS = ("mlp", "swiglu", "geglu")
+FFNS = ("mlp", "swiglu", "geglu", "reglu")
 NORM_POSITIONS = ("post", "pre")
 SHARE_LAYERS = ("none", "all", "attention", "ffn")
 # --- decoder types (types-dec): norm layouts and QK-norm kinds
@@ -272,7 +272,8 @@ class Spec:
         pooler_bias: the pooler's d_model bias (hand counts often drop it).
         lm_head: whether the model has an LM head at all (decoder-only and
             encoder-decoder default True).
-        ffn: ``mlp`` (two maps) | ``swiglu`` | ``geglu`` (three maps).
+        ffn: ``mlp`` (two maps) | ``swiglu`` | ``geglu`` | ``reglu`` (three maps: gate, up and
+            down, the gate through SiLU, GELU or ReLU; Shazeer 2020).
         qk_norm: norms on the queries and keys after their projections: ``none`` |
             ``head`` (one norm of width d_k shared by all heads: Qwen3, Gemma-3, Phi's
             LayerNorm) | ``per_head`` (a width-d_k norm of its own per head: h + h_kv
@@ -933,8 +934,10 @@ def _validate_seq2seq_options(spec: Spec) -> None:
             )
 
 
-# The largest size a user may give (``--set``, the Python API): the limit the config reader
-# puts on sizes in a config.json (hf_config.MAX_SIZE) and ``resolve.parse_setting`` on --set.
+# The largest size a user may give, the home of the one limit: --set (``settings.parse_setting``),
+# the workload options (``cli.arguments.size_arg``), the Python API (``user_size``) and every size
+# in a config.json (``catalog.reader.MAX_SIZE``).  A config.json's depth has its own, lower limit
+# (``catalog.reader.MAX_LAYERS``: reading it builds each layer's entry; --set N builds none).
 MAX_USER_SIZE = 2**53
 
 

@@ -91,7 +91,7 @@ def check_keys(cfg: dict[str, Any], model_type: str, kept: set[str], counted: se
             MAX_UNKNOWN_KEYS unknown keys.
     """
     from symtrans.catalog import hf_config as H
-    from symtrans.catalog.reader import ConfigError
+    from symtrans.catalog.reader import ConfigError, typo_refusal
 
     cls, keys = B.class_keys(model_type)
     unknown = [k for k in cfg if k not in keys and k not in H.COMMON_KEYS and k in kept]
@@ -106,11 +106,7 @@ def check_keys(cfg: dict[str, Any], model_type: str, kept: set[str], counted: se
 
     typos, others = near_misses(unknown, counted)
     if typos:
-        raise ConfigError(
-            f"unknown key{'s' if len(typos) > 1 else ''} "
-            f"{', '.join(f'{key} (did you mean {match}?)' for key, match in typos)}: {cls} has no such key, "
-            "so it would be ignored and a default used instead; fix the spelling"
-        )
+        raise ConfigError(typo_refusal(typos, cfg, cls))
     return others
 
 
@@ -159,7 +155,7 @@ def check_sub_keys(cfg: dict[str, Any], config, counted: set[str]) -> list[str]:
                 )
             mine = {c[len(path) :] for c in counted if c.startswith(path) and "." not in c[len(path) :]}
             near, rest = near_misses(unknown, mine)
-            typos += [typo_line(path + k, m, cls) for k, m in near]
+            typos += [typo_line(path + k, m, cls, m in value) for k, m in near]
             others += [path + k for k in rest]
             pending.append((value, sub, path))
     if typos:

@@ -124,6 +124,11 @@ def _check_typos(where: str, cfg: dict[str, Any], fields: frozenset[str], counte
         import difflib  # here: only an unknown key needs it; every config.json imports this module
 
         close = difflib.get_close_matches(key, list(counted), n=1, cutoff=0.85)
+        if close and close[0] in cfg:  # both spelt: the class reads the real key and ignores this one
+            raise ConfigError(
+                f"{where}.{key} is not a key of its config class (a misspelt duplicate of {close[0]}, which "
+                f"{where} also sets): transformers would ignore it and read {close[0]}; remove the misspelling"
+            )
         if close:
             raise ConfigError(
                 f"{where}.{key} is not a key of its config class (did you mean {close[0]}?): transformers would "

@@ -28,7 +28,7 @@ that head, as it does for T5 (tests/hf_reference.reference_total adds it to the 
 from __future__ import annotations
 
 from symtrans.catalog.models.record import ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, check_size, show
+from symtrans.catalog.reader import ConfigError, Reader, check_size, gated_ffn, show
 from symtrans.engine.spec import Spec
 
 # One relative bias table per self-attention layer (not one per stack).
@@ -72,7 +72,8 @@ def read_t5(r: Reader) -> Spec:
                 f"{'three' if given else 'two'} maps per feed-forward network"
             )
         gated = given
-    ffn = ("swiglu" if parts[-1] in ("silu", "swish") else "geglu") if gated else "mlp"
+    # T5DenseGatedActDense applies ACT2FN[act] to the gate: the kind names that activation
+    ffn = gated_ffn(f"feed_forward_proj {show(proj)}'s activation", parts[-1]) if gated else "mlp"
     tie = r.flag("tie_word_embeddings")
     if not tie and r.mt == "longt5":
         # LongT5's checkpoints store only shared.weight (google/long-t5-local-base and -tglobal-base load

@@ -34,7 +34,7 @@ from typing import Any
 
 from symtrans.catalog.models.hybrids import kv_heads
 from symtrans.catalog.models.record import ModelType, keys, no_effect
-from symtrans.catalog.reader import ConfigError, Reader, show
+from symtrans.catalog.reader import ConfigError, Reader, gated_ffn, show
 from symtrans.engine.spec import Spec
 
 _MAMBA = ("linear_attention", "mamba")  # "mamba": the 4.x name remap_legacy_layer_types renames
@@ -166,7 +166,7 @@ def read_zamba2(r: Reader) -> Spec:
         norm_position="pre",
         final_norm=True,
         bias=False,
-        ffn="swiglu" if r.cfg.get("hidden_act") in ("silu", "swish") else "geglu",
+        ffn=gated_ffn("hidden_act", r.cfg.get("hidden_act", "gelu")),  # Zamba2MLP: ACT2FN[hidden_act], gated
         positional="rotary" if rotary else "none",
         tie_output=tied,
         **opts,
