@@ -15,6 +15,7 @@ TeX and poppler are installed by .ci/run; elsewhere a missing tool skips these t
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -95,6 +96,23 @@ def test_polish_title_renders(tmp_path):
     assert title in text and "[U+" not in text
     assert _info(pdf, tmp_path)["Title"] == title
     assert overfull_boxes(log, tolerance=1.0) == []
+
+
+def test_a_title_is_printed_literally(tmp_path):
+    """A user's title is text, never symbols (a new user's finding: "a_b" was set as a subscript,
+    "«q»" as much-less/much-greater signs, and in HTML "$x_1$" kept its dollars around MathML).
+    The PDF's text and the HTML heading must read back as the characters typed."""
+    _tools()
+    title = "a_b x_1 «q» ‹r› $x_1$ 50%"
+    resolved = resolve("gpt2")
+    tex = render(resolved, "latex", title=title)
+    assert "\\ensuremath{\\ll}" not in tex and "\\ensuremath{a_{b}}" not in tex
+    assert pdf_module.engine(tex) == "xelatex"  # OT1 pdflatex has no guillemets
+    pdf, _ = build_pdf_and_log(tex)
+    assert title in _text(pdf, tmp_path)
+    assert _info(pdf, tmp_path)["Title"] == title
+    page = render(resolved, "html", title=title)
+    assert f"<h1>{html.escape(title, quote=True)}</h1>" in page
 
 
 def test_chinese_report_with_a_chinese_title_renders(tmp_path):

@@ -97,10 +97,9 @@ _LATEX_UNICODE = {
     "³": r"\ensuremath{^3}",
     "¹": r"\ensuremath{^1}",
     "½": r"\ensuremath{\tfrac12}",
-    "›": r"\ensuremath{\rangle}",
-    "‹": r"\ensuremath{\langle}",
-    "«": r"\ensuremath{\ll}",
-    "»": r"\ensuremath{\gg}",
+    # Guillemets (« » ‹ ›) are not here: OT1 has no glyph for them, and the math symbols that
+    # look alike (\ll, \gg, \langle, \rangle) are other characters, so text holding them is
+    # set by XeLaTeX from the Unicode font (needs_unicode_tex).
     "ß": r"\ss{}",
     "æ": r"\ae{}",
     "Æ": r"\AE{}",

@@ -30,7 +30,7 @@ from symtrans.engine.spec import Spec
 from symtrans.engine.symbols import LATEX_NAMES, SYMBOLS, legend_for
 
 from . import doc
-from .doc import N_, Column, Row, Section, data_msg, msg, runs, strong, table
+from .doc import N_, Column, Row, Section, UserText, data_msg, msg, runs, strong, table
 from .mathfmt import Formula, count, equation, formula, join, number, percent_shares, ratio_percent, setting, thousands
 
 # The FLOP convention of the forward-FLOPs section (one sentence, kept in conventions.py).
@@ -206,7 +206,9 @@ def build_context(
 
         source = citation(article) if article is not None else runs(preset.source)
     report = doc.Report(
-        title=runs(title) if title is not None else msg("{name}: parameters and forward FLOPs", name=resolved.name),
+        title=runs(UserText(title))
+        if title is not None
+        else msg("{name}: parameters and forward FLOPs", name=resolved.name),
         name=resolved.name,
         subject=msg("Parameters, FLOPs and memory of {model}, derived by symtrans", model=resolved.name),
         language=article.language if article is not None else None,

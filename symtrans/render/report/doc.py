@@ -47,6 +47,11 @@ class Text:
     kind: str = field(default="text", init=False)
 
 
+class UserText(str):
+    """A user's own text (``report --title``), printed literally: the writers escape it
+    but never set its ``x_1``-like words as symbols, as they do in symtrans's data text."""
+
+
 @dataclass(frozen=True)
 class Msg:
     """Report prose: ``msgid`` translated when written, its ``{name}`` placeholders

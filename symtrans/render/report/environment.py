@@ -30,6 +30,7 @@ from symtrans.base.errors import InputError
 from symtrans.base.escape import Math, latex_escape, markdown_escape, needs_unicode_tex
 
 from . import i18n, mathfmt
+from .doc import UserText
 
 FORMATS = ("markdown", "latex", "html")
 _TEMPLATE = {"markdown": "markdown.j2", "latex": "latex.j2", "html": "html.j2"}
@@ -97,6 +98,8 @@ def _latex_text(state: LatexState) -> Callable[[str], str]:
             state.needs_unicode = True
         if _BEYOND_LATIN.search(latex_escape(text, unicode=True)):  # math symbols and Greek go to math mode
             state.cjk = True
+        if isinstance(text, UserText):
+            return latex_escape(text, unicode=state.unicode)
         out = []
         for piece, ident in _split_identifiers(text):
             if ident:
@@ -109,6 +112,8 @@ def _latex_text(state: LatexState) -> Callable[[str], str]:
 
 
 def _html_text(text: str) -> str:
+    if isinstance(text, UserText):
+        return html.escape(text, quote=True)
     out = []
     for piece, ident in _split_identifiers(text):
         if ident:
@@ -132,7 +137,7 @@ def _finalizer(escape: Callable[[str], str]) -> Callable[..., Markup]:
             str(value)  # StrictUndefined raises here
         if isinstance(value, (Math, Markup)):
             return Markup(value)
-        return Markup(escape(str(value)))
+        return Markup(escape(value if isinstance(value, str) else str(value)))  # a UserText stays one
 
     return finalize
 
@@ -149,7 +154,7 @@ def _math_join(items: object, sep: str = " ") -> Math:
 
 def _raw_escape(escape: Callable[[str], str]) -> Callable[[object], Markup]:
     def f(value: object) -> Markup:
-        return Markup(escape(str(value)))
+        return Markup(escape(value if isinstance(value, str) else str(value)))  # a UserText stays one
 
     return f
 
