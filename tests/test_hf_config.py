@@ -535,6 +535,10 @@ BAD_TEXT = [
     ('{"model_type": "llama", "hidden_size": NaN}', "key hidden_size is NaN"),
     ('{"model_type": "llama", "hidden_size": Infinity}', "key hidden_size is Infinity"),
     ('{"model_type": "llama", "rope_theta": -Infinity}', "key rope_theta is -Infinity"),
+    # json.dump of Mamba2Config().to_dict(): Python writes the default time_step_limit (0.0, inf) as a bare
+    # Infinity inside a list (a new user's finding: the message named no key)
+    ('{"model_type": "mamba2", "time_step_limit": [0.0, Infinity]}', "key time_step_limit holds Infinity"),
+    ('{"model_type": "mamba2", "time_step_limit": [\n  0.0,\n  -Infinity\n]}', "key time_step_limit holds -Infinity"),
     ('{"model_type": "llama", "hidden_size": 64, "hidden_size": 128}', "key hidden_size appears twice"),
     ('{"model_type": "llama", "rope_scaling": {"a": 1, "a": 2}}', "key a appears twice"),
     ('{"model_type": "llama", "hidden_size": 1' + "0" * 400 + "}", "hidden_size is a 401-digit integer"),

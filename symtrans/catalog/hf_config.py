@@ -324,6 +324,9 @@ MAX_UNKNOWN_KEYS = 1000
 # --------------------------------------------------------------------------- parsing
 
 _NONFINITE_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*(-?Infinity|NaN)\b')
+# the same inside a flat list of numbers ("time_step_limit": [0.0, Infinity], as json.dump writes
+# Mamba 2's default (0.0, inf) from a config's to_dict())
+_NONFINITE_IN_LIST = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*\[[-+.0-9eE\s,]*?(-?Infinity|NaN)\b')
 
 
 def parse_json(text: str) -> dict[str, Any]:
@@ -339,8 +342,17 @@ def parse_json(text: str) -> dict[str, Any]:
 
     def constant(name: str) -> Any:
         m = _NONFINITE_KEY.search(text)
-        where = f"key {m.group(1)} is {m.group(2)}, which" if m else f"{name}"
-        raise ConfigError(f"{where} is not valid JSON: only finite numbers are allowed")
+        listed = None if m else _NONFINITE_IN_LIST.search(text)
+        if m:
+            where = f"key {m.group(1)} is {m.group(2)}, which"
+        elif listed:
+            where = f"key {listed.group(1)} holds {listed.group(2)}, which"
+        else:
+            where = name
+        raise ConfigError(
+            f"{where} is not valid JSON: only finite numbers are allowed "
+            '(transformers writes an infinite float as {"__float__": "Infinity"})'
+        )
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
