@@ -158,12 +158,17 @@ def cmd_image_flops(args, res, emit) -> int:
 
 def _config(args, res) -> dict | None:
     """The config.json of ``args.model`` (None for a preset or a dual encoder, which need none)."""
-    from pathlib import Path
-
     from symtrans.engine.spec import DUAL_VISIONS
 
     if res.spec.vision in ("none", *DUAL_VISIONS):
         return None
+    return config_of(args)
+
+
+def config_of(args) -> dict | None:
+    """The config.json that ``args.model`` names (a file or a folder holding one), or None (a preset)."""
+    from pathlib import Path
+
     p = Path(args.model)
     if p.is_dir():
         p = p / "config.json"

@@ -399,15 +399,12 @@ def _check_flops_options(args, res) -> None:
 
 def _cmd_flops(args) -> int:
     res = _resolve(args)
-    if getattr(args, "part", "all") == "audio":  # a choice so that the refusal is one line, not argparse's usage
-        whole = (
-            f"; {res.name} is an audio encoder as a whole: use --part all"
-            if res.generic is None and res.spec.frontend == "wav2vec2"
-            else "; params --part audio counts Gemma 4's audio tower"
-        )
-        raise UsageError(
-            "symtrans flops: --part audio (an audio tower's FLOPs per second of input) is not modelled" + whole
-        )
+    if getattr(args, "part", "all") == "audio":  # a wav2vec2 / HuBERT encoder, per input of --audio-seconds
+        from symtrans.cli.audio_flops import cmd_audio_flops
+
+        return cmd_audio_flops(args, res, _emit)
+    if getattr(args, "audio_seconds", None) is not None:
+        raise UsageError("symtrans flops: --audio-seconds applies to --part audio (an audio encoder's FLOPs per input)")
     if getattr(args, "part", "all") == "vision":  # the image tower, per image
         from symtrans.cli.image_flops import cmd_image_flops
 
@@ -754,7 +751,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             choices=("all", "vision", "audio"),
             default="all",
             help="vision: the image tower (a dual encoder's, or a vision-language model's tower and projector), "
-            "forward FLOPs per image and for --batch images, tokens per image stated; audio: not modelled (refused)",
+            "forward FLOPs per image and for --batch images, tokens per image stated; audio: a wav2vec 2.0 or HuBERT "
+            "encoder's forward FLOPs per input of --audio-seconds and for --batch inputs, frames stated (other audio "
+            "towers refused)",
         )
         p.add_argument(
             "--image-size",
@@ -762,6 +761,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             metavar="S|HxW",
             help="with --part vision: the image in pixels, for a tower that takes any size (Qwen-VL, Mistral 3, Kimi K2.5), tiles it (LLaVA-NeXT) or "
             "resizes it to its soft-token budget (Gemma 4)",
+        )
+        p.add_argument(
+            "--audio-seconds",
+            default=None,
+            metavar="S",
+            help="with --part audio: seconds of audio per input (16,000 samples a second, the feature extractor's "
+            "default), e.g. 1 or 2.5",
         )
         p.set_defaults(func=_cmd_flops)
         add_memory_parser(sub, _common, _workload, _emit)

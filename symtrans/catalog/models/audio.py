@@ -24,7 +24,9 @@ facebook/wav2vec2-base-960h's published config in tests/test_audio_types.py:
 Refused (each changes the count and is not modelled): ``add_adapter`` (Wav2Vec2Adapter's
 convolutions) and ``adapter_attn_dim`` in the stable layer-norm layers (an adapter in each).
 FLOPs at L frames are those of the shortest waveform that gives L frames (``feature_encoder``;
-matched with FlopCounterMode in tests/test_audio_types.py); memory is refused
+matched with FlopCounterMode in tests/test_audio_types.py); ``audio_input`` gives ``flops --part audio``
+the samples of S seconds and the conv lists, for the FLOPs of any waveform (``engine.audio_flops``,
+tests/test_audio_flops.py); memory is refused
 (``accounting.memory``): the feature encoder's activations follow the waveform layer by layer.
 """
 
@@ -35,9 +37,12 @@ from typing import Any
 
 from symtrans.catalog.models.record import ModelType, keys, no_effect
 from symtrans.catalog.reader import ConfigError, Reader, check_divides, check_size, show
+from symtrans.engine.audio_flops import AudioInput
 from symtrans.engine.spec import Spec
 
 SAMPLE_RATE = 16_000  # Hz: wav2vec 2.0's and HuBERT's feature extractors read 16 kHz audio
+# Wav2Vec2Config and HubertConfig name no sample rate: Wav2Vec2FeatureExtractor's sampling_rate
+# (16,000 by default) lives in preprocessor_config.json, not in config.json.
 
 
 def _numbers(r: Reader, key: str) -> list[int]:
@@ -137,6 +142,28 @@ def feature_encoder(r: Reader) -> tuple[int, int, int, int]:
         f"(L - 1) x {further:,} (a longer waveform of the same L frames adds positions to the earlier layers)"
     )
     return total, first, further, dims[-1]
+
+
+def audio_input(cfg: dict[str, Any], seconds: Fraction) -> AudioInput:
+    """One waveform of ``seconds`` of 16 kHz audio (``SAMPLE_RATE``) for the feature encoder of a
+    wav2vec2 or hubert config.json: its samples and the config's conv_dim / conv_kernel / conv_stride
+    (the class defaults where missing), for ``engine.audio_flops``.
+
+    Raises:
+        ConfigError: a malformed conv list (``_numbers``), or ``seconds`` that is not a whole
+            number of samples at 16,000 Hz.
+    """
+    samples = seconds * SAMPLE_RATE
+    if samples.denominator != 1:
+        raise ConfigError(
+            f"{float(seconds):g} s is {float(samples):g} samples at {SAMPLE_RATE:,} Hz: give seconds that make a "
+            "whole number of samples"
+        )
+    mt = cfg.get("model_type")
+    record = HUBERT if mt == "hubert" else WAV2VEC2
+    r = Reader(cfg, record.model_type, (record.config_class, record.model_class), record.defaults, {})
+    dims, kernels, strides = (tuple(_numbers(r, k)) for k in ("conv_dim", "conv_kernel", "conv_stride"))
+    return AudioInput(int(samples), SAMPLE_RATE, dims, kernels, strides)
 
 
 def read_wav2vec2(r: Reader) -> Spec:
