@@ -234,6 +234,35 @@ def test_cache_equals_transformers_cache_drawn(kinds, w, m_csa, m_hca, t):
     assert _real_cache_bytes(out.past_key_values) == exact(kv_cache_bytes(spec, 1, t, "fp32"), spec.values)
 
 
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"head_dim": 6, "partial_rotary_factor": 1.0, "index_head_dim": 2},  # CI's draw: 6 rotary features, 2
+        {"head_dim": 16, "qk_rope_head_dim": 12, "index_head_dim": 8},  # the legacy key: 12 against 8
+    ],
+)
+def test_an_index_head_narrower_than_the_rotary_part_is_refused(keys):
+    """transformers builds such a model but its forward fails where the indexer rotates the trailing
+    rotary features of its heads (a CI draw of stop 32's successor found it); symtrans refuses in one line."""
+    from conftest import require
+
+    require("transformers")
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from symtrans.catalog.hf_config import ConfigError
+
+    cfg = {**_tiny(["compressed_sparse_attention"], 6, 2, 4), **keys}
+    if "partial_rotary_factor" in keys:
+        del cfg["qk_rope_head_dim"]  # the explicit factor alone
+    model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**cfg), attn_implementation="eager")
+    with pytest.raises(RuntimeError), torch.no_grad():
+        model(input_ids=torch.ones(1, 5, dtype=torch.long), use_cache=False)
+    with pytest.raises(ConfigError, match=r"index_head_dim \(\d+\) is narrower than the rotary part") as refused:
+        spec_from_config(cfg, "tiny deepseek_v4")
+    assert "\n" not in str(refused.value)
+
+
 @pytest.mark.parametrize("bad", [{"sliding_window": None}, {"sliding_window": 1}])
 def test_cache_needs_a_window(bad):
     cfg = {**_tiny(TINY[0][0], 6, 4, 8), **bad}

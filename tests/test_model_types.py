@@ -2057,6 +2057,8 @@ GAPS: dict[tuple[str, str], str] = {
         ): "value heads not a multiple of key heads build, but no forward repeats q, k to them: refused"
         for key in ("linear_num_key_heads", "linear_num_value_heads")
     },
+    ("deepseek_v4", "partial_rotary_factor"): "an index head narrower than the rotary part (6 of head_dim 6 against "
+    "index_head_dim 4) builds, but the indexer's rotary embedding cannot run: refused (tests/test_deepseek_v4.py)",
     ("mamba2", "n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("bamba", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: refused",
     ("granitemoehybrid", "mamba_n_groups"): "n_groups not dividing num_heads builds, but no forward shares B and C: "

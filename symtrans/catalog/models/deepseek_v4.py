@@ -95,6 +95,37 @@ def _rate(r: Reader, layer_type: str) -> int:
     return check_size(f"compress_rates[{layer_type}]", rates[layer_type])
 
 
+def _indexer_fits_the_rotary_part(r: Reader, d_k: int, d_idx: int) -> None:
+    """Refuse an indexer head narrower than the rotary part of a head.  DeepseekV4Indexer rotates the
+    trailing int(head_dim x factor) features of each index head with the "compress" rope
+    (``apply_rotary_pos_emb``, transformers 5.24's modeling_deepseek_v4.py); with fewer features the
+    model builds but its forward fails, so there are no FLOPs or cache to count.  The factor, as
+    DeepseekV4Config and DeepseekV4RotaryEmbedding resolve it: a nested rope_parameters' "compress"
+    entry (1.0 when a default-type entry omits it), else partial_rotary_factor, else the legacy
+    qk_rope_head_dim / head_dim, else 0.125.  Where that is not certain (a malformed value, a
+    non-default rope omitting it) nothing is refused: the parameter count does not read it."""
+    rope = r.cfg.get("rope_parameters")
+    compress = rope.get("compress") if isinstance(rope, dict) and isinstance(rope.get("main"), dict) else None
+    if isinstance(compress, dict):
+        default = 1.0 if compress.get("rope_type", "default") == "default" else None
+        factor = compress.get("partial_rotary_factor", default)
+    else:
+        factor = r.cfg.get("partial_rotary_factor")
+        legacy = r.cfg.get("qk_rope_head_dim")
+        if factor is None and isinstance(legacy, int) and not isinstance(legacy, bool) and legacy > 0:
+            factor = legacy / d_k
+        elif factor is None:
+            factor = 0.125
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
+        return
+    rotary = int(d_k * factor)
+    if rotary > d_idx:
+        raise ConfigError(
+            f"index_head_dim ({d_idx}) is narrower than the rotary part of a head (head_dim {d_k} x "
+            f"partial_rotary_factor {factor:g} = {rotary}): DeepseekV4Indexer builds but cannot run"
+        )
+
+
 def read_deepseek_v4(r: Reader) -> Spec:
     """The Spec of a deepseek_v4 config (module docstring).
 
@@ -148,6 +179,7 @@ def read_deepseek_v4(r: Reader) -> Spec:
             sizes[_RATE[t]] = _rate(r, t)
     if counts[_TYPES[1]]:
         sizes.update(h_idx=r.size("index_n_heads"), d_idx=r.size("index_head_dim"), k_idx=r.size("index_topk"))
+        _indexer_fits_the_rotary_part(r, d_k, sizes["d_idx"])
     r.notes.append(
         "layer_types: "
         + ", ".join(f"{counts[t]} {t.replace('_', ' ')}" for t in _TYPES)
